@@ -1,0 +1,148 @@
+"""The exir-style lowering chain: to_edge -> EdgeProgramManager -> to_executorch.
+
+Names and behaviour follow ExecuTorch's exir API (see the README). Each manager holds one
+ExportedProgram per method; ``to_executorch`` lowers each to out-variant calls, plans the arena
+and builds the one Program that both the .pte and the C generator render.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Any, Callable, Dict, Optional, Sequence, Union
+
+import torch
+from torch.export import ExportedProgram
+
+from .config import EdgeCompileConfig, ExecutorchBackendConfig
+from .errors import AotError, ExportFailure
+from .passes import edge_passes
+from .passes._editor import ProgramEditor
+
+Programs = Union[ExportedProgram, Dict[str, ExportedProgram]]
+PassType = Callable[[torch.fx.GraphModule], Any]
+
+
+def export(module: torch.nn.Module, args: tuple, kwargs: Optional[dict] = None,
+           strict: bool = False) -> ExportedProgram:
+    """``torch.export.export`` with a clear error when the model will not trace."""
+    try:
+        return torch.export.export(module, args, kwargs, strict=strict)
+    except Exception as e:  # torch raises many types; the user needs the first line
+        reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ExportFailure(f"torch.export could not trace {type(module).__name__}: "
+                            f"{type(e).__name__}: {reason}") from None
+
+
+def _as_dict(programs: Programs) -> Dict[str, ExportedProgram]:
+    if isinstance(programs, ExportedProgram):
+        return {"forward": programs}
+    if isinstance(programs, dict) and all(isinstance(p, ExportedProgram)
+                                          for p in programs.values()):
+        return dict(programs)
+    raise AotError("to_edge takes an ExportedProgram (from torch.export.export) or a dict of "
+                   f"method name -> ExportedProgram, not {type(programs).__name__}")
+
+
+def _lower_to_edge(name: str, ep: ExportedProgram, config: EdgeCompileConfig) -> ExportedProgram:
+    for p in edge_passes(config):
+        ep = p(ep)
+    return ep
+
+
+def to_edge(programs: Programs, constant_methods: Optional[Dict[str, Any]] = None,
+            compile_config: Optional[EdgeCompileConfig] = None) -> "EdgeProgramManager":
+    """Lower ATen ExportedPrograms to the edge dialect (core ATen, folded, verified).
+
+    A single ExportedProgram becomes the method "forward"."""
+    config = compile_config or EdgeCompileConfig()
+    if isinstance(constant_methods, EdgeCompileConfig):
+        raise AotError("pass the EdgeCompileConfig as compile_config=, not constant_methods")
+    edge = {name: _lower_to_edge(name, ep, config) for name, ep in _as_dict(programs).items()}
+    return EdgeProgramManager(edge, constant_methods, config)
+
+
+def _apply_user_passes(ep: ExportedProgram, passes: Sequence[PassType]) -> ExportedProgram:
+    """Run graph-module passes (``gm -> PassResult | GraphModule | None``) on a copy of ep."""
+    ep = copy.deepcopy(ep)
+    gm = ep.graph_module
+    for p in passes:
+        result = p(gm)
+        if result is None:
+            continue
+        gm = getattr(result, "graph_module", result)
+        if not isinstance(gm, torch.fx.GraphModule):
+            raise AotError(f"pass {getattr(p, '__name__', p)!r} returned "
+                           f"{type(result).__name__}, not a PassResult or GraphModule")
+    if gm is not ep.graph_module:
+        ep.graph_module.graph = gm.graph
+    return ProgramEditor(ep).finish()
+
+
+class EdgeProgramManager:
+    """One or more ExportedPrograms in the edge dialect, ready for delegation and emission."""
+
+    def __init__(self, edge_programs: Dict[str, ExportedProgram],
+                 constant_methods: Optional[Dict[str, Any]] = None,
+                 compile_config: Optional[EdgeCompileConfig] = None):
+        self._edge_programs = dict(edge_programs)
+        self._config_methods = dict(constant_methods) if constant_methods else None
+        self._config = compile_config or EdgeCompileConfig()
+        clash = set(self._edge_programs) & set(self._config_methods or {})
+        if clash:
+            raise AotError(f"constant_methods reuse method names: {sorted(clash)}")
+
+    @property
+    def methods(self) -> set:
+        return set(self._edge_programs)
+
+    @property
+    def config_methods(self) -> set:
+        return set(self._config_methods) if self._config_methods else set()
+
+    def exported_program(self, method_name: str = "forward") -> ExportedProgram:
+        if method_name not in self._edge_programs:
+            raise AotError(f"no method {method_name!r}; methods: {sorted(self.methods)}")
+        return self._edge_programs[method_name]
+
+    def transform(self, passes: Union[Sequence[PassType], Dict[str, Sequence[PassType]]],
+                  check_ir_validity: bool = True) -> "EdgeProgramManager":
+        """A copy with ``passes`` applied to every method, or per method from a dict."""
+        from .passes import verify_ops
+        new = {}
+        for name, ep in self._edge_programs.items():
+            todo = passes.get(name) if isinstance(passes, dict) else passes
+            new[name] = _apply_user_passes(ep, todo) if todo is not None else copy.deepcopy(ep)
+            if check_ir_validity:
+                verify_ops(new[name])
+        return EdgeProgramManager(new, copy.deepcopy(self._config_methods), self._config)
+
+    def to_backend(self, partitioner) -> "EdgeProgramManager":
+        """A copy with the partitioner's tagged subgraphs lowered to their backends."""
+        from .backend import to_backend
+        new = {}
+        for name, ep in self._edge_programs.items():
+            part = partitioner.get(name) if isinstance(partitioner, dict) else partitioner
+            new[name] = to_backend(ep, part) if part is not None else copy.deepcopy(ep)
+        config = EdgeCompileConfig(_check_ir_validity=False)
+        return EdgeProgramManager(new, copy.deepcopy(self._config_methods), config)
+
+    def to_executorch(self, config: Optional[ExecutorchBackendConfig] = None
+                      ) -> "ExecutorchProgramManager":
+        """Lower to out-variant calls, plan memory and build the Program."""
+        from .executorch import ExecutorchProgramManager
+        return ExecutorchProgramManager(self._edge_programs, self._config_methods,
+                                        config or ExecutorchBackendConfig())
+
+
+def to_edge_transform_and_lower(programs: Programs, transform_passes=None, partitioner=None,
+                                constant_methods: Optional[Dict[str, Any]] = None,
+                                compile_config: Optional[EdgeCompileConfig] = None
+                                ) -> EdgeProgramManager:
+    """to_edge, then the transform passes, then delegation to each partitioner in turn."""
+    edge = to_edge(programs, constant_methods, compile_config)
+    if transform_passes is not None:
+        edge = edge.transform(transform_passes)
+    if partitioner is not None:
+        parts = partitioner if isinstance(partitioner, (list, tuple)) else [partitioner]
+        for part in parts:
+            edge = edge.to_backend(part)
+    return edge

@@ -1,0 +1,45 @@
+"""Configuration, as frozen dataclasses with the seeds' names. Nothing else changes the output."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Optional, Sequence
+
+
+@dataclass(frozen=True)
+class EdgeCompileConfig:
+    """Controls the ATen -> edge lowering (``aot.to_edge``)."""
+    # Run the op verifier (every op must be in mcu-aot's op table).
+    _check_ir_validity: bool = True
+    # Fold eval-mode batch norm into the preceding convolution or linear layer.
+    fold_batch_norm: bool = True
+    # Evaluate ops whose inputs are all constants at compile time.
+    fold_constants: bool = True
+
+
+@dataclass(frozen=True)
+class MemoryPlanningPass:
+    """How the arena is planned. ``algorithms`` names planners from ``aot.memory``; the suite
+    keeps the smallest arena. As in ExecuTorch, graph inputs and outputs can be planned into the
+    arena (the default) or left for the caller to supply."""
+    alloc_graph_input: bool = True
+    alloc_graph_output: bool = True
+    alignment: Optional[int] = None             # None: ExecutorchBackendConfig.alignment
+    algorithms: Optional[Sequence[str]] = None  # None: every planner in the suite
+
+
+@dataclass(frozen=True)
+class ExecutorchBackendConfig:
+    """Controls ``to_executorch``: memory planning, emission and serialization."""
+    memory_planning_pass: MemoryPlanningPass = field(default_factory=MemoryPlanningPass)
+    # Alignment of planned tensors in the arena, unless memory_planning_pass sets its own.
+    alignment: int = 16
+    emit_stacktrace: bool = False
+    extract_delegate_segments: bool = True
+    extract_constant_segment: bool = True
+    segment_alignment: int = 128
+    constant_tensor_alignment: Optional[int] = None   # None: 16
+    delegate_alignment: Optional[int] = None
+
+    @property
+    def planning_alignment(self) -> int:
+        return self.memory_planning_pass.alignment or self.alignment

@@ -1,0 +1,119 @@
+"""Typed values the executorch stage hands on: a method as out-variant calls over tensor specs.
+
+``to_out_variant`` builds a MethodGraph from an edge ExportedProgram; the planner reads its
+tensor lifetimes; the emitter turns MethodGraph + MemoryPlan into a Program.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Mapping, Optional
+
+import numpy as np
+import torch
+
+from .ops import OpDef
+from .program import ScalarType
+from .source import SourceLoc
+
+
+class TensorKind(enum.Enum):
+    INPUT = "input"            # a user input
+    ACTIVATION = "activation"  # written by one call, read by later ones (outputs included)
+    CONSTANT = "constant"      # weights and folded constants: flash
+    STATE = "state"            # a mutable buffer: planned for the whole method, kept across calls
+
+
+SCALAR_TYPES = {
+    torch.uint8: ScalarType.BYTE, torch.int8: ScalarType.CHAR, torch.int16: ScalarType.SHORT,
+    torch.int32: ScalarType.INT, torch.int64: ScalarType.LONG, torch.float16: ScalarType.HALF,
+    torch.float32: ScalarType.FLOAT, torch.float64: ScalarType.DOUBLE, torch.bool: ScalarType.BOOL,
+    torch.bfloat16: ScalarType.BFLOAT16, torch.uint16: ScalarType.UINT16,
+    torch.uint32: ScalarType.UINT32, torch.uint64: ScalarType.UINT64,
+}
+TORCH_DTYPES = {v: k for k, v in SCALAR_TYPES.items()}
+
+
+@dataclass(frozen=True)
+class TensorSpec:
+    id: int
+    name: str
+    shape: tuple[int, ...]
+    dtype: torch.dtype
+    kind: TensorKind
+    # A zero-copy view: this tensor is the bytes of tensor `alias_of` under another shape.
+    alias_of: Optional[int] = None
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        return self.numel * torch.empty((), dtype=self.dtype).element_size()
+
+    @property
+    def dim_order(self) -> tuple[int, ...]:
+        return tuple(range(len(self.shape)))  # contiguous
+
+    @property
+    def scalar_type(self) -> ScalarType:
+        return SCALAR_TYPES[self.dtype]
+
+
+@dataclass(frozen=True)
+class Ref:
+    """An argument that names a tensor spec."""
+    id: int
+
+
+@dataclass(frozen=True)
+class OpCall:
+    """One out-variant kernel call. ``args`` follow the out overload's schema, out args
+    included, as (schema argument name, value); tensors are Refs, tensor lists tuples of Refs."""
+    op: OpDef
+    args: tuple[tuple[str, Any], ...]
+    outs: tuple[int, ...]
+    source: SourceLoc
+
+    def arg(self, name: str) -> Any:
+        for key, value in self.args:
+            if key == name:
+                return value
+        raise KeyError(name)
+
+    @property
+    def reads(self) -> tuple[int, ...]:
+        ids = []
+        for _, value in self.args:
+            for v in (value if isinstance(value, tuple) else (value,)):
+                if isinstance(v, Ref) and v.id not in self.outs:
+                    ids.append(v.id)
+        return tuple(ids)
+
+
+@dataclass(frozen=True)
+class MethodGraph:
+    name: str
+    tensors: tuple[TensorSpec, ...]
+    calls: tuple[OpCall, ...]
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
+    constants: Mapping[int, np.ndarray]   # tensor id -> data, for CONSTANT tensors
+    state: Mapping[int, np.ndarray]       # tensor id -> initial data, for STATE tensors
+    in_spec: str                          # the pytree specs ExecuTorch stores, encoded
+    out_spec: str
+
+    def __post_init__(self):
+        object.__setattr__(self, "constants", MappingProxyType(dict(self.constants)))
+        object.__setattr__(self, "state", MappingProxyType(dict(self.state)))
+
+    def root(self, tid: int) -> int:
+        """The tensor whose storage ``tid`` uses (itself unless it is an alias)."""
+        while self.tensors[tid].alias_of is not None:
+            tid = self.tensors[tid].alias_of
+        return tid

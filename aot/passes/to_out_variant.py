@@ -1,0 +1,196 @@
+"""Lower an edge ExportedProgram to a MethodGraph of out-variant calls.
+
+Every op becomes a call to its out overload (the op table says which) with arguments laid out
+as that overload's schema lists them; every tensor gets a TensorSpec. Views that keep bytes
+(view_copy, squeeze_copy, unsqueeze_copy) become zero-copy aliases when both sides live in the
+arena, and emit no call. Elementwise ops write in place over their first input when that input
+dies at the op (the op table marks which ops are safe), so relu after conv costs no memory. Buffers that the graph mutates become STATE tensors, and a final
+``copy.out`` writes their new value back so the state survives to the next call.
+"""
+from __future__ import annotations
+
+import operator
+from typing import Optional
+
+import numpy as np
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import InputKind, OutputKind
+from torch.utils._pytree import treespec_dumps
+
+from ..config import MemoryPlanningPass
+from ..ir import MethodGraph, OpCall, Ref, TensorKind, TensorSpec
+from ..ops import OPS
+from ..source import UNKNOWN, source_of
+from ._editor import ProgramEditor
+
+aten = torch.ops.aten
+
+
+def _numpy(t: torch.Tensor) -> np.ndarray:
+    t = t.detach().contiguous().cpu()
+    if t.dtype == torch.bfloat16:
+        return t.view(torch.int16).numpy().copy()
+    return t.numpy().copy()
+
+
+class _Builder:
+    def __init__(self, ep: ExportedProgram, planning: MemoryPlanningPass):
+        self.ed = ProgramEditor(ep)
+        self.planning = planning
+        self.tensors: list[TensorSpec] = []
+        self.calls: list[OpCall] = []
+        self.constants: dict[int, np.ndarray] = {}
+        self.state: dict[int, np.ndarray] = {}
+        self.env: dict[torch.fx.Node, object] = {}   # node -> tensor id or tuple of ids
+        # Position of each node, and of its last reader (outputs read after everything).
+        nodes = list(ep.graph.nodes)
+        self.pos = {n: i for i, n in enumerate(nodes)}
+        self.last_read = {n: max((self.pos[u] if u.op != "output" else len(nodes)
+                                  for u in n.users), default=self.pos[n]) for n in nodes}
+        self.root_last: dict[int, int] = {}   # root tensor id -> last read of any alias of it
+
+    def new_tensor(self, name, val: torch.Tensor, kind: TensorKind, alias_of=None) -> int:
+        tid = len(self.tensors)
+        self.tensors.append(TensorSpec(tid, name, tuple(int(s) for s in val.shape), val.dtype,
+                                       kind, alias_of))
+        return tid
+
+    def root(self, tid: int) -> int:
+        while self.tensors[tid].alias_of is not None:
+            tid = self.tensors[tid].alias_of
+        return tid
+
+    def note_reads(self, node, tid: int) -> None:
+        r = self.root(tid)
+        self.root_last[r] = max(self.root_last.get(r, -1), self.last_read[node])
+
+    def _inplace_source(self, node, op, val) -> Optional[int]:
+        """The tensor whose storage this op may write over, or None."""
+        if not op.inplace or not isinstance(node.args[0], torch.fx.Node):
+            return None
+        src = self.env[node.args[0]]
+        spec = self.tensors[src]
+        if spec.shape != tuple(val.shape) or spec.dtype != val.dtype:
+            return None
+        if any(isinstance(a, torch.fx.Node) and a is not node.args[0] and
+               self.root(self.env[a]) == self.root(src) for a in node.args[1:]):
+            return None   # x * x: the other operand reads the bytes we would overwrite
+        r = self.root(src)
+        if self.tensors[r].kind != TensorKind.ACTIVATION or \
+                self.root_last.get(r, -1) > self.pos[node]:
+            return None
+        return src
+
+    def value(self, arg):
+        """An FX argument as a MethodGraph argument: tensors become Refs."""
+        if isinstance(arg, torch.fx.Node):
+            ids = self.env[arg]
+            return tuple(Ref(i) for i in ids) if isinstance(ids, tuple) else Ref(ids)
+        if isinstance(arg, (list, tuple)):
+            return tuple(self.value(a) for a in arg)
+        return arg
+
+    # -- graph pieces --------------------------------------------------------------------------
+    def placeholder(self, node, mutated: dict):
+        spec = self.ed.spec_of(node)
+        val = node.meta["val"]
+        if spec is not None and spec.kind == InputKind.BUFFER and spec.target in mutated:
+            tid = self.new_tensor(node.name, val, TensorKind.STATE)
+            init = self.ed.state_dict.get(spec.target, self.ed.constants.get(spec.target))
+            self.state[tid] = _numpy(init)
+        elif self.ed.is_const(node):
+            tid = self.new_tensor(node.name, val, TensorKind.CONSTANT)
+            self.constants[tid] = _numpy(self.ed.const_value(node))
+        else:
+            tid = self.new_tensor(node.name, val, TensorKind.INPUT)
+        self.env[node] = tid
+        self.note_reads(node, tid)
+
+    def _can_alias(self, src: int, is_output: bool) -> bool:
+        kind = self.tensors[src].kind
+        root = src
+        while self.tensors[root].alias_of is not None:
+            root = self.tensors[root].alias_of
+        if self.tensors[root].kind == TensorKind.CONSTANT:
+            return False
+        if self.tensors[root].kind == TensorKind.INPUT and not self.planning.alloc_graph_input:
+            return False
+        return kind != TensorKind.STATE and not (is_output and not self.planning.alloc_graph_output)
+
+    def call(self, node):
+        if node.target is operator.getitem:
+            self.env[node] = self.env[node.args[0]][node.args[1]]
+            return
+        op = OPS[node.target]
+        val = node.meta["val"]
+        is_output = any(u.op == "output" for u in node.users)
+        if op.alias and isinstance(node.args[0], torch.fx.Node):
+            src = self.env[node.args[0]]
+            if self._can_alias(src, is_output):
+                self.env[node] = self.new_tensor(node.name, val, TensorKind.ACTIVATION,
+                                                 alias_of=src)
+                self.note_reads(node, self.env[node])
+                return
+        inplace = None if is_output and not self.planning.alloc_graph_output else \
+            self._inplace_source(node, op, val)
+        # Match the functional call's arguments to the out overload's schema by name.
+        given = dict(zip((a.name for a in node.target._schema.arguments), node.args))
+        given.update(node.kwargs)
+        vals = list(val) if isinstance(val, (list, tuple)) else [val]
+        args, outs = [], []
+        for a in op.out._schema.arguments:
+            if a.is_out:
+                if isinstance(a.type, torch.ListType):   # e.g. split_with_sizes_copy's out list
+                    ids = tuple(self.new_tensor(f"{node.name}_{i}", v, TensorKind.ACTIVATION)
+                                for i, v in enumerate(vals))
+                    args.append((a.name, tuple(Ref(i) for i in ids)))
+                    outs.extend(ids)
+                else:
+                    v = vals[len(outs)]
+                    tid = self.new_tensor(node.name if len(vals) == 1 else
+                                          f"{node.name}_{len(outs)}", v, TensorKind.ACTIVATION,
+                                          alias_of=inplace)
+                    args.append((a.name, Ref(tid)))
+                    outs.append(tid)
+            elif a.name in given:
+                args.append((a.name, self.value(given[a.name])))
+            else:
+                args.append((a.name, a.default_value if a.has_default_value() else None))
+        self.calls.append(OpCall(op, tuple(args), tuple(outs), source_of(node)))
+        self.env[node] = outs[0] if not isinstance(val, (list, tuple)) else tuple(outs)
+        for tid in outs:
+            self.note_reads(node, tid)
+
+    def write_back(self, buf: int, new: int):
+        op = OPS[aten.copy.default]
+        args = (("self", Ref(buf)), ("src", Ref(new)), ("non_blocking", False), ("out", Ref(buf)))
+        self.calls.append(OpCall(op, args, (buf,), UNKNOWN))
+
+
+def to_out_variant(ep: ExportedProgram, name: str,
+                   planning: MemoryPlanningPass = MemoryPlanningPass()) -> MethodGraph:
+    b = _Builder(ep, planning)
+    sig = ep.graph_signature
+    mutated = {s.target: s for s in sig.output_specs if s.kind == OutputKind.BUFFER_MUTATION}
+    buffer_node = {s.target: s.arg.name for s in sig.input_specs if s.kind == InputKind.BUFFER}
+    inputs, outputs = [], []
+    for node in ep.graph.nodes:
+        if node.op == "placeholder":
+            b.placeholder(node, mutated)
+            spec = b.ed.spec_of(node)
+            if spec is not None and spec.kind == InputKind.USER_INPUT:
+                inputs.append(b.env[node])
+        elif node.op == "call_function":
+            b.call(node)
+        elif node.op == "output":
+            by_name = {n.name: n for n in ep.graph.nodes}
+            for spec, arg in zip(sig.output_specs, node.args[0]):
+                if spec.kind == OutputKind.USER_OUTPUT:
+                    outputs.append(b.env[arg] if isinstance(arg, torch.fx.Node) else None)
+                elif spec.kind == OutputKind.BUFFER_MUTATION:
+                    buf = b.env[by_name[buffer_node[spec.target]]]
+                    b.write_back(buf, b.env[arg])
+    return MethodGraph(name, tuple(b.tensors), tuple(b.calls), tuple(inputs), tuple(outputs),
+                       b.constants, b.state, treespec_dumps(ep.call_spec.in_spec),
+                       treespec_dumps(ep.call_spec.out_spec))
