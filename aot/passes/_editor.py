@@ -11,7 +11,7 @@ import torch
 from torch._guards import detect_fake_mode
 from torch.export import ExportedProgram
 from torch.export.graph_signature import (ExportGraphSignature, InputKind, InputSpec,
-                                          OutputKind, TensorArgument)
+                                          OutputKind, OutputSpec, TensorArgument)
 
 _CONSTANT_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
 
@@ -85,8 +85,19 @@ class ProgramEditor:
             else:
                 self.state_dict.pop(spec.target, None)
 
+    def _sync_output_specs(self) -> None:
+        """Output specs name their nodes: follow nodes that passes replaced."""
+        out = next(n for n in reversed(self.graph.nodes) if n.op == "output")
+        specs = []
+        for spec, arg in zip(self.output_specs, out.args[0]):
+            if isinstance(spec.arg, TensorArgument) and isinstance(arg, torch.fx.Node):
+                spec = OutputSpec(spec.kind, TensorArgument(arg.name), spec.target)
+            specs.append(spec)
+        self.output_specs = specs
+
     def finish(self) -> ExportedProgram:
         self.prune()
+        self._sync_output_specs()
         self.graph.lint()
         self.gm.recompile()
         ep = self.ep

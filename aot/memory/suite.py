@@ -1,0 +1,60 @@
+"""plan_suite: run several planners, prove each plan, keep the smallest arena.
+
+Placing buffers optimally is NP-hard and no single heuristic wins on every graph (greedy by size
+wins on most CNNs, two-ended on chains such as MobileNet, the others on assorted DAGs), but
+each planner is cheap, so the suite runs them all. Ties go to the planner listed first, and the
+suite stops early once a plan reaches the lower bound, which nothing can beat.
+"""
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from aot.errors import PlanError
+from aot.memory.greedy import (plan_best_fit_by_breadth, plan_best_fit_by_size,
+                               plan_greedy_by_area, plan_greedy_by_breadth,
+                               plan_greedy_by_first_use, plan_greedy_by_lifetime,
+                               plan_greedy_by_size, plan_naive)
+from aot.memory.plan import DEFAULT_ALIGNMENT, Buffer, MemoryPlan
+from aot.memory.two_ended import plan_two_ended
+from aot.memory.verify import verify_plan
+
+Planner = Callable[[Sequence[Buffer], int], MemoryPlan]
+
+DEFAULT_PLANNERS: tuple[Planner, ...] = (
+    plan_greedy_by_size,
+    plan_best_fit_by_size,
+    plan_two_ended,
+    plan_greedy_by_breadth,
+    plan_best_fit_by_breadth,
+    plan_greedy_by_lifetime,
+    plan_greedy_by_area,
+    plan_greedy_by_first_use,
+    plan_naive,
+)
+
+
+def plan_all(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT,
+             planners: Sequence[Planner] = DEFAULT_PLANNERS) -> tuple[MemoryPlan, ...]:
+    """Every planner's verified plan, in planner order (for reports and comparisons)."""
+    plans = []
+    for planner in planners:
+        plan = planner(buffers, alignment)
+        verify_plan(buffers, plan)
+        plans.append(plan)
+    return tuple(plans)
+
+
+def plan_suite(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT,
+               planners: Sequence[Planner] = DEFAULT_PLANNERS) -> MemoryPlan:
+    """The verified plan with the smallest arena; the first such planner on a tie."""
+    if not planners:
+        raise PlanError("plan_suite needs at least one planner")
+    best = None
+    for planner in planners:
+        plan = planner(buffers, alignment)
+        verify_plan(buffers, plan)
+        if best is None or plan.arena_size < best.arena_size:
+            best = plan
+        if best.arena_size == best.lower_bound:
+            break
+    return best

@@ -1,0 +1,36 @@
+"""Shared test helpers. Under CI=true a missing tool fails the test; elsewhere it skips."""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+sys.path.insert(0, str(TESTS))   # op_models and other shared test modules
+
+IN_CI = os.environ.get("CI", "").lower() == "true"
+
+
+def require(condition: bool, what: str) -> None:
+    """Fail under CI, skip elsewhere, when a tool or package the test needs is missing."""
+    if condition:
+        return
+    if IN_CI:
+        pytest.fail(f"{what} is required in CI (make test installs it)")
+    pytest.skip(f"{what} not available")
+
+
+def require_tool(name: str) -> str:
+    path = shutil.which(name)
+    require(path is not None, f"tool {name!r}")
+    return path
+
+
+def require_module(name: str):
+    try:
+        return __import__(name, fromlist=["_"])
+    except ImportError:
+        require(False, f"python package {name!r}")

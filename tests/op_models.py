@@ -1,0 +1,138 @@
+"""Op-level models: one small module per op (or op variant) mcu-aot supports.
+
+Shared by every tier: the lowering tests run them through the arena interpreter, the interop
+tests through ExecuTorch's runtime, the host tests through the generated C. Each entry is
+name -> (module, example inputs); inputs are seeded so failures reproduce.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def _r(*shape, seed=0, lo=-2.0, hi=2.0):
+    g = torch.Generator().manual_seed(seed + sum(shape))
+    return torch.rand(shape, generator=g) * (hi - lo) + lo
+
+
+class Fn(nn.Module):
+    """Wraps a function of the inputs (and optional constant tensors) as a module."""
+
+    def __init__(self, fn, **consts):
+        super().__init__()
+        self.fn = fn
+        for k, v in consts.items():
+            self.register_buffer(k, v)
+
+    def forward(self, *xs):
+        return self.fn(self, *xs)
+
+
+def _conv(cin, cout, k, **kw):
+    torch.manual_seed(cin * 100 + cout)
+    return nn.Conv2d(cin, cout, k, **kw)
+
+
+def _seeded(module, seed=0):
+    torch.manual_seed(seed)
+    for p in module.parameters():
+        with torch.no_grad():
+            p.copy_(torch.randn(p.shape) * 0.5)
+    return module
+
+
+def _bn_unfolded():
+    bn = nn.BatchNorm2d(4)
+    with torch.no_grad():
+        bn.running_mean.copy_(torch.linspace(-1, 1, 4))
+        bn.running_var.copy_(torch.linspace(0.5, 2, 4))
+        bn.weight.copy_(torch.linspace(0.5, 1.5, 4))
+        bn.bias.copy_(torch.linspace(-0.2, 0.2, 4))
+    return bn.eval()
+
+
+OP_MODELS = {
+    # convolution
+    "conv2d": (_seeded(nn.Conv2d(3, 8, 3)), (_r(1, 3, 10, 12),)),
+    "conv2d_stride_pad": (_seeded(nn.Conv2d(3, 8, 3, stride=2, padding=1)), (_r(1, 3, 11, 9),)),
+    "conv2d_dilation": (_seeded(nn.Conv2d(4, 6, 3, padding=2, dilation=2)), (_r(1, 4, 9, 9),)),
+    "conv2d_groups": (_seeded(nn.Conv2d(4, 8, 3, padding=1, groups=2)), (_r(1, 4, 7, 7),)),
+    "conv2d_depthwise": (_seeded(nn.Conv2d(6, 6, 3, padding=1, groups=6, bias=False)),
+                         (_r(1, 6, 8, 8),)),
+    "conv2d_rect": (_seeded(nn.Conv2d(2, 5, (5, 3), stride=(2, 1), padding=(2, 0))),
+                    (_r(1, 2, 12, 7),)),
+    "conv1d": (_seeded(nn.Conv1d(3, 5, 3, stride=2, padding=1)), (_r(1, 3, 20),)),
+    # matrix products
+    "linear": (_seeded(nn.Linear(16, 8)), (_r(2, 16),)),
+    "linear_nobias": (_seeded(nn.Linear(16, 8, bias=False)), (_r(3, 16),)),
+    "mm": (Fn(lambda m, a, b: a @ b), (_r(4, 6), _r(6, 5, seed=1))),
+    "bmm": (Fn(lambda m, a, b: torch.bmm(a, b)), (_r(2, 3, 4), _r(2, 4, 5, seed=1))),
+    # binary elementwise
+    "add": (Fn(lambda m, a, b: a + b), (_r(2, 3, 4), _r(2, 3, 4, seed=1))),
+    "add_broadcast": (Fn(lambda m, a, b: a + b), (_r(2, 3, 4), _r(3, 1, seed=1))),
+    "add_alpha": (Fn(lambda m, a, b: torch.add(a, b, alpha=0.5)), (_r(5, 4), _r(4, seed=1))),
+    "sub": (Fn(lambda m, a, b: a - b), (_r(2, 1, 4), _r(3, 1, seed=1))),
+    "mul": (Fn(lambda m, a, b: a * b), (_r(2, 3, 4), _r(1, 3, 1, seed=1))),
+    "div": (Fn(lambda m, a, b: a / b), (_r(3, 4), _r(3, 4, seed=1, lo=0.5, hi=2.0))),
+    "add_scalar": (Fn(lambda m, a: a + 1.5), (_r(3, 4),)),
+    "mul_scalar": (Fn(lambda m, a: a * 3), (_r(3, 4),)),
+    "sub_const": (Fn(lambda m, a: a - m.c, c=torch.linspace(0, 1, 4)), (_r(3, 4),)),
+    "maximum": (Fn(lambda m, a, b: torch.maximum(a, b)), (_r(3, 4), _r(3, 4, seed=1))),
+    # activations
+    "relu": (nn.ReLU(), (_r(2, 8),)),
+    "relu6": (nn.ReLU6(), (_r(2, 8, lo=-8, hi=8),)),
+    "hardtanh": (nn.Hardtanh(-0.5, 0.75), (_r(2, 8),)),
+    "clamp": (Fn(lambda m, a: torch.clamp(a, min=-0.3, max=0.9)), (_r(4, 5),)),
+    "clamp_min": (Fn(lambda m, a: torch.clamp(a, min=0.1)), (_r(4, 5),)),
+    "sigmoid": (nn.Sigmoid(), (_r(3, 7, lo=-6, hi=6),)),
+    "tanh": (nn.Tanh(), (_r(3, 7, lo=-4, hi=4),)),
+    "hardswish": (nn.Hardswish(), (_r(3, 7, lo=-4, hi=4),)),
+    "hardsigmoid": (nn.Hardsigmoid(), (_r(3, 7, lo=-4, hi=4),)),
+    "gelu": (nn.GELU(), (_r(3, 7, lo=-4, hi=4),)),
+    "gelu_tanh": (nn.GELU(approximate="tanh"), (_r(3, 7, lo=-4, hi=4),)),
+    "silu": (nn.SiLU(), (_r(3, 7, lo=-4, hi=4),)),
+    "leaky_relu": (nn.LeakyReLU(0.1), (_r(3, 7),)),
+    # pooling and reductions
+    "max_pool2d": (nn.MaxPool2d(2), (_r(1, 3, 8, 8),)),
+    "max_pool2d_pad": (nn.MaxPool2d(3, stride=2, padding=1), (_r(1, 2, 9, 9),)),
+    "max_pool2d_ceil": (nn.MaxPool2d(2, ceil_mode=True), (_r(1, 2, 7, 7),)),
+    "max_pool1d": (nn.MaxPool1d(3, stride=2), (_r(1, 4, 15),)),
+    "avg_pool2d": (nn.AvgPool2d(2), (_r(1, 3, 8, 8),)),
+    "avg_pool2d_pad": (nn.AvgPool2d(3, stride=2, padding=1), (_r(1, 2, 9, 9),)),
+    "avg_pool2d_nopadcount": (nn.AvgPool2d(3, stride=2, padding=1, count_include_pad=False),
+                              (_r(1, 2, 9, 9),)),
+    "adaptive_avg_pool": (nn.AdaptiveAvgPool2d(1), (_r(1, 5, 6, 6),)),
+    "mean_dim": (Fn(lambda m, a: a.mean(dim=(1, 2), keepdim=True)), (_r(2, 3, 4, 5),)),
+    "sum_dim": (Fn(lambda m, a: a.sum(dim=-1)), (_r(2, 3, 4),)),
+    "amax": (Fn(lambda m, a: a.amax(dim=1)), (_r(2, 6, 3),)),
+    # normalization
+    "softmax": (nn.Softmax(dim=-1), (_r(3, 10, lo=-5, hi=5),)),
+    "softmax_dim1": (nn.Softmax(dim=1), (_r(2, 5, 3, lo=-5, hi=5),)),
+    "log_softmax": (nn.LogSoftmax(dim=-1), (_r(3, 10, lo=-5, hi=5),)),
+    "layer_norm": (_seeded(nn.LayerNorm(8)), (_r(2, 3, 8),)),
+    "layer_norm_2d": (_seeded(nn.LayerNorm((4, 6))), (_r(2, 4, 6),)),
+    "batch_norm_unfolded": (_bn_unfolded(), (_r(1, 4, 5, 5),)),
+    # data movement
+    "cat": (Fn(lambda m, a, b: torch.cat([a, b], dim=1)), (_r(2, 3, 4), _r(2, 2, 4, seed=1))),
+    "permute": (Fn(lambda m, a: a.permute(0, 2, 3, 1) * 1.0 + 0.0), (_r(1, 3, 4, 5),)),
+    "transpose": (Fn(lambda m, a: a.transpose(0, 1) + 1), (_r(3, 5),)),
+    "slice": (Fn(lambda m, a: a[:, 1:5:2] + 1), (_r(3, 8),)),
+    "split": (Fn(lambda m, a: [t * 2 for t in torch.split(a, [2, 3, 1], dim=1)]), (_r(2, 6),)),
+    "view_flatten": (Fn(lambda m, a: torch.relu(a).flatten(1) * 2), (_r(2, 3, 4),)),
+    "squeeze_unsqueeze": (Fn(lambda m, a: torch.relu(a).squeeze(1).unsqueeze(0) + 1),
+                          (_r(2, 1, 5),)),
+    "expand": (Fn(lambda m, a: a.expand(3, 4, 5) + 0.5), (_r(4, 1),)),
+    "pad": (Fn(lambda m, a: F.pad(a, (1, 2, 0, 1), value=0.25)), (_r(1, 2, 4, 4),)),
+    "upsample_nearest": (nn.Upsample(scale_factor=2, mode="nearest"), (_r(1, 2, 3, 4),)),
+    "embedding": (_seeded(nn.Embedding(10, 4)), (torch.tensor([[1, 3, 9], [0, 0, 5]]),)),
+    # unary math and comparisons
+    "abs": (Fn(lambda m, a: torch.abs(a)), (_r(3, 4),)),
+    "neg": (Fn(lambda m, a: -a), (_r(3, 4),)),
+    "exp": (Fn(lambda m, a: torch.exp(a)), (_r(3, 4),)),
+    "log": (Fn(lambda m, a: torch.log(a)), (_r(3, 4, lo=0.1, hi=5),)),
+    "sqrt": (Fn(lambda m, a: torch.sqrt(a)), (_r(3, 4, lo=0.1, hi=5),)),
+    "rsqrt": (Fn(lambda m, a: torch.rsqrt(a)), (_r(3, 4, lo=0.1, hi=5),)),
+    "where_gt": (Fn(lambda m, a, b: torch.where(a > b, a, b * 2)), (_r(3, 4), _r(3, 4, seed=1))),
+    "where_scalar_cmp": (Fn(lambda m, a: torch.where(a < 0.5, a, -a)), (_r(3, 4),)),
+}
