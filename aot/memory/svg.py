@@ -12,8 +12,8 @@ from pathlib import Path
 
 import jinja2
 
-import aot
 from aot.memory.plan import Buffer, MemoryPlan
+from aot.resources import data_dir
 
 TEMPLATE = "arena_map.svg.j2"
 PLOT_WIDTH, PLOT_HEIGHT = 720, 360
@@ -23,14 +23,7 @@ LABEL_MIN_HEIGHT, LABEL_CHAR_WIDTH = 13, 7
 
 def templates_dir() -> Path:
     """``aot/_data/codegen_templates`` in an installed wheel, else the repo's top-level one."""
-    # aot may be a namespace package (no __init__.py, so no __file__) while the tree is young.
-    file = getattr(aot, "__file__", None)
-    package = Path(file).parent if file else Path(next(iter(aot.__path__)))
-    for candidate in (package / "_data" / "codegen_templates",
-                      package.parent / "codegen_templates"):
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError(f"no codegen_templates directory next to {package}")
+    return data_dir("codegen_templates")
 
 
 def _environment() -> jinja2.Environment:

@@ -1,0 +1,45 @@
+/* The four memory functions GCC may call even in freestanding code (struct copies, array
+ * initialisers). Build this file with -fno-tree-loop-distribute-patterns (firmware.mk does)
+ * so GCC does not turn these loops back into calls to themselves. */
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+typedef uint32_t __attribute__((may_alias)) word_t; /* may alias any object, like char */
+
+void *memcpy(void *restrict dst, const void *restrict src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    /* word copies when both pointers are 4-byte aligned: firmware copies big tensors */
+    if ((((uintptr_t)d | (uintptr_t)s) & 3u) == 0) {
+        for (; n >= 4; n -= 4, d += 4, s += 4) *(word_t *)(void *)d = *(const word_t *)(const void *)s;
+    }
+    while (n--) *d++ = *s++;
+    return dst;
+}
+
+void *memmove(void *dst, const void *src, size_t n)
+{
+    unsigned char *d = dst;
+    const unsigned char *s = src;
+    if (d == s || n == 0) return dst;
+    if (d < s || d >= s + n) return memcpy(dst, src, n);
+    while (n--) d[n] = s[n]; /* overlapping with dst above src: copy backwards */
+    return dst;
+}
+
+void *memset(void *dst, int c, size_t n)
+{
+    unsigned char *d = dst;
+    while (n--) *d++ = (unsigned char)c;
+    return dst;
+}
+
+int memcmp(const void *a, const void *b, size_t n)
+{
+    const unsigned char *x = a, *y = b;
+    for (; n; n--, x++, y++)
+        if (*x != *y) return *x < *y ? -1 : 1;
+    return 0;
+}

@@ -1,0 +1,71 @@
+"""aot.boards: loading board.json, errors for unknown boards and missing toolchains."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from aot.boards import (Board, board_dir, check_toolchain, data_root, list_boards, load_board,
+                        parse_board)
+from aot.errors import BoardError
+
+EXPECTED = {"host", "mps2-an385", "mps2-an386", "mps2-an500", "mps3-an547", "riscv32-virt"}
+
+
+def test_all_boards_are_listed_and_load():
+    assert EXPECTED <= set(list_boards())
+    for name in list_boards():
+        board = load_board(name)
+        assert isinstance(board, Board) and board.name == name
+        assert board.path == board_dir(name)
+        for source in board.sources:
+            assert (board.path / source).is_file(), source
+        if board.arch != "host":
+            assert (board.path / board.linker_script).is_file()
+            assert board.ram.length >= board.stack_size > 0
+            assert board.cpu_hz > 0
+
+
+def test_data_root_is_the_checkout_boards_folder():
+    assert (data_root() / "common" / "firmware.mk").is_file()
+
+
+def test_unknown_board_lists_known_boards():
+    with pytest.raises(BoardError) as err:
+        load_board("stm32-nonexistent")
+    message = str(err.value)
+    assert "stm32-nonexistent" in message
+    for name in EXPECTED:
+        assert name in message
+    with pytest.raises(BoardError):
+        load_board("common")  # the shared folder is not a board
+
+
+def test_missing_toolchain_names_the_apt_command(monkeypatch, tmp_path):
+    monkeypatch.setenv("PATH", str(tmp_path))  # nothing is installed here
+    board = load_board("mps2-an386")
+    with pytest.raises(BoardError) as err:
+        check_toolchain(board)
+    message = str(err.value)
+    assert "arm-none-eabi-gcc" in message and "qemu-system-arm" in message
+    assert "apt-get install make gcc-arm-none-eabi qemu-system-arm" in message
+
+
+def test_missing_cross_compiler_for_a_made_up_prefix(tmp_path):
+    data = json.loads((board_dir("mps2-an385") / "board.json").read_text())
+    data["toolchain"]["prefix"] = "nonexistent-none-eabi-"
+    data["apt"] = ["gcc-nonexistent"]
+    board = parse_board(data, tmp_path)
+    with pytest.raises(BoardError, match="nonexistent-none-eabi-gcc.*apt-get install gcc-nonexistent"):
+        check_toolchain(board, run=False)
+
+
+def test_bad_board_json_is_a_board_error(tmp_path):
+    data = json.loads((board_dir("riscv32-virt") / "board.json").read_text())
+    del data["toolchain"]
+    with pytest.raises(BoardError, match="toolchain"):
+        parse_board(data, tmp_path)
+    data = json.loads((board_dir("riscv32-virt") / "board.json").read_text())
+    data["arch"] = "mips"
+    with pytest.raises(BoardError, match="arch"):
+        parse_board(data, tmp_path)
