@@ -112,13 +112,21 @@ class _MethodEmitter:
     def emit(self) -> P.ExecutionPlan:
         g = self.graph
         instructions = tuple(self.call(c) for c in g.calls)
-        frames = tuple(P.FrameList((P.Frame(c.source.filename, c.source.lineno, c.source.name,
-                                            c.source.context),)) for c in g.calls)
+        frames = tuple(P.FrameList(_frames(c.source)) for c in g.calls)
         chain = P.Chain(g.inputs, g.outputs, instructions, frames)
         arena = self.plan.arena_size if self.plan is not None else 0
         return P.ExecutionPlan(g.name, P.ContainerMetadata(g.in_spec, g.out_spec),
                                tuple(self.values), g.inputs, g.outputs, (chain,),
                                tuple(self.operators), (), (0, arena))
+
+
+MODULE_FRAME = "<module>"   # a frame that names the nn.Module, not a file
+
+
+def _frames(src) -> tuple[P.Frame, ...]:
+    """The user's frame last (as in a Python stack); the module path in a frame before it."""
+    frames = [P.Frame(MODULE_FRAME, 0, src.module, "")] if src.module else []
+    return tuple(frames + [P.Frame(src.filename, src.lineno, src.name, src.context)])
 
 
 def _scalar(value: Any) -> P.EValue:

@@ -79,6 +79,7 @@ class OpCall:
     args: tuple[tuple[str, Any], ...]
     outs: tuple[int, ...]
     source: SourceLoc
+    debug_handles: tuple[int, ...] = ()   # positions of the edge-graph nodes it came from
 
     def arg(self, name: str) -> Any:
         for key, value in self.args:

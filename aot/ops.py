@@ -14,6 +14,8 @@ from typing import Callable, Optional
 
 import torch
 
+from .codegen import kernels as C
+
 aten = torch.ops.aten
 
 # A MAC counter gets the op's named arguments (tensors as their shapes) and the output shapes.
@@ -52,6 +54,8 @@ class OpDef:
     macs: MacFn = _no_macs
     alias: bool = False
     inplace: bool = False
+    # Renders the call into runtime_c for the static C generator (aot.codegen.kernels).
+    render: Optional[Callable] = None
 
     @property
     def et_name(self) -> str:
@@ -82,58 +86,63 @@ def _find_out_overload(op: torch._ops.OpOverload) -> torch._ops.OpOverload:
 OPS: dict[torch._ops.OpOverload, OpDef] = {}
 
 
-def _op(op: torch._ops.OpOverload, macs: MacFn = _no_macs, alias: bool = False,
-        inplace: bool = False, out: Optional[torch._ops.OpOverload] = None) -> None:
-    OPS[op] = OpDef(op, out or _find_out_overload(op), macs, alias, inplace)
+def _op(op: torch._ops.OpOverload, render: Optional[Callable], macs: MacFn = _no_macs,
+        alias: bool = False, inplace: bool = False,
+        out: Optional[torch._ops.OpOverload] = None) -> None:
+    OPS[op] = OpDef(op, out or _find_out_overload(op), macs, alias, inplace, render)
 
 
 # Convolution and matrix products.
-_op(aten.convolution.default, _conv_macs)
-_op(aten.addmm.default, _addmm_macs)
-_op(aten.mm.default, _mm_macs)
-_op(aten.bmm.default, _mm_macs)
-# Binary elementwise, with broadcasting.
+_op(aten.convolution.default, C.convolution, _conv_macs)
+_op(aten.addmm.default, C.addmm, _addmm_macs)
+_op(aten.mm.default, C.mm, _mm_macs)
+_op(aten.bmm.default, C.bmm, _mm_macs)
+# Binary elementwise, with broadcasting; comparisons give bool.
 for _name in ("add", "sub", "mul", "div"):
-    _op(getattr(aten, _name).Tensor, inplace=True)
-    _op(getattr(aten, _name).Scalar, inplace=True)
+    _op(getattr(aten, _name).Tensor, C.binary, inplace=True)
+    _op(getattr(aten, _name).Scalar, C.binary_scalar, inplace=True)
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    _op(getattr(aten, _name).Tensor)
-    _op(getattr(aten, _name).Scalar)
-_op(aten.where.self)
-_op(aten.maximum.default, inplace=True)
-_op(aten.minimum.default, inplace=True)
+    _op(getattr(aten, _name).Tensor, C.compare)
+    _op(getattr(aten, _name).Scalar, C.compare_scalar)
+_op(aten.where.self, C.where)
+_op(aten.maximum.default, C.maximum_minimum, inplace=True)
+_op(aten.minimum.default, C.maximum_minimum, inplace=True)
 # Unary elementwise and activations.
 for _name in ("relu", "sigmoid", "tanh", "hardswish", "hardsigmoid", "abs", "neg", "exp", "log",
-              "sqrt", "rsqrt", "gelu", "leaky_relu", "hardtanh", "clone"):
-    _op(getattr(aten, _name).default, inplace=True)
-_op(aten.clamp.default, inplace=True)
-_op(aten._to_copy.default, out=aten._to_copy.out)  # dtype comes from `out`
+              "sqrt", "rsqrt"):
+    _op(getattr(aten, _name).default, C.unary, inplace=True)
+_op(aten.gelu.default, C.gelu, inplace=True)
+_op(aten.leaky_relu.default, C.leaky_relu, inplace=True)
+_op(aten.hardtanh.default, C.hardtanh, inplace=True)
+_op(aten.clamp.default, C.clamp, inplace=True)
+_op(aten.clone.default, C.copy, inplace=True)
+_op(aten._to_copy.default, C.to_copy, out=aten._to_copy.out)  # dtype comes from `out`
 # Pooling and reductions.
-_op(aten.max_pool2d_with_indices.default)
-_op(aten.avg_pool2d.default)
-_op(aten.mean.dim)
-_op(aten.sum.dim_IntList)
-_op(aten.amax.default)
+_op(aten.max_pool2d_with_indices.default, C.max_pool2d)
+_op(aten.avg_pool2d.default, C.avg_pool2d)
+_op(aten.mean.dim, C.reduce)
+_op(aten.sum.dim_IntList, C.reduce)
+_op(aten.amax.default, C.reduce)
 # Normalization.
-_op(aten._softmax.default)
-_op(aten._log_softmax.default)
-_op(aten.native_layer_norm.default)
-_op(aten._native_batch_norm_legit_no_training.default)
+_op(aten._softmax.default, C.softmax)
+_op(aten._log_softmax.default, C.softmax)
+_op(aten.native_layer_norm.default, C.layer_norm)
+_op(aten._native_batch_norm_legit_no_training.default, C.batch_norm)
 # Data movement. view_copy/squeeze/unsqueeze keep the bytes: zero-copy where the plan allows.
-_op(aten.view_copy.default, alias=True)
-_op(aten.squeeze_copy.dims, alias=True)
-_op(aten.unsqueeze_copy.default, alias=True)
-_op(aten.permute_copy.default)
-_op(aten.expand_copy.default)
-_op(aten.slice_copy.Tensor)
-_op(aten.select_copy.int)
-_op(aten.split_with_sizes_copy.default)
-_op(aten.cat.default)
-_op(aten.constant_pad_nd.default)
-_op(aten.upsample_nearest2d.vec)
-_op(aten.embedding.default)
+_op(aten.view_copy.default, C.copy, alias=True)
+_op(aten.squeeze_copy.dims, C.copy, alias=True)
+_op(aten.unsqueeze_copy.default, C.copy, alias=True)
+_op(aten.permute_copy.default, C.permute)
+_op(aten.expand_copy.default, C.expand)
+_op(aten.slice_copy.Tensor, C.slice_copy)
+_op(aten.select_copy.int, C.select_copy)
+_op(aten.split_with_sizes_copy.default, C.split_with_sizes)
+_op(aten.cat.default, C.cat)
+_op(aten.constant_pad_nd.default, C.constant_pad)
+_op(aten.upsample_nearest2d.vec, C.upsample_nearest2d)
+_op(aten.embedding.default, C.embedding)
 # Buffer write-back (state kept across calls).
-_op(aten.copy.default)
+_op(aten.copy.default, C.copy)
 
 
 def lookup(op) -> Optional[OpDef]:

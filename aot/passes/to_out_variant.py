@@ -157,7 +157,8 @@ class _Builder:
                 args.append((a.name, self.value(given[a.name])))
             else:
                 args.append((a.name, a.default_value if a.has_default_value() else None))
-        self.calls.append(OpCall(op, tuple(args), tuple(outs), source_of(node)))
+        self.calls.append(OpCall(op, tuple(args), tuple(outs), source_of(node),
+                                 (self.pos[node],)))
         self.env[node] = outs[0] if not isinstance(val, (list, tuple)) else tuple(outs)
         for tid in outs:
             self.note_reads(node, tid)

@@ -1,0 +1,440 @@
+"""The static C generator: one Program method -> one C translation unit and its header.
+
+Python decides everything here (pointer expressions, parameter structs, constant arrays, the
+call sequence); the jinja2 templates in ``codegen_templates/`` only loop and substitute. The
+Program may come from ``to_executorch`` or from any .pte ``aot.load_program`` reads.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Optional, Union
+
+import numpy as np
+
+from .. import program as P
+from ..emit import MODULE_FRAME
+from ..errors import AotError, UnsupportedOpError
+from ..ops import by_et_name
+from .render import render_template
+
+_DTYPES = {  # ScalarType -> (our name, C type, numpy dtype)
+    P.ScalarType.FLOAT: ("float32", "float", np.float32),
+    P.ScalarType.LONG: ("int64", "int64_t", np.int64),
+    P.ScalarType.INT: ("int32", "int32_t", np.int32),
+    P.ScalarType.BOOL: ("bool", "uint8_t", np.uint8),
+    P.ScalarType.BYTE: ("uint8", "uint8_t", np.uint8),
+    P.ScalarType.CHAR: ("int8", "int8_t", np.int8),
+    P.ScalarType.SHORT: ("int16", "int16_t", np.int16),
+}
+_NUMPY_NAMES = {"float32": "float32", "int64": "int64", "int32": "int32", "bool": "bool",
+                "uint8": "uint8", "int8": "int8", "int16": "int16"}
+_VIEW_OPS = {("executorch_prim::et_view", "default")}
+
+
+def f32_literal(x: float) -> str:
+    """The shortest C float literal that reads back as exactly this float32."""
+    v = np.float32(x)
+    if np.isnan(v):
+        return "NAN"
+    if np.isinf(v):
+        return "INFINITY" if v > 0 else "-INFINITY"
+    text = str(v)                      # numpy prints the shortest round-trip form
+    if "." not in text and "e" not in text:
+        text += ".0"
+    return text + "f"
+
+
+def c_ident(name: str) -> str:
+    ident = re.sub(r"\W", "_", name).lower()
+    if not ident or ident[0].isdigit():
+        ident = "m_" + ident
+    return ident
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    index: int               # value index in the plan
+    shape: tuple[int, ...]
+    dtype: str
+    ptr: str                 # C expression for the data pointer
+    shape_ref: str           # C expression for `const rt_shape *`
+
+    @property
+    def pair(self) -> list[str]:
+        return [self.shape_ref, self.ptr]
+
+
+NONE_PAIR = TensorArg(-1, (), "none", "NULL", "NULL")
+
+
+@dataclass(frozen=True)
+class OpRow:
+    index: int
+    op: str
+    kernel: str
+    out_shape: tuple[int, ...]
+    source: str
+
+
+@dataclass(frozen=True)
+class IOSpec:
+    shape: tuple[int, ...]
+    dtype: str    # numpy dtype name: "float32", "int64", ...
+
+
+@dataclass(frozen=True)
+class CSources:
+    """Generated sources for one method: write them with ``write(dir)``."""
+    name: str
+    files: dict                    # file name -> text
+    arena_size: int
+    constant_bytes: int
+    ops: tuple[OpRow, ...]
+    runtime_sources: tuple[str, ...]   # runtime_c/ files the model calls into
+    inputs: tuple[IOSpec, ...] = ()
+    outputs: tuple[IOSpec, ...] = ()
+
+    def write(self, directory: Union[str, Path]) -> list[Path]:
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        written = []
+        for fname, text in self.files.items():
+            path = out / fname
+            tmp = path.with_name(f".{fname}.tmp")
+            tmp.write_text(text)
+            tmp.replace(path)
+            written.append(path)
+        return written
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        return tuple(sorted({r.kernel for r in self.ops}))
+
+
+class _Unsupported(Exception):
+    pass
+
+
+class CallContext:
+    """What a renderer sees of one KernelCall: its arguments by schema name."""
+
+    def __init__(self, gen: "_Generator", op, args: dict):
+        self.gen, self.op, self.args = gen, op, args
+        self.op_name = op.et_name
+        self.prelude: list[str] = []   # statements that must run right before the call
+
+    # -- values --------------------------------------------------------------------------------
+    def has(self, name: str) -> bool:
+        return name in self.args
+
+    def _v(self, name: str) -> P.EValue:
+        return self.gen.values[self.args[name]]
+
+    def is_none(self, name: str) -> bool:
+        return isinstance(self._v(name), P.Null)
+
+    def int(self, name: str) -> int:
+        v = self._v(name)
+        if isinstance(v, P.Int):
+            return v.int_val
+        if isinstance(v, P.Bool):
+            return int(v.bool_val)
+        raise AotError(f"{self.op.key}: argument {name!r} is not an int")
+
+    def bool(self, name: str) -> bool:
+        v = self._v(name)
+        return bool(v.bool_val if isinstance(v, P.Bool) else getattr(v, "int_val", False))
+
+    def float(self, name: str) -> str:
+        return f32_literal(self.scalar(name))
+
+    def scalar(self, name: str) -> float:
+        v = self._v(name)
+        for attr in ("double_val", "int_val", "bool_val"):
+            if hasattr(v, attr):
+                return float(getattr(v, attr))
+        raise AotError(f"{self.op.key}: argument {name!r} is not a number")
+
+    def str_or_none(self, name: str) -> Optional[str]:
+        v = self._v(name)
+        return v.string_val if isinstance(v, P.String) else None
+
+    def ints(self, name: str) -> list[int]:
+        v = self._v(name)
+        if isinstance(v, P.IntList):
+            return [self.gen.values[i].int_val for i in v.items]
+        if isinstance(v, P.Int):
+            return [v.int_val]
+        raise AotError(f"{self.op.key}: argument {name!r} is not an int list")
+
+    def floats(self, name: str) -> list[float]:
+        return list(self._v(name).items)
+
+    # -- tensors -------------------------------------------------------------------------------
+    def t(self, name: str, dtype: Optional[str] = "float32") -> TensorArg:
+        arg = self.gen.tensor(self.args[name], write=False)
+        if dtype is not None and arg.dtype != dtype:
+            self.unsupported(f"{name} of dtype {arg.dtype} (kernel takes {dtype})")
+        return arg
+
+    def out(self, name: str, dtype: Optional[str] = "float32") -> TensorArg:
+        arg = self.gen.tensor(self.args[name], write=True)
+        if dtype is not None and arg.dtype != dtype:
+            self.unsupported(f"output {name} of dtype {arg.dtype} (kernel takes {dtype})")
+        return arg
+
+    def opt(self, name: str) -> TensorArg:
+        return NONE_PAIR if self.is_none(name) else self.t(name)
+
+    def t_list(self, name: str) -> list[TensorArg]:
+        return [self.gen.tensor(i, write=False) for i in self._v(name).items]
+
+    def out_list(self, name: str) -> list[TensorArg]:
+        return [self.gen.tensor(i, write=True) for i in self._v(name).items]
+
+    # -- static data ---------------------------------------------------------------------------
+    def params(self, ctype: str, **fields: Any) -> str:
+        return self.gen.static_struct(ctype, fields)
+
+    def int_array(self, values: list[int]) -> str:
+        return self.gen.static_array("int32_t", [str(v) for v in values])
+
+    def shape_array(self, shapes: list[tuple[int, ...]]) -> str:
+        return self.gen.static_array("rt_shape", [self.gen.shape_init(s) for s in shapes])
+
+    def ptr_array(self, ptrs: list[str]) -> str:
+        """A local array of input pointers (arena pointers are only known at run time)."""
+        name = f"ptrs{len(self.gen.locals)}"
+        self.gen.locals.append(f"const float *{name}[{len(ptrs)}];")
+        self.prelude.extend(f"{name}[{i}] = {p};" for i, p in enumerate(ptrs))
+        return name
+
+    @staticmethod
+    def f32_literal(x: float) -> str:
+        return f32_literal(x)
+
+    def unsupported(self, why: str):
+        raise _Unsupported(why)
+
+
+class _Generator:
+    def __init__(self, program: P.Program, method: str, name: str):
+        self.program = program
+        self.plan = program.method(method)
+        self.name = c_ident(name)
+        self.values = self.plan.values
+        self.arena_size = self.plan.non_const_buffer_sizes[1] \
+            if len(self.plan.non_const_buffer_sizes) > 1 else 0
+        self.shapes: dict[tuple, str] = {}
+        self.statics: list[str] = []
+        self._static_index: dict[str, str] = {}
+        self.locals: list[str] = []
+        self.constants: dict[int, dict] = {}
+        self.state: list[dict] = []
+        self.inputs = {v: k for k, v in enumerate(self.plan.inputs)}
+        self.outputs = {v: k for k, v in enumerate(self.plan.outputs)}
+        if len(self.plan.non_const_buffer_sizes) > 2:
+            raise AotError(f"method {method!r} uses {len(self.plan.non_const_buffer_sizes) - 1} "
+                           "memory arenas; the C generator supports one")
+
+    # -- tensors -------------------------------------------------------------------------------
+    def shape_init(self, shape: tuple[int, ...]) -> str:
+        dims = ", ".join(str(d) for d in shape) or "0"
+        return f"{{{len(shape)}, {{{dims}}}}}"
+
+    def shape_ref(self, shape: tuple[int, ...]) -> str:
+        if shape not in self.shapes:
+            self.shapes[shape] = f"{self.name}_shape{len(self.shapes)}"
+        return f"&{self.shapes[shape]}"
+
+    def tensor(self, index: int, write: bool) -> TensorArg:
+        t = self.values[index]
+        if not isinstance(t, P.Tensor):
+            raise AotError(f"value {index} is not a tensor")
+        if t.scalar_type not in _DTYPES:
+            raise _Unsupported(f"tensor dtype {t.scalar_type.name}")
+        dtype, ctype, _ = _DTYPES[t.scalar_type]
+        const = "" if write else "const "
+        if t.allocation_info is not None:
+            if t.allocation_info.memory_id != P.ARENA_MEMORY_ID:
+                raise _Unsupported(f"memory id {t.allocation_info.memory_id}")
+            ptr = f"({const}{ctype} *)(arena + {t.allocation_info.offset})"
+            if t.data_buffer_idx > 0 and not any(s["index"] == index for s in self.state):
+                self.state.append(self._state_entry(index, t, ctype))
+        elif t.data_buffer_idx > 0:
+            if write:
+                raise _Unsupported("writing into a constant tensor")
+            ptr = self._constant(index, t, ctype)
+        elif index in self.inputs and not write:
+            ptr = f"({const}{ctype} *)inputs[{self.inputs[index]}]"
+        elif index in self.outputs:
+            ptr = f"({ctype} *)outputs[{self.outputs[index]}]"
+        else:
+            raise _Unsupported(f"tensor value {index} has no storage (not planned, constant, "
+                               "input or output)")
+        return TensorArg(index, tuple(t.sizes), dtype, ptr, self.shape_ref(tuple(t.sizes)))
+
+    def _data(self, t: P.Tensor, blob: bytes, np_dtype) -> np.ndarray:
+        return np.frombuffer(blob, dtype=np_dtype, count=t.numel)
+
+    def _constant(self, index: int, t: P.Tensor, ctype: str) -> str:
+        idx = t.data_buffer_idx
+        if idx not in self.constants:
+            if idx >= len(self.program.constant_buffer):
+                raise AotError(f"tensor {index} points at constant {idx}, past the "
+                               f"{len(self.program.constant_buffer)} in the program")
+            np_dtype = _DTYPES[t.scalar_type][2]
+            data = self._data(t, self.program.constant_buffer[idx].storage, np_dtype)
+            self.constants[idx] = dict(name=f"{self.name}_c{idx}", ctype=ctype,
+                                       count=max(int(data.size), 1), values=_literals(data),
+                                       shape="x".join(map(str, t.sizes)) or "scalar")
+        return self.constants[idx]["name"]
+
+    def _state_entry(self, index: int, t: P.Tensor, ctype: str) -> dict:
+        bank = self.program.mutable_data[0] if self.program.mutable_data else ()
+        if t.data_buffer_idx >= len(bank):
+            raise AotError(f"state tensor {index} has no initial data in the program")
+        data = self._data(t, bank[t.data_buffer_idx].storage, _DTYPES[t.scalar_type][2])
+        return dict(index=index, name=f"{self.name}_init{index}", ctype=ctype,
+                    count=max(int(data.size), 1), values=_literals(data),
+                    offset=t.allocation_info.offset, nbytes=int(data.nbytes))
+
+    # -- static helpers ------------------------------------------------------------------------
+    def static_struct(self, ctype: str, fields: dict) -> str:
+        body = ", ".join(f".{k} = {_c_value(v)}" for k, v in fields.items())
+        return "&" + self._static(ctype, f"{{{body}}}", "p", "")
+
+    def static_array(self, ctype: str, items: list[str]) -> str:
+        return self._static(ctype, "{" + ", ".join(items) + "}", "a", f"[{len(items)}]")
+
+    def _static(self, ctype: str, init: str, kind: str, suffix: str) -> str:
+        key = f"{ctype}{suffix}={init}"
+        if key not in self._static_index:
+            name = f"{self.name}_{kind}{len(self.statics)}"
+            self.statics.append(f"static const {ctype} {name}{suffix} = {init};")
+            self._static_index[key] = name
+        return self._static_index[key]
+
+
+def _c_value(v) -> str:
+    if isinstance(v, (list, tuple)):
+        return "{" + ", ".join(_c_value(x) for x in v) + "}"
+    if isinstance(v, float):
+        return f32_literal(v)
+    return str(v)
+
+
+def _literals(data: np.ndarray) -> list[str]:
+    if data.dtype == np.float32:
+        return [f32_literal(x) for x in data.tolist()]
+    suffix = "LL" if data.dtype == np.int64 else ""
+    return [f"{int(x)}{suffix}" for x in data.tolist()]
+
+
+def _frame_text(chain: P.Chain, i: int) -> str:
+    """The source line of instruction i, from the chain's stacktrace (our emitter's layout:
+    an optional module frame, then the user's frame last)."""
+    if not chain.stacktrace or i >= len(chain.stacktrace) or not chain.stacktrace[i].items:
+        return "(no source recorded)"
+    frames = chain.stacktrace[i].items
+    module = next((f.name for f in frames if f.filename == MODULE_FRAME), "")
+    f = frames[-1]
+    where = f" [{module}]" if module else ""
+    if not f.filename or f.filename == MODULE_FRAME:
+        return (f.name or "(no source recorded)") + where
+    text = f"{Path(f.filename).name}:{f.lineno} ({f.name})"
+    return (f"{text}: {f.context}" if f.context else text) + where
+
+
+def _decode_args(op, call: P.KernelCall) -> dict:
+    schema = op.out._schema.arguments
+    if len(call.args) < len(schema):
+        raise AotError(f"{op.key}: {len(call.args)} arguments, schema needs {len(schema)}")
+    return {a.name: call.args[i] for i, a in enumerate(schema)}
+
+
+def generate_c(program_or_manager, name: str = "model", method: str = "forward") -> CSources:
+    """The C sources of one method, from a Program or an ExecutorchProgramManager."""
+    program = getattr(program_or_manager, "executorch_program", program_or_manager)
+    if not isinstance(program, P.Program):
+        raise AotError("generate_c takes a Program (aot.load_program) or the manager "
+                       f"returned by to_executorch(), not {type(program_or_manager).__name__}")
+    try:
+        program.method(method)
+    except KeyError as e:
+        raise AotError(str(e.args[0])) from None
+    gen = _Generator(program, method, name)
+    chain = gen.plan.chains[0] if gen.plan.chains else P.Chain((), (), ())
+    calls, rows, missing = [], [], []
+    for i, ins in enumerate(chain.instructions):
+        source = _frame_text(chain, i)
+        if not isinstance(ins, P.KernelCall):
+            missing.append((type(ins).__name__, source))
+            continue
+        opr = gen.plan.operators[ins.op_index]
+        if (opr.name, opr.overload) in _VIEW_OPS:
+            continue
+        op = by_et_name(opr.name, opr.overload)
+        label = f"{opr.name}.{opr.overload}" if opr.overload else opr.name
+        if op is None or op.render is None:
+            missing.append((label, source))
+            continue
+        ctx = CallContext(gen, op, _decode_args(op, ins))
+        try:
+            rendered = op.render(ctx)
+        except _Unsupported as e:
+            missing.append((f"{label} ({e})", source))
+            continue
+        fills = ctx.prelude
+        for fn, args in (rendered if isinstance(rendered, list) else [rendered]):
+            calls.append(dict(index=i, op=label, fn=fn, args=[str(a) for a in args],
+                              source=source.replace("*/", "* /"), fills=fills))
+            fills = []
+        out = gen.values[ins.args[len(op.out._schema.arguments) - 1]] \
+            if op.out._schema.arguments[-1].is_out else None
+        rows.append(OpRow(i, label, rendered[0] if isinstance(rendered, tuple) else
+                          rendered[0][0], tuple(getattr(out, "sizes", ())), source))
+    if missing:
+        raise UnsupportedOpError(missing, where=f"the C runtime (method {method!r})")
+    return _render(gen, calls, rows)
+
+
+def _io(gen: _Generator, indices, kind: str) -> list[dict]:
+    items = []
+    for k, v in enumerate(indices):
+        t = gen.values[v]
+        if not isinstance(t, P.Tensor) or t.scalar_type not in _DTYPES:
+            raise AotError(f"{kind} {k} is not a tensor of a supported dtype")
+        dtype, ctype, np_dtype = _DTYPES[t.scalar_type]
+        alloc = t.allocation_info
+        items.append(dict(k=k, shape=list(t.sizes), rank=len(t.sizes), numel=t.numel,
+                          ctype=ctype, dtype=dtype, nbytes=t.numel * np.dtype(np_dtype).itemsize,
+                          offset=alloc.offset if alloc is not None else None))
+    return items
+
+
+def _render(gen: _Generator, calls: list, rows: list) -> CSources:
+    inputs = _io(gen, gen.plan.inputs, "input")
+    outputs = _io(gen, gen.plan.outputs, "output")
+    constant_bytes = sum(len(gen.program.constant_buffer[i].storage) for i in gen.constants)
+    # Only shapes that a call reads (a kernel may take shapes through an array instead).
+    used = "\n".join(f"{', '.join(c['args'])})" for c in calls) + "\n".join(gen.statics)
+    ctx = dict(
+        name=gen.name, NAME=gen.name.upper(), arena_size=gen.arena_size, alignment=16,
+        inputs=inputs, outputs=outputs, calls=calls, locals=gen.locals,
+        shapes=[(n, gen.shape_init(s), "x".join(map(str, s)) or "scalar")
+                for s, n in gen.shapes.items() if f"&{n}," in used or f"&{n})" in used],
+        statics=gen.statics, constants=list(gen.constants.values()), state=gen.state,
+        constant_bytes=constant_bytes, method=gen.plan.name,
+        kernels=sorted({c["fn"] for c in calls}),
+    )
+    header = render_template("model.h.j2", ctx)
+    source = render_template("model.c.j2", ctx)
+    files = {f"{gen.name}.h": header, f"{gen.name}.c": source}
+    from .runtime import runtime_sources_for
+    io = lambda items: tuple(IOSpec(tuple(t["shape"]), _NUMPY_NAMES[t["dtype"]]) for t in items)
+    return CSources(gen.name, files, gen.arena_size, constant_bytes, tuple(rows),
+                    runtime_sources_for(ctx["kernels"]), io(inputs), io(outputs))

@@ -1,0 +1,20 @@
+"""The jinja2 environment for codegen_templates/: strict, deterministic, no autoescape."""
+from __future__ import annotations
+
+from functools import lru_cache
+
+import jinja2
+
+from ..resources import data_dir
+
+
+@lru_cache(maxsize=1)
+def environment() -> jinja2.Environment:
+    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("codegen_templates"))),
+                              undefined=jinja2.StrictUndefined, trim_blocks=True,
+                              lstrip_blocks=True, keep_trailing_newline=True,
+                              autoescape=False)
+
+
+def render_template(name: str, context: dict) -> str:
+    return environment().get_template(name).render(**context)

@@ -1,0 +1,145 @@
+"""Run generated C on the host, from Python: regression tests for firmware developers.
+
+    import aot, aot.host
+    sources = aot.generate_c(manager, name="kws")
+    model = aot.host.build(sources)          # compiled once, cached by content hash
+    (scores,) = model(features)              # numpy in, numpy out
+
+``build`` compiles the generated translation unit and exactly the runtime_c files it needs
+into a shared library (gcc, -std=c99 -Wall -Wextra -Wpedantic -Werror) and loads it through
+cffi. The library
+is cached under ``~/.cache/mcu-aot/host`` (or ``cache_dir``) by a hash of every source and flag,
+so a re-run only loads it.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Optional, Sequence
+
+import numpy as np
+
+from .codegen.c import CSources
+from .codegen.runtime import runtime_dir
+from .errors import AotError
+
+STRICT_FLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+                "-ffp-contract=off")
+SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all",
+                  "-fno-omit-frame-pointer", "-g")
+_STATUS = {1: "RT_ERR_NULL", 2: "RT_ERR_RANK", 3: "RT_ERR_SHAPE", 4: "RT_ERR_PARAM",
+           5: "RT_ERR_SCRATCH", 6: "RT_ERR_INDEX"}
+
+
+def default_cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "mcu-aot" / "host"
+
+
+class HostModel:
+    """A compiled model: call it with numpy arrays, get a list of numpy arrays."""
+
+    def __init__(self, sources: CSources, lib, ffi, library_path: Path):
+        self.sources, self._lib, self._ffi = sources, lib, ffi
+        self.library_path = library_path
+        # The arena lives as long as this object, so state survives from call to call.
+        self._arena_buf = np.zeros(max(sources.arena_size, 1) + 64, dtype=np.uint8)
+        start = (-self._arena_buf.ctypes.data) % 64
+        self.arena = self._arena_buf[start:start + max(sources.arena_size, 1)]
+        self._arena_ptr = ffi.cast("uint8_t *", self.arena.ctypes.data)
+        self._check(getattr(lib, f"{sources.name}_init")(self._arena_ptr), "init")
+
+    def _check(self, status: int, what: str) -> None:
+        if status != 0:
+            raise AotError(f"{self.sources.name}_{what} returned {status} "
+                           f"({_STATUS.get(status, 'unknown status')})")
+
+    def __call__(self, *inputs) -> list:
+        spec = self.sources.inputs
+        if len(inputs) != len(spec):
+            raise AotError(f"{self.sources.name} takes {len(spec)} input(s), got {len(inputs)}")
+        arrays = []
+        for k, (x, s) in enumerate(zip(inputs, spec)):
+            x = np.ascontiguousarray(np.asarray(x), dtype=np.dtype(s.dtype))
+            if tuple(x.shape) != s.shape:
+                raise AotError(f"input {k}: shape {tuple(x.shape)}, the model takes {s.shape}")
+            arrays.append(x)
+        outs = [np.empty(s.shape, dtype=np.dtype(s.dtype)) for s in self.sources.outputs]
+        ffi = self._ffi
+        in_ptrs = ffi.new("const void *[]", [ffi.cast("const void *", a.ctypes.data)
+                                             for a in arrays] or [ffi.NULL])
+        out_ptrs = ffi.new("void *[]", [ffi.cast("void *", o.ctypes.data) for o in outs]
+                           or [ffi.NULL])
+        run = getattr(self._lib, f"{self.sources.name}_run")
+        self._check(run(self._arena_ptr, in_ptrs, out_ptrs), "run")
+        return outs
+
+
+def _digest(sources: CSources, flags: Sequence[str]) -> str:
+    h = hashlib.sha256()
+    for name in sorted(sources.files):
+        h.update(name.encode() + b"\0" + sources.files[name].encode() + b"\0")
+    root = runtime_dir()
+    for rel in sources.runtime_sources:
+        h.update(rel.encode() + b"\0" + (root / rel).read_bytes())
+    for header in sorted((root / "include").glob("*.h")):
+        h.update(header.name.encode() + header.read_bytes())
+    h.update(repr((tuple(flags), sys.version_info[:2], sys.platform)).encode())
+    return h.hexdigest()[:20]
+
+
+_CDEF = """
+int32_t {name}_init(uint8_t *arena);
+int32_t {name}_run(uint8_t *arena, const void *const *inputs, void *const *outputs);
+"""
+
+
+def _compile(sources: CSources, flags: Sequence[str], work: Path) -> Path:
+    """gcc -shared: the model TU and its runtime files, under the strict flags."""
+    cc = shutil.which("gcc") or shutil.which("cc")
+    if cc is None:
+        raise AotError("aot.host needs a C compiler: apt-get install gcc")
+    for fname, text in sources.files.items():
+        (work / fname).write_text(text)
+    root = runtime_dir()
+    lib = work / f"lib{sources.name}.so"
+    cmd = [cc, *flags, "-shared", "-fPIC", f"-I{work}", f"-I{root / 'include'}",
+           str(work / f"{sources.name}.c"), *[str(root / rel) for rel in sources.runtime_sources],
+           "-o", str(lib), "-lm"]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise AotError(f"compiling {sources.name}.c for the host failed:\n{r.stderr.strip()}")
+    return lib
+
+
+def build(sources: CSources, *, cflags: Sequence[str] = (), sanitize: bool = False,
+          cache_dir: Optional[os.PathLike] = None) -> HostModel:
+    """Compile ``sources`` (from aot.generate_c) and the runtime into a shared library and load
+    it through cffi. A sanitized build (``sanitize=True``) can only be loaded by a Python
+    process started with libasan preloaded (see the README)."""
+    import cffi
+
+    flags = list(STRICT_FLAGS) + (list(SANITIZE_FLAGS) if sanitize else []) + list(cflags)
+    key = _digest(sources, flags)
+    cache = Path(cache_dir) if cache_dir else default_cache_dir()
+    target = cache / key
+    lib_path = target / f"lib{sources.name}.so"
+    if not lib_path.is_file():
+        cache.mkdir(parents=True, exist_ok=True)
+        work = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=cache))
+        try:
+            _compile(sources, flags, work)
+            try:
+                os.replace(work, target)      # atomic: a cache entry is whole or absent
+            except OSError:
+                pass                          # another process won the race: use theirs
+        finally:
+            shutil.rmtree(work, ignore_errors=True)
+    ffi = cffi.FFI()
+    ffi.cdef(_CDEF.format(name=sources.name))
+    return HostModel(sources, ffi.dlopen(str(lib_path)), ffi, lib_path)

@@ -1,0 +1,328 @@
+/* rt_kernels.h - declarations of every kernel of the mcu-aot C runtime.
+ *
+ * Conventions (see runtime_c/README.md):
+ *  - Name: rt_<op>[_<variant>]_<dtype>. Returns rt_status (RT_OK = 0).
+ *  - Argument order: scratch (only kernels that need one), op params (small
+ *    scalars by value, groups of params as a const struct pointer), then one
+ *    (const rt_shape *, data pointer) pair per input in PyTorch's order,
+ *    then (shape, data) per output, outputs last.
+ *  - An optional input/output is passed as (NULL, NULL).
+ *  - Tensors are contiguous row-major; bool tensors are uint8_t (0 or 1).
+ *  - Negative `dim` arguments count from the end, as in PyTorch.
+ *  - Aliasing: elementwise kernels allow out == an input that has the
+ *    output's shape; rt_copy_* are memmove-safe; all others need outputs
+ *    that overlap no input.
+ *  - Shapes and params are checked at the top of each kernel (cheap, no
+ *    data loops); -DRT_CONFIG_NO_CHECKS compiles those checks out.
+ */
+#ifndef RT_KERNELS_H
+#define RT_KERNELS_H
+
+#include "rt_types.h"
+
+/* ---- shape helpers ------------------------------------------------------ */
+
+/* Number of elements, or -1 if the shape is invalid (rank outside
+ * 0..RT_MAX_DIMS, a negative size, or more than INT32_MAX elements). */
+int32_t rt_shape_numel(const rt_shape *s);
+
+/* ---- conv --------------------------------------------------------------- */
+
+typedef struct rt_conv2d_params {
+    int32_t stride_h, stride_w;     /* >= 1 */
+    int32_t pad_h, pad_w;           /* >= 0, same before and after */
+    int32_t dilation_h, dilation_w; /* >= 1 */
+    int32_t groups;                 /* >= 1, divides Cin and Cout */
+} rt_conv2d_params;
+
+/* aten.convolution (not transposed). in [N,Cin,H,W], w [Cout,Cin/g,KH,KW],
+ * bias [Cout] or (NULL, NULL), out [N,Cout,OH,OW]. Rank-3 tensors are 1-D
+ * convolution: [N,C,L] is treated as [N,C,1,L] and the *_h params are
+ * ignored. Depthwise is groups == Cin. */
+rt_status rt_conv2d_f32(const rt_conv2d_params *p,
+                        const rt_shape *in_s, const float *in,
+                        const rt_shape *w_s, const float *w,
+                        const rt_shape *b_s, const float *b,
+                        const rt_shape *out_s, float *out);
+
+/* Same contract as rt_conv2d_f32; gathers one input patch into scratch and
+ * takes contiguous dot products with each filter. Scratch size in bytes: */
+int32_t rt_conv2d_im2col_f32_scratch_size(const rt_conv2d_params *p,
+                                          const rt_shape *in_s,
+                                          const rt_shape *w_s);
+rt_status rt_conv2d_im2col_f32(const rt_scratch *scratch,
+                               const rt_conv2d_params *p,
+                               const rt_shape *in_s, const float *in,
+                               const rt_shape *w_s, const float *w,
+                               const rt_shape *b_s, const float *b,
+                               const rt_shape *out_s, float *out);
+
+/* ---- matmul ------------------------------------------------------------- */
+
+/* out[M,N] = a[M,K] @ b[K,N] */
+rt_status rt_mm_f32(const rt_shape *a_s, const float *a,
+                    const rt_shape *b_s, const float *b,
+                    const rt_shape *out_s, float *out);
+/* out[B,M,N] = a[B,M,K] @ b[B,K,N] */
+rt_status rt_bmm_f32(const rt_shape *a_s, const float *a,
+                     const rt_shape *b_s, const float *b,
+                     const rt_shape *out_s, float *out);
+/* out[B,M,N] = a[B,M,K] @ transpose(bt[B,N,K]) (pre-transposed B) */
+rt_status rt_bmm_bt_f32(const rt_shape *a_s, const float *a,
+                        const rt_shape *bt_s, const float *bt,
+                        const rt_shape *out_s, float *out);
+/* out[M,N] = beta * self + alpha * (a[M,K] @ b[K,N]); self broadcasts to
+ * [M,N] (rank 0..2). beta == 0 ignores self (NaN/inf in it too). */
+rt_status rt_addmm_f32(float beta, float alpha,
+                       const rt_shape *self_s, const float *self,
+                       const rt_shape *a_s, const float *a,
+                       const rt_shape *b_s, const float *b,
+                       const rt_shape *out_s, float *out);
+/* out[...,N] = in[...,K] @ transpose(w[N,K]) + bias[N]; bias optional.
+ * Also the "mm with pre-transposed B" kernel (bias = NULL). */
+rt_status rt_linear_f32(const rt_shape *in_s, const float *in,
+                        const rt_shape *w_s, const float *w,
+                        const rt_shape *b_s, const float *b,
+                        const rt_shape *out_s, float *out);
+
+/* ---- elementwise binary (numpy broadcasting up to RT_MAX_DIMS) ---------- */
+
+/* out = a + alpha * b */
+rt_status rt_add_f32(float alpha, const rt_shape *a_s, const float *a,
+                     const rt_shape *b_s, const float *b,
+                     const rt_shape *out_s, float *out);
+/* out = a - alpha * b */
+rt_status rt_sub_f32(float alpha, const rt_shape *a_s, const float *a,
+                     const rt_shape *b_s, const float *b,
+                     const rt_shape *out_s, float *out);
+rt_status rt_mul_f32(const rt_shape *a_s, const float *a,
+                     const rt_shape *b_s, const float *b,
+                     const rt_shape *out_s, float *out);
+/* true division (rounding_mode=None) */
+rt_status rt_div_f32(const rt_shape *a_s, const float *a,
+                     const rt_shape *b_s, const float *b,
+                     const rt_shape *out_s, float *out);
+
+/* torch.maximum / torch.minimum: NaN in either input propagates */
+rt_status rt_maximum_f32(const rt_shape *a_s, const float *a,
+                         const rt_shape *b_s, const float *b,
+                         const rt_shape *out_s, float *out);
+rt_status rt_minimum_f32(const rt_shape *a_s, const float *a,
+                         const rt_shape *b_s, const float *b,
+                         const rt_shape *out_s, float *out);
+
+/* tensor-scalar forms: out = in + alpha*other, in - alpha*other,
+ * other - alpha*in (aten.rsub), in * other, in / other */
+rt_status rt_add_scalar_f32(float other, float alpha,
+                            const rt_shape *in_s, const float *in,
+                            const rt_shape *out_s, float *out);
+rt_status rt_sub_scalar_f32(float other, float alpha,
+                            const rt_shape *in_s, const float *in,
+                            const rt_shape *out_s, float *out);
+rt_status rt_rsub_scalar_f32(float other, float alpha,
+                             const rt_shape *in_s, const float *in,
+                             const rt_shape *out_s, float *out);
+rt_status rt_mul_scalar_f32(float other,
+                            const rt_shape *in_s, const float *in,
+                            const rt_shape *out_s, float *out);
+rt_status rt_div_scalar_f32(float other,
+                            const rt_shape *in_s, const float *in,
+                            const rt_shape *out_s, float *out);
+
+/* comparisons -> bool (uint8_t 0/1), broadcasting, and tensor-scalar */
+rt_status rt_eq_f32(const rt_shape *a_s, const float *a, const rt_shape *b_s,
+                    const float *b, const rt_shape *out_s, uint8_t *out);
+rt_status rt_ne_f32(const rt_shape *a_s, const float *a, const rt_shape *b_s,
+                    const float *b, const rt_shape *out_s, uint8_t *out);
+rt_status rt_lt_f32(const rt_shape *a_s, const float *a, const rt_shape *b_s,
+                    const float *b, const rt_shape *out_s, uint8_t *out);
+rt_status rt_le_f32(const rt_shape *a_s, const float *a, const rt_shape *b_s,
+                    const float *b, const rt_shape *out_s, uint8_t *out);
+rt_status rt_gt_f32(const rt_shape *a_s, const float *a, const rt_shape *b_s,
+                    const float *b, const rt_shape *out_s, uint8_t *out);
+rt_status rt_ge_f32(const rt_shape *a_s, const float *a, const rt_shape *b_s,
+                    const float *b, const rt_shape *out_s, uint8_t *out);
+rt_status rt_eq_scalar_f32(float other, const rt_shape *in_s, const float *in,
+                           const rt_shape *out_s, uint8_t *out);
+rt_status rt_ne_scalar_f32(float other, const rt_shape *in_s, const float *in,
+                           const rt_shape *out_s, uint8_t *out);
+rt_status rt_lt_scalar_f32(float other, const rt_shape *in_s, const float *in,
+                           const rt_shape *out_s, uint8_t *out);
+rt_status rt_le_scalar_f32(float other, const rt_shape *in_s, const float *in,
+                           const rt_shape *out_s, uint8_t *out);
+rt_status rt_gt_scalar_f32(float other, const rt_shape *in_s, const float *in,
+                           const rt_shape *out_s, uint8_t *out);
+rt_status rt_ge_scalar_f32(float other, const rt_shape *in_s, const float *in,
+                           const rt_shape *out_s, uint8_t *out);
+
+/* out = cond ? a : b, all three broadcast to out */
+rt_status rt_where_f32(const rt_shape *cond_s, const uint8_t *cond,
+                       const rt_shape *a_s, const float *a,
+                       const rt_shape *b_s, const float *b,
+                       const rt_shape *out_s, float *out);
+
+/* ---- elementwise unary: in and out have the same number of elements ----- */
+
+rt_status rt_abs_f32(const rt_shape *in_s, const float *in,
+                     const rt_shape *out_s, float *out);
+rt_status rt_neg_f32(const rt_shape *in_s, const float *in,
+                     const rt_shape *out_s, float *out);
+rt_status rt_exp_f32(const rt_shape *in_s, const float *in,
+                     const rt_shape *out_s, float *out);
+rt_status rt_log_f32(const rt_shape *in_s, const float *in,
+                     const rt_shape *out_s, float *out);
+rt_status rt_sqrt_f32(const rt_shape *in_s, const float *in,
+                      const rt_shape *out_s, float *out);
+rt_status rt_rsqrt_f32(const rt_shape *in_s, const float *in,
+                       const rt_shape *out_s, float *out);
+
+/* ---- activation --------------------------------------------------------- */
+
+rt_status rt_relu_f32(const rt_shape *in_s, const float *in,
+                      const rt_shape *out_s, float *out);
+/* clamp / hardtanh / relu6: out = min(max(in, lo), hi); pass -INFINITY or
+ * INFINITY for an absent bound. NaN propagates. lo > hi gives hi (torch). */
+rt_status rt_clamp_f32(float lo, float hi, const rt_shape *in_s,
+                       const float *in, const rt_shape *out_s, float *out);
+rt_status rt_sigmoid_f32(const rt_shape *in_s, const float *in,
+                         const rt_shape *out_s, float *out);
+rt_status rt_tanh_f32(const rt_shape *in_s, const float *in,
+                      const rt_shape *out_s, float *out);
+rt_status rt_hardswish_f32(const rt_shape *in_s, const float *in,
+                           const rt_shape *out_s, float *out);
+rt_status rt_hardsigmoid_f32(const rt_shape *in_s, const float *in,
+                             const rt_shape *out_s, float *out);
+/* gelu approximate='none' (erf) */
+rt_status rt_gelu_f32(const rt_shape *in_s, const float *in,
+                      const rt_shape *out_s, float *out);
+/* gelu approximate='tanh' */
+rt_status rt_gelu_tanh_f32(const rt_shape *in_s, const float *in,
+                           const rt_shape *out_s, float *out);
+rt_status rt_silu_f32(const rt_shape *in_s, const float *in,
+                      const rt_shape *out_s, float *out);
+rt_status rt_leaky_relu_f32(float negative_slope, const rt_shape *in_s,
+                            const float *in, const rt_shape *out_s,
+                            float *out);
+
+/* ---- pool: in [N,C,H,W] or [C,H,W]; 1-D pooling is H = 1 ---------------- */
+
+typedef struct rt_pool2d_params {
+    int32_t kernel_h, kernel_w;     /* >= 1 */
+    int32_t stride_h, stride_w;     /* >= 1 */
+    int32_t pad_h, pad_w;           /* 0 <= pad <= kernel / 2 */
+    int32_t dilation_h, dilation_w; /* >= 1; must be 1 for avg pool */
+    int32_t ceil_mode;              /* 0/1, as PyTorch */
+    int32_t count_include_pad;      /* avg only, 0/1 */
+    int32_t divisor_override;       /* avg only, 0 = none */
+} rt_pool2d_params;
+
+/* max_pool2d(_with_indices). NaN propagates. indices (flat h*W+w per plane,
+ * as PyTorch) is optional: (NULL, NULL). */
+rt_status rt_max_pool2d_f32(const rt_pool2d_params *p,
+                            const rt_shape *in_s, const float *in,
+                            const rt_shape *out_s, float *out,
+                            const rt_shape *idx_s, int64_t *idx);
+rt_status rt_avg_pool2d_f32(const rt_pool2d_params *p,
+                            const rt_shape *in_s, const float *in,
+                            const rt_shape *out_s, float *out);
+
+/* ---- reduce: dim_mask bit i set = reduce over dim i of in --------------- */
+/* out holds the kept dims in order (keepdim only changes out's shape, which
+ * the caller gives). PyTorch's dim=[] / None means all bits set. sum and
+ * mean use compensated (Kahan) float accumulation. */
+
+rt_status rt_sum_f32(uint32_t dim_mask, const rt_shape *in_s, const float *in,
+                     const rt_shape *out_s, float *out);
+rt_status rt_mean_f32(uint32_t dim_mask, const rt_shape *in_s,
+                      const float *in, const rt_shape *out_s, float *out);
+/* NaN propagates; reducing a size-0 dim is an error, as in PyTorch */
+rt_status rt_amax_f32(uint32_t dim_mask, const rt_shape *in_s,
+                      const float *in, const rt_shape *out_s, float *out);
+
+/* ---- normalization ------------------------------------------------------ */
+
+rt_status rt_softmax_f32(int32_t dim, const rt_shape *in_s, const float *in,
+                         const rt_shape *out_s, float *out);
+rt_status rt_log_softmax_f32(int32_t dim, const rt_shape *in_s,
+                             const float *in, const rt_shape *out_s,
+                             float *out);
+/* native_layer_norm over the last norm_ndim dims. weight/bias optional and
+ * have that trailing shape. mean/rstd are optional outputs ([..., 1, ...],
+ * one value per normalized row); rstd = 1/sqrt(var_biased + eps). */
+rt_status rt_layer_norm_f32(int32_t norm_ndim, float eps,
+                            const rt_shape *in_s, const float *in,
+                            const rt_shape *w_s, const float *w,
+                            const rt_shape *b_s, const float *b,
+                            const rt_shape *out_s, float *out,
+                            const rt_shape *mean_s, float *mean,
+                            const rt_shape *rstd_s, float *rstd);
+/* _native_batch_norm_legit_no_training, output 0 only. in [N,C,...]
+ * (rank >= 2), channel dim 1; weight/bias optional, all params [C]. */
+rt_status rt_batch_norm_f32(float eps, const rt_shape *in_s, const float *in,
+                            const rt_shape *w_s, const float *w,
+                            const rt_shape *b_s, const float *b,
+                            const rt_shape *mean_s, const float *mean,
+                            const rt_shape *var_s, const float *var,
+                            const rt_shape *out_s, float *out);
+
+/* ---- shape / data movement ---------------------------------------------- */
+
+/* cat of n_in tensors along dim: in_s[i], in[i] for i < n_in */
+rt_status rt_cat_f32(int32_t dim, int32_t n_in, const rt_shape *in_s,
+                     const float *const *in, const rt_shape *out_s,
+                     float *out);
+/* out.d[i] = in.d[perm[i]]; perm has in.rank entries (negatives allowed) */
+rt_status rt_permute_f32(const int32_t *perm, const rt_shape *in_s,
+                         const float *in, const rt_shape *out_s, float *out);
+/* aten.slice: start/end are clamped as PyTorch does (negative = from end),
+ * step >= 1. split/chunk/narrow/select are slices; out's shape may keep or
+ * drop the sliced dim, only its element count is checked. */
+rt_status rt_slice_f32(int32_t dim, int32_t start, int32_t end, int32_t step,
+                       const rt_shape *in_s, const float *in,
+                       const rt_shape *out_s, float *out);
+/* view_copy / reshape / squeeze / unsqueeze / flatten / clone: same numel,
+ * memmove (in and out may overlap). Variants per element type (bool = u8). */
+rt_status rt_copy_f32(const rt_shape *in_s, const float *in,
+                      const rt_shape *out_s, float *out);
+rt_status rt_copy_u8(const rt_shape *in_s, const uint8_t *in,
+                     const rt_shape *out_s, uint8_t *out);
+rt_status rt_copy_i32(const rt_shape *in_s, const int32_t *in,
+                      const rt_shape *out_s, int32_t *out);
+rt_status rt_copy_i64(const rt_shape *in_s, const int64_t *in,
+                      const rt_shape *out_s, int64_t *out);
+/* expand: broadcast in to out (size-1 or missing leading dims repeat). */
+rt_status rt_expand_f32(const rt_shape *in_s, const float *in,
+                        const rt_shape *out_s, float *out);
+
+typedef struct rt_pad_params {
+    /* elements added before dim i (negative crops), in dim order; the
+     * amount after dim i is out.d[i] - in.d[i] - before[i]. PyTorch's pad
+     * list [last_lo, last_hi, prev_lo, ...] is reordered by the generator. */
+    int32_t before[RT_MAX_DIMS];
+    float value;
+} rt_pad_params;
+
+rt_status rt_constant_pad_f32(const rt_pad_params *p,
+                              const rt_shape *in_s, const float *in,
+                              const rt_shape *out_s, float *out);
+
+/* ---- misc --------------------------------------------------------------- */
+
+/* upsample_nearest2d, in/out [N,C,H,W]: src = min(floor(dst * scale),
+ * in - 1), with out == in and out == 2*in special-cased like PyTorch.
+ * scale_h/w: the float PyTorch uses, float(1.0 / scale_factor) when a
+ * scale factor was given, or 0 to use in_size / out_size. */
+rt_status rt_upsample_nearest2d_f32(float scale_h, float scale_w,
+                                    const rt_shape *in_s, const float *in,
+                                    const rt_shape *out_s, float *out);
+
+/* embedding: out[..., D] = weight[idx[...], :], weight [V, D]. Returns
+ * RT_ERR_INDEX (out partly written) on an index outside [0, V). */
+rt_status rt_embedding_i64_f32(const rt_shape *w_s, const float *w,
+                               const rt_shape *idx_s, const int64_t *idx,
+                               const rt_shape *out_s, float *out);
+rt_status rt_embedding_i32_f32(const rt_shape *w_s, const float *w,
+                               const rt_shape *idx_s, const int32_t *idx,
+                               const rt_shape *out_s, float *out);
+
+#endif /* RT_KERNELS_H */

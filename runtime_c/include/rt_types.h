@@ -1,0 +1,47 @@
+/* rt_types.h - core types of the mcu-aot C runtime.
+ *
+ * Tensors are dense, contiguous, row-major (PyTorch's default layout; NCHW
+ * for conv/pool). A tensor is described by an rt_shape and a data pointer.
+ * Every kernel returns an rt_status; RT_OK (0) means success.
+ */
+#ifndef RT_TYPES_H
+#define RT_TYPES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Runtime API version; bumped whenever a kernel signature or struct changes,
+ * so generated code can check it was generated for this runtime. */
+#define RT_API_VERSION 1
+
+/* Largest tensor rank any kernel accepts. */
+#define RT_MAX_DIMS 6
+
+/* Status returned by every kernel. 0 is success, everything else an error. */
+typedef enum rt_status {
+    RT_OK = 0,
+    RT_ERR_NULL = 1,    /* a required pointer is NULL */
+    RT_ERR_RANK = 2,    /* rank out of range or not what the kernel needs */
+    RT_ERR_SHAPE = 3,   /* shapes do not agree with each other / params */
+    RT_ERR_PARAM = 4,   /* an op parameter is out of range */
+    RT_ERR_SCRATCH = 5, /* scratch buffer missing or too small */
+    RT_ERR_INDEX = 6    /* a data-dependent index is out of range */
+} rt_status;
+
+/* Shape of a contiguous row-major tensor: d[0..rank-1] are the sizes,
+ * outermost first. rank 0 is a scalar (one element). Entries past rank are
+ * ignored. Sizes must be >= 0. */
+typedef struct rt_shape {
+    int32_t rank;
+    int32_t d[RT_MAX_DIMS];
+} rt_shape;
+
+/* Scratch memory for kernels that need it (see rt_<op>_scratch_size()).
+ * The memory planner places it in the arena (4-byte aligned) for the
+ * duration of the call; kernels never allocate. */
+typedef struct rt_scratch {
+    void *buf;
+    int32_t size; /* bytes */
+} rt_scratch;
+
+#endif /* RT_TYPES_H */

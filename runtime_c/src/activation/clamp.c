@@ -1,0 +1,19 @@
+/* clamp.c - rt_clamp_f32: clamp / hardtanh / relu6. out = min(max(in, lo),
+ * hi); an absent bound is -INFINITY / INFINITY. NaN propagates and lo > hi
+ * yields hi everywhere, as torch.clamp does. */
+#include "../core/rt_internal.h"
+
+rt_status rt_clamp_f32(float lo, float hi, const rt_shape *in_s,
+                       const float *in, const rt_shape *out_s, float *out)
+{
+    const int32_t n = rt_shape_numel(in_s);
+    int32_t i;
+    RT_CHECK(in != NULL && out != NULL, RT_ERR_NULL);
+    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    for (i = 0; i < n; ++i) {
+        float x = in[i];
+        x = x < lo ? lo : x;
+        out[i] = x > hi ? hi : x;
+    }
+    return RT_OK;
+}

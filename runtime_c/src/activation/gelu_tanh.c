@@ -1,0 +1,23 @@
+/* gelu_tanh.c - rt_gelu_tanh_f32: gelu, approximate='tanh':
+ * 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3))). */
+#include <math.h>
+
+#include "../core/rt_internal.h"
+
+#define RT_GELU_BETA 0.79788456080286535588f /* sqrt(2 / pi) */
+#define RT_GELU_KAPPA 0.044715f
+
+rt_status rt_gelu_tanh_f32(const rt_shape *in_s, const float *in,
+                           const rt_shape *out_s, float *out)
+{
+    const int32_t n = rt_shape_numel(in_s);
+    int32_t i;
+    RT_CHECK(in != NULL && out != NULL, RT_ERR_NULL);
+    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    for (i = 0; i < n; ++i) {
+        const float x = in[i];
+        const float inner = RT_GELU_BETA * (x + RT_GELU_KAPPA * (x * x * x));
+        out[i] = 0.5f * x * (1.0f + tanhf(inner));
+    }
+    return RT_OK;
+}

@@ -1,0 +1,134 @@
+/* rt_internal.h - helpers shared by the kernels; not part of the public API. */
+#ifndef RT_INTERNAL_H
+#define RT_INTERNAL_H
+
+#include <string.h>
+
+#include "rt.h"
+
+/* dim in [-rank, rank) -> [0, rank); -1 if out of range. */
+int32_t rt_norm_dim(int32_t dim, int32_t rank);
+
+/* Product of s->d[lo..hi) (1 for an empty range). */
+int32_t rt_dims_prod(const rt_shape *s, int32_t lo, int32_t hi);
+
+/* 1 if both shapes are valid and hold the same number of elements. */
+int rt_same_numel(const rt_shape *a, const rt_shape *b);
+
+/* Compensated (Kahan) float sum: close to double accuracy using single
+ * precision only (no soft-float on an FPv4-SP core). `plain` is the naive
+ * sum, used when the result is not finite (Kahan's correction turns inf into
+ * NaN). Do not build the runtime with -ffast-math: it removes the correction. */
+typedef struct rt_acc {
+    float sum, comp, plain;
+} rt_acc;
+
+static inline void rt_acc_init(rt_acc *a)
+{
+    a->sum = 0.0f;
+    a->comp = 0.0f;
+    a->plain = 0.0f;
+}
+
+static inline void rt_acc_add(rt_acc *a, float v)
+{
+    const float y = v - a->comp;
+    const float t = a->sum + y;
+    a->comp = (t - a->sum) - y;
+    a->sum = t;
+    a->plain += v;
+}
+
+static inline float rt_acc_value(const rt_acc *a)
+{
+    const float p = a->plain;
+    return (p - p == 0.0f) ? a->sum : p; /* p - p is NaN iff p is inf/NaN */
+}
+
+/* Broadcast iterator: walks a contiguous output row by row while tracking
+ * the element offset of each (broadcast) input. Dims are right-aligned as
+ * in numpy; size-1 output dims are dropped and dims that are contiguous in
+ * every operand are merged, so the common cases become one or two rows.
+ *
+ *   rt_bcast it;
+ *   RT_TRY(rt_bcast_init(&it, 2, shapes, out_s));
+ *   for (r = 0; r < it.rows; ++r) {
+ *       ... out[i] = f(a[it.off[0] + i * it.inner_st[0]], ...), i < it.inner
+ *       out += it.inner; rt_bcast_next(&it);
+ *   }
+ */
+#define RT_BCAST_MAX_IN 3
+
+typedef struct rt_bcast {
+    int32_t n_in;
+    int32_t rank;                              /* >= 1 after init */
+    int32_t d[RT_MAX_DIMS];                    /* merged output dims */
+    int32_t st[RT_BCAST_MAX_IN][RT_MAX_DIMS];  /* element strides, 0 = bcast */
+    int32_t idx[RT_MAX_DIMS];                  /* odometer over outer dims */
+    int32_t off[RT_BCAST_MAX_IN];              /* current row's offsets */
+    int32_t inner_st[RT_BCAST_MAX_IN];         /* stride along the row */
+    int32_t inner;                             /* row length */
+    int32_t rows;                              /* rows to visit (0 if empty) */
+} rt_bcast;
+
+/* Checks that every in[i] broadcasts to out (in rank <= out rank, each dim
+ * equal or 1). RT_ERR_SHAPE otherwise. */
+rt_status rt_bcast_init(rt_bcast *it, int32_t n_in, const rt_shape *const *in,
+                        const rt_shape *out);
+/* Advance to the next output row. */
+void rt_bcast_next(rt_bcast *it);
+
+/* Internal GEMM: c[M,N] = a[M,K] @ B, B = b[K,N] (b_trans 0) or b[N,K]
+ * (b_trans 1). Accumulates in float in k order; c must not alias a or b. */
+void rt_gemm_f32(int32_t m, int32_t n, int32_t k, const float *a,
+                 const float *b, int b_trans, float *c);
+
+/* Resolved conv geometry (1-D convs already mapped to H = 1). */
+typedef struct rt_conv_geom {
+    int32_t n, cin, h, w;           /* input */
+    int32_t cout, kh, kw;           /* weight */
+    int32_t oh, ow;                 /* output */
+    int32_t groups, cin_g, cout_g;  /* channels per group */
+    int32_t sh, sw, ph, pw, dh, dw; /* stride, padding, dilation */
+} rt_conv_geom;
+
+/* Validates the conv shapes and params (bias optional) and fills g. */
+rt_status rt_conv2d_geom(rt_conv_geom *g, const rt_conv2d_params *p,
+                         const rt_shape *in_s, const rt_shape *w_s,
+                         const rt_shape *b_s, const float *b,
+                         const rt_shape *out_s);
+
+/* Pooling/conv output size along one dim, PyTorch's pooling_output_shape
+ * (ceil_mode 0 gives the conv formula). May be <= 0 for invalid params. */
+int32_t rt_pool_out_size(int32_t in, int32_t k, int32_t s, int32_t pad,
+                         int32_t dil, int32_t ceil_mode);
+
+/* Validates rank-3/4 pool input/output shapes against p; sets the plane
+ * count and the spatial sizes. */
+rt_status rt_pool2d_shapes(const rt_pool2d_params *p, const rt_shape *in_s,
+                           const rt_shape *out_s, int32_t *planes,
+                           int32_t *ih, int32_t *iw, int32_t *oh, int32_t *ow);
+
+/* Reduction geometry. in is contiguous, so adjacent dims that are both kept
+ * or both reduced merge into one "run". Kept runs enumerate the outputs
+ * (row-major), reduced runs the elements folded into each output. */
+typedef struct rt_reduce_geom {
+    int32_t n_keep, n_red;            /* number of kept / reduced runs */
+    int32_t keep_d[RT_MAX_DIMS], keep_st[RT_MAX_DIMS];
+    int32_t red_d[RT_MAX_DIMS], red_st[RT_MAX_DIMS];
+    int32_t n_out;                    /* output elements */
+    int32_t red_count;                /* elements reduced into each output */
+    int32_t inner, inner_st;          /* innermost reduced run: size, stride */
+    int32_t red_rows;                 /* red_count / inner (0 if empty) */
+} rt_reduce_geom;
+
+/* Checks dim_mask against in's rank and out's numel. */
+rt_status rt_reduce_init(rt_reduce_geom *g, uint32_t dim_mask,
+                         const rt_shape *in_s, const rt_shape *out_s);
+/* Offset of output o's first input element. */
+int32_t rt_reduce_base(const rt_reduce_geom *g, int32_t o);
+/* Offset, from the base, of the j-th innermost row of reduced elements
+ * (j < red_rows); the row then has `inner` elements inner_st apart. */
+int32_t rt_reduce_row(const rt_reduce_geom *g, int32_t j);
+
+#endif /* RT_INTERNAL_H */
