@@ -50,6 +50,35 @@ def cmd_report(args) -> int:
     return 0
 
 
+def _load_model(path: str):
+    """A .pt2 (lowered here, giving a manager) or a .pte (read back, giving a Program)."""
+    from . import to_edge
+    from .pte import load_program
+    if path.endswith(".pte"):
+        if not Path(path).is_file():
+            raise AotError(f"{path}: no such file")
+        return load_program(path)
+    return to_edge(_load_pt2(path)).to_executorch()
+
+
+def cmd_compile(args) -> int:
+    from .codegen.c import generate_c
+    from .codegen.report import format_c_report
+    model = _load_model(args.model)
+    sources = generate_c(model, name=args.name, method=args.method)   # fails before writing
+    files = dict(sources.files)
+    if hasattr(model, "buffer"):
+        files[f"{sources.name}.pte"] = model.buffer
+    report = format_c_report(sources)
+    files[f"{sources.name}_report.txt"] = report
+    out = Path(args.output)
+    for fname, data in files.items():
+        _write_atomic(out / fname, data)
+    print(report)
+    print(f"wrote {', '.join(sorted(files))} to {out}/")
+    return 0
+
+
 def cmd_zoo(args) -> int:
     import torch
     from .zoo import ZOO
@@ -66,6 +95,46 @@ def cmd_zoo(args) -> int:
     return 0
 
 
+def cmd_boards(args) -> int:
+    from .boards import list_boards, load_board, missing_tools
+    rows = [("board", "cpu", "flash", "RAM", "stack", "runs under", "tools")]
+    for name in list_boards():
+        b = load_board(name)
+        kib = lambda n: f"{n // 1024:,} KiB" if n is not None else "-"
+        missing = missing_tools(b)
+        rows.append((b.name, b.cpu, kib(b.flash.length if b.flash else None),
+                     kib(b.ram.length if b.ram else None), kib(b.stack_size),
+                     f"{b.qemu.system} -M {b.qemu.machine}" if b.qemu else "this machine",
+                     "missing " + ", ".join(missing) if missing else "installed"))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    for r in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip())
+    return 0
+
+
+def cmd_firmware(args) -> int:
+    from .firmware import generate_firmware
+    p = generate_firmware(args.model, args.board, args.output, inputs=args.inputs,
+                          name=args.name, method=args.method)
+    fp, b = p.footprint, p.board
+    fit = lambda need, region: f"~{need:,} bytes" + (f" of {region.length:,}" if region else "")
+    print(f"wrote {len(p.files)} files to {p.directory}/: {p.name} ({p.model}) for {b.name} "
+          f"({b.cpu}), inputs {'from ' + ', '.join(args.inputs) if args.inputs else 'seeded random'}")
+    print(f"flash {fit(fp.flash, b.flash)}, RAM {fit(fp.ram, b.ram)} "
+          f"(arena {p.sources.arena_size:,}, constants {p.sources.constant_bytes:,})")
+    print(f"build: make -C {args.output}    run: make -C {args.output} run")
+    return 0
+
+
+def cmd_run(args) -> int:
+    from .firmware import format_run_report, run_on_board
+    report = run_on_board(args.model, args.board, inputs=args.inputs, name=args.name,
+                          method=args.method, out_dir=args.output, timeout=args.timeout,
+                          tolerance=args.tolerance)
+    print(format_run_report(report))
+    return 0 if report.ok else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="aot", description="mcu-aot: PyTorch models to "
                                 "microcontrollers, ahead of time.")
@@ -74,10 +143,37 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("model", help="a torch.export .pt2 file")
     r.add_argument("--svg", help="also draw the arena (offset against time) to this SVG file")
     r.set_defaults(func=cmd_report)
+    c = sub.add_parser("compile", help="generate the static C sources (and the .pte)")
+    c.add_argument("model", help="a torch.export .pt2 file, or a .pte file")
+    c.add_argument("-o", "--output", required=True, help="output directory")
+    c.add_argument("--name", default="model", help="C symbol prefix and file name (model)")
+    c.add_argument("--method", default="forward")
+    c.set_defaults(func=cmd_compile)
     z = sub.add_parser("zoo", help="export one of the MLPerf Tiny reference networks to .pt2")
     z.add_argument("name", help="kws, vww, resnet8 or autoencoder")
     z.add_argument("-o", "--output", required=True)
     z.set_defaults(func=cmd_zoo)
+    b = sub.add_parser("boards", help="list the boards: CPU, flash, RAM, and their tools")
+    b.set_defaults(func=cmd_boards)
+    for cmd, func, text in (
+            ("firmware", cmd_firmware, "write a firmware project (make -C DIR builds it)"),
+            ("run", cmd_run, "build and run the model on a board (QEMU), compare with torch")):
+        f = sub.add_parser(cmd, help=text)
+        f.add_argument("model", help="a torch.export .pt2 file, or a .pte file")
+        f.add_argument("--board", required=True, help="a board name (see: aot boards)")
+        f.add_argument("--inputs", nargs="+", metavar="NPY", help="one .npy file per model "
+                       "input (default: seeded random inputs)")
+        f.add_argument("--name", default="model", help="C symbol prefix and file name (model)")
+        f.add_argument("--method", default="forward")
+        if cmd == "firmware":
+            f.add_argument("-o", "--output", required=True, help="project directory")
+        else:
+            f.add_argument("-o", "--output", help="keep the project here (default: a "
+                           "temporary directory)")
+            f.add_argument("--timeout", type=float, default=60.0, help="seconds (60)")
+            f.add_argument("--tolerance", type=float, default=1e-4,
+                           help="largest max abs error accepted (1e-4)")
+        f.set_defaults(func=func)
     return p
 
 

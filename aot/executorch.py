@@ -80,3 +80,45 @@ class ExecutorchProgramManager:
     def executorch_program(self) -> P.Program:
         """The Program before serialization: what both emitters render."""
         return self._program
+
+    def _pte_data(self):
+        if self._pte is None:
+            from .pte import serialize_pte
+            c = self._config
+            self._pte = serialize_pte(
+                self._program, extract_constant_segment=c.extract_constant_segment,
+                extract_delegate_segments=c.extract_delegate_segments,
+                segment_alignment=c.segment_alignment,
+                constant_tensor_alignment=c.constant_tensor_alignment or 16,
+                delegate_alignment=c.delegate_alignment, emit_stacktrace=c.emit_stacktrace)
+        return self._pte
+
+    @property
+    def buffer(self) -> bytes:
+        """The .pte file as bytes. To write a file, ``write_to_file`` avoids this copy."""
+        if self._buffer is None:
+            self._buffer = bytes(self._pte_data())
+        return self._buffer
+
+    def write_to_file(self, open_file: io.BufferedIOBase) -> None:
+        """Write the .pte to an open binary file, chunk by chunk (no whole-file copy)."""
+        self._pte_data().write_to(open_file)
+
+    def dump_executorch_program(self, verbose: bool = False) -> None:
+        """Print the Program: condensed, or every field as the schema has it."""
+        from .pte import format_program
+        print(format_program(self._program, verbose=verbose))
+
+    @property
+    def debug_handle_map(self) -> Dict[int, list]:
+        """Instruction index in "forward" -> debug handles (edge graph node positions)."""
+        return self.method_debug_handle_map().get("forward", {})
+
+    def method_debug_handle_map(self) -> Dict[str, Dict[int, list]]:
+        return {name: {i: list(call.debug_handles) for i, call in enumerate(m.graph.calls)}
+                for name, m in self._lowered.items()}
+
+    @property
+    def delegate_map(self) -> Dict[str, Dict[int, dict]]:
+        """Method -> delegate index -> {"name": backend id, "delegate_map": debug handles}."""
+        return {name: {} for name in self._lowered}
