@@ -5,13 +5,6 @@ rt_status rt_leaky_relu_f32(float negative_slope, const rt_shape *in_s,
                             const float *in, const rt_shape *out_s,
                             float *out)
 {
-    const int32_t n = rt_shape_numel(in_s);
-    int32_t i;
-    RT_CHECK(in != NULL && out != NULL, RT_ERR_NULL);
-    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
-    for (i = 0; i < n; ++i) {
-        const float x = in[i];
-        out[i] = x > 0.0f ? x : x * negative_slope;
-    }
+    RT_MAP_UNARY(in_s, in, out_s, out, x > 0.0f ? x : x * negative_slope);
     return RT_OK;
 }

@@ -131,4 +131,45 @@ int32_t rt_reduce_base(const rt_reduce_geom *g, int32_t o);
  * (j < red_rows); the row then has `inner` elements inner_st apart. */
 int32_t rt_reduce_row(const rt_reduce_geom *g, int32_t j);
 
+/* The loops shared by the elementwise kernels. EXPR is written in terms of `x` (and `y`), the
+ * current input element(s); the macros check the pointers and shapes and return the status on
+ * a mismatch, so they may only be used in a function returning rt_status.
+ *
+ * RT_MAP_UNARY: out[i] = EXPR(x = in[i]) over equal element counts; out may be in. */
+#define RT_MAP_UNARY(in_s, in, out_s, out, EXPR)                                 \
+    do {                                                                        \
+        const int32_t rt_n_ = rt_shape_numel(in_s);                             \
+        int32_t rt_i_;                                                          \
+        RT_CHECK((in) != NULL && (out) != NULL, RT_ERR_NULL);                   \
+        RT_CHECK(rt_n_ >= 0 && rt_n_ == rt_shape_numel(out_s), RT_ERR_SHAPE);   \
+        for (rt_i_ = 0; rt_i_ < rt_n_; ++rt_i_) {                               \
+            const float x = (in)[rt_i_];                                        \
+            (out)[rt_i_] = (EXPR);                                              \
+        }                                                                       \
+    } while (0)
+
+/* RT_MAP_BINARY: out = EXPR(x = a, y = b) with numpy broadcasting of a and b to out; out may
+ * be an input that has out's shape. */
+#define RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, EXPR)                          \
+    do {                                                                        \
+        const rt_shape *rt_in_s_[2];                                            \
+        rt_bcast rt_it_;                                                        \
+        int32_t rt_r_, rt_i_;                                                   \
+        rt_in_s_[0] = (a_s);                                                    \
+        rt_in_s_[1] = (b_s);                                                    \
+        RT_CHECK((a) != NULL && (b) != NULL && (out) != NULL, RT_ERR_NULL);     \
+        RT_TRY(rt_bcast_init(&rt_it_, 2, rt_in_s_, (out_s)));                   \
+        for (rt_r_ = 0; rt_r_ < rt_it_.rows; ++rt_r_) {                         \
+            const float *rt_pa_ = (a) + rt_it_.off[0];                          \
+            const float *rt_pb_ = (b) + rt_it_.off[1];                          \
+            for (rt_i_ = 0; rt_i_ < rt_it_.inner; ++rt_i_) {                    \
+                const float x = rt_pa_[rt_i_ * rt_it_.inner_st[0]];             \
+                const float y = rt_pb_[rt_i_ * rt_it_.inner_st[1]];             \
+                (out)[rt_i_] = (EXPR);                                          \
+            }                                                                   \
+            (out) += rt_it_.inner;                                              \
+            rt_bcast_next(&rt_it_);                                             \
+        }                                                                       \
+    } while (0)
+
 #endif /* RT_INTERNAL_H */
