@@ -108,15 +108,13 @@ class _Builder:
         self.note_reads(node, tid)
 
     def _can_alias(self, src: int, is_output: bool) -> bool:
-        kind = self.tensors[src].kind
-        root = src
-        while self.tensors[root].alias_of is not None:
-            root = self.tensors[root].alias_of
-        if self.tensors[root].kind == TensorKind.CONSTANT:
+        """May a view of ``src`` share its bytes? Only where both live in the arena."""
+        root = self.tensors[self.root(src)]
+        if root.kind in (TensorKind.CONSTANT, TensorKind.STATE):
             return False
-        if self.tensors[root].kind == TensorKind.INPUT and not self.planning.alloc_graph_input:
+        if root.kind == TensorKind.INPUT and not self.planning.alloc_graph_input:
             return False
-        return kind != TensorKind.STATE and not (is_output and not self.planning.alloc_graph_output)
+        return not (is_output and not self.planning.alloc_graph_output)
 
     def call(self, node):
         if node.target is operator.getitem:
