@@ -1,5 +1,6 @@
 # mcu-aot: two commands do everything on a fresh machine.
-#   make demo   compile the keyword-spotting model and show its memory report
+#   make demo   compile the keyword-spotting model, run it on mps2-an386 under QEMU and
+#               compare it with torch
 #   make test   run the whole test suite
 # Both bootstrap a virtualenv in .venv and the Debian packages the tests need.
 
@@ -34,9 +35,14 @@ system-deps:
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
 	fi
 
+DEMO_BOARD := mps2-an386
+
 demo: bootstrap
 	$(VENV)/bin/aot zoo kws -o $(DEMO_DIR)/kws.pt2
 	$(VENV)/bin/aot report $(DEMO_DIR)/kws.pt2 --svg $(DEMO_DIR)/kws-arena.svg
+	$(VENV)/bin/aot compile $(DEMO_DIR)/kws.pt2 -o $(DEMO_DIR)/c --name kws
+	$(VENV)/bin/aot firmware $(DEMO_DIR)/kws.pt2 --board $(DEMO_BOARD) -o $(DEMO_DIR)/firmware --name kws
+	$(VENV)/bin/aot run $(DEMO_DIR)/kws.pt2 --board $(DEMO_BOARD) --name kws
 
 test: bootstrap
 	$(PY) -m pytest -q tests

@@ -7,24 +7,7 @@ import sys
 from pathlib import Path
 
 from .errors import AotError
-
-
-def _load_pt2(path: str):
-    import logging
-    import zipfile
-
-    import torch
-    p = Path(path)
-    if not p.is_file():
-        raise AotError(f"{path}: no such file")
-    if not zipfile.is_zipfile(p):
-        raise AotError(f"{path}: not a torch.export .pt2 file (not a zip archive)")
-    try:
-        logging.getLogger("torch.export").setLevel(logging.ERROR)
-        return torch.export.load(str(p))
-    except Exception as e:
-        raise AotError(f"{path}: not a torch.export .pt2 file ({type(e).__name__}: "
-                       f"{str(e).splitlines()[0] if str(e) else ''})") from None
+from .loading import load_model, load_pt2
 
 
 def _write_atomic(path: Path, data: bytes | str) -> None:
@@ -39,7 +22,7 @@ def cmd_report(args) -> int:
     from . import to_edge
     from .memory import render_arena_svg
     from .report import format_report
-    manager = to_edge(_load_pt2(args.model)).to_executorch()
+    manager = to_edge(load_pt2(args.model)).to_executorch()
     for name in sorted(manager.methods):
         method = manager.lowered(name)
         print(format_report(method, f"{Path(args.model).name} :: {name}"))
@@ -50,21 +33,10 @@ def cmd_report(args) -> int:
     return 0
 
 
-def _load_model(path: str):
-    """A .pt2 (lowered here, giving a manager) or a .pte (read back, giving a Program)."""
-    from . import to_edge
-    from .pte import load_program
-    if path.endswith(".pte"):
-        if not Path(path).is_file():
-            raise AotError(f"{path}: no such file")
-        return load_program(path)
-    return to_edge(_load_pt2(path)).to_executorch()
-
-
 def cmd_compile(args) -> int:
     from .codegen.c import generate_c
     from .codegen.report import format_c_report
-    model = _load_model(args.model)
+    model = load_model(args.model)
     sources = generate_c(model, name=args.name, method=args.method)   # fails before writing
     files = dict(sources.files)
     if hasattr(model, "buffer"):

@@ -14,7 +14,7 @@ def format_c_report(sources: CSources) -> str:
     lines.append(f"  kernels    {', '.join(sources.kernels)}")
     lines.append(f"  runtime    {len(sources.runtime_sources)} files from runtime_c/")
     lines.append("")
-    lines.append(f"  {'#':>3}  {'op':<34} {'kernel':<22} source")
+    lines.append(f"  {'#':>3}  {'op':<34} {'kernel':<24} source")
     for r in sources.ops:
-        lines.append(f"  {r.index:>3}  {r.op:<34} {r.kernel:<22} {r.source}")
+        lines.append(f"  {r.index:>3}  {r.op:<34} {r.kernel:<24} {r.source}")
     return "\n".join(lines) + "\n"

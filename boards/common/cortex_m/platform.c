@@ -37,6 +37,9 @@ void plat_init(void)
     SYST_RVR = SYST_MAX;
     SYST_CVR = 0;          /* any write clears it; it reloads on the next clock */
     SYST_CSR = 1u | 2u | 4u; /* enable, interrupt on wrap, core clock */
+    while (SYST_CVR == 0u) {
+        /* wait for the first reload: until then CVR reads 0, which looks like a wrap */
+    }
 }
 
 void plat_puts(const char *s) { semihost(SYS_WRITE0, s); }

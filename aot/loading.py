@@ -1,0 +1,36 @@
+"""Loading the files users hand the command line: torch.export .pt2 and ExecuTorch .pte."""
+from __future__ import annotations
+
+import logging
+import zipfile
+from pathlib import Path
+
+from .errors import AotError
+
+
+def load_pt2(path: str):
+    """A torch.export .pt2 file as an ExportedProgram, or one clear error naming the file."""
+    import torch
+    p = Path(path)
+    if not p.is_file():
+        raise AotError(f"{path}: no such file")
+    if not zipfile.is_zipfile(p):
+        raise AotError(f"{path}: not a torch.export .pt2 file (not a zip archive)")
+    try:
+        logging.getLogger("torch.export").setLevel(logging.ERROR)
+        return torch.export.load(str(p))
+    except Exception as e:
+        raise AotError(f"{path}: not a torch.export .pt2 file ({type(e).__name__}: "
+                       f"{str(e).splitlines()[0] if str(e) else ''})") from None
+
+
+def load_model(path: str):
+    """A .pt2 (lowered here, giving an ExecutorchProgramManager) or a .pte (read back, giving
+    a Program)."""
+    from . import to_edge
+    from .pte import load_program
+    if path.endswith(".pte"):
+        if not Path(path).is_file():
+            raise AotError(f"{path}: no such file")
+        return load_program(path)
+    return to_edge(load_pt2(path)).to_executorch()
