@@ -7,6 +7,7 @@ and builds the one Program that both the .pte and the C generator render.
 from __future__ import annotations
 
 import copy
+from dataclasses import replace
 from typing import Any, Callable, Dict, Optional, Sequence, Union
 
 import torch
@@ -137,12 +138,20 @@ def to_edge_transform_and_lower(programs: Programs, transform_passes=None, parti
                                 constant_methods: Optional[Dict[str, Any]] = None,
                                 compile_config: Optional[EdgeCompileConfig] = None
                                 ) -> EdgeProgramManager:
-    """to_edge, then the transform passes, then delegation to each partitioner in turn."""
-    edge = to_edge(programs, constant_methods, compile_config)
+    """to_edge, then the transform passes, then delegation to each partitioner in turn.
+
+    Ops are verified after delegation, as ExecuTorch does: an op that only a backend supports
+    is fine once the partitioner has handed it to that backend."""
+    from .passes import verify_ops
+    config = compile_config or EdgeCompileConfig()
+    edge = to_edge(programs, constant_methods, replace(config, _check_ir_validity=False))
     if transform_passes is not None:
-        edge = edge.transform(transform_passes)
-    if partitioner is not None:
-        parts = partitioner if isinstance(partitioner, (list, tuple)) else [partitioner]
-        for part in parts:
-            edge = edge.to_backend(part)
+        edge = edge.transform(transform_passes, check_ir_validity=False)
+    parts = partitioner if isinstance(partitioner, (list, tuple)) else \
+        ([partitioner] if partitioner is not None else [])
+    for part in parts:
+        edge = edge.to_backend(part)
+    if config._check_ir_validity:
+        for name in sorted(edge.methods):
+            verify_ops(edge.exported_program(name))
     return edge

@@ -4,7 +4,8 @@ Layout choices follow ExecuTorch's emitter so its runtime runs the result: every
 EValue; each KernelCall lists the out overload's schema arguments in order, then its result
 again (the out tensor, or a TensorList of several); int lists are boxed (a list of Int EValue
 indices); planned tensors carry ``allocation_info`` in arena 1; constants point into the
-program's constant buffer; mutable state is planned *and* has initial data.
+program's constant buffer; mutable state is planned *and* has initial data. A delegate call is
+a DelegateCall (inputs then outputs) with one BackendDelegate entry; blobs are shared.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from . import program as P
 from .errors import AotError
 from torch.utils._pytree import tree_flatten, treespec_dumps
 
-from .ir import SCALAR_TYPES, MethodGraph, Ref, TensorKind
+from .ir import SCALAR_TYPES, DelegateCallSpec, MethodGraph, Ref, TensorKind
 from .memory import MemoryPlan
 
 _MEMORY_FORMATS = {torch.contiguous_format: 0, torch.preserve_format: 1}
@@ -39,12 +40,22 @@ class _Blobs:
         return self._index[key]
 
 
+class _DelegateBlobs(_Blobs):
+    """Program.backend_delegate_data: deduplicated, with no reserved entry."""
+
+    def __init__(self):
+        super().__init__()
+        self.items = []
+
+
 class _MethodEmitter:
     def __init__(self, graph: MethodGraph, plan: Optional[MemoryPlan], constants: _Blobs,
-                 mutable: _Blobs):
+                 mutable: _Blobs, blobs: Optional[_DelegateBlobs] = None):
         self.graph, self.plan = graph, plan
         self.values: list[P.EValue] = []
         self.operators: list[P.Operator] = []
+        self.blobs = blobs if blobs is not None else _DelegateBlobs()
+        self.delegates: list[P.BackendDelegate] = []
         self._op_index: dict[tuple[str, str], int] = {}
         # Tensors first, so a tensor's value index is its spec id.
         for t in graph.tensors:
@@ -109,15 +120,25 @@ class _MethodEmitter:
             args.append(self.add(P.TensorList(tuple(r.id for r in flat))))
         return P.KernelCall(self.operator(call.op.et_name, call.op.et_overload), tuple(args))
 
+    def delegate(self, call: DelegateCallSpec) -> P.DelegateCall:
+        """As ExecuTorch lays it out: one BackendDelegate per call (its blob shared through
+        Program.backend_delegate_data), args = input value indices then output value indices."""
+        blob = self.blobs.add(call.processed_bytes)
+        self.delegates.append(P.BackendDelegate(
+            call.backend_id, P.BackendDelegateDataReference(P.DataLocation.INLINE, blob),
+            tuple(call.compile_specs)))
+        return P.DelegateCall(len(self.delegates) - 1, tuple(call.inputs) + tuple(call.outs))
+
     def emit(self) -> P.ExecutionPlan:
         g = self.graph
-        instructions = tuple(self.call(c) for c in g.calls)
+        instructions = tuple(self.delegate(c) if isinstance(c, DelegateCallSpec) else
+                             self.call(c) for c in g.calls)
         frames = tuple(P.FrameList(_frames(c.source)) for c in g.calls)
         chain = P.Chain(g.inputs, g.outputs, instructions, frames)
         arena = self.plan.arena_size if self.plan is not None else 0
         return P.ExecutionPlan(g.name, P.ContainerMetadata(g.in_spec, g.out_spec),
                                tuple(self.values), g.inputs, g.outputs, (chain,),
-                               tuple(self.operators), (), (0, arena))
+                               tuple(self.operators), tuple(self.delegates), (0, arena))
 
 
 MODULE_FRAME = "<module>"   # a frame that names the nn.Module, not a file
@@ -168,10 +189,11 @@ def _constant_method(name: str, value: Any, constants: _Blobs) -> P.ExecutionPla
 
 def emit_program(methods: Sequence[tuple[MethodGraph, Optional[MemoryPlan]]],
                  constant_methods: Optional[Mapping[str, Any]] = None) -> P.Program:
-    constants, mutable = _Blobs(), _Blobs()
-    plans = [_MethodEmitter(g, plan, constants, mutable).emit() for g, plan in methods]
+    constants, mutable, blobs = _Blobs(), _Blobs(), _DelegateBlobs()
+    plans = [_MethodEmitter(g, plan, constants, mutable, blobs).emit() for g, plan in methods]
     for name, value in (constant_methods or {}).items():
         plans.append(_constant_method(name, value, constants))
     mutable_data = (tuple(P.Buffer(b) for b in mutable.items),) if len(mutable.items) > 1 else ()
     return P.Program(0, tuple(plans), tuple(P.Buffer(b) for b in constants.items),
+                     tuple(P.BackendDelegateInlineData(b) for b in blobs.items),
                      mutable_data=mutable_data)

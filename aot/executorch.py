@@ -120,5 +120,12 @@ class ExecutorchProgramManager:
 
     @property
     def delegate_map(self) -> Dict[str, Dict[int, dict]]:
-        """Method -> delegate index -> {"name": backend id, "delegate_map": debug handles}."""
-        return {name: {} for name in self._lowered}
+        """Method -> delegate index -> {"name": backend id, "delegate_map": the debug handle map
+        its backend's preprocess returned (backend-internal id -> edge-node debug handles)}."""
+        from .ir import DelegateCallSpec
+        out = {}
+        for name, m in self._lowered.items():
+            calls = [c for c in m.graph.calls if isinstance(c, DelegateCallSpec)]
+            out[name] = {i: {"name": c.backend_id, "delegate_map": dict(c.debug_handle_map)}
+                         for i, c in enumerate(calls)}
+        return out

@@ -12,7 +12,7 @@ from typing import Optional, Sequence
 import numpy as np
 import torch
 
-from .ir import MethodGraph, Ref, TensorKind
+from .ir import DelegateCallSpec, MethodGraph, Ref, TensorKind
 from .memory import MemoryPlan
 
 
@@ -61,5 +61,22 @@ class ArenaInterpreter:
             return list(v) if isinstance(v, tuple) else v
 
         for call in g.calls:
-            call.op.out(**{name: arg(v) for name, v in call.args})
+            if isinstance(call, DelegateCallSpec):
+                self._delegate(call, values)
+            else:
+                call.op.out(**{name: arg(v) for name, v in call.args})
         return [values[t].clone() for t in g.outputs]
+
+    @staticmethod
+    def _delegate(call: DelegateCallSpec, values: dict) -> None:
+        """The backend's Python reference on the processed bytes (else the program it was
+        lowered from), its outputs copied into their planned storage."""
+        from .backend import run_delegate
+        inputs = [values[i].clone() for i in call.inputs]   # an output may overwrite one
+        outs = run_delegate(call.backend_id, call.processed_bytes, call.compile_specs, inputs,
+                            call.original)
+        if len(outs) != len(call.outs):
+            raise ValueError(f"delegate {call.backend_id} gave {len(outs)} outputs, "
+                             f"not {len(call.outs)}")
+        for tid, out in zip(call.outs, outs):
+            values[tid].copy_(out.reshape(values[tid].shape))

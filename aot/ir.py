@@ -6,15 +6,15 @@ tensor lifetimes; the emitter turns MethodGraph + MemoryPlan into a Program.
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any, Mapping, Optional
+from typing import Any, Mapping, Optional, Union
 
 import numpy as np
 import torch
 
 from .ops import OpDef
-from .program import ScalarType
+from .program import CompileSpec, ScalarType
 from .source import SourceLoc
 
 
@@ -98,10 +98,61 @@ class OpCall:
 
 
 @dataclass(frozen=True)
+class DelegateOp:
+    """What reports read of a delegate call, in OpDef's terms (a delegate has no aten op)."""
+    backend_id: str
+    aten: None = None
+
+    @property
+    def key(self) -> str:
+        return f"delegate:{self.backend_id}"
+
+    def macs(self, args: dict, outs: list) -> int:
+        return 0   # unknown: the backend's business
+
+
+@dataclass(frozen=True)
+class DelegateCallSpec:
+    """One call of a backend delegate: its blob runs on ``inputs`` and writes ``outs``, as the
+    .pte's DelegateCall lays them out (input value indices, then output value indices)."""
+    backend_id: str
+    processed_bytes: bytes = field(repr=False)
+    compile_specs: tuple[CompileSpec, ...]
+    inputs: tuple[int, ...]
+    outs: tuple[int, ...]
+    source: SourceLoc
+    debug_handles: tuple[int, ...] = ()          # positions of the edge-graph node it came from
+    debug_handle_map: Mapping[int, tuple[int, ...]] = field(default_factory=dict)
+    # The edge program the delegate was lowered from: the interpreter runs it when the backend
+    # has no Python reference. Not part of the call's identity.
+    original: Any = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "debug_handle_map",
+                           MappingProxyType(dict(self.debug_handle_map)))
+
+    @property
+    def op(self) -> DelegateOp:
+        return DelegateOp(self.backend_id)
+
+    @property
+    def args(self) -> tuple[tuple[str, Any], ...]:
+        return (("inputs", tuple(Ref(i) for i in self.inputs)),
+                ("outs", tuple(Ref(o) for o in self.outs)))
+
+    @property
+    def reads(self) -> tuple[int, ...]:
+        return tuple(i for i in self.inputs if i not in self.outs)
+
+
+Call = Union[OpCall, DelegateCallSpec]
+
+
+@dataclass(frozen=True)
 class MethodGraph:
     name: str
     tensors: tuple[TensorSpec, ...]
-    calls: tuple[OpCall, ...]
+    calls: tuple[Call, ...]
     inputs: tuple[int, ...]
     outputs: tuple[int, ...]
     constants: Mapping[int, np.ndarray]   # tensor id -> data, for CONSTANT tensors

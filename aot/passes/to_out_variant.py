@@ -5,7 +5,9 @@ as that overload's schema lists them; every tensor gets a TensorSpec. Views that
 (view_copy, squeeze_copy, unsqueeze_copy) become zero-copy aliases when both sides live in the
 arena, and emit no call. Elementwise ops write in place over their first input when that input
 dies at the op (the op table marks which ops are safe), so relu after conv costs no memory. Buffers that the graph mutates become STATE tensors, and a final
-``copy.out`` writes their new value back so the state survives to the next call.
+``copy.out`` writes their new value back so the state survives to the next call. A delegate
+call (``executorch_call_delegate``) becomes a DelegateCallSpec: the backend's blob, the tensors
+it reads and fresh activations for the tensors it writes.
 """
 from __future__ import annotations
 
@@ -19,7 +21,9 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.utils._pytree import treespec_dumps
 
 from ..config import MemoryPlanningPass
-from ..ir import MethodGraph, OpCall, Ref, TensorKind, TensorSpec
+from ..backend import get_backend, is_delegate_call
+from ..errors import BackendError
+from ..ir import DelegateCallSpec, MethodGraph, OpCall, Ref, TensorKind, TensorSpec
 from ..ops import OPS
 from ..source import UNKNOWN, source_of
 from ._editor import ProgramEditor
@@ -39,7 +43,7 @@ class _Builder:
         self.ed = ProgramEditor(ep)
         self.planning = planning
         self.tensors: list[TensorSpec] = []
-        self.calls: list[OpCall] = []
+        self.calls: list[OpCall | DelegateCallSpec] = []
         self.constants: dict[int, np.ndarray] = {}
         self.state: dict[int, np.ndarray] = {}
         self.env: dict[torch.fx.Node, object] = {}   # node -> tensor id or tuple of ids
@@ -69,12 +73,17 @@ class _Builder:
         """The tensor whose storage this op may write over, or None."""
         if not op.inplace or not isinstance(node.args[0], torch.fx.Node):
             return None
-        src = self.env[node.args[0]]
+        return self._overwritable(node, node.args[0], node.args[1:], val)
+
+    def _overwritable(self, node, arg, others, val) -> Optional[int]:
+        """``arg``'s tensor if ``node``'s output ``val`` may take over its storage: same shape
+        and dtype, an activation, read by no later node and by no other operand here."""
+        src = self.env[arg]
         spec = self.tensors[src]
         if spec.shape != tuple(val.shape) or spec.dtype != val.dtype:
             return None
-        if any(isinstance(a, torch.fx.Node) and a is not node.args[0] and
-               self.root(self.env[a]) == self.root(src) for a in node.args[1:]):
+        if any(isinstance(a, torch.fx.Node) and a is not arg and
+               self.root(self.env[a]) == self.root(src) for a in others):
             return None   # x * x: the other operand reads the bytes we would overwrite
         r = self.root(src)
         if self.tensors[r].kind != TensorKind.ACTIVATION or \
@@ -120,6 +129,8 @@ class _Builder:
         if node.target is operator.getitem:
             self.env[node] = self.env[node.args[0]][node.args[1]]
             return
+        if is_delegate_call(node):
+            return self.delegate(node)
         op = OPS[node.target]
         val = node.meta["val"]
         is_output = any(u.op == "output" for u in node.users)
@@ -158,6 +169,44 @@ class _Builder:
         self.calls.append(OpCall(op, tuple(args), tuple(outs), source_of(node),
                                  (self.pos[node],)))
         self.env[node] = outs[0] if not isinstance(val, (list, tuple)) else tuple(outs)
+        for tid in outs:
+            self.note_reads(node, tid)
+
+    def delegate(self, node):
+        """A delegate call: its inputs, then fresh activations for its outputs (output 0 may
+        take over an input the backend lists in ``inplace_inputs``)."""
+        lowered = self.ed.gm
+        for part in node.args[0].target.split("."):
+            lowered = getattr(lowered, part)
+        backend = get_backend(lowered.backend_id)
+        args = node.args[1:]
+        val = node.meta["val"]
+        vals = [val] if isinstance(val, torch.Tensor) else list(val) \
+            if isinstance(val, (list, tuple)) else None
+        if vals is None or not all(isinstance(v, torch.Tensor) for v in vals) or \
+                not all(isinstance(a, torch.fx.Node) and isinstance(self.env[a], int)
+                        for a in args):
+            raise BackendError(f"delegate {node.name} ({lowered.backend_id}): inputs and outputs "
+                               "must be tensors (a flat tuple of them for several outputs)")
+        inputs = tuple(self.env[a] for a in args)
+        is_output = any(u.op == "output" or (u.target is operator.getitem and
+                                             any(v.op == "output" for v in u.users))
+                        for u in node.users)
+        inplace = None
+        if not (is_output and not self.planning.alloc_graph_output):
+            for k in backend.inplace_inputs(lowered.processed_bytes, lowered.compile_specs):
+                if 0 <= k < len(args):
+                    inplace = self._overwritable(node, args[k], args, vals[0])
+                    if inplace is not None:
+                        break
+        outs = tuple(self.new_tensor(node.name if len(vals) == 1 else f"{node.name}_{i}", v,
+                                     TensorKind.ACTIVATION, alias_of=inplace if i == 0 else None)
+                     for i, v in enumerate(vals))
+        self.calls.append(DelegateCallSpec(
+            lowered.backend_id, lowered.processed_bytes, tuple(lowered.compile_specs), inputs,
+            outs, source_of(node), (self.pos[node],), lowered.debug_handle_map,
+            lowered.original_module))
+        self.env[node] = outs[0] if isinstance(val, torch.Tensor) else outs
         for tid in outs:
             self.note_reads(node, tid)
 

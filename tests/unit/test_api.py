@@ -134,3 +134,17 @@ def test_batch_norm_in_training_mode_is_refused():
 def test_to_edge_rejects_what_is_not_an_exported_program():
     with pytest.raises(aot.AotError, match="ExportedProgram"):
         aot.to_edge(Small())
+
+
+def test_to_edge_transform_and_lower_checks_ops_after_delegation():
+    """An op mcu-aot lacks is fine when a partitioner hands it to a backend; left behind, it is
+    reported."""
+    from aot.backends.demo import AddMulPartitioner
+
+    class M(nn.Module):
+        def forward(self, x, y):
+            return torch.cumsum(x + y, dim=0) * y
+
+    ep = _ep(M(), torch.randn(4), torch.randn(4))
+    with pytest.raises(UnsupportedOpError, match="cumsum"):
+        aot.to_edge_transform_and_lower(ep, partitioner=[AddMulPartitioner()])
