@@ -109,7 +109,7 @@ _op(aten.maximum.default, C.maximum_minimum, inplace=True)
 _op(aten.minimum.default, C.maximum_minimum, inplace=True)
 # Unary elementwise and activations.
 for _name in ("relu", "sigmoid", "tanh", "hardswish", "hardsigmoid", "abs", "neg", "exp", "log",
-              "sqrt", "rsqrt"):
+              "sqrt", "rsqrt", "sin", "cos"):
     _op(getattr(aten, _name).default, C.unary, inplace=True)
 _op(aten.gelu.default, C.gelu, inplace=True)
 _op(aten.leaky_relu.default, C.leaky_relu, inplace=True)

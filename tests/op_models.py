@@ -133,6 +133,7 @@ OP_MODELS = {
     "log": (Fn(lambda m, a: torch.log(a)), (_r(3, 4, lo=0.1, hi=5),)),
     "sqrt": (Fn(lambda m, a: torch.sqrt(a)), (_r(3, 4, lo=0.1, hi=5),)),
     "rsqrt": (Fn(lambda m, a: torch.rsqrt(a)), (_r(3, 4, lo=0.1, hi=5),)),
+    "sin_cos": (Fn(lambda m, a: torch.sin(a) * torch.cos(2 * a)), (_r(3, 5, lo=-40, hi=40),)),
     "where_gt": (Fn(lambda m, a, b: torch.where(a > b, a, b * 2)), (_r(3, 4), _r(3, 4, seed=1))),
     "where_scalar_cmp": (Fn(lambda m, a: torch.where(a < 0.5, a, -a)), (_r(3, 4),)),
 }

@@ -1,10 +1,11 @@
 /* Single-precision math for firmware without a C library, and for the host board too, so
  * every board computes bit-identical results.
  *
- * Accuracy against the correctly rounded result (tests/qemu/test_mathf.py sweeps it):
+ * Accuracy against the correctly rounded result (tests/qemu/test_libc_min.py sweeps it):
  * sqrtf, fabsf, floorf, ceilf, truncf, roundf, rintf exact; expf, logf, log1pf, expm1f,
- * tanhf, erff, powf within 2 ulp. Only float arithmetic is used, except in powf, which
- * needs double precision for log2(x) * y (soft double on FPU-less cores, so it is slower).
+ * tanhf, erff, powf within 2 ulp; sinf and cosf within 2 ulp for |x| <= 2^20. Only float
+ * arithmetic is used, except in powf (log2(x) * y) and in the sin/cos argument reduction,
+ * which need double precision (soft double on FPU-less cores, so they are slower).
  * The erff coefficients come from mathf_fit.py beside this file.
  */
 #define MCU_AOT_MATHF_IMPL /* keep math.h from mapping fabsf and sqrtf to builtins here */
@@ -222,6 +223,66 @@ float tanhf(float x)
     }
     float r = 1.0f - 2.0f / (expf(2.0f * a) + 1.0f);
     return copysignf(r, x);
+}
+
+/* sin and cos: reduce x by k * pi/2 in double (exact enough while |x| < 2^20: the error is
+ * about k * 2^-53), then Taylor polynomials on [-pi/4, pi/4], whose truncation error is below
+ * 2e-9 (sin, to x^9) and 2e-10 (cos, to x^10). Beyond |x| = 2^20 a float has no fractional
+ * digits left and the result keeps only the reduction's accuracy; past 2^62 it is sin 0 / cos 0. */
+static float sin_poly(float r)
+{
+    float z = r * r;
+    return r + r * z * (-1.66666672e-1f + z * (8.33333377e-3f + z * (-1.98412701e-4f
+               + z * 2.75573143e-6f)));
+}
+
+static float cos_poly(float r)
+{
+    float z = r * r;
+    return 1.0f + z * (-0.5f + z * (4.16666679e-2f + z * (-1.38888892e-3f + z * (2.48015876e-5f
+               + z * -2.75573143e-7f))));
+}
+
+static float reduce_half_pi(float x, int *quadrant)
+{
+    double t = (double)x * 0.63661977236758134;  /* 2/pi */
+    long long k;
+    if (!(t < 4.6e18 && t > -4.6e18)) {
+        *quadrant = 0;
+        return 0.0f;
+    }
+    k = (long long)(t < 0.0 ? t - 0.5 : t + 0.5);
+    *quadrant = (int)(k & 3);
+    return (float)(((double)x - (double)k * 1.5707963267948966) - (double)k * 6.123233995736766e-17);
+}
+
+float sinf(float x)
+{
+    int q;
+    float r;
+    if (x != x || x - x != 0.0f) return x - x; /* nan, or nan for +-inf */
+    if (fabsf(x) < 0x1p-12f) return x;
+    r = reduce_half_pi(x, &q);
+    switch (q) {
+    case 0: return sin_poly(r);
+    case 1: return cos_poly(r);
+    case 2: return -sin_poly(r);
+    default: return -cos_poly(r);
+    }
+}
+
+float cosf(float x)
+{
+    int q;
+    float r;
+    if (x != x || x - x != 0.0f) return x - x;
+    r = reduce_half_pi(x, &q);
+    switch (q) {
+    case 0: return cos_poly(r);
+    case 1: return -sin_poly(r);
+    case 2: return -cos_poly(r);
+    default: return sin_poly(r);
+    }
 }
 
 /* erf: x + x P(x^2) below 1, else 1 - e^(-x^2) Q(1/x) with Q ~ erfc(x) e^(x^2). */

@@ -45,6 +45,25 @@ rt_status rt_conv2d_f32(const rt_conv2d_params *p,
                         const rt_shape *b_s, const float *b,
                         const rt_shape *out_s, float *out);
 
+/* Same contract as rt_conv2d_f32, for a pointwise conv only: 1x1 kernel,
+ * stride 1, padding 0, groups 1 (RT_ERR_PARAM otherwise). A GEMM over the
+ * flattened plane, register-blocked; bit-identical to rt_conv2d_f32. */
+rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
+                            const rt_shape *in_s, const float *in,
+                            const rt_shape *w_s, const float *w,
+                            const rt_shape *b_s, const float *b,
+                            const rt_shape *out_s, float *out);
+
+/* Same contract as rt_conv2d_f32, for a depthwise conv only: groups == Cin
+ * (RT_ERR_PARAM otherwise), Cout = Cin * multiplier, any kernel, stride,
+ * padding, dilation. A stencil per channel with its border split off;
+ * bit-identical to rt_conv2d_f32. */
+rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
+                                  const rt_shape *in_s, const float *in,
+                                  const rt_shape *w_s, const float *w,
+                                  const rt_shape *b_s, const float *b,
+                                  const rt_shape *out_s, float *out);
+
 /* Same contract as rt_conv2d_f32; gathers one input patch into scratch and
  * takes contiguous dot products with each filter. Scratch size in bytes: */
 int32_t rt_conv2d_im2col_f32_scratch_size(const rt_conv2d_params *p,
@@ -175,6 +194,10 @@ rt_status rt_sqrt_f32(const rt_shape *in_s, const float *in,
                       const rt_shape *out_s, float *out);
 rt_status rt_rsqrt_f32(const rt_shape *in_s, const float *in,
                        const rt_shape *out_s, float *out);
+rt_status rt_sin_f32(const rt_shape *in_s, const float *in,
+                     const rt_shape *out_s, float *out);
+rt_status rt_cos_f32(const rt_shape *in_s, const float *in,
+                     const rt_shape *out_s, float *out);
 
 /* ---- activation --------------------------------------------------------- */
 

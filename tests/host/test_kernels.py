@@ -249,6 +249,7 @@ def test_compare_where(rt, op, shapes):
 UNARY = {
     "abs": (torch.abs, ()), "neg": (torch.neg, ()), "exp": (torch.exp, ()),
     "log": (torch.log, ()), "sqrt": (torch.sqrt, ()), "rsqrt": (torch.rsqrt, ()),
+    "sin": (torch.sin, ()), "cos": (torch.cos, ()),
     "relu": (torch.relu, ()), "sigmoid": (torch.sigmoid, ()), "tanh": (torch.tanh, ()),
     "hardswish": (F.hardswish, ()), "hardsigmoid": (F.hardsigmoid, ()),
     "gelu": (F.gelu, ()), "gelu_tanh": (lambda x: F.gelu(x, approximate="tanh"), ()),

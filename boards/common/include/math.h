@@ -26,6 +26,8 @@ float expm1f(float x);
 float logf(float x);
 float log1pf(float x);
 float tanhf(float x);
+float sinf(float x);
+float cosf(float x);
 float erff(float x);
 float powf(float x, float y);
 
