@@ -6,8 +6,9 @@
     (scores,) = model(features)              # numpy in, numpy out
 
 ``build`` compiles the generated translation unit and exactly the runtime_c files it needs
-into a shared library (gcc, -std=c99 -Wall -Wextra -Wpedantic -Werror) and loads it through
-cffi. The library
+(this machine's ``runtime_c/src/arch/<arch>/`` kernels where there are some, see
+``aot.codegen.runtime``) into a shared library (gcc, -std=c99 -Wall -Wextra -Wpedantic -Werror)
+and loads it through cffi. The library
 is cached under ``~/.cache/mcu-aot/host`` (or ``cache_dir``) by a hash of every source and flag,
 so a re-run only loads it.
 """
@@ -25,7 +26,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .codegen.c import CSources
-from .codegen.runtime import runtime_dir
+from .codegen.runtime import for_arch, host_arch, runtime_dir
 from .errors import AotError
 
 STRICT_FLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
@@ -80,15 +81,15 @@ class HostModel:
         return outs
 
 
-def _digest(sources: CSources, flags: Sequence[str]) -> str:
+def _digest(sources: CSources, runtime: Sequence[str], flags: Sequence[str]) -> str:
     h = hashlib.sha256()
     for name in sorted(sources.files):
         h.update(name.encode() + b"\0" + sources.files[name].encode() + b"\0")
     root = runtime_dir()
-    for rel in sources.runtime_sources:
+    for rel in runtime:
         h.update(rel.encode() + b"\0" + (root / rel).read_bytes())
-    for header in sorted((root / "include").glob("*.h")):
-        h.update(header.name.encode() + header.read_bytes())
+    for header in sorted((root / "include").glob("*.h")) + sorted(root.glob("src/**/*.h")):
+        h.update(header.relative_to(root).as_posix().encode() + header.read_bytes())
     h.update(repr((tuple(flags), sys.version_info[:2], sys.platform)).encode())
     return h.hexdigest()[:20]
 
@@ -99,7 +100,8 @@ int32_t {name}_run(uint8_t *arena, const void *const *inputs, void *const *outpu
 """
 
 
-def _compile(sources: CSources, flags: Sequence[str], work: Path) -> Path:
+def _compile(sources: CSources, runtime: Sequence[str], flags: Sequence[str],
+             work: Path) -> Path:
     """gcc -shared: the model TU and its runtime files, under the strict flags."""
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:
@@ -109,7 +111,7 @@ def _compile(sources: CSources, flags: Sequence[str], work: Path) -> Path:
     root = runtime_dir()
     lib = work / f"lib{sources.name}.so"
     cmd = [cc, *flags, "-shared", "-fPIC", f"-I{work}", f"-I{root / 'include'}",
-           str(work / f"{sources.name}.c"), *[str(root / rel) for rel in sources.runtime_sources],
+           str(work / f"{sources.name}.c"), *[str(root / rel) for rel in runtime],
            "-o", str(lib), "-lm"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -118,14 +120,17 @@ def _compile(sources: CSources, flags: Sequence[str], work: Path) -> Path:
 
 
 def build(sources: CSources, *, cflags: Sequence[str] = (), sanitize: bool = False,
-          cache_dir: Optional[os.PathLike] = None) -> HostModel:
+          cache_dir: Optional[os.PathLike] = None, arch: Optional[str] = None) -> HostModel:
     """Compile ``sources`` (from aot.generate_c) and the runtime into a shared library and load
-    it through cffi. A sanitized build (``sanitize=True``) can only be loaded by a Python
-    process started with libasan preloaded (see the README)."""
+    it through cffi. The runtime files are those of ``arch`` (default: this machine's, e.g.
+    ``runtime_c/src/arch/x86_64/`` kernels on x86-64; ``"portable"`` for the reference ones).
+    A sanitized build (``sanitize=True``) can only be loaded by a Python process started with
+    libasan preloaded (see the README)."""
     import cffi
 
     flags = list(STRICT_FLAGS) + (list(SANITIZE_FLAGS) if sanitize else []) + list(cflags)
-    key = _digest(sources, flags)
+    runtime = for_arch(sources.runtime_sources, arch or host_arch())
+    key = _digest(sources, runtime, flags)
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     target = cache / key
     lib_path = target / f"lib{sources.name}.so"
@@ -133,7 +138,7 @@ def build(sources: CSources, *, cflags: Sequence[str] = (), sanitize: bool = Fal
         cache.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=cache))
         try:
-            _compile(sources, flags, work)
+            _compile(sources, runtime, flags, work)
             try:
                 os.replace(work, target)      # atomic: a cache entry is whole or absent
             except OSError:

@@ -33,9 +33,21 @@ def convolution(ctx):
         stride, pad, dil = [1] + stride, [0] + pad, [1] + dil
     if len(stride) != 2:
         ctx.unsupported(f"{len(stride)}-D convolution")
+    groups = ctx.int("groups")
     p = ctx.params("rt_conv2d_params", stride_h=stride[0], stride_w=stride[1], pad_h=pad[0],
-                   pad_w=pad[1], dilation_h=dil[0], dilation_w=dil[1], groups=ctx.int("groups"))
-    return "rt_conv2d_f32", [p, *x.pair, *w.pair, *ctx.opt("bias").pair, *out.pair]
+                   pad_w=pad[1], dilation_h=dil[0], dilation_w=dil[1], groups=groups)
+    fn = _conv_variant(w.shape[2:], stride, pad, groups, x.shape[1])
+    return fn, [p, *x.pair, *w.pair, *ctx.opt("bias").pair, *out.pair]
+
+
+def _conv_variant(kernel, stride, pad, groups, cin) -> str:
+    """The conv kernel for these parameters; every variant has rt_conv2d_f32's contract."""
+    if groups == 1 and all(k == 1 for k in kernel) and list(stride) == [1, 1] \
+            and list(pad) == [0, 0]:
+        return "rt_conv2d_1x1_f32"      # pointwise: a GEMM
+    if groups > 1 and groups == cin:
+        return "rt_conv2d_depthwise_f32"
+    return "rt_conv2d_f32"
 
 
 def addmm(ctx):

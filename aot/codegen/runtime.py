@@ -1,43 +1,117 @@
-"""Which runtime_c sources a generated model needs: the kernels it calls, and what they call."""
+"""Which runtime_c sources a generated model needs: the kernels it calls, and what they call.
+
+Portable kernels live in ``src/<category>/<file>.c``. An architecture may replace a file with an
+optimized one of the same name and contract in ``src/arch/<arch>/<file>.c`` (TFLM's
+``kernels/cmsis_nn/``): ``runtime_sources_for(kernels, arch)`` takes, for every function, the
+arch file when one defines it, else the portable file. The generated C is the same for every
+arch; only the list of runtime files to link differs.
+"""
 from __future__ import annotations
 
+import platform
 import re
 from functools import lru_cache
 from pathlib import Path
 
+from ..errors import AotError
 from ..resources import data_dir
+
+PORTABLE = "portable"
 
 _DEFINITION = re.compile(r"^[A-Za-z_][\w \*]*?\b(rt_\w+)\s*\(", re.M)
 _CALL = re.compile(r"\b(rt_\w+)\s*\(")
+_INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+_PROTOTYPE = re.compile(r"^[A-Za-z_][\w \*]*?\brt_\w+\s*\([^;{]*\);", re.M)
 
 
 def runtime_dir() -> Path:
     return data_dir("runtime_c")
 
 
+def host_arch() -> str:
+    """The runtime arch for code built on and run by this machine."""
+    return platform.machine() if platform.machine() in available_arches() else PORTABLE
+
+
 @lru_cache(maxsize=1)
-def _index() -> tuple[dict, dict]:
-    """function -> defining file, and file -> functions it calls (both relative to src/)."""
-    src = runtime_dir() / "src"
+def available_arches() -> tuple[str, ...]:
+    arch = runtime_dir() / "src" / "arch"
+    return tuple(sorted(p.name for p in arch.iterdir() if p.is_dir())) if arch.is_dir() else ()
+
+
+def _included(path: Path, seen: set) -> str:
+    """The local headers ``path`` includes, without their prototypes: what is left (macros,
+    inline functions) may call kernels."""
+    text = ""
+    for name in _INCLUDE.findall(path.read_text()):
+        header = (path.parent / name).resolve()
+        if header.is_file() and header not in seen:
+            seen.add(header)
+            text += _PROTOTYPE.sub("", header.read_text()) + _included(header, seen)
+    return text
+
+
+def _scan(paths) -> tuple[dict, dict]:
     defined, calls = {}, {}
-    for path in sorted(src.rglob("*.c")):
+    for path in paths:
         rel = path.relative_to(runtime_dir()).as_posix()
         text = path.read_text()
-        for name in _DEFINITION.findall(text):
-            defined.setdefault(name, rel)
-        calls[rel] = set(_CALL.findall(text))
+        defined[rel] = set(_DEFINITION.findall(text))
+        calls[rel] = set(_CALL.findall(text + _included(path, set())))
     return defined, calls
 
 
-def runtime_sources_for(kernels) -> tuple[str, ...]:
-    """The runtime .c files (relative to runtime_c/) that define ``kernels``, transitively."""
-    defined, calls = _index()
-    todo = [defined[k] for k in kernels if k in defined]
-    files: set[str] = set()
+@lru_cache(maxsize=None)
+def _index(arch: str) -> tuple[dict, dict, dict]:
+    """function -> defining file, file -> functions it calls, and portable file -> its arch
+    twin (all relative to runtime_c/)."""
+    src = runtime_dir() / "src"
+    portable = sorted(p for p in src.glob("*/*.c") if p.parent.name != "arch")
+    defs, calls = _scan(portable)
+    defined: dict[str, str] = {}
+    twins: dict[str, str] = {}
+    for rel in sorted(defs):
+        for name in defs[rel]:
+            defined.setdefault(name, rel)
+    if arch != PORTABLE:
+        if arch not in available_arches():
+            raise AotError(f"no runtime_c/src/arch/{arch}/ (have: {', '.join(available_arches())})")
+        by_name = {Path(rel).name: rel for rel in defs}
+        arch_defs, arch_calls = _scan(sorted((src / "arch" / arch).glob("*.c")))
+        for rel, names in arch_defs.items():
+            base = by_name.get(Path(rel).name)
+            # Same file name, same functions: the arch file replaces the portable one whole,
+            # so the two are never linked together.
+            if base is None or defs[base] != names:
+                raise AotError(f"runtime_c/{rel} must define exactly the functions of a "
+                               f"portable file of the same name")
+            defined.update(dict.fromkeys(names, rel))
+            twins[base] = rel
+        calls.update(arch_calls)
+    return defined, calls, twins
+
+
+def _closure(files, defined: dict, calls: dict) -> tuple[str, ...]:
+    todo, done = list(files), set()
     while todo:
         f = todo.pop()
-        if f in files:
+        if f in done:
             continue
-        files.add(f)
-        todo.extend(defined[c] for c in calls[f] if c in defined and defined[c] not in files)
-    return tuple(sorted(files))
+        done.add(f)
+        todo.extend(defined[c] for c in calls.get(f, ()) if c in defined and defined[c] not in done)
+    return tuple(sorted(done))
+
+
+def runtime_sources_for(kernels, arch: str = PORTABLE) -> tuple[str, ...]:
+    """The runtime .c files (relative to runtime_c/) that define ``kernels``, transitively,
+    taking ``src/arch/<arch>/`` files over portable ones."""
+    defined, calls, _ = _index(arch)
+    return _closure([defined[k] for k in kernels if k in defined], defined, calls)
+
+
+def for_arch(files, arch: str) -> tuple[str, ...]:
+    """Portable runtime ``files`` (a model's ``CSources.runtime_sources``, which may hold more
+    than its kernels' files, e.g. a delegate's) with every file that has a twin in
+    ``src/arch/<arch>/`` replaced by it, plus what the twins call."""
+    defined, calls, twins = _index(arch)
+    return _closure([twins.get(f, f) for f in files], defined, calls)

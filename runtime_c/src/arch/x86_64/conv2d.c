@@ -1,0 +1,278 @@
+/* conv2d.c (x86-64, SSE2) - rt_conv2d_f32: same contract and results as
+ * src/conv/conv2d.c.
+ *
+ * Direct convolution, vectorized over output columns. A block is 4 output
+ * channels x 2 vectors of 4 columns of one output row (8 SSE accumulators);
+ * every (input channel, ky, kx) tap loads the 2 input vectors and 4 weights
+ * once and does 8 multiply-adds. Kernel rows outside the input are skipped
+ * by a ky range computed per output row; a tap whose columns cross the
+ * left/right border loads with zeros for the padding (sse_rows.h), all
+ * others are plain (stride 1) or shuffled (stride 2) loads, without checks
+ * in blocks whose taps all lie inside the row. A ragged row end
+ * is one more vector shifted back to overlap its neighbour, not a scalar
+ * tail. Accumulation per output is in (c, ky, kx) order, bias added last, as
+ * in the reference, so the results are the same bits. SSE2 is baseline on
+ * x86-64, so no flags are needed. */
+#include "sse_rows.h"
+
+typedef struct conv_row {
+    const rt_conv_geom *g;
+    const float *in;    /* first input channel of the group */
+    int32_t ky0, ky1;   /* valid kernel rows for this output row */
+    int32_t iy0;        /* input row of ky = 0 */
+} conv_row;
+
+/* 4 output channels (filters w0 + j*wst) x 2 vectors of 4 columns, from
+ * columns xa and xb (xb may overlap xa). inside: every tap of both vectors
+ * lies inside the input row, so the loads skip the border checks. */
+X86_INLINE void block4x8(const conv_row *r, const float *w0, int32_t wst,
+                         int32_t xa, int32_t xb, int32_t s, int32_t wide,
+                         int32_t inside, __m128 acc[8])
+{
+    const rt_conv_geom *g = r->g;
+    const int32_t x0 = xa * s - g->pw, x1 = xb * s - g->pw;
+    int32_t c, ky, kx, j;
+    for (j = 0; j < 8; ++j) {
+        acc[j] = _mm_setzero_ps();
+    }
+    for (c = 0; c < g->cin_g; ++c) {
+        for (ky = r->ky0; ky < r->ky1; ++ky) {
+            const float *row = r->in + (c * g->h + r->iy0 + ky * g->dh) * g->w;
+            const float *wp = w0 + (c * g->kh + ky) * g->kw;
+            for (kx = 0; kx < g->kw; ++kx) {
+                const int32_t xk = kx * g->dw;
+                const __m128 v0 = inside ? x86_load4(row + x0 + xk, s)
+                                         : x86_row4(row, x0 + xk, s, g->w, wide);
+                const __m128 v1 = inside ? x86_load4(row + x1 + xk, s)
+                                         : x86_row4(row, x1 + xk, s, g->w, wide);
+                const __m128 wa = _mm_set1_ps(wp[kx]);
+                const __m128 wb = _mm_set1_ps(wp[wst + kx]);
+                const __m128 wc = _mm_set1_ps(wp[2 * wst + kx]);
+                const __m128 wd = _mm_set1_ps(wp[3 * wst + kx]);
+                acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v0, wa));
+                acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v1, wa));
+                acc[2] = _mm_add_ps(acc[2], _mm_mul_ps(v0, wb));
+                acc[3] = _mm_add_ps(acc[3], _mm_mul_ps(v1, wb));
+                acc[4] = _mm_add_ps(acc[4], _mm_mul_ps(v0, wc));
+                acc[5] = _mm_add_ps(acc[5], _mm_mul_ps(v1, wc));
+                acc[6] = _mm_add_ps(acc[6], _mm_mul_ps(v0, wd));
+                acc[7] = _mm_add_ps(acc[7], _mm_mul_ps(v1, wd));
+            }
+        }
+    }
+}
+
+/* 4 output channels x 4 columns. */
+X86_INLINE void block4x4(const conv_row *r, const float *w0, int32_t wst,
+                         int32_t ox, int32_t s, int32_t wide, __m128 acc[4])
+{
+    const rt_conv_geom *g = r->g;
+    const int32_t x0 = ox * s - g->pw;
+    int32_t c, ky, kx;
+    acc[0] = acc[1] = acc[2] = acc[3] = _mm_setzero_ps();
+    for (c = 0; c < g->cin_g; ++c) {
+        for (ky = r->ky0; ky < r->ky1; ++ky) {
+            const float *row = r->in + (c * g->h + r->iy0 + ky * g->dh) * g->w;
+            const float *wp = w0 + (c * g->kh + ky) * g->kw;
+            for (kx = 0; kx < g->kw; ++kx) {
+                const __m128 v = x86_row4(row, x0 + kx * g->dw, s, g->w, wide);
+                acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v, _mm_set1_ps(wp[kx])));
+                acc[1] = _mm_add_ps(acc[1],
+                                    _mm_mul_ps(v, _mm_set1_ps(wp[wst + kx])));
+                acc[2] = _mm_add_ps(acc[2],
+                                    _mm_mul_ps(v, _mm_set1_ps(wp[2 * wst + kx])));
+                acc[3] = _mm_add_ps(acc[3],
+                                    _mm_mul_ps(v, _mm_set1_ps(wp[3 * wst + kx])));
+            }
+        }
+    }
+}
+
+/* 1 output channel x 2 vectors of 4 columns from xa and xb (groups with
+ * fewer than 4 channels). */
+X86_INLINE void block1x8(const conv_row *r, const float *w0, int32_t xa,
+                         int32_t xb, int32_t s, int32_t wide, __m128 acc[2])
+{
+    const rt_conv_geom *g = r->g;
+    const int32_t x0 = xa * s - g->pw, x1 = xb * s - g->pw;
+    int32_t c, ky, kx;
+    acc[0] = acc[1] = _mm_setzero_ps();
+    for (c = 0; c < g->cin_g; ++c) {
+        for (ky = r->ky0; ky < r->ky1; ++ky) {
+            const float *row = r->in + (c * g->h + r->iy0 + ky * g->dh) * g->w;
+            const float *wp = w0 + (c * g->kh + ky) * g->kw;
+            for (kx = 0; kx < g->kw; ++kx) {
+                const __m128 wv = _mm_set1_ps(wp[kx]);
+                const __m128 v0 = x86_row4(row, x0 + kx * g->dw, s, g->w, wide);
+                const __m128 v1 = x86_row4(row, x1 + kx * g->dw, s, g->w, wide);
+                acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v0, wv));
+                acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v1, wv));
+            }
+        }
+    }
+}
+
+/* One output row oy of channels [oc, oc + nc) (nc = 4 or 1); o points at
+ * output (oc, oy, 0). The row is covered by vectors of 4 columns at 0, 4,
+ * 8, ... and, for a ragged end, one at ow - 4 overlapping its neighbour;
+ * blocks take them two at a time. Rows narrower than 4 store part of one
+ * vector. */
+X86_INLINE void conv_row_run(const conv_row *r, const float *w0, int32_t nc,
+                             const float *bias, float *o, int32_t s,
+                             int32_t wide)
+{
+    const rt_conv_geom *g = r->g;
+    const int32_t wst = g->cin_g * g->kh * g->kw;
+    const int32_t plane = g->oh * g->ow;
+    const int32_t nvec = (g->ow + 3) / 4;
+    __m128 acc[8], bv[4];
+    int32_t i, j;
+    for (j = 0; j < nc; ++j) {
+        bv[j] = _mm_set1_ps(bias != NULL ? bias[j] : 0.0f);
+    }
+    if (g->ow < 4) {
+        if (nc == 4) {
+            block4x4(r, w0, wst, 0, s, wide, acc);
+            for (j = 0; j < 4; ++j) {
+                x86_store_part(o + j * plane, _mm_add_ps(acc[j], bv[j]), g->ow);
+            }
+        } else {
+            block1x8(r, w0, 0, 0, s, wide, acc);
+            x86_store_part(o, _mm_add_ps(acc[0], bv[0]), g->ow);
+        }
+        return;
+    }
+    for (i = 0; i < nvec; i += 2) {
+        const int32_t xa = 4 * i + 4 <= g->ow ? 4 * i : g->ow - 4;
+        const int32_t xb = 4 * i + 8 <= g->ow ? 4 * i + 4 : g->ow - 4;
+        if (nc == 4 && i + 1 < nvec) {
+            const int32_t lo = xa * s - g->pw;
+            const int32_t hi = xb * s - g->pw + (g->kw - 1) * g->dw + 3 * s;
+            if (lo >= 0 && hi < g->w) {
+                block4x8(r, w0, wst, xa, xb, s, wide, 1, acc);
+            } else {
+                block4x8(r, w0, wst, xa, xb, s, wide, 0, acc);
+            }
+            for (j = 0; j < 4; ++j) {
+                _mm_storeu_ps(o + j * plane + xa, _mm_add_ps(acc[2 * j], bv[j]));
+                _mm_storeu_ps(o + j * plane + xb, _mm_add_ps(acc[2 * j + 1], bv[j]));
+            }
+        } else if (nc == 4) {
+            block4x4(r, w0, wst, xa, s, wide, acc);
+            for (j = 0; j < 4; ++j) {
+                _mm_storeu_ps(o + j * plane + xa, _mm_add_ps(acc[j], bv[j]));
+            }
+        } else {
+            block1x8(r, w0, xa, xb, s, wide, acc);
+            _mm_storeu_ps(o + xa, _mm_add_ps(acc[0], bv[0]));
+            _mm_storeu_ps(o + xb, _mm_add_ps(acc[1], bv[0]));
+        }
+    }
+}
+
+/* Every output row of channels [oc, oc + nc) of one group. */
+X86_INLINE void conv_channels(const rt_conv_geom *g, const float *in_g,
+                              const float *w0, int32_t nc, const float *bias,
+                              float *o, int32_t s, int32_t wide)
+{
+    int32_t oy;
+    for (oy = 0; oy < g->oh; ++oy) {
+        conv_row r;
+        const int32_t iy0 = oy * g->sh - g->ph;
+        int32_t ky0 = 0, ky1 = g->kh;
+        while (ky0 < ky1 && iy0 + ky0 * g->dh < 0) {
+            ++ky0;
+        }
+        while (ky1 > ky0 && iy0 + (ky1 - 1) * g->dh >= g->h) {
+            --ky1;
+        }
+        r.g = g;
+        r.in = in_g;
+        r.ky0 = ky0;
+        r.ky1 = ky1;
+        r.iy0 = iy0;
+        conv_row_run(&r, w0, nc, bias, o + oy * g->ow, s, wide);
+    }
+}
+
+X86_INLINE void conv_group(const rt_conv_geom *g, const float *in_g,
+                           const float *w_g, const float *b_g, float *out_g,
+                           int32_t s, int32_t wide)
+{
+    const int32_t wst = g->cin_g * g->kh * g->kw;
+    const int32_t plane = g->oh * g->ow;
+    int32_t oc;
+    if (g->cout_g >= 4) {
+        for (oc = 0; oc < g->cout_g; oc += 4) {
+            const int32_t c0 = oc + 4 <= g->cout_g ? oc : g->cout_g - 4;
+            conv_channels(g, in_g, w_g + c0 * wst, 4,
+                          b_g != NULL ? b_g + c0 : NULL, out_g + c0 * plane, s,
+                          wide);
+        }
+    } else {
+        for (oc = 0; oc < g->cout_g; ++oc) {
+            conv_channels(g, in_g, w_g + oc * wst, 1,
+                          b_g != NULL ? b_g + oc : NULL, out_g + oc * plane, s,
+                          wide);
+        }
+    }
+}
+
+/* conv_group specialized on the stride (1, 2 or any) and on rows at least
+ * 4 strides wide (border taps as shifted loads) or narrower (lane by lane). */
+static void conv_group_s1(const rt_conv_geom *g, const float *in_g,
+                          const float *w_g, const float *b_g, float *out_g)
+{
+    conv_group(g, in_g, w_g, b_g, out_g, 1, 1);
+}
+
+static void conv_group_s2(const rt_conv_geom *g, const float *in_g,
+                          const float *w_g, const float *b_g, float *out_g)
+{
+    conv_group(g, in_g, w_g, b_g, out_g, 2, 1);
+}
+
+static void conv_group_sn(const rt_conv_geom *g, const float *in_g,
+                          const float *w_g, const float *b_g, float *out_g)
+{
+    conv_group(g, in_g, w_g, b_g, out_g, g->sw, 1);
+}
+
+static void conv_group_narrow(const rt_conv_geom *g, const float *in_g,
+                              const float *w_g, const float *b_g,
+                              float *out_g)
+{
+    conv_group(g, in_g, w_g, b_g, out_g, g->sw, 0);
+}
+
+rt_status rt_conv2d_f32(const rt_conv2d_params *p,
+                        const rt_shape *in_s, const float *in,
+                        const rt_shape *w_s, const float *w,
+                        const rt_shape *b_s, const float *b,
+                        const rt_shape *out_s, float *out)
+{
+    rt_conv_geom g;
+    int32_t n, grp;
+    RT_CHECK(p != NULL && in_s != NULL && in != NULL && w_s != NULL &&
+             w != NULL && out_s != NULL && out != NULL,
+             RT_ERR_NULL);
+    RT_TRY(rt_conv2d_geom(&g, p, in_s, w_s, b_s, b, out_s));
+    for (n = 0; n < g.n; ++n) {
+        for (grp = 0; grp < g.groups; ++grp) {
+            const float *in_g = in + (n * g.cin + grp * g.cin_g) * g.h * g.w;
+            const float *w_g = w + grp * g.cout_g * g.cin_g * g.kh * g.kw;
+            const float *b_g = b != NULL ? b + grp * g.cout_g : NULL;
+            float *out_g = out + (n * g.cout + grp * g.cout_g) * g.oh * g.ow;
+            if (g.w < 4 * g.sw) {
+                conv_group_narrow(&g, in_g, w_g, b_g, out_g);
+            } else if (g.sw == 1) {
+                conv_group_s1(&g, in_g, w_g, b_g, out_g);
+            } else if (g.sw == 2) {
+                conv_group_s2(&g, in_g, w_g, b_g, out_g);
+            } else {
+                conv_group_sn(&g, in_g, w_g, b_g, out_g);
+            }
+        }
+    }
+    return RT_OK;
+}

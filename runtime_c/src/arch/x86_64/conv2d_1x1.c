@@ -1,0 +1,170 @@
+/* conv2d_1x1.c (x86-64, SSE2) - rt_conv2d_1x1_f32: same contract and
+ * results (the same bits) as src/conv/conv2d_1x1.c.
+ *
+ * A pointwise convolution is the GEMM out[Cout, HW] = w[Cout, Cin] x
+ * in[Cin, HW]. Blocks of 4 output channels x 8 pixels keep 8 SSE
+ * accumulators; every input channel loads 2 input vectors and 4 weights and
+ * does 8 multiply-adds. Pixels go in tiles whose Cin x tile input panel stays
+ * in L1 while every channel block sweeps it. Ragged ends reuse the last full
+ * block shifted back (recomputing a few outputs). Accumulation is in input
+ * channel order, bias last, as in the reference. */
+#include "sse_rows.h"
+
+/* Input floats per pixel tile: 16 KiB, a third of a typical L1D. */
+#define TILE_FLOATS 4096
+
+X86_INLINE void mk4x8(const float *in, int32_t hw, const float *w, int32_t cin,
+                      __m128 acc[8])
+{
+    int32_t c, j;
+    for (j = 0; j < 8; ++j) {
+        acc[j] = _mm_setzero_ps();
+    }
+    for (c = 0; c < cin; ++c) {
+        const float *ip = in + c * hw;
+        const __m128 v0 = _mm_loadu_ps(ip);
+        const __m128 v1 = _mm_loadu_ps(ip + 4);
+        const __m128 wa = _mm_set1_ps(w[c]);
+        const __m128 wb = _mm_set1_ps(w[cin + c]);
+        const __m128 wc = _mm_set1_ps(w[2 * cin + c]);
+        const __m128 wd = _mm_set1_ps(w[3 * cin + c]);
+        acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v0, wa));
+        acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v1, wa));
+        acc[2] = _mm_add_ps(acc[2], _mm_mul_ps(v0, wb));
+        acc[3] = _mm_add_ps(acc[3], _mm_mul_ps(v1, wb));
+        acc[4] = _mm_add_ps(acc[4], _mm_mul_ps(v0, wc));
+        acc[5] = _mm_add_ps(acc[5], _mm_mul_ps(v1, wc));
+        acc[6] = _mm_add_ps(acc[6], _mm_mul_ps(v0, wd));
+        acc[7] = _mm_add_ps(acc[7], _mm_mul_ps(v1, wd));
+    }
+}
+
+X86_INLINE void mk4x4(const float *in, int32_t hw, const float *w, int32_t cin,
+                      __m128 acc[4])
+{
+    int32_t c;
+    acc[0] = acc[1] = acc[2] = acc[3] = _mm_setzero_ps();
+    for (c = 0; c < cin; ++c) {
+        const __m128 v = _mm_loadu_ps(in + c * hw);
+        acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v, _mm_set1_ps(w[c])));
+        acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v, _mm_set1_ps(w[cin + c])));
+        acc[2] = _mm_add_ps(acc[2], _mm_mul_ps(v, _mm_set1_ps(w[2 * cin + c])));
+        acc[3] = _mm_add_ps(acc[3], _mm_mul_ps(v, _mm_set1_ps(w[3 * cin + c])));
+    }
+}
+
+X86_INLINE __m128 mk1x4(const float *in, int32_t hw, const float *w,
+                        int32_t cin)
+{
+    __m128 acc = _mm_setzero_ps();
+    int32_t c;
+    for (c = 0; c < cin; ++c) {
+        acc = _mm_add_ps(acc, _mm_mul_ps(_mm_loadu_ps(in + c * hw),
+                                         _mm_set1_ps(w[c])));
+    }
+    return acc;
+}
+
+/* Channels [oc, oc + 4) over pixels [p0, p1) (p1 >= 4). */
+static void block_rows4(const float *in, int32_t hw, const float *w,
+                        int32_t cin, const float *b, float *o, int32_t p0,
+                        int32_t p1)
+{
+    __m128 acc[8], bv[4];
+    int32_t j, p = p0;
+    for (j = 0; j < 4; ++j) {
+        bv[j] = _mm_set1_ps(b != NULL ? b[j] : 0.0f);
+    }
+    for (; p + 8 <= p1; p += 8) {
+        mk4x8(in + p, hw, w, cin, acc);
+        for (j = 0; j < 4; ++j) {
+            _mm_storeu_ps(o + j * hw + p, _mm_add_ps(acc[2 * j], bv[j]));
+            _mm_storeu_ps(o + j * hw + p + 4, _mm_add_ps(acc[2 * j + 1], bv[j]));
+        }
+    }
+    while (p < p1) {
+        const int32_t x = p + 4 <= p1 ? p : p1 - 4;
+        mk4x4(in + x, hw, w, cin, acc);
+        for (j = 0; j < 4; ++j) {
+            _mm_storeu_ps(o + j * hw + x, _mm_add_ps(acc[j], bv[j]));
+        }
+        p = x + 4;
+    }
+}
+
+/* Channel oc over pixels [p0, p1) (p1 >= 4). */
+static void block_row1(const float *in, int32_t hw, const float *w,
+                       int32_t cin, const float *b, float *o, int32_t p0,
+                       int32_t p1)
+{
+    const __m128 bv = _mm_set1_ps(b != NULL ? b[0] : 0.0f);
+    int32_t p = p0;
+    while (p < p1) {
+        const int32_t x = p + 4 <= p1 ? p : p1 - 4;
+        _mm_storeu_ps(o + x, _mm_add_ps(mk1x4(in + x, hw, w, cin), bv));
+        p = x + 4;
+    }
+}
+
+/* Fewer than 4 pixels: one dot product per output. */
+static void small_plane(const float *in, int32_t hw, const float *w,
+                        int32_t cin, int32_t cout, const float *b, float *o)
+{
+    int32_t oc, p, c;
+    for (oc = 0; oc < cout; ++oc) {
+        for (p = 0; p < hw; ++p) {
+            float acc = 0.0f;
+            for (c = 0; c < cin; ++c) {
+                acc += in[c * hw + p] * w[oc * cin + c];
+            }
+            o[oc * hw + p] = acc + (b != NULL ? b[oc] : 0.0f);
+        }
+    }
+}
+
+rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
+                            const rt_shape *in_s, const float *in,
+                            const rt_shape *w_s, const float *w,
+                            const rt_shape *b_s, const float *b,
+                            const rt_shape *out_s, float *out)
+{
+    rt_conv_geom g;
+    int32_t n, hw, tile, t0, oc;
+    RT_CHECK(p != NULL && in_s != NULL && in != NULL && w_s != NULL &&
+             w != NULL && out_s != NULL && out != NULL,
+             RT_ERR_NULL);
+    RT_TRY(rt_conv2d_geom(&g, p, in_s, w_s, b_s, b, out_s));
+    RT_CHECK(g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 &&
+             g.pw == 0 && g.groups == 1,
+             RT_ERR_PARAM);
+    hw = g.h * g.w;
+    tile = (TILE_FLOATS / (g.cin > 0 ? g.cin : 1)) & ~7;
+    tile = tile < 8 ? 8 : tile;
+    for (n = 0; n < g.n; ++n) {
+        const float *in_n = in + n * g.cin * hw;
+        float *out_n = out + n * g.cout * hw;
+        if (hw < 4) {
+            small_plane(in_n, hw, w, g.cin, g.cout, b, out_n);
+            continue;
+        }
+        for (t0 = 0; t0 < hw; t0 += tile) {
+            const int32_t t1 = t0 + tile < hw ? t0 + tile : hw;
+            const int32_t p0 = t1 - t0 >= 4 ? t0 : t1 - 4; /* hw >= 4 */
+            if (g.cout >= 4) {
+                for (oc = 0; oc < g.cout; oc += 4) {
+                    const int32_t c0 = oc + 4 <= g.cout ? oc : g.cout - 4;
+                    block_rows4(in_n, hw, w + c0 * g.cin, g.cin,
+                                b != NULL ? b + c0 : NULL, out_n + c0 * hw,
+                                p0, t1);
+                }
+            } else {
+                for (oc = 0; oc < g.cout; ++oc) {
+                    block_row1(in_n, hw, w + oc * g.cin, g.cin,
+                               b != NULL ? b + oc : NULL, out_n + oc * hw, p0,
+                               t1);
+                }
+            }
+        }
+    }
+    return RT_OK;
+}
