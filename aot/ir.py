@@ -5,6 +5,8 @@ tensor lifetimes; the emitter turns MethodGraph + MemoryPlan into a Program.
 """
 from __future__ import annotations
 
+import math
+
 import enum
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -47,10 +49,7 @@ class TensorSpec:
 
     @property
     def numel(self) -> int:
-        n = 1
-        for s in self.shape:
-            n *= s
-        return n
+        return math.prod(self.shape)
 
     @property
     def nbytes(self) -> int:

@@ -10,6 +10,8 @@ reader moves them back, so a Program compares equal across load -> serialize -> 
 """
 from __future__ import annotations
 
+import math
+
 import enum
 from dataclasses import dataclass
 from typing import Optional, Union
@@ -99,10 +101,7 @@ class Tensor:
 
     @property
     def numel(self) -> int:
-        n = 1
-        for s in self.sizes:
-            n *= s
-        return n
+        return math.prod(self.sizes)
 
 
 @dataclass(frozen=True)

@@ -34,3 +34,15 @@ def require_module(name: str):
         return __import__(name, fromlist=["_"])
     except ImportError:
         require(False, f"python package {name!r}")
+
+
+def require_board(name: str):
+    """The board, after checking its toolchain and QEMU are installed (fail in CI if not)."""
+    from aot.boards import check_toolchain, load_board
+    from aot.errors import BoardError
+    board = load_board(name)
+    try:
+        check_toolchain(board)
+    except BoardError as e:
+        require(False, str(e))
+    return board

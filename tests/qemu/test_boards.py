@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import require
+from conftest import require_board
 
-from aot.boards import check_toolchain, data_root, list_boards, load_board
+from aot.boards import data_root, list_boards, load_board
 from aot.errors import BoardError
 from aot.qemu import FAULT_EXIT_CODE, build_firmware, qemu_command, run_elf
 
@@ -30,13 +30,6 @@ VARIANTS = {  # name: EXTRA_CFLAGS for smoke.c
 }
 
 
-def usable_board(name: str):
-    board = load_board(name)
-    try:
-        check_toolchain(board)
-    except BoardError as e:
-        require(False, str(e))
-    return board
 
 
 @pytest.fixture(scope="session")
@@ -46,7 +39,7 @@ def firmware(tmp_path_factory):
 
     def get(name: str, variant: str = "default"):
         if (name, variant) not in built:
-            board = usable_board(name)
+            board = require_board(name)
             out = tmp_path_factory.mktemp(f"{name}-{variant}")
             elf = build_firmware(FIXTURES, board, build_dir=out,
                                  make_vars={"EXTRA_CFLAGS": VARIANTS[variant]})

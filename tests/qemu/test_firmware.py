@@ -17,11 +17,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import require, require_module, require_tool
+from conftest import require_board, require_module, require_tool
 
 import aot
 from aot import cli
-from aot.boards import check_toolchain, list_boards, load_board
+from aot.boards import list_boards, load_board
 from aot.errors import AotError, BoardError
 from aot.firmware import (FirmwareProject, RunReport, estimate_footprint, format_run_report,
                           generate_firmware, max_abs_error, parse_outputs, run_on_board)
@@ -37,13 +37,6 @@ RTOL, ATOL, MAX_ABS = 1e-4, 1e-5, 1e-4
 FIGURES: dict[str, dict] = {}
 
 
-def usable(name: str):
-    board = load_board(name)
-    try:
-        check_toolchain(board)
-    except BoardError as e:
-        require(False, str(e))
-    return board
 
 
 @pytest.fixture(scope="session")
@@ -100,7 +93,7 @@ def tree(path: Path) -> dict[str, bytes]:
 @pytest.mark.parametrize("net", sorted(ZOO))
 @pytest.mark.parametrize("board_name", BOARDS)
 def test_zoo_network_on_board(board_name, net, lowered, tmp_path):
-    board = usable(board_name)
+    board = require_board(board_name)
     sources, module, example = lowered("zoo", net)
     if board.flash is not None and sources.constant_bytes > board.flash.length:
         # Too big for this board: the fit check (not the compiler) says so, before writing.
@@ -133,7 +126,7 @@ def test_zoo_network_on_board(board_name, net, lowered, tmp_path):
 @pytest.mark.parametrize("op", sorted(OP_MODELS))
 @pytest.mark.parametrize("board_name", OP_BOARDS)
 def test_op_model_on_board(board_name, op, lowered):
-    board = usable(board_name)
+    board = require_board(board_name)
     sources, module, example = lowered("op", op)
     assert_matches(run_on_board(sources, board, inputs=example, reference=module))
 
@@ -144,7 +137,7 @@ class CompareAndScale(torch.nn.Module):
 
 
 def test_bool_and_float_outputs():
-    board = usable("riscv32-virt")
+    board = require_board("riscv32-virt")
     example = (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),
                torch.randn(3, 4, generator=torch.Generator().manual_seed(2)))
     report = run_on_board(torch.export.export(CompareAndScale(), example), board,
@@ -158,7 +151,7 @@ def test_bool_and_float_outputs():
 
 @pytest.mark.parametrize("board_name", ["mps2-an386", "riscv32-virt"])
 def test_instruction_count_repeats(board_name, lowered, tmp_path):
-    board = usable(board_name)
+    board = require_board(board_name)
     sources, _, example = lowered("zoo", "kws")
     project = generate_firmware(sources, board, tmp_path / "kws", inputs=example)
     elf = build_firmware(project.directory, project.project_board)
@@ -181,7 +174,7 @@ def kws_pt2(tmp_path_factory):
 
 
 def test_project_holds_only_what_the_build_reads(lowered, tmp_path):
-    usable("mps2-an386")
+    require_board("mps2-an386")
     sources, _, example = lowered("op", "conv2d")
     project = generate_firmware(sources, "mps2-an386", tmp_path / "fw", inputs=example)
     assert isinstance(project, FirmwareProject)
@@ -205,7 +198,7 @@ def test_project_holds_only_what_the_build_reads(lowered, tmp_path):
 def test_project_builds_and_runs_after_moving(lowered, tmp_path):
     """Nothing outside the folder: move it, then make and make run as a user would."""
     require_tool("make")
-    board = usable("riscv32-virt")
+    board = require_board("riscv32-virt")
     sources, module, example = lowered("op", "linear")
     generate_firmware(sources, board, tmp_path / "a", inputs=example)
     moved = tmp_path / "elsewhere" / "b"
@@ -221,7 +214,7 @@ def test_project_builds_and_runs_after_moving(lowered, tmp_path):
 
 
 def test_same_model_gives_identical_files(kws_pt2, tmp_path):
-    usable("host")
+    require_board("host")
     a = generate_firmware(kws_pt2, "host", tmp_path / "a", name="kws")
     b = generate_firmware(kws_pt2, "host", tmp_path / "b", name="kws")
     assert a.files == b.files
@@ -229,7 +222,7 @@ def test_same_model_gives_identical_files(kws_pt2, tmp_path):
 
 
 def test_regenerating_replaces_an_earlier_project(lowered, tmp_path):
-    usable("host")
+    require_board("host")
     sources, _, example = lowered("op", "relu")
     out = tmp_path / "fw"
     generate_firmware(sources, "host", out)                  # random inputs
@@ -241,7 +234,7 @@ def test_regenerating_replaces_an_earlier_project(lowered, tmp_path):
 
 
 def test_random_inputs_are_seeded_and_saved(lowered, tmp_path):
-    usable("host")
+    require_board("host")
     sources, _, _ = lowered("op", "embedding")
     a = generate_firmware(sources, "host", tmp_path / "a")
     b = generate_firmware(sources, "host", tmp_path / "b")
@@ -282,7 +275,7 @@ def test_missing_cross_compiler(lowered, tmp_path, monkeypatch):
 
 
 def test_model_too_big_for_the_board(tmp_path):
-    usable("mps3-an547")
+    require_board("mps3-an547")
     torch.manual_seed(0)
     big = torch.nn.Linear(4096, 4096).eval()
     ep = torch.export.export(big, (torch.randn(1, 4096),))
@@ -297,7 +290,7 @@ def test_model_too_big_for_the_board(tmp_path):
 
 
 def test_errors_leave_an_existing_project_unchanged(lowered, tmp_path):
-    usable("host")
+    require_board("host")
     sources, _, example = lowered("op", "relu")
     out = tmp_path / "fw"
     generate_firmware(sources, "host", out, inputs=example)
@@ -312,7 +305,7 @@ def test_errors_leave_an_existing_project_unchanged(lowered, tmp_path):
 
 
 def test_refuses_to_replace_a_folder_it_did_not_write(lowered, tmp_path):
-    usable("host")
+    require_board("host")
     sources, _, _ = lowered("op", "relu")
     (tmp_path / "mine.txt").write_text("keep me")
     with pytest.raises(AotError) as err:
@@ -322,7 +315,7 @@ def test_refuses_to_replace_a_folder_it_did_not_write(lowered, tmp_path):
 
 
 def test_model_name_that_clashes_with_a_project_file(tmp_path):
-    usable("host")
+    require_board("host")
     ep = torch.export.export(torch.nn.ReLU(), (torch.randn(2, 3),))
     with pytest.raises(AotError) as err:
         generate_firmware(ep, "host", tmp_path / "fw", name="main")
@@ -331,7 +324,7 @@ def test_model_name_that_clashes_with_a_project_file(tmp_path):
 
 
 def test_hang_is_a_timeout(lowered):
-    board = usable("mps2-an385")
+    board = require_board("mps2-an385")
     sources, module, example = lowered("zoo", "kws")   # ~350 M instructions: over 0.2 s
     with pytest.raises(BoardError, match="did not exit within"):
         run_on_board(sources, board, inputs=example, reference=module, timeout=0.2)
@@ -378,7 +371,7 @@ def test_cli_boards_lists_every_board(capsys):
 
 
 def test_cli_firmware_then_make(kws_pt2, tmp_path, capsys):
-    board = usable("mps2-an386")
+    board = require_board("mps2-an386")
     x = np.random.default_rng(7).standard_normal((1, 1, 49, 10)).astype(np.float32)
     np.save(tmp_path / "x.npy", x)
     out = tmp_path / "fw"
@@ -392,7 +385,7 @@ def test_cli_firmware_then_make(kws_pt2, tmp_path, capsys):
 
 
 def test_cli_run_compares_with_torch(kws_pt2, capsys):
-    usable("riscv32-virt")
+    require_board("riscv32-virt")
     assert cli.main(["run", str(kws_pt2), "--board", "riscv32-virt"]) == 0
     out = capsys.readouterr().out
     for row in ("max abs error", "vs torch eager", "arena", "64,000 bytes", "text/data/bss",
@@ -401,13 +394,13 @@ def test_cli_run_compares_with_torch(kws_pt2, capsys):
 
 
 def test_cli_run_fails_above_the_tolerance(kws_pt2, capsys):
-    usable("host")
+    require_board("host")
     assert cli.main(["run", str(kws_pt2), "--board", "host", "--tolerance", "-1"]) == 1
     assert "TOO LARGE" in capsys.readouterr().out
 
 
 def test_cli_run_pte_against_executorch(kws_pt2, tmp_path, capsys):
-    usable("host")
+    require_board("host")
     require_module("executorch")
     assert cli.main(["compile", str(kws_pt2), "-o", str(tmp_path), "--name", "kws"]) == 0
     capsys.readouterr()
