@@ -38,7 +38,7 @@ SIZE := $(CROSS)size
 # -ffp-contract=off: no fused multiply-add, so results match the host bit for bit.
 # -fno-math-errno: sqrtf becomes one instruction on FPU cores.
 CFLAGS := -std=c99 $(OPT) -g -ffreestanding -ffp-contract=off -fno-math-errno \
-          -Wall -Wextra -Werror -ffunction-sections -fdata-sections -MMD -MP \
+          -Wall -Wextra -Wpedantic -Werror -ffunction-sections -fdata-sections -MMD -MP \
           $(BOARD_CFLAGS) -I$(COMMON_DIR) $(addprefix -I,$(INCLUDES)) \
           -isystem $(COMMON_DIR)/include $(EXTRA_CFLAGS)
 
