@@ -546,7 +546,9 @@ def _io(gen: _Generator, indices, kind: str) -> list[dict]:
 def _render(gen: _Generator, calls: list, rows: list, delegates: _Delegates) -> CSources:
     inputs = _io(gen, gen.plan.inputs, "input")
     outputs = _io(gen, gen.plan.outputs, "output")
-    constant_bytes = sum(len(gen.program.constant_buffer[i].storage) for i in gen.constants)
+    # Flash data: weights, and the blobs of delegates that run through the runtime interface.
+    constant_bytes = sum(len(gen.program.constant_buffer[i].storage) for i in gen.constants) + \
+        sum(len(gen.program.backend_delegate_data[i].data) for i in delegates.blobs)
     # Only shapes that a call reads (a kernel may take shapes through an array instead).
     used = "\n".join(f"{', '.join(c['args'])})" for c in calls) + "\n".join(gen.statics) + \
         "\n".join(line for c in calls for line in c["fills"])
