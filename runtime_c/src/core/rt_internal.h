@@ -131,6 +131,26 @@ int32_t rt_reduce_base(const rt_reduce_geom *g, int32_t o);
  * (j < red_rows); the row then has `inner` elements inner_st apart. */
 int32_t rt_reduce_row(const rt_reduce_geom *g, int32_t j);
 
+/* Softmax geometry: in viewed as [outer, n, inner] around the softmax dim (a 0-d tensor is
+ * one element). Checks the pointers, that in and out hold as many elements, and dim. */
+typedef struct rt_softmax_geom {
+    int32_t outer, n, inner;
+} rt_softmax_geom;
+
+rt_status rt_softmax_geom_init(rt_softmax_geom *g, int32_t dim, const rt_shape *in_s,
+                               const float *in, const rt_shape *out_s, const float *out);
+/* The largest of x[k * stride], k < n; NaN if any is NaN (as torch). */
+float rt_softmax_row_max(const float *x, int32_t n, int32_t stride);
+
+/* Embedding geometry: weight [V, D] rows gathered by n indices into out [..., D]. */
+typedef struct rt_embedding_geom {
+    int32_t n, v, dim;
+} rt_embedding_geom;
+
+rt_status rt_embedding_geom_init(rt_embedding_geom *g, const rt_shape *w_s, const float *w,
+                                 const rt_shape *idx_s, const void *idx,
+                                 const rt_shape *out_s, const float *out);
+
 /* The loops shared by the elementwise kernels. EXPR is written in terms of `x` (and `y`), the
  * current input element(s); the macros check the pointers and shapes and return the status on
  * a mismatch, so they may only be used in a function returning rt_status.

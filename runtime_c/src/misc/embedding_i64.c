@@ -7,25 +7,16 @@ rt_status rt_embedding_i64_f32(const rt_shape *w_s, const float *w,
                                const rt_shape *idx_s, const int64_t *idx,
                                const rt_shape *out_s, float *out)
 {
-    int32_t n, v, dim, i;
-    RT_CHECK(w_s != NULL && w != NULL && idx_s != NULL && idx != NULL &&
-             out_s != NULL && out != NULL,
-             RT_ERR_NULL);
-    RT_CHECK(w_s->rank == 2, RT_ERR_RANK);
-    n = rt_shape_numel(idx_s);
-    v = w_s->d[0];
-    dim = w_s->d[1];
-    RT_CHECK(n >= 0 && rt_shape_numel(w_s) >= 0 && out_s->rank >= 1 &&
-             out_s->d[out_s->rank - 1] == dim &&
-             rt_shape_numel(out_s) == n * dim,
-             RT_ERR_SHAPE);
-    for (i = 0; i < n; ++i) {
+    rt_embedding_geom g;
+    int32_t i;
+    RT_TRY(rt_embedding_geom_init(&g, w_s, w, idx_s, idx, out_s, out));
+    for (i = 0; i < g.n; ++i) {
         const int64_t k = idx[i];
-        if (k < 0 || k >= v) { /* data-dependent: always checked */
+        if (k < 0 || k >= g.v) { /* data-dependent: always checked */
             return RT_ERR_INDEX;
         }
-        memcpy(out + i * dim, w + (int32_t)k * dim,
-               (size_t)dim * sizeof(float));
+        memcpy(out + i * g.dim, w + (int32_t)k * g.dim,
+               (size_t)g.dim * sizeof(float));
     }
     return RT_OK;
 }
