@@ -42,6 +42,20 @@ def _seeded(module, seed=0):
     return module
 
 
+class Counter(nn.Module):
+    """Adds its input to a registered buffer on every call and returns the running total times
+    ``scale``: the state must survive from one call to the next."""
+
+    def __init__(self, shape=(2, 3), start=0.5, scale=2.0):
+        super().__init__()
+        self.scale = scale
+        self.register_buffer("total", torch.full(shape, start))
+
+    def forward(self, x):
+        self.total.add_(x)
+        return self.total * self.scale
+
+
 def _bn_unfolded():
     bn = nn.BatchNorm2d(4)
     with torch.no_grad():

@@ -21,7 +21,7 @@ from aot.codegen.runtime import runtime_dir
 from aot.errors import UnsupportedOpError
 from aot.zoo import ZOO
 from conftest import require_tool
-from op_models import OP_MODELS
+from op_models import OP_MODELS, Counter
 
 RTOL, ATOL = 1e-4, 1e-5
 
@@ -65,19 +65,11 @@ def test_zoo_network_in_c_matches_torch(name, cache):
 
 
 def test_state_persists_between_calls(cache):
-    class Counter(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.register_buffer("total", torch.full((4,), 0.25))
-
-        def forward(self, x):
-            self.total.add_(x)
-            return self.total * 3
-
+    counter = lambda: Counter(shape=(4,), start=0.25, scale=3.0)
     example = (torch.ones(4),)
-    model = aot.host.build(aot.generate_c(_lower(Counter(), example), name="counter"),
+    model = aot.host.build(aot.generate_c(_lower(counter(), example), name="counter"),
                            cache_dir=cache)
-    eager = Counter()
+    eager = counter()
     for step in range(3):
         x = torch.arange(4, dtype=torch.float32) + step
         np.testing.assert_allclose(model(x.numpy())[0], eager(x).numpy(), rtol=0, atol=0)

@@ -15,7 +15,7 @@ import aot.host
 from aot.pte import load_program, serialize_pte
 from aot.zoo import ZOO
 from conftest import require_module
-from op_models import OP_MODELS
+from op_models import OP_MODELS, Counter
 
 
 @pytest.fixture(scope="module")
@@ -55,15 +55,6 @@ def test_executorch_runs_our_pte(name, runtime):
 
 
 def test_mutable_state_survives_executes_in_executorch(runtime):
-    class Counter(torch.nn.Module):
-        def __init__(self):
-            super().__init__()
-            self.register_buffer("total", torch.full((2, 3), 0.5))
-
-        def forward(self, x):
-            self.total.add_(x)
-            return self.total * 2
-
     example = (torch.ones(2, 3),)
     method = runtime.load_program(_lower(Counter(), example).buffer).load_method("forward")
     eager = Counter()

@@ -13,7 +13,7 @@ from aot.interpret import ArenaInterpreter
 from aot.ir import TensorKind
 from aot.memory import verify_plan
 from aot.zoo import ZOO
-from op_models import OP_MODELS
+from op_models import OP_MODELS, Counter
 
 aten = torch.ops.aten
 
@@ -97,18 +97,6 @@ def test_type_promotion_makes_dtypes_uniform():
             dtypes = {graph.tensors[r].dtype for r in call.reads}
             assert dtypes == {torch.float32}
     _check_method(manager, M(), example)
-
-
-class Counter(torch.nn.Module):
-    """Adds its input to a registered buffer on every call and returns the running total."""
-
-    def __init__(self):
-        super().__init__()
-        self.register_buffer("total", torch.full((2, 3), 0.5))
-
-    def forward(self, x):
-        self.total.add_(x)
-        return self.total * 2
 
 
 def test_mutable_buffer_keeps_state_across_calls():
