@@ -39,7 +39,7 @@ import numpy as np
 from .boards import Board, check_toolchain, load_board
 from .codegen.c import CSources, c_ident, f32_literal, generate_c
 from .codegen.render import render_template
-from .codegen.runtime import runtime_dir
+from .codegen.runtime import runtime_dir, status_name
 from .errors import AotError, BoardError
 from .qemu import build_firmware, run_elf
 
@@ -601,7 +601,8 @@ def format_run_report(report: RunReport) -> str:
     rows = [("model", f"{report.model} on {report.board} ({report.cpu})")]
     if report.fault:
         rows.append(("fault", report.fault))
-    status = {None: "none printed", 0: "0 (RT_OK)"}.get(report.status, str(report.status))
+    status = "none printed" if report.status is None else \
+        f"{report.status} ({status_name(report.status)})"
     rows.append(("status", f"{status}, exit code {report.exit_code}"))
     for k, e in enumerate(report.errors):
         shape = "x".join(map(str, report.outputs[k].shape)) or "scalar"

@@ -26,15 +26,13 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .codegen.c import CSources
-from .codegen.runtime import for_arch, host_arch, runtime_dir
+from .codegen.runtime import for_arch, host_arch, runtime_dir, status_name
 from .errors import AotError
 
 STRICT_FLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
                 "-ffp-contract=off")
 SANITIZE_FLAGS = ("-fsanitize=address,undefined", "-fno-sanitize-recover=all",
                   "-fno-omit-frame-pointer", "-g")
-_STATUS = {1: "RT_ERR_NULL", 2: "RT_ERR_RANK", 3: "RT_ERR_SHAPE", 4: "RT_ERR_PARAM",
-           5: "RT_ERR_SCRATCH", 6: "RT_ERR_INDEX"}
 
 
 def default_cache_dir() -> Path:
@@ -58,7 +56,7 @@ class HostModel:
     def _check(self, status: int, what: str) -> None:
         if status != 0:
             raise AotError(f"{self.sources.name}_{what} returned {status} "
-                           f"({_STATUS.get(status, 'unknown status')})")
+                           f"({status_name(status)})")
 
     def __call__(self, *inputs) -> list:
         spec = self.sources.inputs

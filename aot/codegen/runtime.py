@@ -24,6 +24,15 @@ _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 _PROTOTYPE = re.compile(r"^[A-Za-z_][\w \*]*?\brt_\w+\s*\([^;{]*\);", re.M)
 
 
+# rt_status (runtime_c/include/rt_types.h), for messages.
+STATUS_NAMES = {0: "RT_OK", 1: "RT_ERR_NULL", 2: "RT_ERR_RANK", 3: "RT_ERR_SHAPE",
+                4: "RT_ERR_PARAM", 5: "RT_ERR_SCRATCH", 6: "RT_ERR_INDEX"}
+
+
+def status_name(code: int) -> str:
+    return STATUS_NAMES.get(code, "unknown status")
+
+
 def runtime_dir() -> Path:
     return data_dir("runtime_c")
 
