@@ -4,12 +4,12 @@ Cortex-M4, and every kernel test passes under ASan + UBSan."""
 from __future__ import annotations
 
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from conftest import require_tool
 
 import kernel_harness
 from kernel_harness import INCLUDE, STRICT_FLAGS, runtime_sources
@@ -27,10 +27,7 @@ TARGETS = {
 
 
 def require(cc: str) -> None:
-    if shutil.which(cc) is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"{cc} is required in CI")
-        pytest.skip(f"{cc} not installed")
+    require_tool(cc)
 
 
 @pytest.mark.parametrize("checks", ["checks", "no_checks"])

@@ -8,13 +8,13 @@ import importlib
 import json
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from aot import program as ir
+from conftest import require_tool
 
 try:
     import executorch
@@ -76,11 +76,7 @@ def test_every_table_of_theirs_is_in_ours():
 
 
 def test_flatc_json_schemas_agree(tmp_path):
-    flatc = shutil.which("flatc")
-    if not flatc:
-        if os.environ.get("CI") == "true":
-            pytest.fail("flatc not found (CI=true)")
-        pytest.skip("flatc not found")
+    flatc = require_tool("flatc")
 
     def definitions(schema_dir: Path, out: Path) -> dict:
         subprocess.run([flatc, "--jsonschema", "-o", str(out), str(schema_dir / "program.fbs")],

@@ -5,13 +5,12 @@ Layout facts are checked against the raw bytes (struct and bytes.find), not thro
 import dataclasses
 import io
 import json
-import os
-import shutil
 import struct
 import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import require_tool
 
 from aot.pte import PteData, load_program, serialize_pte
 from aot.program import (AllocationDetails, BackendDelegate, BackendDelegateDataReference,
@@ -282,11 +281,7 @@ def test_serializer_rejects_wire_form_and_bad_options():
 
 
 def _flatc_json(data: bytes, tmp_path) -> dict:
-    flatc = shutil.which("flatc")
-    if not flatc:
-        if os.environ.get("CI") == "true":
-            pytest.fail("flatc not found (CI=true)")
-        pytest.skip("flatc not found")
+    flatc = require_tool("flatc")
     (tmp_path / "p.pte").write_bytes(data)
     subprocess.run([flatc, "--json", "--strict-json", "--defaults-json", "--raw-binary",
                     "-o", str(tmp_path), str(SCHEMA), "--", str(tmp_path / "p.pte")], check=True)
