@@ -10,16 +10,21 @@ PY       := $(VENV)/bin/python
 STAMP    := $(VENV)/.installed
 DEMO_DIR := build/demo
 
-# Debian packages: flatc for the schema, cross compilers and QEMU for the board tests.
-APT_PACKAGES := flatbuffers-compiler gcc-arm-none-eabi qemu-system-arm qemu-system-misc \
-                gcc-riscv64-unknown-elf
-APT_TOOLS    := flatc arm-none-eabi-gcc qemu-system-arm qemu-system-riscv32 riscv64-unknown-elf-gcc
+# Debian packages, each with what the suite uses it for (dpkg -S names the owner of a file):
+#   gcc, libc6-dev, make     host builds: aot.host, the kernel harness, ASan/UBSan (libasan
+#                            comes with gcc through libgcc-12-dev), firmware for the host board
+#   flatbuffers-compiler     flatc: regenerating and checking the .pte schema bindings
+#   gcc-arm-none-eabi        Cortex-M firmware; no newlib: boards/common/include is the libc
+#   qemu-system-arm          mps2-an385/386/500, mps3-an547
+#   gcc-riscv64-unknown-elf, qemu-system-misc   riscv32-virt
+APT_PACKAGES := gcc libc6-dev make flatbuffers-compiler gcc-arm-none-eabi qemu-system-arm \
+                qemu-system-misc gcc-riscv64-unknown-elf
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: demo test bootstrap system-deps clean
 
-bootstrap: $(STAMP) system-deps
+bootstrap: system-deps $(STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,11 +33,13 @@ $(STAMP): pyproject.toml
 	touch $@
 
 system-deps:
-	@missing=""; for t in $(APT_TOOLS); do command -v $$t >/dev/null || missing="$$missing $$t"; done; \
+	@missing=""; for p in $(APT_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
+	done; \
 	if [ -n "$$missing" ]; then \
-	  echo "installing Debian packages (missing:$$missing)"; \
+	  echo "installing Debian packages:$$missing"; \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(APT_PACKAGES); \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
 
 DEMO_BOARD := mps2-an386

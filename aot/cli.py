@@ -8,6 +8,7 @@ from pathlib import Path
 
 from .errors import AotError
 from .loading import load_model, load_pt2
+from .quiet import quiet_third_party
 
 
 def _write_atomic(path: Path, data: bytes | str) -> None:
@@ -60,7 +61,7 @@ def cmd_zoo(args) -> int:
     ep = torch.export.export(model, example)
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp")
+    tmp = out.with_name(f".{out.name}.tmp.pt2")   # torch.export.save wants the .pt2 suffix
     torch.export.save(ep, str(tmp))
     os.replace(tmp, out)
     print(f"wrote {out} ({args.name}, input {tuple(example[0].shape)})")
@@ -151,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    quiet_third_party()
     try:
         return args.func(args)
     except AotError as e:

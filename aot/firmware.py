@@ -175,9 +175,12 @@ def _executorch(pte: Callable[[], bytes], method: str) -> tuple[Optional[Referen
     def run(*xs):
         import torch
         from executorch.runtime import Runtime
+        from .quiet import native_stderr_captured
         data = pte()                    # the runtime reads these bytes in place: keep them,
-        program = Runtime.get().load_program(data)     # and the program, alive meanwhile
-        outs = program.load_method(method).execute([torch.from_numpy(np.array(x)) for x in xs])
+        with native_stderr_captured():  # and the program, alive meanwhile
+            program = Runtime.get().load_program(data)
+            outs = program.load_method(method).execute([torch.from_numpy(np.array(x))
+                                                        for x in xs])
         result = [o.detach().numpy().copy() for o in outs]
         del program, data
         return result

@@ -12,17 +12,20 @@ import pytest
 from conftest import require_tool
 
 import kernel_harness
-from kernel_harness import INCLUDE, STRICT_FLAGS, runtime_sources
+from kernel_harness import INCLUDE, REPO, STRICT_FLAGS, runtime_sources
 
 HERE = Path(__file__).resolve().parent
 # Beyond the required flags: catch accidental double math (soft-float on an
 # FPv4-SP core), silent narrowing, shadowing and undeclared public functions.
 EXTRA_WARNINGS = ["-Wdouble-promotion", "-Wconversion", "-Wshadow",
                   "-Wstrict-prototypes", "-Wmissing-prototypes"]
+# Firmware builds see no C library: the boards' freestanding headers stand in for it, as in
+# boards/common/firmware.mk (gcc-arm-none-eabi alone brings no newlib headers).
+BOARD_INCLUDE = REPO / "boards" / "common" / "include"
 TARGETS = {
     "host-gcc": ["gcc"],
     "cortex-m4": ["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
-                  "-mfpu=fpv4-sp-d16", "-ffreestanding"],
+                  "-mfpu=fpv4-sp-d16", "-ffreestanding", "-isystem", str(BOARD_INCLUDE)],
 }
 
 

@@ -80,3 +80,21 @@ def test_non_editable_wheel_install_works(tmp_path, autoencoder_pt2):
     r = _aot("report", str(autoencoder_pt2), cwd=tmp_path, exe=(str(venv / "bin" / "aot"),))
     assert r.returncode == 0, r.stderr
     assert "lower bound" in r.stdout
+
+
+def test_commands_print_only_our_own_output(autoencoder_pt2, tmp_path):
+    """No warnings or log lines from torch, torchao or ExecuTorch reach the user: stderr
+    stays empty, including for a .pte checked against ExecuTorch's runtime."""
+    for args in (("zoo", "autoencoder", "-o", str(tmp_path / "ae.pt2")),
+                 ("report", str(autoencoder_pt2)),
+                 ("compile", str(autoencoder_pt2), "-o", str(tmp_path / "c"), "--name", "ae")):
+        r = _aot(*args)
+        assert r.returncode == 0 and r.stderr == "", (args, r.stderr)
+    probe = ("import sys, numpy as np\n"
+             "from aot.firmware import _executorch\n"
+             "run, _ = _executorch(lambda: open(sys.argv[1], 'rb').read(), 'forward')\n"
+             "run(np.zeros((1, 640), np.float32))\n")
+    r = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "c" / "ae.pte")],
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr
+    assert "cpuinfo" not in r.stderr, r.stderr
