@@ -22,7 +22,7 @@ from torch.utils._pytree import tree_flatten, treespec_dumps
 from .ir import SCALAR_TYPES, DelegateCallSpec, MethodGraph, Ref, TensorKind
 from .memory import MemoryPlan
 
-_MEMORY_FORMATS = {torch.contiguous_format: 0, torch.preserve_format: 1}
+MEMORY_FORMATS = {torch.contiguous_format: 0, torch.preserve_format: 1}
 
 
 class _Blobs:
@@ -106,10 +106,10 @@ class _MethodEmitter:
             if isinstance(elem, torch.FloatType):
                 return self.add(P.DoubleList(tuple(float(v) for v in value)))
             return self.add(P.IntList(tuple(self.add(P.Int(int(v))) for v in value)))
-        return self.add(_scalar(value))
+        return self.add(_scalar(value, jit_type))
 
     def call(self, call) -> P.KernelCall:
-        schema = call.op.out._schema
+        schema = call.op.schema
         given = dict(call.args)
         args = [self.argument(given[a.name], a.type) for a in schema.arguments]
         outs = [given[a.name] for a in schema.arguments if a.is_out]
@@ -150,7 +150,15 @@ def _frames(src) -> tuple[P.Frame, ...]:
     return tuple(frames + [P.Frame(src.filename, src.lineno, src.name, src.context)])
 
 
-def _scalar(value: Any) -> P.EValue:
+def _scalar(value: Any, jit_type=None) -> P.EValue:
+    """A Python value as an EValue of the schema's kind: ExecuTorch reads an ``int`` argument
+    only from an Int, a ``float`` only from a Double and a ``bool`` only from a Bool."""
+    if isinstance(jit_type, torch.FloatType) and isinstance(value, (int, float)):
+        return P.Double(float(value))
+    if isinstance(jit_type, (torch.IntType, torch.SymIntType)) and isinstance(value, int):
+        return P.Int(int(value))
+    if isinstance(jit_type, torch.BoolType) and isinstance(value, (bool, int)):
+        return P.Bool(bool(value))
     if isinstance(value, bool):
         return P.Bool(value)
     if isinstance(value, int):
@@ -161,8 +169,8 @@ def _scalar(value: Any) -> P.EValue:
         return P.String(value)
     if isinstance(value, torch.dtype):
         return P.Int(int(SCALAR_TYPES[value]))
-    if isinstance(value, torch.memory_format) and value in _MEMORY_FORMATS:
-        return P.Int(_MEMORY_FORMATS[value])
+    if isinstance(value, torch.memory_format) and value in MEMORY_FORMATS:
+        return P.Int(MEMORY_FORMATS[value])
     if isinstance(value, torch.layout):
         return P.Int(0 if value == torch.strided else 1)
     if isinstance(value, torch.device):

@@ -268,7 +268,7 @@ def check_inputs(sources: CSources, inputs) -> tuple[np.ndarray, ...]:
                            f"{spec.shape}")
         if not np.can_cast(a.dtype, spec.dtype, "same_kind"):
             raise AotError(f"input {k}: dtype {a.dtype} does not convert to {spec.dtype}")
-        out.append(np.ascontiguousarray(a, dtype=spec.dtype))
+        out.append(np.require(a, spec.dtype, "C"))   # keeps rank 0
     return tuple(out)
 
 

@@ -64,7 +64,7 @@ class HostModel:
             raise AotError(f"{self.sources.name} takes {len(spec)} input(s), got {len(inputs)}")
         arrays = []
         for k, (x, s) in enumerate(zip(inputs, spec)):
-            x = np.ascontiguousarray(np.asarray(x), dtype=np.dtype(s.dtype))
+            x = np.require(np.asarray(x), np.dtype(s.dtype), "C")   # keeps rank 0
             if tuple(x.shape) != s.shape:
                 raise AotError(f"input {k}: shape {tuple(x.shape)}, the model takes {s.shape}")
             arrays.append(x)

@@ -64,7 +64,7 @@ class ArenaInterpreter:
             if isinstance(call, DelegateCallSpec):
                 self._delegate(call, values)
             else:
-                call.op.out(**{name: arg(v) for name, v in call.args})
+                call.op.run(**{name: arg(v) for name, v in call.args})
         return [values[t].clone() for t in g.outputs]
 
     @staticmethod

@@ -1,15 +1,21 @@
-"""The op table: one entry per core-ATen op that mcu-aot lowers.
+"""The op table: one entry per op that mcu-aot lowers, runs and renders.
 
 The verifier (which ops are allowed), the lowering to out-variants (which overload the .pte calls
 and how its arguments are laid out), the planner (which outputs may alias their input), the
-report (MACs) and the C generator (which kernel renders the call) all read this one table.
+report (MACs), the Program check and the C generator (which kernel renders the call) all read
+this one table.
+
+An entry is keyed two ways: by the functional op found in the edge graph (``OPS``), and by the
+out-variant name a .pte calls (``by_et_name``). Most entries are core-ATen ops whose out-variant
+torch itself defines. Some exist only in .pte files that ExecuTorch writes (its ``dim_order_ops``
+copies): those have no edge-graph op, and their schema is written here, as ExecuTorch defines it.
 
 Adding an op means: one ``_op(...)`` line here, one kernel in ``runtime_c/`` and one test.
 """
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Optional
 
 import torch
@@ -27,7 +33,9 @@ def _no_macs(args: dict, outs: list) -> int:
 
 
 def _conv_macs(args: dict, outs: list) -> int:
-    w = args["weight"]  # [Cout, Cin/groups, *k]
+    w = args["weight"]  # [Cout, Cin/groups, *k], or [Cin, Cout/groups, *k] when transposed
+    if args.get("transposed"):
+        return math.prod(args["input"]) * math.prod(w[1:])
     return math.prod(outs[0]) * math.prod(w[1:])
 
 
@@ -43,31 +51,51 @@ def _mm_macs(args: dict, outs: list) -> int:
 class OpDef:
     """One supported op.
 
-    ``aten`` is the functional overload found in the edge graph; ``out`` is the out-variant the
-    .pte calls (ExecuTorch's portable kernel name). ``alias`` ops may become zero-copy views:
-    their output is the input's bytes under another shape. ``inplace`` ops compute out[i]
-    from in[i] alone, so their output may take over the storage of their first input (``self``)
-    when that input dies at this op and has the output's shape and dtype.
+    ``aten`` is the functional overload found in the edge graph (None for an op that only .pte
+    files written elsewhere call); ``schema`` is the out-variant the .pte calls (ExecuTorch's
+    kernel name and argument list). ``alias`` ops may become zero-copy views: their output is
+    the input's bytes under another shape. ``inplace`` ops compute out[i] from in[i] alone, so
+    their output may take over the storage of their first input (``self``) when that input dies
+    at this op and has the output's shape and dtype.
     """
-    aten: torch._ops.OpOverload
-    out: torch._ops.OpOverload
+    aten: Optional[torch._ops.OpOverload]
+    schema: torch.FunctionSchema
     macs: MacFn = _no_macs
     alias: bool = False
     inplace: bool = False
     # Renders the call into runtime_c for the static C generator (aot.codegen.kernels).
     render: Optional[Callable] = None
+    # Runs the out-variant in torch, given its schema arguments by name (default: torch's own
+    # overload of that name). The Python interpreters of a lowered method and of a .pte use it.
+    reference: Optional[Callable] = None
+    # False where ExecuTorch 1.5.1's portable kernel library has no kernel of this name: its
+    # runtime refuses such a .pte at load ("Missing operator"); our C runs it.
+    in_executorch: bool = True
 
     @property
     def et_name(self) -> str:
-        return self.out._schema.name            # e.g. "aten::convolution"
+        return self.schema.name                 # e.g. "aten::convolution"
 
     @property
     def et_overload(self) -> str:
-        return self.out._schema.overload_name   # e.g. "out"
+        return self.schema.overload_name        # e.g. "out"
 
     @property
     def key(self) -> str:
         return f"{self.et_name}.{self.et_overload}"
+
+    @property
+    def outs(self) -> list:
+        """The schema's out arguments."""
+        return [a for a in self.schema.arguments if a.is_out]
+
+    def run(self, /, **kwargs):
+        """Execute the out-variant in torch, writing into the ``out`` tensors given."""
+        if self.reference is not None:
+            return self.reference(**kwargs)
+        namespace, name = self.et_name.split("::")
+        packet = getattr(getattr(torch.ops, namespace), name)
+        return getattr(packet, self.et_overload or "default")(**kwargs)
 
 
 def _find_out_overload(op: torch._ops.OpOverload) -> torch._ops.OpOverload:
@@ -84,12 +112,30 @@ def _find_out_overload(op: torch._ops.OpOverload) -> torch._ops.OpOverload:
 
 
 OPS: dict[torch._ops.OpOverload, OpDef] = {}
+_BY_ET: dict[tuple[str, str], OpDef] = {}
+
+
+def _add(op: OpDef) -> None:
+    if op.aten is not None:
+        OPS[op.aten] = op
+    _BY_ET.setdefault((op.et_name, op.et_overload), op)
 
 
 def _op(op: torch._ops.OpOverload, render: Optional[Callable], macs: MacFn = _no_macs,
         alias: bool = False, inplace: bool = False,
-        out: Optional[torch._ops.OpOverload] = None) -> None:
-    OPS[op] = OpDef(op, out or _find_out_overload(op), macs, alias, inplace, render)
+        out: Optional[torch._ops.OpOverload] = None, in_executorch: bool = True) -> None:
+    out = out or _find_out_overload(op)
+    _add(OpDef(op, out._schema, macs, alias, inplace, render, in_executorch=in_executorch))
+
+
+def _pte_op(schema: str, render: Callable, reference: Callable) -> None:
+    """An out-variant that only .pte files written elsewhere call: its schema as they define it."""
+    _add(OpDef(None, torch._C.parse_schema(schema), render=render, reference=reference))
+
+
+def _copy_into(self, out, **_):
+    """dim_order_ops copies, in torch: the values (cast to out's dtype) land in ``out``."""
+    return out.copy_(self)
 
 
 # Convolution and matrix products.
@@ -101,6 +147,7 @@ _op(aten.bmm.default, C.bmm, _mm_macs)
 for _name in ("add", "sub", "mul", "div"):
     _op(getattr(aten, _name).Tensor, C.binary, inplace=True)
     _op(getattr(aten, _name).Scalar, C.binary_scalar, inplace=True)
+_op(aten.rsub.Scalar, C.binary_scalar, inplace=True)
 for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
     _op(getattr(aten, _name).Tensor, C.compare)
     _op(getattr(aten, _name).Scalar, C.compare_scalar)
@@ -121,6 +168,7 @@ _op(aten._to_copy.default, C.to_copy, out=aten._to_copy.out)  # dtype comes from
 _op(aten.max_pool2d_with_indices.default, C.max_pool2d)
 _op(aten.avg_pool2d.default, C.avg_pool2d)
 _op(aten.mean.dim, C.reduce)
+_op(aten.mean.default, C.reduce, out=aten.mean.dtype_out)
 _op(aten.sum.dim_IntList, C.reduce)
 _op(aten.amax.default, C.reduce)
 # Normalization.
@@ -143,6 +191,17 @@ _op(aten.upsample_nearest2d.vec, C.upsample_nearest2d)
 _op(aten.embedding.default, C.embedding)
 # Buffer write-back (state kept across calls).
 _op(aten.copy.default, C.copy)
+# -- elementwise math (rounding, powers, remainders, logs) --
+# -- end elementwise math --
+# -- reductions, indexing and scatter --
+# -- end reductions, indexing and scatter --
+# -- spatial: resampling, adaptive pooling, padding modes, transposed convolution --
+# -- end spatial --
+# ExecuTorch's to_edge writes clone and _to_copy as these (dim_order: the output's layout).
+_pte_op("dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, "
+        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", C.dim_order_copy, _copy_into)
+_pte_op("dim_order_ops::_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, "
+        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", C.dim_order_copy, _copy_into)
 
 
 def lookup(op) -> Optional[OpDef]:
@@ -154,4 +213,25 @@ def by_et_name(name: str, overload: str) -> Optional[OpDef]:
     return _BY_ET.get((name, overload))
 
 
-_BY_ET = {(d.et_name, d.et_overload): d for d in OPS.values()}
+def bind_out_args(op: OpDef, node: torch.fx.Node) -> list[tuple[torch.Argument, object]]:
+    """The out-variant's schema arguments, each with the value the functional call ``node``
+    gives it (an FX argument, else the schema default); out arguments get ``OUT``."""
+    given = dict(zip((a.name for a in node.target._schema.arguments), node.args))
+    given.update(node.kwargs)
+    bound = []
+    for a in op.schema.arguments:
+        if a.is_out:
+            bound.append((a, OUT))
+        elif a.name in given:
+            bound.append((a, given[a.name]))
+        else:
+            bound.append((a, a.default_value if a.has_default_value() else None))
+    return bound
+
+
+class _Out:
+    def __repr__(self) -> str:
+        return "OUT"
+
+
+OUT = _Out()   # marks an out argument in bind_out_args

@@ -150,4 +150,14 @@ OP_MODELS = {
     "sin_cos": (Fn(lambda m, a: torch.sin(a) * torch.cos(2 * a)), (_r(3, 5, lo=-40, hi=40),)),
     "where_gt": (Fn(lambda m, a, b: torch.where(a > b, a, b * 2)), (_r(3, 4), _r(3, 4, seed=1))),
     "where_scalar_cmp": (Fn(lambda m, a: torch.where(a < 0.5, a, -a)), (_r(3, 4),)),
+    "scalar_operands": (Fn(lambda m, a: (1 - a) + 2.0 / a + a ** 2 + (3 > a) * 0.5),
+                        (_r(3, 4, lo=0.5, hi=2.0),)),
+    "to_dtype": (Fn(lambda m, a: ((a * 10).to(torch.int32), (a > 0).float() * 0.5)),
+                 (_r(3, 4),)),
+    # -- elementwise math --
+    # -- end elementwise math --
+    # -- reductions, indexing and scatter --
+    # -- end reductions, indexing and scatter --
+    # -- spatial --
+    # -- end spatial --
 }

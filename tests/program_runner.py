@@ -70,6 +70,5 @@ def run_program(program: P.Program, inputs, method: str = "forward") -> list[tor
             continue
         opr = plan.operators[ins.op_index]
         op = by_et_name(opr.name, opr.overload)
-        schema = op.out._schema.arguments
-        op.out(**{a.name: value(ins.args[j]) for j, a in enumerate(schema)})
+        op.run(**{a.name: value(ins.args[j]) for j, a in enumerate(op.schema.arguments)})
     return [tensors[i].clone() for i in plan.outputs]

@@ -15,36 +15,17 @@ from typing import Any, Optional, Union
 import numpy as np
 
 from .. import program as P
+from ..calls import ArgError, TensorValue, decode_call
 from ..emit import MODULE_FRAME
 from ..errors import AotError, UnsupportedOpError
 from ..ops import by_et_name
+from .context import (DTYPES as _DTYPES, NONE_PAIR, CallContext, Invalid, TensorArg,
+                      Unsupported as _Unsupported, dtype_name, f32_literal)
 from .render import render_template
 
-_DTYPES = {  # ScalarType -> (our name, C type, numpy dtype)
-    P.ScalarType.FLOAT: ("float32", "float", np.float32),
-    P.ScalarType.LONG: ("int64", "int64_t", np.int64),
-    P.ScalarType.INT: ("int32", "int32_t", np.int32),
-    P.ScalarType.BOOL: ("bool", "uint8_t", np.uint8),
-    P.ScalarType.BYTE: ("uint8", "uint8_t", np.uint8),
-    P.ScalarType.CHAR: ("int8", "int8_t", np.int8),
-    P.ScalarType.SHORT: ("int16", "int16_t", np.int16),
-}
 _NUMPY_NAMES = {"float32": "float32", "int64": "int64", "int32": "int32", "bool": "bool",
                 "uint8": "uint8", "int8": "int8", "int16": "int16"}
 _VIEW_OPS = {("executorch_prim::et_view", "default")}
-
-
-def f32_literal(x: float) -> str:
-    """The shortest C float literal that reads back as exactly this float32."""
-    v = np.float32(x)
-    if np.isnan(v):
-        return "NAN"
-    if np.isinf(v):
-        return "INFINITY" if v > 0 else "-INFINITY"
-    text = str(v)                      # numpy prints the shortest round-trip form
-    if "." not in text and "e" not in text:
-        text += ".0"
-    return text + "f"
 
 
 def c_ident(name: str) -> str:
@@ -52,22 +33,6 @@ def c_ident(name: str) -> str:
     if not ident or ident[0].isdigit():
         ident = "m_" + ident
     return ident
-
-
-@dataclass(frozen=True)
-class TensorArg:
-    index: int               # value index in the plan
-    shape: tuple[int, ...]
-    dtype: str
-    ptr: str                 # C expression for the data pointer
-    shape_ref: str           # C expression for `const rt_shape *`
-
-    @property
-    def pair(self) -> list[str]:
-        return [self.shape_ref, self.ptr]
-
-
-NONE_PAIR = TensorArg(-1, (), "none", "NULL", "NULL")
 
 
 @dataclass(frozen=True)
@@ -114,112 +79,6 @@ class CSources:
         return tuple(sorted({r.kernel for r in self.ops}))
 
 
-class _Unsupported(Exception):
-    pass
-
-
-class CallContext:
-    """What a renderer sees of one KernelCall: its arguments by schema name."""
-
-    def __init__(self, gen: "_Generator", op, args: dict):
-        self.gen, self.op, self.args = gen, op, args
-        self.op_name = op.et_name
-        self.prelude: list[str] = []   # statements that must run right before the call
-
-    # -- values --------------------------------------------------------------------------------
-    def has(self, name: str) -> bool:
-        return name in self.args
-
-    def _v(self, name: str) -> P.EValue:
-        return self.gen.values[self.args[name]]
-
-    def is_none(self, name: str) -> bool:
-        return isinstance(self._v(name), P.Null)
-
-    def int(self, name: str) -> int:
-        v = self._v(name)
-        if isinstance(v, P.Int):
-            return v.int_val
-        if isinstance(v, P.Bool):
-            return int(v.bool_val)
-        raise AotError(f"{self.op.key}: argument {name!r} is not an int")
-
-    def bool(self, name: str) -> bool:
-        v = self._v(name)
-        return bool(v.bool_val if isinstance(v, P.Bool) else getattr(v, "int_val", False))
-
-    def float(self, name: str) -> str:
-        return f32_literal(self.scalar(name))
-
-    def scalar(self, name: str) -> float:
-        v = self._v(name)
-        for attr in ("double_val", "int_val", "bool_val"):
-            if hasattr(v, attr):
-                return float(getattr(v, attr))
-        raise AotError(f"{self.op.key}: argument {name!r} is not a number")
-
-    def str_or_none(self, name: str) -> Optional[str]:
-        v = self._v(name)
-        return v.string_val if isinstance(v, P.String) else None
-
-    def ints(self, name: str) -> list[int]:
-        v = self._v(name)
-        if isinstance(v, P.IntList):
-            return [self.gen.values[i].int_val for i in v.items]
-        if isinstance(v, P.Int):
-            return [v.int_val]
-        raise AotError(f"{self.op.key}: argument {name!r} is not an int list")
-
-    def floats(self, name: str) -> list[float]:
-        return list(self._v(name).items)
-
-    # -- tensors -------------------------------------------------------------------------------
-    def t(self, name: str, dtype: Optional[str] = "float32") -> TensorArg:
-        arg = self.gen.tensor(self.args[name], write=False)
-        if dtype is not None and arg.dtype != dtype:
-            self.unsupported(f"{name} of dtype {arg.dtype} (kernel takes {dtype})")
-        return arg
-
-    def out(self, name: str, dtype: Optional[str] = "float32") -> TensorArg:
-        arg = self.gen.tensor(self.args[name], write=True)
-        if dtype is not None and arg.dtype != dtype:
-            self.unsupported(f"output {name} of dtype {arg.dtype} (kernel takes {dtype})")
-        return arg
-
-    def opt(self, name: str) -> TensorArg:
-        return NONE_PAIR if self.is_none(name) else self.t(name)
-
-    def t_list(self, name: str) -> list[TensorArg]:
-        return [self.gen.tensor(i, write=False) for i in self._v(name).items]
-
-    def out_list(self, name: str) -> list[TensorArg]:
-        return [self.gen.tensor(i, write=True) for i in self._v(name).items]
-
-    # -- static data ---------------------------------------------------------------------------
-    def params(self, ctype: str, **fields: Any) -> str:
-        return self.gen.static_struct(ctype, fields)
-
-    def int_array(self, values: list[int]) -> str:
-        return self.gen.static_array("int32_t", [str(v) for v in values])
-
-    def shape_array(self, shapes: list[tuple[int, ...]]) -> str:
-        return self.gen.static_array("rt_shape", [self.gen.shape_init(s) for s in shapes])
-
-    def ptr_array(self, ptrs: list[str]) -> str:
-        """A local array of input pointers (arena pointers are only known at run time)."""
-        name = f"ptrs{len(self.gen.locals)}"
-        self.gen.locals.append(f"const float *{name}[{len(ptrs)}];")
-        self.prelude.extend(f"{name}[{i}] = {p};" for i, p in enumerate(ptrs))
-        return name
-
-    @staticmethod
-    def f32_literal(x: float) -> str:
-        return f32_literal(x)
-
-    def unsupported(self, why: str):
-        raise _Unsupported(why)
-
-
 class _Generator:
     def __init__(self, program: P.Program, method: str, name: str):
         self.program = program
@@ -250,13 +109,18 @@ class _Generator:
             self.shapes[shape] = f"{self.name}_shape{len(self.shapes)}"
         return f"&{self.shapes[shape]}"
 
-    def tensor(self, index: int, write: bool) -> TensorArg:
+    def tensor(self, ref: Union[int, TensorValue], write: bool) -> TensorArg:
+        """A tensor as the C sees it: a pointer into the arena, into flash, or to a caller's
+        input or output buffer."""
+        index = ref.index if isinstance(ref, TensorValue) else ref
         t = self.values[index]
         if not isinstance(t, P.Tensor):
-            raise AotError(f"value {index} is not a tensor")
-        if t.scalar_type not in _DTYPES:
-            raise _Unsupported(f"tensor dtype {t.scalar_type.name}")
-        dtype, ctype, _ = _DTYPES[t.scalar_type]
+            raise Invalid(f"value {index} is not a tensor")
+        dtype = dtype_name(t)
+        ctype = _DTYPES[t.scalar_type][1]
+        if tuple(t.dim_order) != tuple(range(len(t.sizes))):
+            raise _Unsupported(f"tensor {index} in dim order {list(t.dim_order)} (the C "
+                               "runtime takes contiguous tensors)")
         const = "" if write else "const "
         if t.allocation_info is not None:
             if t.allocation_info.memory_id != P.ARENA_MEMORY_ID:
@@ -266,15 +130,15 @@ class _Generator:
                 self.state.append(self._state_entry(index, t, ctype))
         elif t.data_buffer_idx > 0:
             if write:
-                raise _Unsupported("writing into a constant tensor")
+                raise Invalid("a call writes into a constant tensor")
             ptr = self._constant(index, t, ctype)
         elif index in self.inputs and not write:
             ptr = f"({const}{ctype} *)inputs[{self.inputs[index]}]"
         elif index in self.outputs:
             ptr = f"({ctype} *)outputs[{self.outputs[index]}]"
         else:
-            raise _Unsupported(f"tensor value {index} has no storage (not planned, constant, "
-                               "input or output)")
+            raise Invalid(f"tensor value {index} has no storage (not planned, constant, "
+                          "input or output)")
         return TensorArg(index, tuple(t.sizes), dtype, ptr, self.shape_ref(tuple(t.sizes)))
 
     def _data(self, t: P.Tensor, blob: bytes, np_dtype) -> np.ndarray:
@@ -349,13 +213,6 @@ def _frame_text(chain: P.Chain, i: int) -> str:
     return (f"{text}: {f.context}" if f.context else text) + where
 
 
-def _decode_args(op, call: P.KernelCall) -> dict:
-    schema = op.out._schema.arguments
-    if len(call.args) < len(schema):
-        raise AotError(f"{op.key}: {len(call.args)} arguments, schema needs {len(schema)}")
-    return {a.name: call.args[i] for i, a in enumerate(schema)}
-
-
 def generate_c(program_or_manager, name: str = "model", method: str = "forward") -> CSources:
     """The C sources of one method, from a Program or an ExecutorchProgramManager."""
     program = getattr(program_or_manager, "executorch_program", program_or_manager)
@@ -393,19 +250,25 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
         if op is None or op.render is None:
             missing.append((label, source))
             continue
-        ctx = CallContext(gen, op, _decode_args(op, ins))
+        try:
+            values = decode_call(gen.plan, ins, op.schema)
+        except ArgError as e:
+            raise AotError(f"instruction {i} ({label}) at {source}: {e}") from None
+        ctx = CallContext(gen, op, values)
         try:
             rendered = op.render(ctx)
         except _Unsupported as e:
             missing.append((f"{label} ({e})", source))
             continue
+        except Invalid as e:
+            raise AotError(f"instruction {i} ({label}) at {source}: {e}") from None
         fills = ctx.prelude
         for fn, args in (rendered if isinstance(rendered, list) else [rendered]):
             calls.append(dict(index=i, op=label, fn=fn, args=[str(a) for a in args],
                               source=source.replace("*/", "* /"), fills=fills))
             fills = []
-        out = gen.values[ins.args[len(op.out._schema.arguments) - 1]] \
-            if op.out._schema.arguments[-1].is_out else None
+        out = gen.values[ins.args[len(op.schema.arguments) - 1]] \
+            if op.schema.arguments[-1].is_out else None
         rows.append(OpRow(i, label, rendered[0] if isinstance(rendered, tuple) else
                           rendered[0][0], tuple(getattr(out, "sizes", ())), source))
     if missing:

@@ -1,19 +1,21 @@
 """C renderers: how each op-table entry becomes one call into runtime_c.
 
-A renderer gets a CallContext for one KernelCall and returns (C function, argument list). It
-reads the call's arguments by their schema names, checks what the kernel supports (raising
-``ctx.unsupported``) and builds parameter structs through ``ctx.params``. Argument order is the
-runtime's: params, then (shape, data) per input, outputs last.
+A renderer gets a CallContext (aot.codegen.context) for one call and returns (C function,
+argument list), or a list of them. It reads the call's arguments by their schema names through
+checked accessors, refuses what the kernel does not support (``ctx.unsupported``) or what
+contradicts the op (``ctx.invalid``) and builds parameter structs through ``ctx.params``.
+Argument order is the runtime's: params, then (shape, data) per input, outputs last.
+
+Renderers also run without a C generator behind them, to check that a call is supported before
+anything is written; so they decide everything from shapes, dtypes and arguments.
 """
 from __future__ import annotations
 
 import math
 
+from .context import DTYPE_CODES
+
 F32 = "float32"
-
-
-def _f(x: float) -> float:
-    return float(x)
 
 
 def _bin_name(op: str) -> str:
@@ -26,14 +28,19 @@ def convolution(ctx):
     x, w, out = ctx.t("input"), ctx.t("weight"), ctx.out("out")
     if ctx.bool("transposed"):
         ctx.unsupported("transposed convolution")
+    spatial = x.rank - 2
+    if spatial not in (1, 2) or w.rank != x.rank or out.rank != x.rank:
+        ctx.unsupported(f"{spatial}-D convolution (input {list(x.shape)}, weight "
+                        f"{list(w.shape)})")
+    stride = ctx.ints("stride", lengths=(1, spatial), lo=1)
+    pad = ctx.ints("padding", lengths=(1, spatial), lo=0)
+    dil = ctx.ints("dilation", lengths=(1, spatial), lo=1)
     if any(p != 0 for p in ctx.ints("output_padding")):
-        ctx.unsupported("output_padding")
-    stride, pad, dil = ctx.ints("stride"), ctx.ints("padding"), ctx.ints("dilation")
-    if len(stride) == 1:   # 1-D: the kernel treats [N,C,L] as [N,C,1,L]
+        ctx.invalid("output_padding of a convolution that is not transposed")
+    stride, pad, dil = (v * spatial if len(v) == 1 else v for v in (stride, pad, dil))
+    if spatial == 1:   # 1-D: the kernel treats [N,C,L] as [N,C,1,L]
         stride, pad, dil = [1] + stride, [0] + pad, [1] + dil
-    if len(stride) != 2:
-        ctx.unsupported(f"{len(stride)}-D convolution")
-    groups = ctx.int("groups")
+    groups = ctx.int("groups", lo=1)
     p = ctx.params("rt_conv2d_params", stride_h=stride[0], stride_w=stride[1], pad_h=pad[0],
                    pad_w=pad[1], dilation_h=dil[0], dilation_w=dil[1], groups=groups)
     fn = _conv_variant(w.shape[2:], stride, pad, groups, x.shape[1])
@@ -65,21 +72,25 @@ def bmm(ctx):
 
 # -- elementwise -----------------------------------------------------------------------------
 
+def _no_rounding_mode(ctx):
+    if ctx.has("rounding_mode") and ctx.str_or_none("rounding_mode"):
+        ctx.unsupported("div with rounding_mode")
+
+
 def binary(ctx):
     """add/sub (alpha), mul/div: tensor-tensor with broadcasting."""
     op = _bin_name(ctx.op_name)
-    if op == "div" and ctx.has("rounding_mode") and ctx.str_or_none("rounding_mode"):
-        ctx.unsupported("div with rounding_mode")
+    _no_rounding_mode(ctx)
     alpha = [ctx.float("alpha")] if op in ("add", "sub") else []
     return f"rt_{op}_f32", [*alpha, *ctx.t("self").pair, *ctx.t("other").pair,
                             *ctx.out("out").pair]
 
 
 def binary_scalar(ctx):
+    """add/sub/rsub (alpha), mul/div with a number operand."""
     op = _bin_name(ctx.op_name)
-    if op == "div" and ctx.has("rounding_mode") and ctx.str_or_none("rounding_mode"):
-        ctx.unsupported("div with rounding_mode")
-    alpha = [ctx.float("alpha")] if op in ("add", "sub") else []
+    _no_rounding_mode(ctx)
+    alpha = [ctx.float("alpha")] if op in ("add", "sub", "rsub") else []
     return f"rt_{op}_scalar_f32", [ctx.float("other"), *alpha, *ctx.t("self").pair,
                                    *ctx.out("out").pair]
 
@@ -111,7 +122,7 @@ def gelu(ctx):
     approx = ctx.str_or_none("approximate") or "none"
     fn = {"none": "rt_gelu_f32", "tanh": "rt_gelu_tanh_f32"}.get(approx)
     if fn is None:
-        ctx.unsupported(f"gelu approximate={approx!r}")
+        ctx.invalid(f"gelu approximate={approx!r}")
     return fn, [*ctx.t("self").pair, *ctx.out("out").pair]
 
 
@@ -141,10 +152,12 @@ _COPY = {"float32": "rt_copy_f32", "int32": "rt_copy_i32", "int64": "rt_copy_i64
 
 
 def _copy_fn(ctx, src, out):
-    if src.dtype != out.dtype:
-        ctx.unsupported(f"dtype conversion {src.dtype} -> {out.dtype}")
-    if src.dtype not in _COPY:
-        ctx.unsupported(f"copy of dtype {src.dtype}")
+    """A memmove, or rt_to_copy where the dtype changes."""
+    if src.numel != out.numel:
+        ctx.invalid(f"a copy of {src.numel} elements into {out.numel}")
+    if src.dtype != out.dtype or src.dtype not in _COPY:
+        return "rt_to_copy", [DTYPE_CODES[src.dtype], DTYPE_CODES[out.dtype], *src.pair,
+                              *out.pair]
     return _COPY[src.dtype], [*src.pair, *out.pair]
 
 
@@ -158,51 +171,79 @@ def to_copy(ctx):
     return _copy_fn(ctx, ctx.t("self", None), ctx.out("out", None))
 
 
+def dim_order_copy(ctx):
+    """ExecuTorch's clone / _to_copy with a dim order: contiguous in, contiguous out."""
+    out = ctx.out("out", None)
+    if not ctx.is_none("dim_order") and \
+            ctx.ints("dim_order") != list(range(out.rank)):
+        ctx.unsupported(f"a copy into dim order {ctx.ints('dim_order')}")
+    return _copy_fn(ctx, ctx.t("self", None), out)
+
+
 # -- pooling / reductions --------------------------------------------------------------------
 
-def _pair(v, default):
-    v = list(v) if v else list(default)
+def _pair(ctx, name, default, lo):
+    """A pooling parameter given for one or two dims, as [h, w]."""
+    if ctx.is_none(name):
+        return list(default)
+    v = ctx.ints(name, lengths=(0, 1, 2), lo=lo)
+    v = v or list(default)
     return v * 2 if len(v) == 1 else v
 
 
+def _pool_input(ctx, name="self"):
+    x = ctx.t(name)
+    ctx.rank(x, 3, 4)
+    return x
+
+
 def max_pool2d(ctx):
-    k = _pair(ctx.ints("kernel_size"), [])
-    s = _pair(ctx.ints("stride"), k)
-    p = _pair(ctx.ints("padding"), [0])
-    d = _pair(ctx.ints("dilation"), [1])
+    x = _pool_input(ctx)
+    k = _pair(ctx, "kernel_size", [], lo=1)
+    if len(k) != 2:
+        ctx.invalid("max_pool2d needs a kernel size")
+    s = _pair(ctx, "stride", k, lo=1)
+    p = _pair(ctx, "padding", [0, 0], lo=0)
+    d = _pair(ctx, "dilation", [1, 1], lo=1)
     params = ctx.params("rt_pool2d_params", kernel_h=k[0], kernel_w=k[1], stride_h=s[0],
                         stride_w=s[1], pad_h=p[0], pad_w=p[1], dilation_h=d[0], dilation_w=d[1],
                         ceil_mode=int(ctx.bool("ceil_mode")), count_include_pad=0,
                         divisor_override=0)
-    return "rt_max_pool2d_f32", [params, *ctx.t("self").pair, *ctx.out("out").pair,
+    return "rt_max_pool2d_f32", [params, *x.pair, *ctx.out("out").pair,
                                  *ctx.out("indices", "int64").pair]
 
 
 def avg_pool2d(ctx):
-    k = _pair(ctx.ints("kernel_size"), [])
-    s = _pair(ctx.ints("stride"), k)
-    p = _pair(ctx.ints("padding"), [0])
-    div = 0 if ctx.is_none("divisor_override") else ctx.int("divisor_override")
+    x = _pool_input(ctx)
+    k = _pair(ctx, "kernel_size", [], lo=1)
+    if len(k) != 2:
+        ctx.invalid("avg_pool2d needs a kernel size")
+    s = _pair(ctx, "stride", k, lo=1)
+    p = _pair(ctx, "padding", [0, 0], lo=0)
+    div = 0 if ctx.is_none("divisor_override") else ctx.int("divisor_override", lo=1)
     params = ctx.params("rt_pool2d_params", kernel_h=k[0], kernel_w=k[1], stride_h=s[0],
                         stride_w=s[1], pad_h=p[0], pad_w=p[1], dilation_h=1, dilation_w=1,
                         ceil_mode=int(ctx.bool("ceil_mode")),
                         count_include_pad=int(ctx.bool("count_include_pad")),
                         divisor_override=div)
-    return "rt_avg_pool2d_f32", [params, *ctx.t("self").pair, *ctx.out("out").pair]
+    return "rt_avg_pool2d_f32", [params, *x.pair, *ctx.out("out").pair]
+
+
+def _dim_mask(ctx, x) -> str:
+    dims = [] if ctx.is_none("dim") else ctx.dims("dim", x.rank)
+    mask = 0
+    for d in (dims or range(x.rank)):
+        mask |= 1 << d
+    return f"{mask}u"
 
 
 def reduce(ctx):
     x = ctx.t("self")
-    dims = [] if ctx.is_none("dim") else ctx.ints("dim")
-    rank = len(x.shape)
-    mask = 0
-    for d in (dims or range(rank)):
-        mask |= 1 << (d % rank if rank else 0)
-    if not ctx.is_none("dtype") if ctx.has("dtype") else False:
+    if ctx.has("dtype") and not ctx.is_none("dtype"):
         ctx.unsupported("reduction with dtype=")
     fn = {"mean": "rt_mean_f32", "sum": "rt_sum_f32", "amax": "rt_amax_f32"}[
         _bin_name(ctx.op_name)]
-    return fn, [f"{mask}u", *x.pair, *ctx.out("out").pair]
+    return fn, [_dim_mask(ctx, x), *x.pair, *ctx.out("out").pair]
 
 
 # -- normalization ---------------------------------------------------------------------------
@@ -210,15 +251,21 @@ def reduce(ctx):
 def softmax(ctx):
     if ctx.bool("half_to_float"):
         ctx.unsupported("half_to_float")
+    x = ctx.t("self")
     fn = "rt_log_softmax_f32" if "log" in ctx.op_name else "rt_softmax_f32"
-    return fn, [ctx.int("dim"), *ctx.t("self").pair, *ctx.out("out").pair]
+    return fn, [ctx.dim("dim", x.rank), *x.pair, *ctx.out("out").pair]
 
 
 def layer_norm(ctx):
-    return "rt_layer_norm_f32", [len(ctx.ints("normalized_shape")), ctx.float("eps"),
-                                 *ctx.t("input").pair, *ctx.opt("weight").pair,
-                                 *ctx.opt("bias").pair, *ctx.out("out0").pair,
-                                 *ctx.out("out1").pair, *ctx.out("out2").pair]
+    x = ctx.t("input")
+    norm = ctx.ints("normalized_shape", lo=0)
+    if not 1 <= len(norm) <= x.rank or list(x.shape[x.rank - len(norm):]) != norm:
+        ctx.invalid(f"normalized_shape {norm} is not the end of the input's shape "
+                    f"{list(x.shape)}")
+    return "rt_layer_norm_f32", [len(norm), ctx.float("eps"), *x.pair,
+                                 *ctx.opt("weight").pair, *ctx.opt("bias").pair,
+                                 *ctx.out("out0").pair, *ctx.out("out1").pair,
+                                 *ctx.out("out2").pair]
 
 
 def batch_norm(ctx):
@@ -231,41 +278,52 @@ def batch_norm(ctx):
 # -- data movement ---------------------------------------------------------------------------
 
 def permute(ctx):
-    perm = ctx.int_array(ctx.ints("dims"))
-    return "rt_permute_f32", [perm, *ctx.t("self").pair, *ctx.out("out").pair]
+    x = ctx.t("self")
+    perm = ctx.dims("dims", x.rank)
+    if len(perm) != x.rank:
+        ctx.invalid(f"permutation {perm} of a rank-{x.rank} tensor")
+    return "rt_permute_f32", [ctx.int_array(perm), *x.pair, *ctx.out("out").pair]
 
 
 def expand(ctx):
     return "rt_expand_f32", [*ctx.t("self").pair, *ctx.out("out").pair]
 
 
-def _clamp_index(v, size):
-    return size if v is None or v > size else v
-
-
 def slice_copy(ctx):
     x = ctx.t("self")
-    dim = ctx.int("dim") % len(x.shape)
-    start = 0 if ctx.is_none("start") else ctx.int("start")
-    end = x.shape[dim] if ctx.is_none("end") else ctx.int("end")
-    end = min(end, 2**31 - 1)
-    start = max(start, -(2**31))
-    return "rt_slice_f32", [dim, start, end, ctx.int("step"), *x.pair, *ctx.out("out").pair]
+    dim = ctx.dim("dim", x.rank)
+    big = 2 ** 63 - 1
+    start = 0 if ctx.is_none("start") else ctx.int("start", -big - 1, big)
+    end = (x.shape[dim] if x.rank else 1) if ctx.is_none("end") else ctx.int("end", -big - 1,
+                                                                              big)
+    end = min(max(end, -(2 ** 31)), 2 ** 31 - 1)
+    start = min(max(start, -(2 ** 31)), 2 ** 31 - 1)
+    return "rt_slice_f32", [dim, start, end, ctx.int("step", lo=1), *x.pair,
+                            *ctx.out("out").pair]
 
 
 def select_copy(ctx):
     x = ctx.t("self")
-    dim = ctx.int("dim") % len(x.shape)
-    index = ctx.int("index") % x.shape[dim]
+    if x.rank == 0:
+        ctx.invalid("select from a rank-0 tensor")
+    dim = ctx.dim("dim", x.rank)
+    size = x.shape[dim]
+    index = ctx.int("index", -size, size - 1) % size if size else ctx.invalid(
+        "select from an empty dim")
     return "rt_slice_f32", [dim, index, index + 1, 1, *x.pair, *ctx.out("out").pair]
 
 
 def split_with_sizes(ctx):
     """One slice per output: a list of calls."""
     x = ctx.t("self")
-    dim = ctx.int("dim") % len(x.shape)
+    dim = ctx.dim("dim", x.rank)
+    sizes = ctx.ints("split_sizes", lo=0)
+    outs = ctx.out_list("out")
+    if len(sizes) != len(outs) or sum(sizes) != (x.shape[dim] if x.rank else 1):
+        ctx.invalid(f"split sizes {sizes} for {len(outs)} outputs of a dim of "
+                    f"{x.shape[dim] if x.rank else 1}")
     calls, start = [], 0
-    for size, out in zip(ctx.ints("split_sizes"), ctx.out_list("out")):
+    for size, out in zip(sizes, outs):
         calls.append(("rt_slice_f32", [dim, start, start + size, 1, *x.pair, *out.pair]))
         start += size
     return calls
@@ -274,8 +332,8 @@ def split_with_sizes(ctx):
 def cat(ctx):
     ins = ctx.t_list("tensors")
     out = ctx.out("out")
-    dim = ctx.int("dim") % len(out.shape)
-    ins = [t for t in ins if math.prod(t.shape) > 0 or len(t.shape) == len(out.shape)]
+    dim = ctx.dim("dim", out.rank)
+    ins = [t for t in ins if t.numel > 0 or t.rank == out.rank]
     shapes = ctx.shape_array([t.shape for t in ins])
     ptrs = ctx.ptr_array([t.ptr for t in ins])
     return "rt_cat_f32", [dim, len(ins), shapes, ptrs, *out.pair]
@@ -284,18 +342,22 @@ def cat(ctx):
 def constant_pad(ctx):
     x, out = ctx.t("self"), ctx.out("out")
     pad = ctx.ints("pad")
+    if len(pad) % 2 or len(pad) // 2 > x.rank or x.rank > 6:
+        ctx.invalid(f"pad list {pad} for a rank-{x.rank} tensor")
     before = [0] * 6
-    rank = len(x.shape)
     for i in range(len(pad) // 2):
-        before[rank - 1 - i] = pad[2 * i]
+        before[x.rank - 1 - i] = pad[2 * i]
     return "rt_constant_pad_f32", [ctx.params("rt_pad_params", before=before,
-                                              value=ctx.float("value")),
+                                              value=ctx.scalar("value")),
                                    *x.pair, *out.pair]
 
 
 def upsample_nearest2d(ctx):
     x, out = ctx.t("input"), ctx.out("out")
+    ctx.rank(x, 4)
     scales = None if ctx.is_none("scale_factors") else ctx.floats("scale_factors")
+    if scales is not None and (len(scales) != 2 or not all(s > 0 for s in scales)):
+        ctx.invalid(f"scale factors {scales}")
     sh, sw = (0.0, 0.0) if not scales else (1.0 / scales[0], 1.0 / scales[1])
     return "rt_upsample_nearest2d_f32", [ctx.f32_literal(sh), ctx.f32_literal(sw),
                                          *x.pair, *out.pair]
@@ -307,3 +369,15 @@ def embedding(ctx):
     if fn is None:
         ctx.unsupported(f"embedding indices of dtype {idx.dtype}")
     return fn, [*ctx.t("weight").pair, *idx.pair, *ctx.out("out").pair]
+
+
+# -- elementwise math (rounding, powers, remainders, logs) --------------------------------------
+# -- end elementwise math --
+
+
+# -- reductions, indexing and scatter -------------------------------------------------------------
+# -- end reductions, indexing and scatter --
+
+
+# -- spatial: resampling, adaptive pooling, padding modes, transposed convolution -----------------
+# -- end spatial --

@@ -9,6 +9,7 @@ from .decompose_to_core import decompose_to_core
 from .fold_batch_norm import fold_batch_norm
 from .fold_constants import fold_constants
 from .lift_constants import lift_constants
+from .lower_scalar_operands import lower_scalar_operands
 from .promote_types import promote_types
 from .remove_asserts import remove_asserts
 from .replace_views import replace_views
@@ -24,6 +25,7 @@ def edge_passes(config):
         remove_asserts,           # run-time asserts have no kernel and no effect on outputs
         replace_views,            # views become *_copy ops, later zero-copy aliases
         lift_constants,           # tensor attributes become constant inputs
+        lower_scalar_operands,    # numbers in tensor slots: scalar overloads or constants
         promote_types,            # every op sees one dtype
     ]
     if config.fold_constants:

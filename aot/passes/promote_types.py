@@ -13,7 +13,8 @@ from ._editor import ProgramEditor
 aten = torch.ops.aten
 
 _ARITH = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor, aten.div.Tensor,
-          aten.maximum.default, aten.minimum.default, aten.where.self}
+          aten.div.Tensor_mode, aten.pow.Tensor_Tensor, aten.remainder.Tensor,
+          aten.fmod.Tensor, aten.maximum.default, aten.minimum.default, aten.where.self}
 _COMPARE = {getattr(aten, n).Tensor for n in ("eq", "ne", "lt", "le", "gt", "ge")}
 _COMPARE_SCALAR = {getattr(aten, n).Scalar for n in ("eq", "ne", "lt", "le", "gt", "ge")}
 
@@ -25,26 +26,30 @@ def _compute_dtype(node) -> torch.dtype:
     return node.meta["val"].dtype
 
 
-_SCALAR_FORM = {getattr(aten, n).Tensor: getattr(aten, n).Scalar
-                for n in ("add", "sub", "mul", "div", "eq", "ne", "lt", "le", "gt", "ge")}
+# Overloads with a number as `other`: `self` is cast to the dtype the op computes in.
+_SCALAR_ARITH = {aten.add.Scalar, aten.sub.Scalar, aten.rsub.Scalar, aten.mul.Scalar,
+                 aten.div.Scalar, aten.div.Scalar_mode, aten.pow.Tensor_Scalar,
+                 aten.remainder.Scalar, aten.fmod.Scalar}
+
+
+def _cast(ed, node, arg, want):
+    with ed.graph.inserting_before(node):
+        cast = ed.graph.call_function(aten._to_copy.default, (arg,), {"dtype": want})
+    cast.meta = dict(node.meta)
+    cast.meta["val"] = arg.meta["val"].to(want)
+    return cast
 
 
 def promote_types(ep: ExportedProgram) -> ExportedProgram:
     ed = ProgramEditor(ep)
     for node in list(ed.graph.nodes):
-        # `x + 2` arrives as add.Tensor with a Python number: call the Scalar overload instead.
-        if node.op == "call_function" and node.target in _SCALAR_FORM and \
-                not isinstance(node.args[1], torch.fx.Node):
-            node.target = _SCALAR_FORM[node.target]
-            want = node.meta["val"].dtype if node.target not in _COMPARE_SCALAR else None
+        if node.op == "call_function" and node.target in (_SCALAR_ARITH | _COMPARE_SCALAR) \
+                and isinstance(node.args[0], torch.fx.Node):
             val = node.args[0].meta["val"]
-            if want is not None and val.dtype != want:
-                with ed.graph.inserting_before(node):
-                    cast = ed.graph.call_function(aten._to_copy.default, (node.args[0],),
-                                                  {"dtype": want})
-                cast.meta = dict(node.meta)
-                cast.meta["val"] = val.to(want)
-                node.args = (cast,) + tuple(node.args[1:])
+            want = node.meta["val"].dtype if node.target in _SCALAR_ARITH else \
+                torch.result_type(val, node.args[1])
+            if val.dtype != want:
+                node.args = (_cast(ed, node, node.args[0], want),) + tuple(node.args[1:])
             continue
         if node.op != "call_function" or node.target not in (_ARITH | _COMPARE | {aten.cat.default}):
             continue
@@ -58,11 +63,7 @@ def promote_types(ep: ExportedProgram) -> ExportedProgram:
                 continue
             val = arg.meta.get("val")
             if isinstance(val, torch.Tensor) and val.dtype != want:
-                with ed.graph.inserting_before(node):
-                    cast = ed.graph.call_function(aten._to_copy.default, (arg,), {"dtype": want})
-                cast.meta = dict(node.meta)
-                cast.meta["val"] = val.to(want)
-                tensors[i] = cast
+                tensors[i] = _cast(ed, node, arg, want)
                 changed = True
         if changed:
             node.args = (list(tensors),) + tuple(args[1:]) if node.target == aten.cat.default \

@@ -24,7 +24,7 @@ from ..config import MemoryPlanningPass
 from ..backend import get_backend, is_delegate_call
 from ..errors import BackendError
 from ..ir import DelegateCallSpec, MethodGraph, OpCall, Ref, TensorKind, TensorSpec
-from ..ops import OPS
+from ..ops import OPS, OUT, bind_out_args
 from ..source import UNKNOWN, source_of
 from ._editor import ProgramEditor
 
@@ -143,29 +143,23 @@ class _Builder:
                 return
         inplace = None if is_output and not self.planning.alloc_graph_output else \
             self._inplace_source(node, op, val)
-        # Match the functional call's arguments to the out overload's schema by name.
-        given = dict(zip((a.name for a in node.target._schema.arguments), node.args))
-        given.update(node.kwargs)
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         args, outs = [], []
-        for a in op.out._schema.arguments:
-            if a.is_out:
-                if isinstance(a.type, torch.ListType):   # e.g. split_with_sizes_copy's out list
-                    ids = tuple(self.new_tensor(f"{node.name}_{i}", v, TensorKind.ACTIVATION)
-                                for i, v in enumerate(vals))
-                    args.append((a.name, tuple(Ref(i) for i in ids)))
-                    outs.extend(ids)
-                else:
-                    v = vals[len(outs)]
-                    tid = self.new_tensor(node.name if len(vals) == 1 else
-                                          f"{node.name}_{len(outs)}", v, TensorKind.ACTIVATION,
-                                          alias_of=inplace)
-                    args.append((a.name, Ref(tid)))
-                    outs.append(tid)
-            elif a.name in given:
-                args.append((a.name, self.value(given[a.name])))
+        for a, given in bind_out_args(op, node):
+            if given is not OUT:
+                args.append((a.name, self.value(given)))
+            elif isinstance(a.type, torch.ListType):   # e.g. split_with_sizes_copy's out list
+                ids = tuple(self.new_tensor(f"{node.name}_{i}", v, TensorKind.ACTIVATION)
+                            for i, v in enumerate(vals))
+                args.append((a.name, tuple(Ref(i) for i in ids)))
+                outs.extend(ids)
             else:
-                args.append((a.name, a.default_value if a.has_default_value() else None))
+                v = vals[len(outs)]
+                tid = self.new_tensor(node.name if len(vals) == 1 else
+                                      f"{node.name}_{len(outs)}", v, TensorKind.ACTIVATION,
+                                      alias_of=inplace)
+                args.append((a.name, Ref(tid)))
+                outs.append(tid)
         self.calls.append(OpCall(op, tuple(args), tuple(outs), source_of(node),
                                  (self.pos[node],)))
         self.env[node] = outs[0] if not isinstance(val, (list, tuple)) else tuple(outs)

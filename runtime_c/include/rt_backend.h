@@ -29,17 +29,6 @@
 
 #include "rt_types.h"
 
-/* Element types, numbered as the .pte's ScalarType. */
-typedef enum rt_dtype {
-    RT_DTYPE_U8 = 0,
-    RT_DTYPE_I8 = 1,
-    RT_DTYPE_I16 = 2,
-    RT_DTYPE_I32 = 3,
-    RT_DTYPE_I64 = 4,
-    RT_DTYPE_F32 = 6,
-    RT_DTYPE_BOOL = 11
-} rt_dtype;
-
 /* One tensor a delegate reads or writes. Inputs must not be written through `data`. */
 typedef struct rt_tensor {
     const rt_shape *shape;

@@ -313,6 +313,15 @@ rt_status rt_copy_i32(const rt_shape *in_s, const int32_t *in,
                       const rt_shape *out_s, int32_t *out);
 rt_status rt_copy_i64(const rt_shape *in_s, const int64_t *in,
                       const rt_shape *out_s, int64_t *out);
+/* _to_copy / .to(dtype): out[i] = in[i] converted from in_dtype to out_dtype
+ * (rt_dtype values; the same dtype is a plain copy). Float to an integer
+ * type truncates toward zero and saturates at the type's range (NaN gives
+ * 0); integers narrow by wrapping, as PyTorch does; any nonzero value gives
+ * bool 1. in and out may be the same buffer only when the dtypes have the
+ * same size. */
+rt_status rt_to_copy(int32_t in_dtype, int32_t out_dtype,
+                     const rt_shape *in_s, const void *in,
+                     const rt_shape *out_s, void *out);
 /* expand: broadcast in to out (size-1 or missing leading dims repeat). */
 rt_status rt_expand_f32(const rt_shape *in_s, const float *in,
                         const rt_shape *out_s, float *out);
@@ -347,5 +356,14 @@ rt_status rt_embedding_i64_f32(const rt_shape *w_s, const float *w,
 rt_status rt_embedding_i32_f32(const rt_shape *w_s, const float *w,
                                const rt_shape *idx_s, const int32_t *idx,
                                const rt_shape *out_s, float *out);
+
+/* ---- elementwise math (rounding, powers, remainders, logs) -------------- */
+/* ---- end elementwise math ---- */
+
+/* ---- reductions, indexing and scatter ----------------------------------- */
+/* ---- end reductions, indexing and scatter ---- */
+
+/* ---- spatial: resampling, adaptive pooling, padding modes, transposed conv */
+/* ---- end spatial ---- */
 
 #endif /* RT_KERNELS_H */

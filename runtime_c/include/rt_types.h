@@ -28,6 +28,17 @@ typedef enum rt_status {
     RT_ERR_INDEX = 6    /* a data-dependent index is out of range */
 } rt_status;
 
+/* Element types, numbered as the .pte's ScalarType. */
+typedef enum rt_dtype {
+    RT_DTYPE_U8 = 0,
+    RT_DTYPE_I8 = 1,
+    RT_DTYPE_I16 = 2,
+    RT_DTYPE_I32 = 3,
+    RT_DTYPE_I64 = 4,
+    RT_DTYPE_F32 = 6,
+    RT_DTYPE_BOOL = 11
+} rt_dtype;
+
 /* Shape of a contiguous row-major tensor: d[0..rank-1] are the sizes,
  * outermost first. rank 0 is a scalar (one element). Entries past rank are
  * ignored. Sizes must be >= 0. */

@@ -1,0 +1,314 @@
+"""What a kernel renderer sees of one call: its arguments by schema name, as checked values.
+
+A renderer (aot.codegen.kernels) reads arguments through a CallContext and returns the C
+function to call with its argument list. The same renderer runs in two places:
+- the C generator, where tensors become pointer expressions into the arena or flash;
+- the support check (``check_call``), run by ``to_edge`` on graph nodes and by the Program
+  check on every call, where tensors have shapes and dtypes but no storage. A call that the
+  check passes renders; one it refuses is refused before anything is written.
+
+Renderers raise through ``ctx.unsupported`` (a valid call the runtime has no kernel for) or
+``ctx.invalid`` (arguments that contradict each other or the op, e.g. a stride list of the
+wrong length). Every accessor validates what it returns, so no renderer meets a value that
+makes it fail in another way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Optional, Sequence
+
+import numpy as np
+
+from .. import program as P
+from ..calls import TensorValue
+
+INT32_MIN, INT32_MAX = -(2 ** 31), 2 ** 31 - 1
+
+DTYPES = {  # ScalarType -> (our name, C type, numpy dtype)
+    P.ScalarType.FLOAT: ("float32", "float", np.float32),
+    P.ScalarType.LONG: ("int64", "int64_t", np.int64),
+    P.ScalarType.INT: ("int32", "int32_t", np.int32),
+    P.ScalarType.BOOL: ("bool", "uint8_t", np.uint8),
+    P.ScalarType.BYTE: ("uint8", "uint8_t", np.uint8),
+    P.ScalarType.CHAR: ("int8", "int8_t", np.int8),
+    P.ScalarType.SHORT: ("int16", "int16_t", np.int16),
+}
+
+DTYPE_CODES = {name: int(st) for st, (name, _, _) in DTYPES.items()}   # "float32" -> 6
+
+
+class Unsupported(Exception):
+    """A valid call that the C runtime has no kernel for."""
+
+
+class Invalid(Exception):
+    """A call whose arguments contradict each other or the op."""
+
+
+def f32_literal(x: float) -> str:
+    """The shortest C float literal that reads back as exactly this float32."""
+    v = np.float32(x)
+    if np.isnan(v):
+        return "NAN"
+    if np.isinf(v):
+        return "INFINITY" if v > 0 else "-INFINITY"
+    text = str(v)                      # numpy prints the shortest round-trip form
+    if "." not in text and "e" not in text:
+        text += ".0"
+    return text + "f"
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    index: int               # value index in the plan (-1: a graph node being checked)
+    shape: tuple[int, ...]
+    dtype: str
+    ptr: str                 # C expression for the data pointer
+    shape_ref: str           # C expression for `const rt_shape *`
+
+    @property
+    def pair(self) -> list[str]:
+        return [self.shape_ref, self.ptr]
+
+    @property
+    def rank(self) -> int:
+        return len(self.shape)
+
+    @property
+    def numel(self) -> int:
+        return int(np.prod(self.shape, dtype=np.int64)) if self.shape else 1
+
+
+NONE_PAIR = TensorArg(-1, (), "none", "NULL", "NULL")
+
+
+def dtype_name(t: P.Tensor) -> str:
+    entry = DTYPES.get(t.scalar_type)
+    if entry is None:
+        raise Unsupported(f"tensor dtype {P.ScalarType(t.scalar_type).name}")
+    return entry[0]
+
+
+class CallContext:
+    """One call's arguments (``values``: schema name -> checked value, see aot.calls)."""
+
+    def __init__(self, gen, op, values: dict[str, Any]):
+        self.gen, self.op, self.values = gen, op, values
+        self.op_name = op.et_name
+        self.prelude: list[str] = []   # statements that must run right before the call
+
+    # -- scalars -------------------------------------------------------------------------------
+    def has(self, name: str) -> bool:
+        return name in self.values
+
+    def is_none(self, name: str) -> bool:
+        return self.values.get(name) is None
+
+    def _get(self, name: str) -> Any:
+        if name not in self.values:
+            self.invalid(f"the call has no argument {name!r}")
+        return self.values[name]
+
+    def int(self, name: str, lo: int = INT32_MIN, hi: int = INT32_MAX) -> int:
+        v = self._get(name)
+        if isinstance(v, float) and v.is_integer():
+            v = int(v)
+        if not isinstance(v, int):
+            self.invalid(f"argument {name!r} must be an int, not {v!r}")
+        if not lo <= v <= hi:
+            self.invalid(f"argument {name!r} is {v}, outside [{lo}, {hi}]")
+        return int(v)
+
+    def bool(self, name: str) -> bool:
+        v = self._get(name)
+        if not isinstance(v, (bool, int)):
+            self.invalid(f"argument {name!r} must be a bool, not {v!r}")
+        return bool(v)
+
+    def scalar(self, name: str) -> float:
+        v = self._get(name)
+        if not isinstance(v, (bool, int, float)):
+            self.invalid(f"argument {name!r} must be a number, not {v!r}")
+        return float(v)
+
+    def float(self, name: str) -> str:
+        """A number argument as a C float literal."""
+        return f32_literal(self.scalar(name))
+
+    def str_or_none(self, name: str) -> Optional[str]:
+        v = self.values.get(name)
+        if v is not None and not isinstance(v, str):
+            self.invalid(f"argument {name!r} must be a string, not {v!r}")
+        return v
+
+    def ints(self, name: str, lengths: Optional[Sequence[int]] = None,
+             lo: int = INT32_MIN, hi: int = INT32_MAX) -> list[int]:
+        """An int list (a single int reads as a list of one). ``lengths``: those allowed."""
+        v = self._get(name)
+        items = [v] if isinstance(v, int) and not isinstance(v, bool) else v
+        if not isinstance(items, (list, tuple)) or \
+                not all(isinstance(x, int) and not isinstance(x, bool) for x in items):
+            self.invalid(f"argument {name!r} must be a list of ints, not {v!r}")
+        if lengths is not None and len(items) not in lengths:
+            self.invalid(f"argument {name!r} has {len(items)} entries, not "
+                         f"{' or '.join(map(str, lengths))}")
+        if any(not lo <= x <= hi for x in items):
+            self.invalid(f"argument {name!r} = {list(items)} has an entry outside "
+                         f"[{lo}, {hi}]")
+        return [int(x) for x in items]
+
+    def floats(self, name: str) -> list[float]:
+        v = self._get(name)
+        if not isinstance(v, (list, tuple)) or not all(isinstance(x, (int, float))
+                                                       for x in v):
+            self.invalid(f"argument {name!r} must be a list of floats, not {v!r}")
+        return [float(x) for x in v]
+
+    def dim(self, name: str, rank: int) -> int:
+        """A dim argument, normalized to [0, rank) (a rank-0 tensor has dim 0 or -1)."""
+        size = max(rank, 1)
+        d = self.int(name, -size, size - 1)
+        return d % size
+
+    def dims(self, name: str, rank: int) -> list[int]:
+        size = max(rank, 1)
+        out = [d % size for d in self.ints(name, lo=-size, hi=size - 1)]
+        if len(set(out)) != len(out):
+            self.invalid(f"argument {name!r} repeats a dim: {out}")
+        return out
+
+    # -- tensors -------------------------------------------------------------------------------
+    def _tensor_value(self, name: str) -> TensorValue:
+        v = self._get(name)
+        if not isinstance(v, TensorValue):
+            self.invalid(f"argument {name!r} must be a tensor")
+        return v
+
+    def t(self, name: str, dtype: Optional[str] = "float32") -> TensorArg:
+        arg = self.gen.tensor(self._tensor_value(name), write=False)
+        if dtype is not None and arg.dtype != dtype:
+            self.unsupported(f"{name} of dtype {arg.dtype} (kernel takes {dtype})")
+        return arg
+
+    def out(self, name: str, dtype: Optional[str] = "float32") -> TensorArg:
+        arg = self.gen.tensor(self._tensor_value(name), write=True)
+        if dtype is not None and arg.dtype != dtype:
+            self.unsupported(f"output {name} of dtype {arg.dtype} (kernel takes {dtype})")
+        return arg
+
+    def opt(self, name: str, dtype: Optional[str] = "float32") -> TensorArg:
+        return NONE_PAIR if self.is_none(name) else self.t(name, dtype)
+
+    def _list(self, name: str) -> tuple:
+        v = self._get(name)
+        if not isinstance(v, tuple):
+            self.invalid(f"argument {name!r} must be a tensor list")
+        return v
+
+    def t_list(self, name: str, dtype: Optional[str] = "float32") -> list[TensorArg]:
+        out = []
+        for v in self._list(name):
+            if not isinstance(v, TensorValue):
+                self.invalid(f"argument {name!r} must list tensors")
+            arg = self.gen.tensor(v, write=False)
+            if dtype is not None and arg.dtype != dtype:
+                self.unsupported(f"{name} of dtype {arg.dtype} (kernel takes {dtype})")
+            out.append(arg)
+        return out
+
+    def opt_list(self, name: str, dtype: Optional[str] = None) -> list[Optional[TensorArg]]:
+        """A Tensor?[] argument: None where an entry is absent."""
+        out = []
+        for v in self._list(name):
+            if v is None:
+                out.append(None)
+                continue
+            if not isinstance(v, TensorValue):
+                self.invalid(f"argument {name!r} must list tensors or None")
+            arg = self.gen.tensor(v, write=False)
+            if dtype is not None and arg.dtype != dtype:
+                self.unsupported(f"{name} of dtype {arg.dtype} (kernel takes {dtype})")
+            out.append(arg)
+        return out
+
+    def out_list(self, name: str, dtype: Optional[str] = "float32") -> list[TensorArg]:
+        out = []
+        for v in self._list(name):
+            if not isinstance(v, TensorValue):
+                self.invalid(f"argument {name!r} must list tensors")
+            arg = self.gen.tensor(v, write=True)
+            if dtype is not None and arg.dtype != dtype:
+                self.unsupported(f"output {name} of dtype {arg.dtype} (kernel takes {dtype})")
+            out.append(arg)
+        return out
+
+    def rank(self, arg: TensorArg, *allowed: int) -> int:
+        """The tensor's rank, which must be one of ``allowed``."""
+        if arg.rank not in allowed:
+            self.unsupported(f"a rank-{arg.rank} tensor (kernel takes rank "
+                             f"{' or '.join(map(str, allowed))})")
+        return arg.rank
+
+    def same_shape(self, a: TensorArg, b: TensorArg) -> None:
+        if a.shape != b.shape:
+            self.invalid(f"shapes {list(a.shape)} and {list(b.shape)} must agree")
+
+    # -- static data ---------------------------------------------------------------------------
+    def params(self, ctype: str, **fields: Any) -> str:
+        return self.gen.static_struct(ctype, fields)
+
+    def int_array(self, values: list[int]) -> str:
+        return self.gen.static_array("int32_t", [str(v) for v in values])
+
+    def float_array(self, values: list[float]) -> str:
+        return self.gen.static_array("float", [f32_literal(v) for v in values])
+
+    def shape_array(self, shapes: list[tuple[int, ...]]) -> str:
+        return self.gen.static_array("rt_shape", [self.gen.shape_init(s) for s in shapes])
+
+    def ptr_array(self, ptrs: list[str], ctype: str = "const float *") -> str:
+        """A local array of input pointers (arena pointers are only known at run time)."""
+        name = f"ptrs{len(self.gen.locals)}"
+        self.gen.locals.append(f"{ctype}{name}[{max(len(ptrs), 1)}];")
+        self.prelude.extend(f"{name}[{i}] = {p};" for i, p in enumerate(ptrs))
+        return name
+
+    @staticmethod
+    def f32_literal(x: float) -> str:
+        return f32_literal(x)
+
+    def unsupported(self, why: str):
+        raise Unsupported(why)
+
+    def invalid(self, why: str):
+        raise Invalid(why)
+
+
+class _CheckGen:
+    """Stands in for the C generator when a call is only checked: tensors have shapes and
+    dtypes, pointers and static data are placeholders."""
+
+    def __init__(self):
+        self.locals: list[str] = []
+
+    def tensor(self, ref, write: bool) -> TensorArg:
+        t = ref.tensor
+        if any(s < 0 for s in t.sizes):
+            raise Invalid(f"a tensor has a negative size {list(t.sizes)}")
+        return TensorArg(ref.index, tuple(t.sizes), dtype_name(t), "p", "s")
+
+    def shape_init(self, shape) -> str:
+        return "{}"
+
+    def static_struct(self, ctype: str, fields: dict) -> str:
+        return "&p"
+
+    def static_array(self, ctype: str, items: list) -> str:
+        return "a"
+
+
+def check_call(op, values: dict[str, Any]) -> None:
+    """Raise Unsupported or Invalid if ``op``'s renderer would refuse these arguments."""
+    if op.render is None:
+        raise Unsupported("no kernel in the C runtime")
+    op.render(CallContext(_CheckGen(), op, values))
