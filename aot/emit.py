@@ -10,6 +10,7 @@ a DelegateCall (inputs then outputs) with one BackendDelegate entry; blobs are s
 from __future__ import annotations
 
 import hashlib
+import os
 from typing import Any, Mapping, Optional, Sequence
 
 import numpy as np
@@ -148,6 +149,21 @@ def _frames(src) -> tuple[P.Frame, ...]:
     """The user's frame last (as in a Python stack); the module path in a frame before it."""
     frames = [P.Frame(MODULE_FRAME, 0, src.module, "")] if src.module else []
     return tuple(frames + [P.Frame(src.filename, src.lineno, src.name, src.context)])
+
+
+def frame_text(chain: P.Chain, i: int) -> str:
+    """The source line of instruction i, from the chain's stacktrace (our emitter's layout:
+    an optional module frame, then the user's frame last)."""
+    if not chain.stacktrace or i >= len(chain.stacktrace) or not chain.stacktrace[i].items:
+        return "(no source recorded)"
+    frames = chain.stacktrace[i].items
+    module = next((f.name for f in frames if f.filename == MODULE_FRAME), "")
+    f = frames[-1]
+    where = f" [{module}]" if module else ""
+    if not f.filename or f.filename == MODULE_FRAME:
+        return (f.name or "(no source recorded)") + where
+    text = f"{os.path.basename(f.filename)}:{f.lineno} ({f.name})"
+    return (f"{text}: {f.context}" if f.context else text) + where
 
 
 def _scalar(value: Any, jit_type=None) -> P.EValue:

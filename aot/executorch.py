@@ -20,6 +20,7 @@ from .ir import MethodGraph
 from .memory import Buffer, MemoryPlan
 from .passes.plan_memory import lifetimes, plan_memory
 from .passes.to_out_variant import to_out_variant
+from .passes.verify_program import verify_program
 
 
 @dataclass(frozen=True)
@@ -49,8 +50,8 @@ class ExecutorchProgramManager:
         self._config = backend_config or ExecutorchBackendConfig()
         self._lowered = {name: lower_method(name, ep, self._config)
                          for name, ep in self._execution_programs.items()}
-        self._program = emit_program([(m.graph, m.plan) for m in self._lowered.values()],
-                                     self._config_methods)
+        self._program = verify_program(emit_program(     # checked before anything is written
+            [(m.graph, m.plan) for m in self._lowered.values()], self._config_methods))
         self._pte = None
         self._buffer: Optional[bytes] = None
 

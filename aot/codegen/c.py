@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import program as P
 from ..calls import ArgError, TensorValue, decode_call
-from ..emit import MODULE_FRAME
+from ..emit import frame_text
 from ..errors import AotError, UnsupportedOpError
 from ..ops import by_et_name
 from .context import (DTYPES as _DTYPES, NONE_PAIR, CallContext, Invalid, TensorArg,
@@ -198,21 +198,6 @@ def _literals(data: np.ndarray) -> list[str]:
     return [f"{int(x)}{suffix}" for x in data.tolist()]
 
 
-def _frame_text(chain: P.Chain, i: int) -> str:
-    """The source line of instruction i, from the chain's stacktrace (our emitter's layout:
-    an optional module frame, then the user's frame last)."""
-    if not chain.stacktrace or i >= len(chain.stacktrace) or not chain.stacktrace[i].items:
-        return "(no source recorded)"
-    frames = chain.stacktrace[i].items
-    module = next((f.name for f in frames if f.filename == MODULE_FRAME), "")
-    f = frames[-1]
-    where = f" [{module}]" if module else ""
-    if not f.filename or f.filename == MODULE_FRAME:
-        return (f.name or "(no source recorded)") + where
-    text = f"{Path(f.filename).name}:{f.lineno} ({f.name})"
-    return (f"{text}: {f.context}" if f.context else text) + where
-
-
 def generate_c(program_or_manager, name: str = "model", method: str = "forward") -> CSources:
     """The C sources of one method, from a Program or an ExecutorchProgramManager."""
     program = getattr(program_or_manager, "executorch_program", program_or_manager)
@@ -229,7 +214,7 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
     from .delegates import DelegateCalls   # it builds on this module's types
     delegates = DelegateCalls(gen, chain)
     for i, ins in enumerate(chain.instructions):
-        source = _frame_text(chain, i)
+        source = frame_text(chain, i)
         if isinstance(ins, P.DelegateCall):
             try:
                 call, row = delegates.call(i, ins, source)

@@ -26,11 +26,19 @@ from ..source import source_of
 _STRUCTURAL = {operator.getitem}
 
 
+def _size(s) -> int:
+    """A dim's size, without int(), which would put a guard on a symbolic size."""
+    if isinstance(s, int):
+        return s
+    hint = getattr(getattr(s, "node", None), "hint", None)
+    return hint if isinstance(hint, int) else -1
+
+
 def _tensor(val: torch.Tensor) -> TensorValue:
     dtype = SCALAR_TYPES.get(val.dtype)
     if dtype is None:
         raise Unsupported(f"tensor dtype {val.dtype}")
-    shape = tuple(int(s) for s in val.shape)
+    shape = tuple(_size(s) for s in val.shape)
     return TensorValue(-1, P.Tensor(dtype, 0, shape, tuple(range(len(shape)))))
 
 

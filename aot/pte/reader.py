@@ -69,6 +69,11 @@ class _Reader:
         problem = validate.find_bad_reference(program)
         if problem:
             raise self.fail(problem)
+        # Each call of an operator mcu-aot knows must be well-formed (aot.passes.verify_program).
+        from aot.passes.verify_program import program_problems
+        problems = program_problems(program, known_only=True)
+        if problems:
+            raise self.fail(str(problems[0]))
         return program
 
     # -- file layout ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""load_program on malformed input: it loads or raises PteFormatError, nothing else, and fast.
+"""load_program on malformed input: it loads or raises PteFormatError, nothing else, and fast;
+and what loads, the C generator renders or refuses with an AotError naming the problem.
 
 Every load runs under a SIGALRM guard, so a hang fails the test instead of stalling it.
 """
@@ -56,7 +57,8 @@ def _program(op_index: int = 0, value_type=ScalarType.FLOAT) -> Program:
     tensor = lambda **kw: Tensor(value_type, 0, (2, 2), (0, 1), **kw)
     values = (tensor(data_buffer_idx=1), tensor(allocation_info=AllocationDetails.at(1, 0)),
               tensor(allocation_info=AllocationDetails.at(1, 16)), Int(1), IntList((3, 3)))
-    chain = Chain((1,), (2,), (KernelCall(op_index, (0, 1, 3, 4, 2, 2)), DelegateCall(0, (1, 2))),
+    # add.out(self, other, alpha, out) and the result again; value 4 is read by no call.
+    chain = Chain((1,), (2,), (KernelCall(op_index, (0, 1, 3, 2, 2)), DelegateCall(0, (1, 2))),
                   (FrameList((Frame("m.py", 1, "f", "x"),)), FrameList(())))
     plan = ExecutionPlan("forward", ContainerMetadata("in", "out"), values, (1,), (2,), (chain,),
                          (Operator("aten::add", "out"),),
@@ -226,3 +228,97 @@ def test_shared_offsets_cannot_blow_up_decoding():
 def test_unrelated_types_are_a_type_error():
     with pytest.raises(TypeError):
         load_program(12345)
+
+
+# -- the C generator on mutants of a real model's .pte ------------------------------------------
+
+def _model_pte() -> bytes:
+    """A small model touching the argument kinds the generator reads: tensors, optional
+    tensors, int lists (conv stride/padding, pooling, permute, cat), ints, floats, bools."""
+    import torch
+    import aot
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            torch.manual_seed(0)
+            self.conv = torch.nn.Conv2d(2, 4, 3, stride=2, padding=1)
+            self.fc = torch.nn.Linear(8, 3)
+
+        def forward(self, x):
+            y = torch.nn.functional.max_pool2d(torch.relu(self.conv(x)), 2)
+            y = torch.cat([y, y * 0.5], dim=1).permute(0, 2, 3, 1).reshape(1, 8) + 1
+            return torch.softmax(self.fc(y), dim=-1), y.mean(dim=-1, keepdim=True)
+
+    ep = torch.export.export(Net().eval(), (torch.randn(1, 2, 4, 4),))
+    return aot.to_edge(ep).to_executorch().buffer
+
+
+MODEL = _model_pte()
+
+
+def load_and_generate(data: bytes) -> None:
+    """Load a .pte and render it to C: every failure is an AotError with a message, which
+    for a file that loaded names an instruction or an op."""
+    from aot.codegen.c import generate_c
+    from aot.errors import AotError
+    with _deadline(SECONDS_PER_LOAD):
+        try:
+            program = load_program(data)
+        except PteFormatError as e:
+            assert str(e).startswith("<bytes>: ")
+            return
+        try:
+            generate_c(program, name="m")
+        except AotError as e:
+            assert str(e).strip()
+
+
+def test_the_model_renders():
+    from aot.codegen.c import generate_c
+    generate_c(load_program(MODEL), name="m")
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=list(HealthCheck))
+@given(st.lists(st.tuples(st.integers(0, 1 << 20), st.integers(0, 255)), min_size=1,
+                max_size=3))
+def test_mutants_load_and_render_or_fail_cleanly(changes):
+    data = bytearray(MODEL)
+    program_end = len(data) if data[8:12] != b"eh00" else \
+        struct.unpack_from("<Q", data, 16)[0]      # mutate the flatbuffer, not the weights
+    for position, value in changes:
+        data[position % program_end] = value
+    load_and_generate(bytes(data))
+
+
+def test_wrong_length_stride_is_a_format_error():
+    """A conv stride list of three entries in a 2-D convolution: named at load."""
+    import dataclasses
+    from aot import program as P
+    program = load_program(MODEL)
+    plan = program.execution_plan[0]
+    conv = next(i for i, o in enumerate(plan.operators) if o.name == "aten::convolution")
+    call = next(c for c in plan.chains[0].instructions
+                if isinstance(c, P.KernelCall) and c.op_index == conv)
+    stride = plan.values[call.args[3]]
+    values = list(plan.values)
+    values[call.args[3]] = dataclasses.replace(stride, items=stride.items + stride.items[:1])
+    bad = dataclasses.replace(program, execution_plan=(
+        dataclasses.replace(plan, values=tuple(values)),))
+    with pytest.raises(PteFormatError, match=r"instruction 0 \(aten::convolution.out\).*"
+                       r"argument 'stride' has 3 entries"):
+        load_program(bytes(serialize_pte(bad)))
+
+
+def test_int_list_of_doubles_is_a_format_error():
+    import dataclasses
+    from aot import program as P
+    program = load_program(MODEL)
+    plan = program.execution_plan[0]
+    k = next(i for i, v in enumerate(plan.values) if isinstance(v, P.IntList))
+    values = list(plan.values)
+    values[values[k].items[0]] = P.Double(1.5)
+    bad = dataclasses.replace(program, execution_plan=(
+        dataclasses.replace(plan, values=tuple(values)),))
+    with pytest.raises(PteFormatError, match=r"must list ints, but item value \d+ is Double"):
+        load_program(bytes(serialize_pte(bad)))
