@@ -202,6 +202,18 @@ _pte_op("dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=F
         "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", C.dim_order_copy, _copy_into)
 _pte_op("dim_order_ops::_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, "
         "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", C.dim_order_copy, _copy_into)
+# Logic and creation. ExecuTorch's to_edge leaves these in a program (from attention masks,
+# logsigmoid, embedding_bag, where with numbers); ours folds them into constants first.
+_op(aten.logical_not.default, C.logical_not)
+_op(aten.any.default, C.any_, out=aten.any.all_out)
+_op(aten.any.dim, C.any_)
+_op(aten.any.dims, C.any_)
+# (Their functional forms take dtype, layout and device; the out variants drop them.)
+for _name in ("full_like", "full", "zeros", "ones", "scalar_tensor"):
+    _op(getattr(aten, _name).default, C.fill, out=getattr(aten, _name).out)
+_op(aten.fill.Scalar, C.fill)
+_op(aten.arange.default, C.arange, out=aten.arange.out)
+_op(aten.arange.start_step, C.arange, out=aten.arange.start_out)
 
 
 def lookup(op) -> Optional[OpDef]:

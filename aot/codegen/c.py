@@ -20,7 +20,7 @@ from ..emit import frame_text
 from ..errors import AotError, UnsupportedOpError
 from ..ops import by_et_name
 from .context import (DTYPES as _DTYPES, NONE_PAIR, CallContext, Invalid, TensorArg,
-                      Unsupported as _Unsupported, dtype_name, f32_literal)
+                      Unsupported as _Unsupported, c_literals, dtype_name, f32_literal)
 from .render import render_template
 
 _NUMPY_NAMES = {"float32": "float32", "int64": "int64", "int32": "int32", "bool": "bool",
@@ -153,7 +153,7 @@ class _Generator:
             np_dtype = _DTYPES[t.scalar_type][2]
             data = self._data(t, self.program.constant_buffer[idx].storage, np_dtype)
             self.constants[idx] = dict(name=f"{self.name}_c{idx}", ctype=ctype,
-                                       count=max(int(data.size), 1), values=_literals(data),
+                                       count=max(int(data.size), 1), values=c_literals(data),
                                        shape="x".join(map(str, t.sizes)) or "scalar")
         return self.constants[idx]["name"]
 
@@ -163,7 +163,7 @@ class _Generator:
             raise AotError(f"state tensor {index} has no initial data in the program")
         data = self._data(t, bank[t.data_buffer_idx].storage, _DTYPES[t.scalar_type][2])
         return dict(index=index, name=f"{self.name}_init{index}", ctype=ctype,
-                    count=max(int(data.size), 1), values=_literals(data),
+                    count=max(int(data.size), 1), values=c_literals(data),
                     offset=t.allocation_info.offset, nbytes=int(data.nbytes))
 
     # -- static helpers ------------------------------------------------------------------------
@@ -189,13 +189,6 @@ def _c_value(v) -> str:
     if isinstance(v, float):
         return f32_literal(v)
     return str(v)
-
-
-def _literals(data: np.ndarray) -> list[str]:
-    if data.dtype == np.float32:
-        return [f32_literal(x) for x in data.tolist()]
-    suffix = "LL" if data.dtype == np.int64 else ""
-    return [f"{int(x)}{suffix}" for x in data.tolist()]
 
 
 def generate_c(program_or_manager, name: str = "model", method: str = "forward") -> CSources:

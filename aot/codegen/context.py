@@ -35,6 +35,15 @@ DTYPES = {  # ScalarType -> (our name, C type, numpy dtype)
 }
 
 DTYPE_CODES = {name: int(st) for st, (name, _, _) in DTYPES.items()}   # "float32" -> 6
+_C_OF = {name: (ctype, np_dtype) for name, ctype, np_dtype in DTYPES.values()}
+
+
+def c_literals(data: np.ndarray) -> list[str]:
+    """C initializers for the elements of a numpy array."""
+    if data.dtype == np.float32:
+        return [f32_literal(x) for x in data.tolist()]
+    suffix = "LL" if data.dtype == np.int64 else ""
+    return [f"{int(x)}{suffix}" for x in data.tolist()]
 
 
 class Unsupported(Exception):
@@ -262,6 +271,12 @@ class CallContext:
 
     def float_array(self, values: list[float]) -> str:
         return self.gen.static_array("float", [f32_literal(v) for v in values])
+
+    def data_array(self, name_of_dtype: str, values) -> str:
+        """A static const array of ``values`` in a tensor dtype ("float32", "int64", ...)."""
+        ctype, np_dtype = _C_OF[name_of_dtype]
+        data = np.asarray(values).astype(np_dtype).reshape(-1)
+        return self.gen.static_array(ctype, c_literals(data) or ["0"])
 
     def shape_array(self, shapes: list[tuple[int, ...]]) -> str:
         return self.gen.static_array("rt_shape", [self.gen.shape_init(s) for s in shapes])

@@ -371,6 +371,56 @@ def embedding(ctx):
     return fn, [*ctx.t("weight").pair, *idx.pair, *ctx.out("out").pair]
 
 
+# -- logic and creation -----------------------------------------------------------------------
+
+def logical_not(ctx):
+    x = ctx.t("self", None)
+    return "rt_logical_not", [DTYPE_CODES[x.dtype], *x.pair, *ctx.out("out", "bool").pair]
+
+
+def any_(ctx):
+    """any.all_out (everything), any.out (one dim), any.dims_out (a list or None)."""
+    x = ctx.t("self", None)
+    if ctx.has("dim") and not ctx.is_none("dim"):
+        dims = ctx.dims("dim", x.rank)
+    else:
+        dims = list(range(x.rank))
+    mask = sum(1 << d for d in dims) if x.rank else 0
+    return "rt_any", [DTYPE_CODES[x.dtype], f"{mask}u", *x.pair, *ctx.out("out", "bool").pair]
+
+
+_FILL_VALUE = {"full": "fill_value", "full_like": "fill_value", "scalar_tensor": "s",
+               "fill": "value"}
+
+
+def fill(ctx):
+    """full, full_like, zeros, ones, scalar_tensor, fill.Scalar: one value everywhere."""
+    out = ctx.out("out", None)
+    op = _bin_name(ctx.op_name)
+    value = {"zeros": 0, "ones": 1}.get(op)
+    if value is None:
+        value = ctx.scalar(_FILL_VALUE[op])
+    size = {"float32": 4, "int64": 8, "int32": 4, "int16": 2}.get(out.dtype, 1)
+    return "rt_fill", [size, ctx.data_array(out.dtype, [value]), *out.pair]
+
+
+def arange(ctx):
+    """arange.out / arange.start_out: the values are known now, so they are a constant."""
+    import torch   # the values exactly as torch computes them
+    out = ctx.out("out", None)
+    start = ctx.scalar("start") if ctx.has("start") else 0
+    end, step = ctx.scalar("end"), ctx.scalar("step") if ctx.has("step") else 1
+    if step == 0 or out.numel > 1 << 20:
+        ctx.invalid(f"arange({start}, {end}, {step}) into {list(out.shape)}")
+    values = torch.arange(start, end, step, dtype=torch.float64)
+    if values.numel() != out.numel:
+        ctx.invalid(f"arange({start}, {end}, {step}) has {values.numel()} values, not "
+                    f"{out.numel}")
+    data = ctx.data_array(out.dtype, values.numpy())
+    code = DTYPE_CODES[out.dtype]
+    return "rt_to_copy", [code, code, out.shape_ref, data, *out.pair]
+
+
 # -- elementwise math (rounding, powers, remainders, logs) --------------------------------------
 # -- end elementwise math --
 

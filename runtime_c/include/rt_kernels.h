@@ -338,6 +338,20 @@ rt_status rt_constant_pad_f32(const rt_pad_params *p,
                               const rt_shape *in_s, const float *in,
                               const rt_shape *out_s, float *out);
 
+/* ---- logic and creation (any dtype, given as an rt_dtype) --------------- */
+
+/* out = !in: 1 where in is zero (NaN is nonzero), else 0; in of any dtype. */
+rt_status rt_logical_not(int32_t in_dtype, const rt_shape *in_s, const void *in,
+                         const rt_shape *out_s, uint8_t *out);
+/* out = whether any element over the dims in dim_mask is nonzero (see the
+ * reduce section for dim_mask; an empty reduction gives 0). */
+rt_status rt_any(int32_t in_dtype, uint32_t dim_mask, const rt_shape *in_s,
+                 const void *in, const rt_shape *out_s, uint8_t *out);
+/* out[i] = *value for every element: full, full_like, zeros, ones,
+ * scalar_tensor. value points at one element of elem_size bytes. */
+rt_status rt_fill(int32_t elem_size, const void *value, const rt_shape *out_s,
+                  void *out);
+
 /* ---- misc --------------------------------------------------------------- */
 
 /* upsample_nearest2d, in/out [N,C,H,W]: src = min(floor(dst * scale),

@@ -157,3 +157,61 @@ def test_c_from_executorch_written_pte_matches_torch(name, et_zoo, tmp_path):
     sources = aot.generate_c(load_program(buffer), name=name)
     got = aot.host.build(sources, cache_dir=tmp_path)(example[0].numpy())[0]
     np.testing.assert_allclose(got, model(*example).detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+class _Attention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.attn = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+
+    def forward(self, x):
+        return self.attn(x, x, x, need_weights=False)[0]
+
+
+class _Hardswish(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = torch.nn.Conv2d(3, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return torch.nn.functional.hardswish(y) * torch.nn.functional.hardsigmoid(y)
+
+
+class _Contiguous(torch.nn.Module):
+    def forward(self, x):
+        return x.transpose(1, 2).contiguous().view(2, -1) * 2 + x.clone().view(2, -1).to(
+            torch.float32)
+
+
+# Models whose ExecuTorch-written .pte uses its dim_order copies (clone, contiguous, .to()).
+ET_WRITTEN = {
+    "attention": (_Attention, (torch.randn(1, 5, 8),)),
+    "hardswish": (_Hardswish, (torch.randn(1, 3, 6, 6),)),
+    "contiguous": (_Contiguous, (torch.randn(2, 3, 4),)),
+    **{f"op_{k}": (lambda v=v: v[0], v[1]) for k, v in OP_MODELS.items()},
+}
+
+
+@pytest.mark.parametrize("name", sorted(ET_WRITTEN))
+def test_c_from_executorch_written_pte_matches_its_runtime(name, runtime, tmp_path):
+    """ExecuTorch's own to_edge().to_executorch() writes the .pte; our C runs it and must
+    agree with ExecuTorch's runtime on the same file."""
+    exir = _exir()
+    build, example = ET_WRITTEN[name]
+    model = build().eval()
+    try:
+        buffer = exir.to_edge(torch.export.export(model, example)).to_executorch().buffer
+    except Exception as e:   # ExecuTorch cannot lower it: nothing to compare
+        pytest.skip(f"ExecuTorch's to_edge refuses it: {type(e).__name__}: {str(e)[:300]}")
+    try:
+        want = _run_et(runtime, buffer, example)
+    except RuntimeError as e:
+        pytest.skip(f"ExecuTorch's runtime cannot run its own file: {e}")
+    sources = aot.generate_c(load_program(buffer), name="m")
+    got = aot.host.build(sources, cache_dir=tmp_path)(*[x.numpy() for x in example])
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w.numpy(), rtol=1e-4, atol=1e-5, equal_nan=True)

@@ -181,3 +181,12 @@ add(case("to_float_from_int64", lambda i: i.float() * 0.5, ints(3, 4, lo=-100, h
 add(case("to_bool", lambda x: x.to(torch.bool), edge(3, 4, specials=(0.0, -0.0, 1e-30))))
 add(case("bool_to_float", lambda x: (x > 0).float() + 1, rand(3, 4)))
 add(case("int_tensor_plus_float", lambda x, i: x * i + i, rand(3, 4), ints(3, 4)))
+
+# -- logic ----------------------------------------------------------------------------------------
+add(case("logical_not_bool", lambda x: torch.logical_not(x > 0), edge(3, 4)))
+add(case("logical_not_float", torch.logical_not, edge(3, 4)))
+add(case("any_all", lambda x: (x > 2).any(), rand(3, 4)))
+add(case("any_dim", lambda x: (x > 1).any(dim=1), rand(3, 4, 2)))
+add(case("any_dims_keepdim", lambda x: torch.any(x > 1, dim=(0, 2), keepdim=True),
+         rand(3, 4, 2)))
+add(case("any_float", lambda x: torch.any(x, dim=-1), edge(3, 4).round()))

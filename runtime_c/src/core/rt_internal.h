@@ -45,6 +45,31 @@ static inline float rt_acc_value(const rt_acc *a)
     return (p - p == 0.0f) ? a->sum : p; /* p - p is NaN iff p is inf/NaN */
 }
 
+/* Whether element i of a tensor of rt_dtype `dtype` is nonzero (true). */
+static inline int rt_is_nonzero(int32_t dtype, const void *p, int32_t i)
+{
+    switch (dtype) {
+    case RT_DTYPE_U8: case RT_DTYPE_BOOL: return ((const uint8_t *)p)[i] != 0;
+    case RT_DTYPE_I8: return ((const int8_t *)p)[i] != 0;
+    case RT_DTYPE_I16: return ((const int16_t *)p)[i] != 0;
+    case RT_DTYPE_I32: return ((const int32_t *)p)[i] != 0;
+    case RT_DTYPE_I64: return ((const int64_t *)p)[i] != 0;
+    default: return ((const float *)p)[i] != 0.0f;
+    }
+}
+
+/* Bytes per element of an rt_dtype; 0 for a value that is not one. */
+static inline int32_t rt_dtype_size(int32_t dtype)
+{
+    switch (dtype) {
+    case RT_DTYPE_U8: case RT_DTYPE_I8: case RT_DTYPE_BOOL: return 1;
+    case RT_DTYPE_I16: return 2;
+    case RT_DTYPE_I32: case RT_DTYPE_F32: return 4;
+    case RT_DTYPE_I64: return 8;
+    default: return 0;
+    }
+}
+
 /* Broadcast iterator: walks a contiguous output row by row while tracking
  * the element offset of each (broadcast) input. Dims are right-aligned as
  * in numpy; size-1 output dims are dropped and dims that are contiguous in

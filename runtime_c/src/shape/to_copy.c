@@ -10,17 +10,6 @@ typedef struct value {
     int64_t i;
 } value;
 
-static int32_t elem_size(int32_t dtype)
-{
-    switch (dtype) {
-    case RT_DTYPE_U8: case RT_DTYPE_I8: case RT_DTYPE_BOOL: return 1;
-    case RT_DTYPE_I16: return 2;
-    case RT_DTYPE_I32: case RT_DTYPE_F32: return 4;
-    case RT_DTYPE_I64: return 8;
-    default: return 0;
-    }
-}
-
 static value load(int32_t dtype, const void *p, int32_t i)
 {
     value v = {0, 0.0f, 0};
@@ -94,8 +83,8 @@ rt_status rt_to_copy(int32_t in_dtype, int32_t out_dtype,
                      const rt_shape *out_s, void *out)
 {
     const int32_t n = rt_shape_numel(in_s);
-    const int32_t in_size = elem_size(in_dtype);
-    const int32_t out_size = elem_size(out_dtype);
+    const int32_t in_size = rt_dtype_size(in_dtype);
+    const int32_t out_size = rt_dtype_size(out_dtype);
     int32_t i;
     RT_CHECK(in != NULL && out != NULL, RT_ERR_NULL);
     RT_CHECK(in_size > 0 && out_size > 0, RT_ERR_PARAM);
