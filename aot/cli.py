@@ -49,6 +49,12 @@ def cmd_compile(args) -> int:
         _write_atomic(out / fname, data)
     print(report)
     print(f"wrote {', '.join(sorted(files))} to {out}/")
+    if hasattr(model, "buffer"):
+        from .passes.verify_program import executorch_lacks
+        lacks = executorch_lacks(model.executorch_program)
+        if lacks:
+            print(f"note: ExecuTorch's portable runtime has no kernel for {', '.join(lacks)}: "
+                  f"{sources.name}.pte runs on mcu-aot's C runtime, not on ExecuTorch's")
     return 0
 
 

@@ -157,7 +157,8 @@ _op(aten.minimum.default, C.maximum_minimum, inplace=True)
 # Unary elementwise and activations.
 for _name in ("relu", "sigmoid", "tanh", "hardswish", "hardsigmoid", "abs", "neg", "exp", "log",
               "sqrt", "rsqrt", "sin", "cos"):
-    _op(getattr(aten, _name).default, C.unary, inplace=True)
+    _op(getattr(aten, _name).default, C.unary, inplace=True,
+        in_executorch=_name not in ("hardswish", "hardsigmoid"))   # ExecuTorch decomposes them
 _op(aten.gelu.default, C.gelu, inplace=True)
 _op(aten.leaky_relu.default, C.leaky_relu, inplace=True)
 _op(aten.hardtanh.default, C.hardtanh, inplace=True)
@@ -218,6 +219,11 @@ _op(aten.arange.start_step, C.arange, out=aten.arange.start_out)
 
 def lookup(op) -> Optional[OpDef]:
     return OPS.get(op)
+
+
+def all_ops() -> list[OpDef]:
+    """Every entry, including those only .pte files written elsewhere call."""
+    return list(_BY_ET.values())
 
 
 def by_et_name(name: str, overload: str) -> Optional[OpDef]:

@@ -142,3 +142,15 @@ def verify_program(program: P.Program) -> P.Program:
         raise AotError(f"the Program fails its check ({len(problems)} problem(s)); this is a "
                        f"bug in mcu-aot or in a pass or backend it ran:\n{lines}")
     return program
+
+
+def executorch_lacks(program: P.Program) -> list[str]:
+    """The operators of the Program that ExecuTorch 1.5.1's portable kernel library has no
+    kernel for (its runtime refuses the .pte at load; mcu-aot's C runs it)."""
+    names = set()
+    for plan in program.execution_plan:
+        for opr in plan.operators:
+            op = by_et_name(opr.name, opr.overload)
+            if op is not None and not op.in_executorch:
+                names.add(op.key)
+    return sorted(names)
