@@ -52,7 +52,7 @@ demo: bootstrap
 	$(VENV)/bin/aot run $(DEMO_DIR)/kws.pt2 --board $(DEMO_BOARD) --name kws
 
 test: bootstrap
-	$(PY) -m pytest -q tests
+	$(PY) -m pytest -q -n auto tests
 
 clean:
 	rm -rf build $(DEMO_DIR) .pytest_cache
