@@ -2,8 +2,8 @@
  * every board computes bit-identical results.
  *
  * Accuracy against the correctly rounded result (tests/qemu/test_libc_min.py sweeps it):
- * sqrtf, fabsf, floorf, ceilf, truncf, roundf, rintf exact; expf, logf, log1pf, expm1f,
- * tanhf, erff, powf within 2 ulp; sinf and cosf within 2 ulp for |x| <= 2^20. Only float
+ * sqrtf, fabsf, floorf, ceilf, truncf, roundf, rintf, fmodf exact; expf, logf, log2f,
+ * log10f, log1pf, expm1f, tanhf, erff, powf within 2 ulp; sinf and cosf within 2 ulp for |x| <= 2^20. Only float
  * arithmetic is used, except in powf (log2(x) * y) and in the sin/cos argument reduction,
  * which need double precision (soft double on FPU-less cores, so they are slower).
  * The erff coefficients come from mathf_fit.py beside this file.
@@ -188,6 +188,80 @@ float logf(float x)
     }
     float m = split_log(x, &k);
     return log_core(k, m - 1.0f, 0.0f);
+}
+
+/* logf's argument split, shared by log2f and log10f: x = 2^k * m; 0 if x needs no more work
+ * (zero, negative, inf, nan: *special holds the result). */
+static int log_split(float x, int *k, float *m, float *special)
+{
+    uint32_t u = bits_of(x);
+    *k = 0;
+    if (u < 0x00800000u || u >= 0x7f800000u) {
+        if ((u & 0x7fffffffu) == 0) { *special = -0x1p127f * 0x1p127f; return 0; }
+        if (u == 0x7f800000u || x != x) { *special = x + x; return 0; }
+        if (u >> 31) { *special = (x - x) / (x - x); return 0; }
+        x *= 0x1p25f;
+        *k = -25;
+    }
+    *m = split_log(x, k);
+    return 1;
+}
+
+/* log2 x = k + log(m) / ln 2: exact at powers of two, where m = 1. */
+float log2f(float x)
+{
+    int k;
+    float m, special;
+    if (!log_split(x, &k, &m, &special)) return special;
+    return (float)k + log_core(0, m - 1.0f, 0.0f) * INV_LN2;
+}
+
+/* log10 x = k log10(2) + log(m) / ln 10, with log10(2) split so that k * hi is exact. */
+float log10f(float x)
+{
+    static const float LOG10_2_HI = 0.30102539f;      /* 0x3e9a2000: 11 significant bits */
+    static const float LOG10_2_LO = 4.60503907e-6f;   /* log10(2) - LOG10_2_HI */
+    static const float INV_LN10 = 0.434294482f;
+    int k;
+    float m, special;
+    if (!log_split(x, &k, &m, &special)) return special;
+    float kf = (float)k;
+    return kf * LOG10_2_HI + (kf * LOG10_2_LO + log_core(0, m - 1.0f, 0.0f) * INV_LN10);
+}
+
+/* fmod by long division of the significands: exact, as the result always is. */
+float fmodf(float x, float y)
+{
+    uint32_t ux = bits_of(x), uy = bits_of(y);
+    const uint32_t sign = ux & 0x80000000u;
+    uint32_t mx, my;
+    int ex, ey;
+    ux &= 0x7fffffffu;
+    uy &= 0x7fffffffu;
+    if (uy == 0 || ux >= 0x7f800000u || uy > 0x7f800000u) return (x * y) / (x * y); /* nan */
+    if (ux < uy) return x;                       /* |x| < |y|, y = inf included */
+    ex = (int)(ux >> 23);
+    ey = (int)(uy >> 23);
+    /* significands with their leading bit at 2^23 (subnormals shifted up, exponent down) */
+    if (ex == 0) {
+        for (mx = ux, ex = 1; !(mx & 0x800000u); mx <<= 1) ex--;
+    } else {
+        mx = (ux & 0x7fffffu) | 0x800000u;
+    }
+    if (ey == 0) {
+        for (my = uy, ey = 1; !(my & 0x800000u); my <<= 1) ey--;
+    } else {
+        my = (uy & 0x7fffffu) | 0x800000u;
+    }
+    for (; ex > ey; ex--) {                      /* mx * 2^(ex - ey) mod my, bit by bit */
+        if (mx >= my) mx -= my;
+        mx <<= 1;
+    }
+    if (mx >= my) mx -= my;
+    if (mx == 0) return from_bits(sign);         /* an exact multiple: a signed zero */
+    for (; !(mx & 0x800000u); mx <<= 1) ex--;
+    if (ex > 0) return from_bits(sign | ((uint32_t)ex << 23) | (mx & 0x7fffffu));
+    return from_bits(sign | (mx >> (1 - ex)));   /* subnormal, exact: the low bits are 0 */
 }
 
 float log1pf(float x)

@@ -24,12 +24,15 @@ float sqrtf(float x);
 float expf(float x);
 float expm1f(float x);
 float logf(float x);
+float log2f(float x);
+float log10f(float x);
 float log1pf(float x);
 float tanhf(float x);
 float sinf(float x);
 float cosf(float x);
 float erff(float x);
 float powf(float x, float y);
+float fmodf(float x, float y);
 
 /* -ffreestanding turns off GCC's builtins; these two are single instructions on FPU cores. */
 #ifndef MCU_AOT_MATHF_IMPL
