@@ -193,6 +193,18 @@ _op(aten.embedding.default, C.embedding)
 # Buffer write-back (state kept across calls).
 _op(aten.copy.default, C.copy)
 # -- elementwise math (rounding, powers, remainders, logs) --
+for _name in ("reciprocal", "ceil", "floor", "trunc", "round", "log2", "log10", "log1p", "expm1",
+              "erf", "sign"):
+    _op(getattr(aten, _name).default, C.unary, inplace=True)
+_op(aten.elu.default, C.elu, inplace=True)
+_op(aten.pow.Tensor_Tensor, C.math_binary, inplace=True)
+_op(aten.pow.Tensor_Scalar, C.math_binary_scalar, inplace=True)
+_op(aten.pow.Scalar, C.pow_base_scalar)
+_op(aten.div.Tensor_mode, C.math_binary, inplace=True)
+_op(aten.div.Scalar_mode, C.math_binary_scalar, inplace=True)
+for _name in ("remainder", "fmod"):
+    _op(getattr(aten, _name).Tensor, C.math_binary, inplace=True)
+    _op(getattr(aten, _name).Scalar, C.math_binary_scalar, inplace=True)
 # -- end elementwise math --
 # -- reductions, indexing and scatter --
 # -- end reductions, indexing and scatter --

@@ -155,6 +155,22 @@ OP_MODELS = {
     "to_dtype": (Fn(lambda m, a: ((a * 10).to(torch.int32), (a > 0).float() * 0.5)),
                  (_r(3, 4),)),
     # -- elementwise math --
+    "rounding": (Fn(lambda m, a: (torch.ceil(a), torch.floor(a), torch.trunc(a), torch.round(a),
+                                  torch.round(a, decimals=1), torch.sign(a))),
+                 (_r(3, 5, lo=-4, hi=4),)),
+    "powers": (Fn(lambda m, a, b: (a ** 2.5, torch.pow(a, b), 2.0 ** b, torch.reciprocal(b),
+                                   torch.square(b))),
+               (_r(3, 4, lo=0.1, hi=3), _r(3, 4, seed=1))),
+    "div_modes": (Fn(lambda m, a, b: (torch.div(a, b, rounding_mode="floor"),
+                                      torch.div(a, 3, rounding_mode="trunc"), a // 1.5,
+                                      torch.remainder(a, b), a % -2, torch.fmod(a, b),
+                                      torch.fmod(a, 0.7))),
+                  (_r(3, 4, lo=-9, hi=9), _r(3, 4, seed=1, lo=0.5, hi=3))),
+    "logs_exps": (Fn(lambda m, a: (torch.log2(a), torch.log10(a), torch.log1p(a),
+                                   torch.expm1(a), torch.erf(a))),
+                  (_r(3, 5, lo=0.01, hi=6),)),
+    "elu_family": (Fn(lambda m, a: (F.elu(a), F.selu(a), F.celu(a, 0.5), F.softplus(a),
+                                    F.logsigmoid(a), F.mish(a))), (_r(3, 6, lo=-5, hi=5),)),
     # -- end elementwise math --
     # -- reductions, indexing and scatter --
     # -- end reductions, indexing and scatter --

@@ -422,6 +422,44 @@ def arange(ctx):
 
 
 # -- elementwise math (rounding, powers, remainders, logs) --------------------------------------
+
+def _div_fn(ctx) -> str:
+    """div with a rounding_mode: None is true division, then floor or trunc."""
+    mode = ctx.str_or_none("rounding_mode")
+    if mode not in (None, "floor", "trunc"):
+        ctx.invalid(f"div rounding_mode={mode!r} (torch takes None, 'floor' or 'trunc')")
+    return "div" if mode is None else f"div_{mode}"
+
+
+def math_binary(ctx):
+    """pow, remainder, fmod, div with rounding_mode: tensor with tensor, broadcasting."""
+    op = _bin_name(ctx.op_name)
+    if op == "div":
+        op = _div_fn(ctx)
+    other = "exponent" if op == "pow" else "other"
+    return f"rt_{op}_f32", [*ctx.t("self").pair, *ctx.t(other).pair, *ctx.out("out").pair]
+
+
+def math_binary_scalar(ctx):
+    """The same with a number as the second operand."""
+    op = _bin_name(ctx.op_name)
+    if op == "div":
+        op = _div_fn(ctx)
+    other = "exponent" if op == "pow" else "other"
+    return f"rt_{op}_scalar_f32", [ctx.float(other), *ctx.t("self").pair, *ctx.out("out").pair]
+
+
+def pow_base_scalar(ctx):
+    """pow.Scalar: a number raised to a tensor."""
+    return "rt_pow_base_scalar_f32", [ctx.float("self"), *ctx.t("exponent").pair,
+                                      *ctx.out("out").pair]
+
+
+def elu(ctx):
+    return "rt_elu_f32", [ctx.float("alpha"), ctx.float("scale"), ctx.float("input_scale"),
+                          *ctx.t("self").pair, *ctx.out("out").pair]
+
+
 # -- end elementwise math --
 
 

@@ -8,6 +8,8 @@ it), and the kernels read tensors. So, for each such call:
 - a number on the left becomes the mirrored overload where one exists: ``rsub.Scalar`` for
   sub, ``pow.Scalar`` for pow, the operands swapped for add (alpha 1), mul, eq and ne, and the
   comparison reversed for lt, le, gt and ge (``2 < x`` is ``gt(x, 2)``);
+- a number as ``self`` of a ``Scalar_Tensor`` overload (``remainder(2, x)``) becomes a constant
+  of the Tensor-Tensor overload;
 - anywhere else (``2 / x``, ``maximum(x, 0.5)``, ``where(c, 1.0, x)``, ...) the number becomes a
   rank-0 constant tensor of the dtype the op computes in, which broadcasts like the number.
 """
@@ -34,6 +36,9 @@ for _n in ("eq", "ne", "lt", "le", "gt", "ge"):
 _MIRROR = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
 _LEFT = {getattr(aten, a).Tensor: getattr(aten, b).Scalar for a, b in _MIRROR.items()}
 _LEFT[aten.mul.Tensor] = aten.mul.Scalar
+# Overloads whose first operand is a number: the number becomes a constant, the op its
+# Tensor-Tensor overload.
+_NUMBER_FIRST = {aten.remainder.Scalar_Tensor: aten.remainder.Tensor}
 
 
 def _is_number(v) -> bool:
@@ -89,6 +94,11 @@ def lower_scalar_operands(ep: ExportedProgram) -> ExportedProgram:
         if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
             continue
         if _scalar_form(node):
+            continue
+        if node.target in _NUMBER_FIRST and _is_number(node.args[0]):
+            number = ed.add_const(torch.tensor(node.args[0], dtype=_compute_dtype(node, 0)),
+                                  "scalar")
+            _replace(node, _NUMBER_FIRST[node.target], [number, *node.args[1:]], node.kwargs)
             continue
         schema = node.target._schema.arguments
         args = list(node.args)

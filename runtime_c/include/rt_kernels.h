@@ -372,6 +372,69 @@ rt_status rt_embedding_i32_f32(const rt_shape *w_s, const float *w,
                                const rt_shape *out_s, float *out);
 
 /* ---- elementwise math (rounding, powers, remainders, logs) -------------- */
+
+/* unary, in and out with the same number of elements: 1/x; ceil, floor, trunc; round (halves
+ * to even); log2, log10, log1p, expm1, erf; sign (+-0 and NaN give 0) */
+rt_status rt_reciprocal_f32(const rt_shape *in_s, const float *in,
+                            const rt_shape *out_s, float *out);
+rt_status rt_ceil_f32(const rt_shape *in_s, const float *in,
+                      const rt_shape *out_s, float *out);
+rt_status rt_floor_f32(const rt_shape *in_s, const float *in,
+                       const rt_shape *out_s, float *out);
+rt_status rt_trunc_f32(const rt_shape *in_s, const float *in,
+                       const rt_shape *out_s, float *out);
+rt_status rt_round_f32(const rt_shape *in_s, const float *in,
+                       const rt_shape *out_s, float *out);
+rt_status rt_log2_f32(const rt_shape *in_s, const float *in,
+                      const rt_shape *out_s, float *out);
+rt_status rt_log10_f32(const rt_shape *in_s, const float *in,
+                       const rt_shape *out_s, float *out);
+rt_status rt_log1p_f32(const rt_shape *in_s, const float *in,
+                       const rt_shape *out_s, float *out);
+rt_status rt_expm1_f32(const rt_shape *in_s, const float *in,
+                       const rt_shape *out_s, float *out);
+rt_status rt_erf_f32(const rt_shape *in_s, const float *in,
+                     const rt_shape *out_s, float *out);
+rt_status rt_sign_f32(const rt_shape *in_s, const float *in,
+                      const rt_shape *out_s, float *out);
+
+/* ELU: in <= 0 ? scale * alpha * expm1(input_scale * in) : scale * in */
+rt_status rt_elu_f32(float alpha, float scale, float input_scale,
+                     const rt_shape *in_s, const float *in,
+                     const rt_shape *out_s, float *out);
+
+/* binary with numpy broadcasting, and with a number as the second operand:
+ * pow (a ** b), div_floor (floor(a / b), Python's //), div_trunc (trunc(a / b)),
+ * remainder (sign of b, Python's %), fmod (sign of a, C's fmod) */
+rt_status rt_pow_f32(const rt_shape *a_s, const float *a,
+                     const rt_shape *b_s, const float *b,
+                     const rt_shape *out_s, float *out);
+rt_status rt_pow_scalar_f32(float other, const rt_shape *in_s, const float *in,
+                            const rt_shape *out_s, float *out);
+rt_status rt_div_floor_f32(const rt_shape *a_s, const float *a,
+                           const rt_shape *b_s, const float *b,
+                           const rt_shape *out_s, float *out);
+rt_status rt_div_floor_scalar_f32(float other, const rt_shape *in_s, const float *in,
+                                  const rt_shape *out_s, float *out);
+rt_status rt_div_trunc_f32(const rt_shape *a_s, const float *a,
+                           const rt_shape *b_s, const float *b,
+                           const rt_shape *out_s, float *out);
+rt_status rt_div_trunc_scalar_f32(float other, const rt_shape *in_s, const float *in,
+                                  const rt_shape *out_s, float *out);
+rt_status rt_remainder_f32(const rt_shape *a_s, const float *a,
+                           const rt_shape *b_s, const float *b,
+                           const rt_shape *out_s, float *out);
+rt_status rt_remainder_scalar_f32(float other, const rt_shape *in_s, const float *in,
+                                  const rt_shape *out_s, float *out);
+rt_status rt_fmod_f32(const rt_shape *a_s, const float *a,
+                      const rt_shape *b_s, const float *b,
+                      const rt_shape *out_s, float *out);
+rt_status rt_fmod_scalar_f32(float other, const rt_shape *in_s, const float *in,
+                             const rt_shape *out_s, float *out);
+/* out = base ** in */
+rt_status rt_pow_base_scalar_f32(float base, const rt_shape *in_s, const float *in,
+                                 const rt_shape *out_s, float *out);
+
 /* ---- end elementwise math ---- */
 
 /* ---- reductions, indexing and scatter ----------------------------------- */

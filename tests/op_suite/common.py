@@ -16,6 +16,9 @@ class Case:
     rtol: float = 1e-5
     atol: float = 1e-6
     params: dict = field(default_factory=dict)   # modules fn closes over (for the record)
+    # False: inputs and outputs stay in the caller's buffers, outside the arena, so views of
+    # them are copies (view_copy and friends run as kernels) instead of zero-copy aliases.
+    planned_io: bool = True
 
     def module(self) -> nn.Module:
         return _Fn(self.fn).eval()
@@ -40,10 +43,11 @@ class ModuleFn:
         return self.module(*xs)
 
 
-def case(name: str, fn: Callable, *inputs, rtol: float = 1e-5, atol: float = 1e-6) -> Case:
+def case(name: str, fn: Callable, *inputs, rtol: float = 1e-5, atol: float = 1e-6,
+         planned_io: bool = True) -> Case:
     if isinstance(fn, nn.Module):
         fn = ModuleFn(fn)
-    return Case(name, fn, tuple(inputs), rtol, atol)
+    return Case(name, fn, tuple(inputs), rtol, atol, planned_io=planned_io)
 
 
 def _generator(shape, seed) -> torch.Generator:

@@ -147,6 +147,13 @@ for _dim, _shape in ((-1, (3, 7)), (1, (2, 4, 3)), (0, (5, 2))):
 add(case("softmax_inf", lambda x: torch.softmax(x, -1),
          torch.tensor([[0.0, float("-inf"), 1.0], [float("-inf"), 2.0, float("-inf")]])))
 add(case("layer_norm", _seeded(nn.LayerNorm(6)), rand(2, 3, 6), rtol=1e-4, atol=1e-5))
+# Batch norm alone (nothing to fold it into) runs as a kernel: NCHW and [N, C].
+for _shape in ((2, 4, 3, 5), (3, 4)):
+    _bn = nn.BatchNorm2d(4) if len(_shape) == 4 else nn.BatchNorm1d(4)
+    _seeded(_bn, seed=len(_shape))
+    with torch.no_grad():
+        _bn.running_var.copy_(torch.linspace(0.25, 2.0, 4))
+    add(case(f"batch_norm_{_tag(_shape)}", _bn, rand(*_shape), rtol=1e-5, atol=1e-5))
 add(case("layer_norm_no_affine", nn.LayerNorm((3, 4), elementwise_affine=False),
          rand(2, 3, 4), rtol=1e-4, atol=1e-5))
 
@@ -164,6 +171,10 @@ add(case("split_chunks", lambda x: [t + 0 for t in torch.chunk(x, 3, dim=-1)], r
 add(case("narrow", lambda x: x.narrow(0, 1, 2) + 0, rand(4, 3)))
 add(case("view_reshape", lambda x: x.reshape(4, -1) + 0, rand(2, 3, 4)))
 add(case("squeeze_unsqueeze", lambda x: x.squeeze().unsqueeze(-1) + 0, rand(1, 3, 1, 4)))
+# Views of the caller's own buffers cannot alias them: they run as copies.
+add(case("view_of_caller_buffer", lambda x: x.reshape(4, -1), rand(2, 3, 4), planned_io=False))
+add(case("squeeze_of_caller_buffer", lambda x: x.squeeze(), rand(1, 3, 1, 4), planned_io=False))
+add(case("unsqueeze_of_caller_buffer", lambda x: x.unsqueeze(1), rand(3, 4), planned_io=False))
 add(case("expand", lambda x: x.expand(2, 3, 4) + 0, rand(3, 1)))
 add(case("pad_constant", lambda x: F.pad(x, (2, 1, 1, 0), value=-2.5), rand(1, 2, 3, 4)))
 add(case("pad_crop", lambda x: F.pad(x, (-1, 2)), rand(2, 5)))

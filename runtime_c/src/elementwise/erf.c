@@ -1,0 +1,11 @@
+/* erf.c - rt_erf_f32: out = erf(in). */
+#include <math.h>
+
+#include "../core/rt_internal.h"
+
+rt_status rt_erf_f32(const rt_shape *in_s, const float *in,
+                 const rt_shape *out_s, float *out)
+{
+    RT_MAP_UNARY(in_s, in, out_s, out, erff(x));
+    return RT_OK;
+}

@@ -1,0 +1,11 @@
+/* floor.c - rt_floor_f32: out = the greatest integer <= in. */
+#include <math.h>
+
+#include "../core/rt_internal.h"
+
+rt_status rt_floor_f32(const rt_shape *in_s, const float *in,
+                   const rt_shape *out_s, float *out)
+{
+    RT_MAP_UNARY(in_s, in, out_s, out, floorf(x));
+    return RT_OK;
+}

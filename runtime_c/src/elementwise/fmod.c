@@ -1,0 +1,23 @@
+/* fmod.c - C-style modulus: the result has the dividend's sign (or is 0).
+ *   rt_fmod_f32: out = fmod(a, b), numpy broadcasting; rt_fmod_scalar_f32: fmod(in, other).
+ */
+#include <math.h>
+
+#include "../core/rt_internal.h"
+
+rt_status rt_fmod_f32(const rt_shape *a_s, const float *a,
+                      const rt_shape *b_s, const float *b,
+                      const rt_shape *out_s, float *out)
+{
+    RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, fmodf(x, y));
+    return RT_OK;
+}
+
+rt_status rt_fmod_scalar_f32(float other,
+                             const rt_shape *in_s, const float *in,
+                             const rt_shape *out_s, float *out)
+{
+    const float v = other;
+    RT_MAP_UNARY(in_s, in, out_s, out, fmodf(x, v));
+    return RT_OK;
+}

@@ -1,0 +1,11 @@
+/* log2.c - rt_log2_f32: out = log2(in). */
+#include <math.h>
+
+#include "../core/rt_internal.h"
+
+rt_status rt_log2_f32(const rt_shape *in_s, const float *in,
+                  const rt_shape *out_s, float *out)
+{
+    RT_MAP_UNARY(in_s, in, out_s, out, log2f(x));
+    return RT_OK;
+}

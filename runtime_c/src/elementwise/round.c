@@ -1,0 +1,12 @@
+/* round.c - rt_round_f32: out = in rounded to the nearest integer, halves to even
+ * (torch.round; rintf in the default rounding mode). */
+#include <math.h>
+
+#include "../core/rt_internal.h"
+
+rt_status rt_round_f32(const rt_shape *in_s, const float *in,
+                   const rt_shape *out_s, float *out)
+{
+    RT_MAP_UNARY(in_s, in, out_s, out, rintf(x));
+    return RT_OK;
+}
