@@ -207,6 +207,14 @@ for _name in ("remainder", "fmod"):
     _op(getattr(aten, _name).Scalar, C.math_binary_scalar, inplace=True)
 # -- end elementwise math --
 # -- reductions, indexing and scatter --
+_op(aten.amin.default, C.reduce)
+_op(aten.argmax.default, C.arg_reduce)
+_op(aten.argmin.default, C.arg_reduce)
+_op(aten.index_select.default, C.index_select)
+_op(aten.flip.default, C.flip)
+_op(aten.slice_scatter.default, C.slice_scatter)
+_op(aten.index.Tensor, C.index)
+_op(aten.index_put.default, C.index_put)
 # -- end reductions, indexing and scatter --
 # -- spatial: resampling, adaptive pooling, padding modes, transposed convolution --
 # -- end spatial --

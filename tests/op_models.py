@@ -173,6 +173,26 @@ OP_MODELS = {
                                     F.logsigmoid(a), F.mish(a))), (_r(3, 6, lo=-5, hi=5),)),
     # -- end elementwise math --
     # -- reductions, indexing and scatter --
+    "arg_reduce": (Fn(lambda m, a: (a.argmax(), a.argmin(1), a.argmax(-1, keepdim=True),
+                                    a.amin(0))), (_r(3, 5, 4),)),
+    "index_select_flip": (Fn(lambda m, a, i: (a.index_select(1, i), torch.flip(a, (0, 2)))),
+                          (_r(2, 5, 3), torch.tensor([4, 0, 2]))),
+    "roll": (Fn(lambda m, a: torch.roll(a, (1, -2), (0, 1))), (_r(3, 5),)),
+    "slice_scatter": (Fn(lambda m, a, b: torch.slice_scatter(a, b, 1, 1, 6, 2)),
+                      (_r(2, 7), _r(2, 3, seed=1))),
+    "advanced_index": (Fn(lambda m, a, i: (a[i, 1:] * 2, a[:, torch.tensor([2, 0])],
+                                           torch.index_put(a, (i,), torch.tensor(0.5)),
+                                           torch.index_put(a, (i,), a[:2] * 0 + 1,
+                                                           accumulate=True))),
+                       (_r(4, 3), torch.tensor([3, -4]))),
+    "embedding_bag": (Fn(lambda m, i: (F.embedding_bag(i, m.w, torch.tensor([0, 2, 2]),
+                                                       mode="mean"),
+                                       F.embedding_bag(i, m.w, torch.tensor([0, 3]),
+                                                       mode="max")),
+                         w=torch.linspace(-1, 1, 18).view(6, 3)),
+                      (torch.tensor([5, 1, 0, 2, 2]),)),
+    "pad_modes": (Fn(lambda m, a: (F.pad(a, (1, 2, 2, 1), mode="reflect"),
+                                   F.pad(a[0], (2, 1), mode="replicate"))), (_r(1, 2, 4, 5),)),
     # -- end reductions, indexing and scatter --
     # -- spatial --
     # -- end spatial --

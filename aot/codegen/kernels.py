@@ -72,6 +72,39 @@ def bmm(ctx):
 
 # -- elementwise -----------------------------------------------------------------------------
 
+# Integer tensors (int64): one kernel per shape of call, the op as an rt_int_op code.
+_INT_OPS = {"add": 0, "sub": 1, "mul": 2, "div_floor": 3, "div_trunc": 4, "remainder": 5,
+            "fmod": 6, "maximum": 7, "minimum": 8}
+
+
+def _is_int(ctx, name="self") -> bool:
+    return ctx.t(name, None).dtype == "int64"
+
+
+def _int_scalar(ctx, name: str) -> int:
+    v = ctx.scalar(name)
+    if v != int(v):
+        ctx.unsupported(f"{name}={v} on an integer tensor")
+    return int(v)
+
+
+def _int_binary(ctx, op: str, other: str = "other"):
+    if op not in _INT_OPS:
+        ctx.unsupported(f"{op} of int64 tensors")
+    alpha = _int_scalar(ctx, "alpha") if ctx.has("alpha") else 1
+    return "rt_int_binary_i64", [_INT_OPS[op], _int64_literal(alpha), *ctx.t("self", "int64").pair,
+                                 *ctx.t(other, "int64").pair, *ctx.out("out", "int64").pair]
+
+
+def _int_binary_scalar(ctx, op: str, other: str = "other"):
+    if op not in _INT_OPS:
+        ctx.unsupported(f"{op} of an int64 tensor")
+    alpha = _int_scalar(ctx, "alpha") if ctx.has("alpha") else 1
+    return "rt_int_binary_scalar_i64", [_INT_OPS[op], _int64_literal(_int_scalar(ctx, other)),
+                                        _int64_literal(alpha), *ctx.t("self", "int64").pair,
+                                        *ctx.out("out", "int64").pair]
+
+
 def _no_rounding_mode(ctx):
     if ctx.has("rounding_mode") and ctx.str_or_none("rounding_mode"):
         ctx.unsupported("div with rounding_mode")
@@ -81,6 +114,8 @@ def binary(ctx):
     """add/sub (alpha), mul/div: tensor-tensor with broadcasting."""
     op = _bin_name(ctx.op_name)
     _no_rounding_mode(ctx)
+    if _is_int(ctx):
+        return _int_binary(ctx, op)
     alpha = [ctx.float("alpha")] if op in ("add", "sub") else []
     return f"rt_{op}_f32", [*alpha, *ctx.t("self").pair, *ctx.t("other").pair,
                             *ctx.out("out").pair]
@@ -90,6 +125,8 @@ def binary_scalar(ctx):
     """add/sub/rsub (alpha), mul/div with a number operand."""
     op = _bin_name(ctx.op_name)
     _no_rounding_mode(ctx)
+    if _is_int(ctx):
+        return _int_binary_scalar(ctx, op)
     alpha = [ctx.float("alpha")] if op in ("add", "sub", "rsub") else []
     return f"rt_{op}_scalar_f32", [ctx.float("other"), *alpha, *ctx.t("self").pair,
                                    *ctx.out("out").pair]
@@ -113,8 +150,10 @@ def where(ctx):
 
 
 def unary(ctx):
-    """relu, sigmoid, tanh, abs, ... : rt_<op>_f32(in, out)."""
+    """relu, sigmoid, tanh, abs, ... : rt_<op>_f32(in, out); abs and neg of int64 too."""
     op = _bin_name(ctx.op_name)
+    if op in ("abs", "neg") and _is_int(ctx):
+        return f"rt_{op}_i64", [*ctx.t("self", "int64").pair, *ctx.out("out", "int64").pair]
     return f"rt_{op}_f32", [*ctx.t("self").pair, *ctx.out("out").pair]
 
 
@@ -137,13 +176,24 @@ def hardtanh(ctx):
 
 
 def clamp(ctx):
+    if _is_int(ctx):
+        lo = _int_scalar(ctx, "min") if not ctx.is_none("min") else -(1 << 63)
+        hi = _int_scalar(ctx, "max") if not ctx.is_none("max") else (1 << 63) - 1
+        return "rt_clamp_i64", [_int64_literal(lo), _int64_literal(hi),
+                                *ctx.t("self", "int64").pair, *ctx.out("out", "int64").pair]
     lo = ctx.float("min") if not ctx.is_none("min") else "-INFINITY"
     hi = ctx.float("max") if not ctx.is_none("max") else "INFINITY"
     return "rt_clamp_f32", [lo, hi, *ctx.t("self").pair, *ctx.out("out").pair]
 
 
+def _int64_literal(v: int) -> str:
+    return "INT64_MIN" if v == -(1 << 63) else f"{v}LL"
+
+
 def maximum_minimum(ctx):
     op = _bin_name(ctx.op_name)
+    if _is_int(ctx):
+        return _int_binary(ctx, op)
     return f"rt_{op}_f32", [*ctx.t("self").pair, *ctx.t("other").pair, *ctx.out("out").pair]
 
 
@@ -241,7 +291,8 @@ def reduce(ctx):
     x = ctx.t("self")
     if ctx.has("dtype") and not ctx.is_none("dtype"):
         ctx.unsupported("reduction with dtype=")
-    fn = {"mean": "rt_mean_f32", "sum": "rt_sum_f32", "amax": "rt_amax_f32"}[
+    fn = {"mean": "rt_mean_f32", "sum": "rt_sum_f32", "amax": "rt_amax_f32",
+          "amin": "rt_amin_f32"}[
         _bin_name(ctx.op_name)]
     return fn, [_dim_mask(ctx, x), *x.pair, *ctx.out("out").pair]
 
@@ -437,6 +488,8 @@ def math_binary(ctx):
     if op == "div":
         op = _div_fn(ctx)
     other = "exponent" if op == "pow" else "other"
+    if _is_int(ctx):
+        return _int_binary(ctx, op, other)
     return f"rt_{op}_f32", [*ctx.t("self").pair, *ctx.t(other).pair, *ctx.out("out").pair]
 
 
@@ -446,6 +499,8 @@ def math_binary_scalar(ctx):
     if op == "div":
         op = _div_fn(ctx)
     other = "exponent" if op == "pow" else "other"
+    if _is_int(ctx):
+        return _int_binary_scalar(ctx, op, other)
     return f"rt_{op}_scalar_f32", [ctx.float(other), *ctx.t("self").pair, *ctx.out("out").pair]
 
 
@@ -464,6 +519,122 @@ def elu(ctx):
 
 
 # -- reductions, indexing and scatter -------------------------------------------------------------
+
+_INDEX_DTYPES = ("int64", "int32")
+
+
+def _elem_size(ctx, t) -> int:
+    size = {"float32": 4, "int32": 4, "int64": 8, "int16": 2, "int8": 1, "uint8": 1,
+            "bool": 1}.get(t.dtype)
+    if size is None:
+        ctx.unsupported(f"dtype {t.dtype}")
+    return size
+
+
+def _index_tensor(ctx, t, what: str):
+    if t.dtype not in _INDEX_DTYPES:
+        ctx.unsupported(f"{what} of dtype {t.dtype} (kernel takes int64 or int32 indices)")
+    return t
+
+
+def arg_reduce(ctx):
+    """argmax / argmin: over one dim, or over all (dim None: the flattened index)."""
+    x, out = ctx.t("self"), ctx.out("out", "int64")
+    if x.numel == 0:
+        ctx.invalid("argmax/argmin of an empty tensor")
+    mask = (1 << ctx.dim("dim", max(x.rank, 1))) if not ctx.is_none("dim") else \
+        (1 << x.rank) - 1
+    if x.rank == 0:
+        mask = 0
+    return f"rt_{_bin_name(ctx.op_name)}_f32", [f"{mask}u", *x.pair, *out.pair]
+
+
+def index_select(ctx):
+    x, out = ctx.t("self", None), ctx.out("out", None)
+    idx = _index_tensor(ctx, ctx.t("index", None), "index")
+    if idx.rank > 1:
+        ctx.invalid(f"index_select index of rank {idx.rank}")
+    dim = ctx.dim("dim", max(x.rank, 1))
+    return "rt_index_select", [_elem_size(ctx, x), dim, DTYPE_CODES[idx.dtype], *x.pair,
+                               *idx.pair, *out.pair]
+
+
+def flip(ctx):
+    x, out = ctx.t("self", None), ctx.out("out", None)
+    mask = 0
+    for d in ctx.dims("dims", max(x.rank, 1)):
+        mask |= 1 << d
+    if x.rank == 0:
+        mask = 0
+    return "rt_flip", [_elem_size(ctx, x), f"{mask}u", *x.pair, *out.pair]
+
+
+def _slice_bounds(size: int, start, end, step: int) -> tuple[int, int]:
+    """torch's slice: None, negative and out-of-range bounds -> (start, count)."""
+    start = 0 if start is None else start
+    end = size if end is None else end
+    start = min(max(start + size if start < 0 else start, 0), size)
+    end = min(max(end + size if end < 0 else end, 0), size)
+    return start, max(0, -(-(end - start) // step))
+
+
+def slice_scatter(ctx):
+    x, src, out = ctx.t("self", None), ctx.t("src", None), ctx.out("out", None)
+    if src.dtype != x.dtype:
+        ctx.invalid(f"slice_scatter src of dtype {src.dtype} into {x.dtype}")
+    if x.rank == 0:
+        ctx.invalid("slice_scatter into a 0-d tensor")
+    dim = ctx.dim("dim", x.rank)
+    step = ctx.int("step", lo=1)
+    start = None if ctx.is_none("start") else ctx.int("start")
+    end = None if ctx.is_none("end") else ctx.int("end")
+    start, count = _slice_bounds(x.shape[dim], start, end, step)
+    if src.rank != x.rank or src.shape[dim] != count:
+        ctx.invalid(f"slice_scatter src {list(src.shape)} does not fill {count} positions of "
+                    f"dim {dim} of {list(x.shape)}")
+    return "rt_slice_scatter", [_elem_size(ctx, x), dim, start, step, *x.pair, *src.pair,
+                                *out.pair]
+
+
+def _index_params(ctx, x, indices):
+    """rt_index_params, shapes and pointers for an index list (None entries: whole dims)."""
+    if not indices or len(indices) > x.rank:
+        ctx.invalid(f"{len(indices)} index tensors for a tensor of rank {x.rank}")
+    for t in indices:
+        if t is not None:
+            _index_tensor(ctx, t, "index tensor")
+    given = [i for i, t in enumerate(indices) if t is not None]
+    if not given:
+        ctx.invalid("an index list with no tensor")
+    adjacent = given == list(range(given[0], given[-1] + 1))
+    bcast_pos = given[0] if adjacent else 0
+    codes = [DTYPE_CODES[t.dtype] if t is not None else -1 for t in indices]
+    params = ctx.params("rt_index_params", elem_size=_elem_size(ctx, x), n_idx=len(indices),
+                        index_dtype=codes + [-1] * (6 - len(codes)), bcast_pos=bcast_pos)
+    shapes = ctx.shape_array([t.shape if t is not None else () for t in indices])
+    ptrs = ctx.ptr_array([t.ptr if t is not None else "NULL" for t in indices],
+                         "const void *")
+    return params, shapes, ptrs
+
+
+def index(ctx):
+    x, out = ctx.t("self", None), ctx.out("out", None)
+    params, shapes, ptrs = _index_params(ctx, x, ctx.opt_list("indices"))
+    return "rt_index", [params, *x.pair, shapes, ptrs, *out.pair]
+
+
+def index_put(ctx):
+    x, out = ctx.t("self", None), ctx.out("out", None)
+    values = ctx.t("values", x.dtype)
+    params, shapes, ptrs = _index_params(ctx, x, ctx.opt_list("indices"))
+    if ctx.bool("accumulate"):
+        if x.dtype != F32:
+            ctx.unsupported(f"index_put accumulate into {x.dtype}")
+        return "rt_index_put_acc_f32", [params, *x.pair, shapes, ptrs, *values.pair,
+                                        *out.pair]
+    return "rt_index_put", [params, *x.pair, shapes, ptrs, *values.pair, *out.pair]
+
+
 # -- end reductions, indexing and scatter --
 
 

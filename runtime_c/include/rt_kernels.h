@@ -258,7 +258,7 @@ rt_status rt_sum_f32(uint32_t dim_mask, const rt_shape *in_s, const float *in,
                      const rt_shape *out_s, float *out);
 rt_status rt_mean_f32(uint32_t dim_mask, const rt_shape *in_s,
                       const float *in, const rt_shape *out_s, float *out);
-/* NaN propagates; reducing a size-0 dim is an error, as in PyTorch */
+/* NaN propagates; reducing a size-0 dim is an error, as in PyTorch (rt_amin_f32 below) */
 rt_status rt_amax_f32(uint32_t dim_mask, const rt_shape *in_s,
                       const float *in, const rt_shape *out_s, float *out);
 
@@ -435,9 +435,95 @@ rt_status rt_fmod_scalar_f32(float other, const rt_shape *in_s, const float *in,
 rt_status rt_pow_base_scalar_f32(float base, const rt_shape *in_s, const float *in,
                                  const rt_shape *out_s, float *out);
 
+/* int64 arithmetic (torch's integer semantics: wrapping overflow; floor division and
+ * remainder toward -inf, trunc division and fmod toward 0); a zero divisor is RT_ERR_PARAM.
+ * add/sub compute a +- alpha * b; alpha is ignored by the other ops. */
+typedef enum rt_int_op {
+    RT_INT_ADD = 0,
+    RT_INT_SUB = 1,
+    RT_INT_MUL = 2,
+    RT_INT_DIV_FLOOR = 3,
+    RT_INT_DIV_TRUNC = 4,
+    RT_INT_REMAINDER = 5,
+    RT_INT_FMOD = 6,
+    RT_INT_MAXIMUM = 7,
+    RT_INT_MINIMUM = 8
+} rt_int_op;
+
+rt_status rt_int_binary_i64(int32_t op, int64_t alpha,
+                            const rt_shape *a_s, const int64_t *a,
+                            const rt_shape *b_s, const int64_t *b,
+                            const rt_shape *out_s, int64_t *out);
+rt_status rt_int_binary_scalar_i64(int32_t op, int64_t other, int64_t alpha,
+                                   const rt_shape *in_s, const int64_t *in,
+                                   const rt_shape *out_s, int64_t *out);
+rt_status rt_abs_i64(const rt_shape *in_s, const int64_t *in,
+                     const rt_shape *out_s, int64_t *out);
+rt_status rt_neg_i64(const rt_shape *in_s, const int64_t *in,
+                     const rt_shape *out_s, int64_t *out);
+/* out = min(max(in, lo), hi) */
+rt_status rt_clamp_i64(int64_t lo, int64_t hi, const rt_shape *in_s, const int64_t *in,
+                       const rt_shape *out_s, int64_t *out);
+
 /* ---- end elementwise math ---- */
 
 /* ---- reductions, indexing and scatter ----------------------------------- */
+
+/* amin: as rt_amax_f32, the smallest element */
+rt_status rt_amin_f32(uint32_t dim_mask, const rt_shape *in_s,
+                      const float *in, const rt_shape *out_s, float *out);
+/* argmax / argmin over one dim (or all: the flattened index), int64 out; the first of equal
+ * elements wins and NaN beats every number, as in PyTorch */
+rt_status rt_argmax_f32(uint32_t dim_mask, const rt_shape *in_s,
+                        const float *in, const rt_shape *out_s, int64_t *out);
+rt_status rt_argmin_f32(uint32_t dim_mask, const rt_shape *in_s,
+                        const float *in, const rt_shape *out_s, int64_t *out);
+
+/* Data movement by index, element-size generic (elem_size bytes per element). Index tensors
+ * are int64 or int32, given as an rt_dtype code. */
+
+/* out = the slices of in along dim named by idx (rank <= 1, each in [0, size)) */
+rt_status rt_index_select(int32_t elem_size, int32_t dim, int32_t index_dtype,
+                          const rt_shape *in_s, const void *in,
+                          const rt_shape *idx_s, const void *idx,
+                          const rt_shape *out_s, void *out);
+/* out = in reversed along each dim in dim_mask; out must not overlap in */
+rt_status rt_flip(int32_t elem_size, uint32_t dim_mask,
+                  const rt_shape *in_s, const void *in,
+                  const rt_shape *out_s, void *out);
+/* out = self with positions start, start + step, ... of dim replaced by src; out may be self */
+rt_status rt_slice_scatter(int32_t elem_size, int32_t dim, int32_t start, int32_t step,
+                           const rt_shape *self_s, const void *self,
+                           const rt_shape *src_s, const void *src,
+                           const rt_shape *out_s, void *out);
+
+/* Advanced indexing (aten.index.Tensor, aten.index_put). Entry d < n_idx of the index list
+ * indexes dim d of in: index_dtype[d] is RT_DTYPE_I64 / RT_DTYPE_I32, or -1 with NULL data
+ * for a dim taken whole (None). The index tensors broadcast together to B; the result is in's
+ * other dims with B's dims inserted at bcast_pos (where the first index sits when the index
+ * tensors are adjacent, else 0, as numpy). Negative indices count from the end. */
+typedef struct rt_index_params {
+    int32_t elem_size;
+    int32_t n_idx;
+    int32_t index_dtype[RT_MAX_DIMS];
+    int32_t bcast_pos;
+} rt_index_params;
+
+rt_status rt_index(const rt_index_params *p, const rt_shape *in_s, const void *in,
+                   const rt_shape *idx_s, const void *const *idx,
+                   const rt_shape *out_s, void *out);
+/* out = self; out[indices] = values (broadcast to the result shape); the last write wins */
+rt_status rt_index_put(const rt_index_params *p,
+                       const rt_shape *self_s, const void *self,
+                       const rt_shape *idx_s, const void *const *idx,
+                       const rt_shape *val_s, const void *val,
+                       const rt_shape *out_s, void *out);
+/* accumulate=True: out[indices] += values, repeated indices add up */
+rt_status rt_index_put_acc_f32(const rt_index_params *p,
+                               const rt_shape *self_s, const float *self,
+                               const rt_shape *idx_s, const void *const *idx,
+                               const rt_shape *val_s, const float *val,
+                               const rt_shape *out_s, float *out);
 /* ---- end reductions, indexing and scatter ---- */
 
 /* ---- spatial: resampling, adaptive pooling, padding modes, transposed conv */

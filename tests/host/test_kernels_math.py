@@ -171,3 +171,56 @@ def test_binary_bad_shapes(rt, op):
         rt.call(f"rt_{op}_f32", a, b, rt.empty((2, 3)))
     with pytest.raises(KernelError, match="RT_ERR_SHAPE"):
         rt.call(f"rt_{op}_scalar_f32", 2.0, a, rt.empty((5,)))
+
+
+# -- int64 arithmetic ---------------------------------------------------------------------------
+INT_OPS = {"add": (0, lambda a, b: a + 3 * b), "sub": (1, lambda a, b: a - 3 * b),
+           "mul": (2, torch.mul), "div_floor": (3, _div_floor), "div_trunc": (4, _div_trunc),
+           "remainder": (5, torch.remainder), "fmod": (6, torch.fmod),
+           "maximum": (7, torch.maximum), "minimum": (8, torch.minimum)}
+INT_EDGES = np.array([0, 1, -1, 7, -7, 2**62, -2**63, 2**63 - 1, 13, -13], np.int64)
+
+
+@pytest.mark.parametrize("op", INT_OPS)
+def test_int64_binary(rt, op):
+    code, fn = INT_OPS[op]
+    a, b = (m.ravel().copy() for m in np.meshgrid(INT_EDGES, INT_EDGES))
+    if op not in ("add", "sub", "mul", "maximum", "minimum"):
+        # torch traps on INT64_MIN / -1 (SIGFPE); ours wraps (test_int64_min_by_minus_one)
+        keep = (b != 0) & ~((a == -2**63) & (b == -1))
+        a, b = a[keep], b[keep]
+    out = rt.empty(a.shape, np.int64)
+    rt.call("rt_int_binary_i64", code, 3, a, b, out)
+    np.testing.assert_array_equal(out, fn(torch.from_numpy(a), torch.from_numpy(b)).numpy())
+    s = rt.empty(a.shape, np.int64)
+    rt.call("rt_int_binary_scalar_i64", code, -7, 3, a, s)
+    np.testing.assert_array_equal(s, fn(torch.from_numpy(a), torch.full_like(
+        torch.from_numpy(a), -7)).numpy())
+
+
+@pytest.mark.parametrize("op", ["div_floor", "div_trunc", "remainder", "fmod"])
+def test_int64_zero_divisor_is_refused(rt, op):
+    a, b = np.array([4, 5], np.int64), np.array([1, 0], np.int64)
+    with pytest.raises(KernelError, match="RT_ERR_PARAM"):
+        rt.call("rt_int_binary_i64", INT_OPS[op][0], 1, a, b, rt.empty((2,), np.int64))
+
+
+def test_int64_unary(rt):
+    x = INT_EDGES
+    for name, ref in (("rt_abs_i64", torch.abs), ("rt_neg_i64", torch.neg)):
+        out = rt.empty(x.shape, np.int64)
+        rt.call(name, x, out)
+        np.testing.assert_array_equal(out, ref(torch.from_numpy(x)).numpy())
+    out = rt.empty(x.shape, np.int64)
+    rt.call("rt_clamp_i64", -5, 2**40, x, out)
+    np.testing.assert_array_equal(out, torch.clamp(torch.from_numpy(x), -5, 2**40).numpy())
+
+
+def test_int64_min_by_minus_one_wraps(rt):
+    """The one quotient int64 cannot hold: it wraps to INT64_MIN with remainder 0."""
+    a, b = np.array([-2**63], np.int64), np.array([-1], np.int64)
+    for op, want in (("div_floor", -2**63), ("div_trunc", -2**63), ("remainder", 0),
+                     ("fmod", 0)):
+        out = rt.empty((1,), np.int64)
+        rt.call("rt_int_binary_i64", INT_OPS[op][0], 1, a, b, out)
+        assert out[0] == want, op

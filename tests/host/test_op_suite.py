@@ -8,6 +8,7 @@ op table that an edge graph can hold.
 from __future__ import annotations
 
 import functools
+import re
 
 import numpy as np
 import pytest
@@ -15,7 +16,8 @@ import torch
 
 import aot
 import aot.host
-from aot.ops import OPS
+import op_list
+from aot.ops import OPS, all_ops
 from op_suite import BY_NAME, CASES
 
 
@@ -60,10 +62,11 @@ def test_case_in_c_matches_torch(name, cache):
         assert_close(g, w, case.rtol, case.atol)
 
 
-def test_every_op_table_entry_has_a_case():
+def test_every_op_table_entry_has_a_case_and_a_readme_row():
+    programs = [lower(case.name) for case in CASES]
     reached = set()
-    for case in CASES:
-        reached |= {call.op.key for call in lower(case.name).lowered().graph.calls}
+    for program in programs:
+        reached |= {call.op.key for call in program.lowered().graph.calls}
     table = {op.key for op in OPS.values()}
     # hardswish and hardsigmoid: torch's core-ATen decomposition expands them (the kernels run
     # from .pte files that keep them; tests/host/test_kernels.py checks them against torch).
@@ -74,3 +77,15 @@ def test_every_op_table_entry_has_a_case():
                    "aten::ones.out", "aten::scalar_tensor.out", "aten::fill.Scalar_out",
                    "aten::arange.out", "aten::arange.start_out"}
     assert table - reached <= unreachable, sorted(table - reached - unreachable)
+
+    # The README's op list names every entry, and at least the dtypes and kernels seen here.
+    rows = op_list.readme_rows()
+    entries = {op_list.entry_name(op) for op in all_ops()}
+    assert set(rows) == entries, (sorted(entries - set(rows)), sorted(set(rows) - entries))
+    for name, seen in op_list.observe(programs).items():
+        assert seen["dtypes"] <= rows[name]["dtypes"], (name, seen["dtypes"])
+        assert seen["kernels"] <= rows[name]["kernels"], (name, seen["kernels"])
+    declared = (op_list.REPO / "runtime_c" / "include" / "rt_kernels.h").read_text()
+    for name, row in rows.items():
+        for kernel in row["kernels"]:
+            assert re.search(rf"\b{kernel}\(", declared), f"{name}: {kernel} is not declared"

@@ -7,7 +7,7 @@ from __future__ import annotations
 import torch
 import torch.nn.functional as F
 
-from .common import BROADCAST, Case, case, edge, rand
+from .common import BROADCAST, Case, case, edge, ints, rand
 
 CASES: list[Case] = []
 add = CASES.append
@@ -85,3 +85,23 @@ add(case("fmod_rank0_left", lambda x: torch.fmod(torch.tensor(7.5), x), _DIVISOR
 # Where a naive floor(a / b) rounds the wrong way: 0.3 // 0.1 is 2 in torch and Python.
 add(case("div_floor_inexact", lambda a: torch.div(a, 0.1, rounding_mode="floor"),
          torch.tensor([0.3, 0.7, -0.3, 1.0, 0.2, 5.9])))
+
+# -- int64 arithmetic (wrapping overflow, Python-style floor division and remainder) -------------
+_A = ints(4, 5, lo=-50, hi=50)
+_B = ints(4, 5, lo=1, hi=9, seed=1) * torch.where(ints(4, 5, lo=0, hi=2, seed=2) > 0, 1, -1)
+_INT = {
+    "add": lambda a, b: a + b, "sub_alpha": lambda a, b: torch.sub(a, b, alpha=3),
+    "mul": torch.mul, "floor_divide": lambda a, b: a // b,
+    "div_trunc": lambda a, b: torch.div(a, b, rounding_mode="trunc"),
+    "remainder": torch.remainder, "fmod": torch.fmod, "maximum": torch.maximum,
+    "minimum": torch.minimum,
+}
+for _name, _fn in _INT.items():
+    add(case(f"int64_{_name}", _fn, _A, _B))
+    add(case(f"int64_{_name}_bcast", _fn, _A, _B[:1, :]))
+    _s = torch.tensor(-3) if _name in ("maximum", "minimum") else -3
+    add(case(f"int64_{_name}_scalar", lambda a, f=_fn, s=_s: f(a, s), _A))
+add(case("int64_unary", lambda a: (torch.abs(a), -a, torch.clamp(a, -7, 20),
+                                   torch.clamp(a, min=0)), _A))
+add(case("int64_wraps", lambda a: a * 4611686018427387904 + a,
+         torch.tensor([1, 2, 3, -1, -2], dtype=torch.int64)))

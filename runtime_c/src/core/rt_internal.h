@@ -70,6 +70,12 @@ static inline int32_t rt_dtype_size(int32_t dtype)
     }
 }
 
+/* Element i of an int64 or int32 index tensor (`dtype` RT_DTYPE_I64 or RT_DTYPE_I32). */
+static inline int64_t rt_index_value(int32_t dtype, const void *p, int32_t i)
+{
+    return dtype == RT_DTYPE_I32 ? (int64_t)((const int32_t *)p)[i] : ((const int64_t *)p)[i];
+}
+
 /* Broadcast iterator: walks a contiguous output row by row while tracking
  * the element offset of each (broadcast) input. Dims are right-aligned as
  * in numpy; size-1 output dims are dropped and dims that are contiguous in
@@ -216,5 +222,26 @@ rt_status rt_embedding_geom_init(rt_embedding_geom *g, const rt_shape *w_s, cons
             rt_bcast_next(&rt_it_);                                             \
         }                                                                       \
     } while (0)
+
+/* Advanced-indexing geometry (index.Tensor, index_put): the result of in[idx...] is
+ * rest[:b_pos] + B + rest[b_pos:], where B is the broadcast shape of the index tensors and rest
+ * the dims of in that no index tensor covers. rt_index_offset maps a result coordinate to the
+ * element of in it reads (or index_put writes). */
+typedef struct rt_index_geom {
+    int32_t rank;                               /* in's rank */
+    int32_t res_rank, res_d[RT_MAX_DIMS], res_n;
+    int32_t b_pos, b_rank;
+    int32_t in_d[RT_MAX_DIMS], in_st[RT_MAX_DIMS];
+    int32_t res_dim[RT_MAX_DIMS];               /* for a dim without index: its result dim */
+    int32_t idx_st[RT_MAX_DIMS][RT_MAX_DIMS];   /* per indexed dim: stride per B dim, 0 = bcast */
+    int32_t dtype[RT_MAX_DIMS];                 /* per in dim: index dtype, -1 = not indexed */
+    const void *idx[RT_MAX_DIMS];
+} rt_index_geom;
+
+/* Checks p and the index shapes and dtypes; works out the result's shape. */
+rt_status rt_index_geom_init(rt_index_geom *g, const rt_index_params *p, const rt_shape *in_s,
+                             const rt_shape *idx_s, const void *const *idx);
+/* The offset in in of result coordinate c; RT_ERR_INDEX for an index out of range. */
+rt_status rt_index_offset(const rt_index_geom *g, const int32_t *c, int32_t *offset);
 
 #endif /* RT_INTERNAL_H */
