@@ -56,8 +56,8 @@ class ArenaInterpreter:
         def arg(v):
             if isinstance(v, Ref):
                 return values[v.id]
-            if isinstance(v, tuple) and v and isinstance(v[0], Ref):
-                return [values[r.id] for r in v]
+            if isinstance(v, tuple) and any(isinstance(r, Ref) for r in v):
+                return [values[r.id] if isinstance(r, Ref) else r for r in v]   # Tensor?[]
             return list(v) if isinstance(v, tuple) else v
 
         for call in g.calls:

@@ -217,6 +217,9 @@ _op(aten.index.Tensor, C.index)
 _op(aten.index_put.default, C.index_put)
 # -- end reductions, indexing and scatter --
 # -- spatial: resampling, adaptive pooling, padding modes, transposed convolution --
+_op(aten.upsample_bilinear2d.vec, C.upsample_bilinear2d, out=aten.upsample_bilinear2d.vec_out)
+_op(aten._adaptive_avg_pool2d.default, C.adaptive_avg_pool2d)
+_op(aten.adaptive_max_pool2d.default, C.adaptive_max_pool2d, in_executorch=False)
 # -- end spatial --
 # ExecuTorch's to_edge writes clone and _to_copy as these (dim_order: the output's layout).
 _pte_op("dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, "

@@ -34,6 +34,13 @@ def _conv(cin, cout, k, **kw):
     return nn.Conv2d(cin, cout, k, **kw)
 
 
+def _conv_transpose_pair():
+    m = Fn(lambda m, a: (m.up(a), m.up1(a[:, :, 0])))
+    m.up = _seeded(nn.ConvTranspose2d(3, 2, 3, stride=2, padding=1, output_padding=1), 3)
+    m.up1 = _seeded(nn.ConvTranspose1d(3, 4, 2, stride=2), 4)
+    return m
+
+
 def _seeded(module, seed=0):
     torch.manual_seed(seed)
     for p in module.parameters():
@@ -195,5 +202,14 @@ OP_MODELS = {
                                    F.pad(a[0], (2, 1), mode="replicate"))), (_r(1, 2, 4, 5),)),
     # -- end reductions, indexing and scatter --
     # -- spatial --
+    "upsample_bilinear": (Fn(lambda m, a: (F.interpolate(a, scale_factor=2, mode="bilinear"),
+                                           F.interpolate(a, size=(5, 7), mode="bilinear",
+                                                         align_corners=True))),
+                          (_r(1, 2, 3, 4),)),
+    "adaptive_avg_pool": (Fn(lambda m, a: (F.adaptive_avg_pool2d(a, (3, 2)),
+                                           F.adaptive_avg_pool1d(a[0], 4))), (_r(1, 2, 5, 7),)),
+    "adaptive_max_pool": (Fn(lambda m, a: F.adaptive_max_pool2d(a, (2, 3), return_indices=True)),
+                          (_r(1, 2, 5, 7),)),
+    "conv_transpose": (_conv_transpose_pair(), (_r(1, 3, 4, 5),)),
     # -- end spatial --
 }

@@ -27,7 +27,7 @@ def _bin_name(op: str) -> str:
 def convolution(ctx):
     x, w, out = ctx.t("input"), ctx.t("weight"), ctx.out("out")
     if ctx.bool("transposed"):
-        ctx.unsupported("transposed convolution")
+        return conv_transpose(ctx, x, w, out)
     spatial = x.rank - 2
     if spatial not in (1, 2) or w.rank != x.rank or out.rank != x.rank:
         ctx.unsupported(f"{spatial}-D convolution (input {list(x.shape)}, weight "
@@ -639,4 +639,61 @@ def index_put(ctx):
 
 
 # -- spatial: resampling, adaptive pooling, padding modes, transposed convolution -----------------
+
+def conv_transpose(ctx, x, w, out):
+    """convolution with transposed=True: conv_transpose1d / conv_transpose2d."""
+    spatial = x.rank - 2
+    if spatial not in (1, 2) or w.rank != x.rank or out.rank != x.rank:
+        ctx.unsupported(f"{spatial}-D transposed convolution (input {list(x.shape)}, weight "
+                        f"{list(w.shape)})")
+    def pair(name, lo, unit):   # per spatial dim; 1-D runs as H = 1 with the unit value
+        v = ctx.ints(name, lengths=(1, spatial), lo=lo)
+        v = v * spatial if len(v) == 1 else v
+        return [unit] + v if spatial == 1 else v
+    s, p, op, d = (pair("stride", 1, 1), pair("padding", 0, 0), pair("output_padding", 0, 0),
+                   pair("dilation", 1, 1))
+    groups = ctx.int("groups", lo=1)
+    if any(o >= max(si, di) for o, si, di in zip(op, s, d)):
+        ctx.invalid(f"output_padding {op[-spatial:]} must be smaller than stride or dilation")
+    params = ctx.params("rt_conv_transpose2d_params", stride_h=s[0], stride_w=s[1],
+                        pad_h=p[0], pad_w=p[1], out_pad_h=op[0], out_pad_w=op[1],
+                        dilation_h=d[0], dilation_w=d[1], groups=groups)
+    return "rt_conv_transpose2d_f32", [params, *x.pair, *w.pair, *ctx.opt("bias").pair,
+                                       *out.pair]
+
+
+def upsample_bilinear2d(ctx):
+    x, out = ctx.t("input"), ctx.out("out")
+    ctx.rank(x, 4)
+    scales = None if ctx.is_none("scale_factors") else ctx.floats("scale_factors")
+    if scales is not None and (len(scales) != 2 or not all(s > 0 for s in scales)):
+        ctx.invalid(f"scale factors {scales}")
+    sh, sw = (0.0, 0.0) if not scales else (1.0 / scales[0], 1.0 / scales[1])
+    return "rt_upsample_bilinear2d_f32", [int(ctx.bool("align_corners")), ctx.f32_literal(sh),
+                                          ctx.f32_literal(sw), *x.pair, *out.pair]
+
+
+def _adaptive_io(ctx):
+    x = ctx.t("self")
+    ctx.rank(x, 3, 4)
+    size = ctx.ints("output_size", lengths=(2,), lo=0)
+    out = ctx.out("out")
+    if list(out.shape[-2:]) != size or out.shape[:-2] != x.shape[:-2]:
+        ctx.invalid(f"output {list(out.shape)} is not output_size {size}")
+    if any(d == 0 for d in x.shape[-2:]) and out.numel:
+        ctx.invalid(f"adaptive pooling of an empty input {list(x.shape)}")
+    return x, out
+
+
+def adaptive_avg_pool2d(ctx):
+    x, out = _adaptive_io(ctx)
+    return "rt_adaptive_avg_pool2d_f32", [*x.pair, *out.pair]
+
+
+def adaptive_max_pool2d(ctx):
+    x, out = _adaptive_io(ctx)
+    idx = ctx.out("indices", "int64")
+    return "rt_adaptive_max_pool2d_f32", [*x.pair, *out.pair, *idx.pair]
+
+
 # -- end spatial --

@@ -527,6 +527,36 @@ rt_status rt_index_put_acc_f32(const rt_index_params *p,
 /* ---- end reductions, indexing and scatter ---- */
 
 /* ---- spatial: resampling, adaptive pooling, padding modes, transposed conv */
+
+/* bilinear resize, NCHW, as torch in float; align_corners 0/1; scale = 1 / scale factor, or
+ * <= 0 for in / out */
+rt_status rt_upsample_bilinear2d_f32(int32_t align_corners, float scale_h, float scale_w,
+                                     const rt_shape *in_s, const float *in,
+                                     const rt_shape *out_s, float *out);
+/* adaptive pooling to out's size, [N, C, H, W] or [C, H, W] (1-D: H = 1): cell rows
+ * floor(o * H / OH) .. ceil((o + 1) * H / OH) - 1. The max variant also gives each cell's
+ * flat index y * W + x (int64), unless indices is NULL. */
+rt_status rt_adaptive_avg_pool2d_f32(const rt_shape *in_s, const float *in,
+                                     const rt_shape *out_s, float *out);
+rt_status rt_adaptive_max_pool2d_f32(const rt_shape *in_s, const float *in,
+                                     const rt_shape *out_s, float *out,
+                                     const rt_shape *idx_s, int64_t *indices);
+
+/* transposed convolution, NCHW (rank 3: 1-D); weight [Cin, Cout / groups, KH, KW]; bias
+ * optional. Output size (I - 1) * stride - 2 * pad + dilation * (K - 1) + out_pad + 1. */
+typedef struct rt_conv_transpose2d_params {
+    int32_t stride_h, stride_w;
+    int32_t pad_h, pad_w;
+    int32_t out_pad_h, out_pad_w;
+    int32_t dilation_h, dilation_w;
+    int32_t groups;
+} rt_conv_transpose2d_params;
+
+rt_status rt_conv_transpose2d_f32(const rt_conv_transpose2d_params *p,
+                                  const rt_shape *in_s, const float *in,
+                                  const rt_shape *w_s, const float *w,
+                                  const rt_shape *b_s, const float *b,
+                                  const rt_shape *out_s, float *out);
 /* ---- end spatial ---- */
 
 #endif /* RT_KERNELS_H */

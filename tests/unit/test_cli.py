@@ -72,6 +72,7 @@ def test_non_editable_wheel_install_works(tmp_path, autoencoder_pt2):
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     where = subprocess.run([py, "-c", "import aot, pathlib; print(pathlib.Path(aot.__file__)"
                             ".parent)"], capture_output=True, text=True, cwd=tmp_path, env=env)
+    assert where.returncode == 0, where.stderr
     pkg = Path(where.stdout.strip())
     assert pkg.is_relative_to(venv), pkg          # the installed copy, not the checkout
     for folder in ("codegen_templates", "runtime_c", "schema", "boards"):
