@@ -215,6 +215,10 @@ _op(aten.flip.default, C.flip)
 _op(aten.slice_scatter.default, C.slice_scatter)
 _op(aten.index.Tensor, C.index)
 _op(aten.index_put.default, C.index_put)
+_op(aten.gather.default, C.gather)
+_op(aten.cumsum.default, C.cumsum)
+_op(aten.median.default, C.median, out=aten.median.out, in_executorch=False)
+_op(aten.median.dim, C.median, in_executorch=False)
 # -- end reductions, indexing and scatter --
 # -- spatial: resampling, adaptive pooling, padding modes, transposed convolution --
 _op(aten.upsample_bilinear2d.vec, C.upsample_bilinear2d, out=aten.upsample_bilinear2d.vec_out)

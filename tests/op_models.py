@@ -200,6 +200,10 @@ OP_MODELS = {
                       (torch.tensor([5, 1, 0, 2, 2]),)),
     "pad_modes": (Fn(lambda m, a: (F.pad(a, (1, 2, 2, 1), mode="reflect"),
                                    F.pad(a[0], (2, 1), mode="replicate"))), (_r(1, 2, 4, 5),)),
+    "median_cumsum_gather": (Fn(lambda m, a, i: (torch.median(a), *torch.median(a, 1),
+                                                 torch.cumsum(a, 0), torch.gather(a, 1, i))),
+                             (torch.randperm(12, generator=torch.Generator().manual_seed(1))
+                              .float().view(3, 4), torch.tensor([[3, 0], [1, 1], [0, 2]]))),
     # -- end reductions, indexing and scatter --
     # -- spatial --
     "upsample_bilinear": (Fn(lambda m, a: (F.interpolate(a, scale_factor=2, mode="bilinear"),

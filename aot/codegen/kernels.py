@@ -635,6 +635,35 @@ def index_put(ctx):
     return "rt_index_put", [params, *x.pair, shapes, ptrs, *values.pair, *out.pair]
 
 
+def median(ctx):
+    """median.out (all elements) and median.dim_values (one dim, with indices)."""
+    x = ctx.t("self")
+    if x.numel == 0:
+        ctx.invalid("median of an empty tensor")
+    if ctx.has("dim"):
+        mask = 0 if x.rank == 0 else 1 << ctx.dim("dim", x.rank)
+        return "rt_median_f32", [f"{mask}u", *x.pair, *ctx.out("values").pair,
+                                 *ctx.out("indices", "int64").pair]
+    return "rt_median_f32", [f"{(1 << x.rank) - 1}u", *x.pair, *ctx.out("out").pair,
+                             "NULL", "NULL"]
+
+
+def cumsum(ctx):
+    x = ctx.t("self")      # dtype=, if given, is out's dtype: float32 is checked there
+    return "rt_cumsum_f32", [ctx.dim("dim", max(x.rank, 1)), *x.pair, *ctx.out("out").pair]
+
+
+def gather(ctx):
+    x, out = ctx.t("self", None), ctx.out("out", None)
+    idx = _index_tensor(ctx, ctx.t("index", None), "index")
+    if ctx.bool("sparse_grad"):
+        ctx.unsupported("gather with sparse_grad")
+    if out.dtype != x.dtype:
+        ctx.invalid(f"gather out of dtype {out.dtype} from {x.dtype}")
+    return "rt_gather", [_elem_size(ctx, x), ctx.dim("dim", max(x.rank, 1)),
+                         DTYPE_CODES[idx.dtype], *x.pair, *idx.pair, *out.pair]
+
+
 # -- end reductions, indexing and scatter --
 
 

@@ -479,6 +479,15 @@ rt_status rt_argmax_f32(uint32_t dim_mask, const rt_shape *in_s,
 rt_status rt_argmin_f32(uint32_t dim_mask, const rt_shape *in_s,
                         const float *in, const rt_shape *out_s, int64_t *out);
 
+/* lower median over dim_mask (one dim or all); NaN if any; indices (optional) the position of
+ * the first element equal to it along the reduced dims. O(n^2) per output, no scratch. */
+rt_status rt_median_f32(uint32_t dim_mask, const rt_shape *in_s, const float *in,
+                        const rt_shape *out_s, float *out,
+                        const rt_shape *idx_s, int64_t *indices);
+/* running sum along dim (compensated float accumulation); out may be in */
+rt_status rt_cumsum_f32(int32_t dim, const rt_shape *in_s, const float *in,
+                        const rt_shape *out_s, float *out);
+
 /* Data movement by index, element-size generic (elem_size bytes per element). Index tensors
  * are int64 or int32, given as an rt_dtype code. */
 
@@ -487,6 +496,11 @@ rt_status rt_index_select(int32_t elem_size, int32_t dim, int32_t index_dtype,
                           const rt_shape *in_s, const void *in,
                           const rt_shape *idx_s, const void *idx,
                           const rt_shape *out_s, void *out);
+/* out = in with dim's coordinate taken from idx (out has idx's shape; torch.gather) */
+rt_status rt_gather(int32_t elem_size, int32_t dim, int32_t index_dtype,
+                    const rt_shape *in_s, const void *in,
+                    const rt_shape *idx_s, const void *idx,
+                    const rt_shape *out_s, void *out);
 /* out = in reversed along each dim in dim_mask; out must not overlap in */
 rt_status rt_flip(int32_t elem_size, uint32_t dim_mask,
                   const rt_shape *in_s, const void *in,

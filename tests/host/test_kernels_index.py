@@ -181,3 +181,46 @@ def test_index_refuses_out_of_range(rt, kernel):
             else:
                 rt.call(kernel, p, x, shapes, ptrs, np.zeros(2, np.float32), rt.empty((3, 2)))
         np.testing.assert_array_equal(x, before)
+
+
+@pytest.mark.parametrize("dim", [None, 0, 1, 2])
+def test_median(rt, dim):
+    x = np.random.default_rng(4).permutation(60).astype(np.float32).reshape(3, 4, 5)
+    x[2, 1, 3] = np.nan
+    dims = (0, 1, 2) if dim is None else (dim,)
+    if dim is None:
+        ref, out = torch.median(T(x)), rt.empty(())
+        rt.call("rt_median_f32", mask(dims, 3), x, out, None)
+        np.testing.assert_array_equal(out, ref.numpy())
+        return
+    values, indices = torch.median(T(x), dim)
+    out, idx = rt.empty(tuple(values.shape)), rt.empty(tuple(values.shape), np.int64)
+    rt.call("rt_median_f32", mask(dims, 3), x, out, idx)
+    np.testing.assert_array_equal(out, values.numpy())
+    np.testing.assert_array_equal(idx, indices.numpy())   # distinct values: one answer
+
+
+@pytest.mark.parametrize("dim", [0, 1, -1])
+def test_cumsum(rt, dim):
+    x = rand(5, 300, 3) * 100
+    out = rt.empty(x.shape)
+    rt.call("rt_cumsum_f32", dim, x, out)
+    ref = torch.cumsum(T(x).double(), dim)                   # torch sums in double
+    np.testing.assert_allclose(out, ref.numpy(), rtol=1e-6, atol=1e-4)
+
+
+@pytest.mark.parametrize("dim", [0, 1, 2])
+def test_gather(rt, dim):
+    x = rand(3, 4, 5)
+    idx = np.random.default_rng(2).integers(0, x.shape[dim], (2, 3, 4)).astype(np.int64)
+    ref = torch.gather(T(x), dim, T(idx))
+    out = rt.empty(tuple(ref.shape))
+    rt.call("rt_gather", 4, dim, I64, x, idx, out)
+    np.testing.assert_array_equal(out, ref.numpy())
+
+
+def test_gather_refuses_out_of_range(rt):
+    for bad in (3, -1):
+        with pytest.raises(KernelError, match="RT_ERR_INDEX"):
+            rt.call("rt_gather", 4, 0, I64, rand(3, 2), np.array([[bad, 0]], np.int64),
+                    rt.empty((1, 2)))

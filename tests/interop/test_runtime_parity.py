@@ -214,7 +214,7 @@ ET_WRITTEN = {
 # Models ExecuTorch's own to_edge refuses (its verifier rejects an op that is not core ATen);
 # ours decomposes them. Anything else it refuses fails the test.
 ET_REFUSES = {"op_rounding": "round.decimals", "op_embedding_bag": "_embedding_bag_forward_only",
-              "op_adaptive_max_pool": "adaptive_max_pool2d"}
+              "op_adaptive_max_pool": "adaptive_max_pool2d", "op_median_cumsum_gather": "median"}
 
 
 @pytest.mark.parametrize("name", sorted(ET_WRITTEN))

@@ -116,3 +116,27 @@ add(case("embedding_bag_last_offset", lambda i: F.embedding_bag(
     i, torch.linspace(-1, 1, 12).view(4, 3), torch.tensor([0, 2, 2, 3]), mode="max",
     include_last_offset=True), torch.tensor([3, 0, 2])))
 add(case("pad_circular_2d", lambda x: F.pad(x, (1, 1, 2, 0), mode="circular"), rand(1, 2, 4, 5)))
+
+# -- median, cumsum, gather -------------------------------------------------------------------------
+# Distinct values: torch names an unspecified one of several equal medians, so ties are checked
+# on values alone (median_ties).
+_DISTINCT = torch.randperm(60, generator=torch.Generator().manual_seed(5)).float().view(3, 4, 5)
+add(case("median_all", torch.median, _DISTINCT))
+add(case("median_all_even", torch.median, _DISTINCT[:, :2]))
+for _dim, _keep in ((0, False), (-1, True), (1, False)):
+    add(case(f"median_dim{_dim}{'_keep' if _keep else ''}".replace("-", "neg"),
+             lambda x, d=_dim, k=_keep: tuple(torch.median(x, d, keepdim=k)), _DISTINCT))
+add(case("median_ties", lambda x: torch.median(x, 1).values,
+         torch.tensor([[3.0, 1, 3, 2, 3, 1, 1], [5, 5, 5, 5, 5, 5, 5]])))
+add(case("median_nan", lambda x: (*torch.median(x, 1), torch.median(x)),
+         torch.tensor([[1.0, float("nan"), 2.0, 0.0], [4.0, 3.0, 2.0, 1.0]])))
+for _dim in (0, -1, 1):
+    add(case(f"cumsum_dim{_dim}".replace("-", "neg"), lambda x, d=_dim: torch.cumsum(x, d),
+             rand(3, 40, 4), rtol=1e-5, atol=1e-5))
+add(case("cumsum_edges", lambda x: torch.cumsum(x, 0), edge(11)))
+add(case("cumsum_scalar", lambda x: torch.cumsum(x, 0), rand()))
+for _dim in (0, 1, -1):
+    add(case(f"gather_dim{_dim}".replace("-", "neg"), lambda x, i, d=_dim: torch.gather(x, d, i),
+             rand(3, 4, 5), ints(2, 3, 4, lo=0, hi=3)))
+add(case("gather_int32_data", lambda x, i: torch.gather(x, 1, i), ints(3, 4, lo=-9, hi=9),
+         ints(3, 2, lo=0, hi=4)))
