@@ -202,8 +202,10 @@ class _Contiguous(torch.nn.Module):
             torch.float32)
 
 
-# Models whose ExecuTorch-written .pte uses its dim_order copies (clone, contiguous, .to()).
+# The zoo, models whose ExecuTorch-written .pte uses its dim_order copies (clone, contiguous,
+# .to()), and every op model.
 ET_WRITTEN = {
+    **{f"zoo_{k}": (lambda b=b: b()[0], b()[1]) for k, b in ZOO.items()},
     "attention": (_Attention, (torch.randn(1, 5, 8),)),
     "hardswish": (_Hardswish, (torch.randn(1, 3, 6, 6),)),
     "contiguous": (_Contiguous, (torch.randn(2, 3, 4),)),
