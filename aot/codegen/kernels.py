@@ -132,14 +132,28 @@ def binary_scalar(ctx):
                                    *ctx.out("out").pair]
 
 
+_INT_CMP = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5}
+
+
 def compare(ctx):
     op = _bin_name(ctx.op_name)
+    if _is_int(ctx):
+        return "rt_int_compare_i64", [_INT_CMP[op], *ctx.t("self", "int64").pair,
+                                      *ctx.t("other", "int64").pair,
+                                      *ctx.out("out", "bool").pair]
     return f"rt_{op}_f32", [*ctx.t("self").pair, *ctx.t("other").pair,
                             *ctx.out("out", "bool").pair]
 
 
 def compare_scalar(ctx):
     op = _bin_name(ctx.op_name)
+    if _is_int(ctx):
+        v = ctx.scalar("other")
+        if v != int(v):      # int64 against a fraction: no exact int64 comparison kernel
+            ctx.unsupported(f"comparing an int64 tensor with {v}")
+        return "rt_int_compare_scalar_i64", [_INT_CMP[op], _int64_literal(int(v)),
+                                             *ctx.t("self", "int64").pair,
+                                             *ctx.out("out", "bool").pair]
     return f"rt_{op}_scalar_f32", [ctx.float("other"), *ctx.t("self").pair,
                                    *ctx.out("out", "bool").pair]
 

@@ -26,6 +26,15 @@
     } while (0)
 #endif
 
+/* A check on the data itself (an index value, a zero divisor): the generator cannot have
+ * validated it, so it is never compiled out. */
+#define RT_CHECK_DATA(cond, status) \
+    do { \
+        if (!(cond)) { \
+            return (status); \
+        } \
+    } while (0)
+
 /* Propagate a non-OK status from a call (never compiled out). */
 #define RT_TRY(expr) \
     do { \

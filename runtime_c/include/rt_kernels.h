@@ -465,6 +465,23 @@ rt_status rt_neg_i64(const rt_shape *in_s, const int64_t *in,
 rt_status rt_clamp_i64(int64_t lo, int64_t hi, const rt_shape *in_s, const int64_t *in,
                        const rt_shape *out_s, int64_t *out);
 
+/* int64 comparisons, bool (uint8_t) out */
+typedef enum rt_int_cmp {
+    RT_INT_EQ = 0,
+    RT_INT_NE = 1,
+    RT_INT_LT = 2,
+    RT_INT_LE = 3,
+    RT_INT_GT = 4,
+    RT_INT_GE = 5
+} rt_int_cmp;
+
+rt_status rt_int_compare_i64(int32_t cmp, const rt_shape *a_s, const int64_t *a,
+                             const rt_shape *b_s, const int64_t *b,
+                             const rt_shape *out_s, uint8_t *out);
+rt_status rt_int_compare_scalar_i64(int32_t cmp, int64_t other,
+                                    const rt_shape *in_s, const int64_t *in,
+                                    const rt_shape *out_s, uint8_t *out);
+
 /* ---- end elementwise math ---- */
 
 /* ---- reductions, indexing and scatter ----------------------------------- */

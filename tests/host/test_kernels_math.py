@@ -224,3 +224,17 @@ def test_int64_min_by_minus_one_wraps(rt):
         out = rt.empty((1,), np.int64)
         rt.call("rt_int_binary_i64", INT_OPS[op][0], 1, a, b, out)
         assert out[0] == want, op
+
+
+@pytest.mark.parametrize("cmp,code", [("eq", 0), ("ne", 1), ("lt", 2), ("le", 3), ("gt", 4),
+                                      ("ge", 5)])
+def test_int64_compare(rt, cmp, code):
+    a = INT_EDGES.reshape(2, 5)
+    b = INT_EDGES[::-1].copy().reshape(2, 5)[:1]             # broadcasts over a's rows
+    ref = getattr(torch, cmp)(torch.from_numpy(a), torch.from_numpy(b)).numpy()
+    out = rt.empty(a.shape, np.uint8)
+    rt.call("rt_int_compare_i64", code, a, b, out)
+    np.testing.assert_array_equal(out.astype(bool), ref)
+    out = rt.empty(a.shape, np.uint8)
+    rt.call("rt_int_compare_scalar_i64", code, 7, a, out)
+    np.testing.assert_array_equal(out.astype(bool), getattr(torch, cmp)(torch.from_numpy(a), 7))

@@ -105,3 +105,8 @@ add(case("int64_unary", lambda a: (torch.abs(a), -a, torch.clamp(a, -7, 20),
                                    torch.clamp(a, min=0)), _A))
 add(case("int64_wraps", lambda a: a * 4611686018427387904 + a,
          torch.tensor([1, 2, 3, -1, -2], dtype=torch.int64)))
+for _cmp in ("eq", "ne", "lt", "le", "gt", "ge"):
+    add(case(f"int64_{_cmp}", getattr(torch, _cmp), _A, _B[:, :1]))
+    add(case(f"int64_{_cmp}_scalar", lambda a, c=_cmp: getattr(torch, c)(a, 4), _A))
+add(case("tril_triu", lambda x: (torch.tril(x), torch.triu(x, 1), torch.tril(x, -2)),
+         rand(4, 6)))

@@ -69,8 +69,8 @@ rt_status rt_int_binary_i64(int32_t op, int64_t alpha,
     for (r = 0; r < it.rows; ++r) {
         const int64_t *pa = a + it.off[0], *pb = b + it.off[1];
         for (i = 0; i < it.inner; ++i) {
-            RT_CHECK(apply(op, alpha, pa[i * it.inner_st[0]], pb[i * it.inner_st[1]],
-                           &out[i]) == 0, RT_ERR_PARAM);
+            RT_CHECK_DATA(apply(op, alpha, pa[i * it.inner_st[0]], pb[i * it.inner_st[1]],
+                                &out[i]) == 0, RT_ERR_PARAM);
         }
         out += it.inner;
         rt_bcast_next(&it);
@@ -88,7 +88,7 @@ rt_status rt_int_binary_scalar_i64(int32_t op, int64_t other, int64_t alpha,
     RT_CHECK(op >= RT_INT_ADD && op <= RT_INT_MINIMUM, RT_ERR_PARAM);
     RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
     for (i = 0; i < n; ++i) {
-        RT_CHECK(apply(op, alpha, in[i], other, &out[i]) == 0, RT_ERR_PARAM);
+        RT_CHECK_DATA(apply(op, alpha, in[i], other, &out[i]) == 0, RT_ERR_PARAM);
     }
     return RT_OK;
 }

@@ -26,7 +26,7 @@ rt_status rt_gather(int32_t elem_size, int32_t dim, int32_t index_dtype,
     if (in_s->rank == 0) {                       /* a 0-d tensor: every index is 0 */
         for (i = 0; i < n; ++i) {
             const int64_t v = rt_index_value(index_dtype, idx, i);
-            RT_CHECK(v == 0, RT_ERR_INDEX);
+            RT_CHECK_DATA(v == 0, RT_ERR_INDEX);
             memcpy((char *)out + (size_t)i * (size_t)elem_size, in, (size_t)elem_size);
         }
         return RT_OK;
@@ -39,7 +39,7 @@ rt_status rt_gather(int32_t elem_size, int32_t dim, int32_t index_dtype,
     }
     for (i = 0; i < n; ++i) {
         const int64_t v = rt_index_value(index_dtype, idx, i);
-        RT_CHECK(v >= 0 && v < in_s->d[d], RT_ERR_INDEX);
+        RT_CHECK_DATA(v >= 0 && v < in_s->d[d], RT_ERR_INDEX);
         for (r = 0, off = 0; r < rank; ++r) {
             off += (r == d ? (int32_t)v : c[r]) * st[r];
         }

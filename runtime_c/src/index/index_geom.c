@@ -105,7 +105,7 @@ rt_status rt_index_offset(const rt_index_geom *g, const int32_t *c, int32_t *off
         if (v < 0) {
             v += g->in_d[d];
         }
-        RT_CHECK(v >= 0 && v < g->in_d[d], RT_ERR_INDEX);
+        RT_CHECK_DATA(v >= 0 && v < g->in_d[d], RT_ERR_INDEX);
         off += (int32_t)v * g->in_st[d];
     }
     *offset = off;

@@ -32,7 +32,7 @@ rt_status rt_index_select(int32_t elem_size, int32_t dim, int32_t index_dtype,
     RT_CHECK(rt_shape_numel(out_s) == outer * k * inner, RT_ERR_SHAPE);
     for (j = 0; j < k; ++j) {
         const int64_t v = rt_index_value(index_dtype, idx, j);
-        RT_CHECK(v >= 0 && v < n, RT_ERR_INDEX);
+        RT_CHECK_DATA(v >= 0 && v < n, RT_ERR_INDEX);
     }
     row = (size_t)inner * (size_t)elem_size;
     for (o = 0; o < outer; ++o) {
