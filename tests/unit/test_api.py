@@ -101,7 +101,7 @@ def test_model_that_will_not_trace():
 
 class Exotic(nn.Module):
     def forward(self, x):
-        a = torch.cumsum(x, dim=0)          # line A
+        a = torch.cumprod(x, dim=0)         # line A
         b = torch.logcumsumexp(x, dim=0)    # line B
         return torch.relu(a) + torch.sort(b).values
 
@@ -110,9 +110,9 @@ def test_unsupported_ops_are_listed_together_with_source_lines():
     with pytest.raises(UnsupportedOpError) as info:
         aot.to_edge(_ep(Exotic(), torch.randn(5)))
     text = str(info.value)
-    for op in ("cumsum", "logcumsumexp", "sort"):
+    for op in ("cumprod", "logcumsumexp", "sort"):
         assert op in text
-    assert "test_api.py" in text and "torch.cumsum(x, dim=0)" in text
+    assert "test_api.py" in text and "torch.cumprod(x, dim=0)" in text
     assert len(info.value.missing) == 3
 
 
@@ -143,8 +143,8 @@ def test_to_edge_transform_and_lower_checks_ops_after_delegation():
 
     class M(nn.Module):
         def forward(self, x, y):
-            return torch.cumsum(x + y, dim=0) * y
+            return torch.cumprod(x + y, dim=0) * y
 
     ep = _ep(M(), torch.randn(4), torch.randn(4))
-    with pytest.raises(UnsupportedOpError, match="cumsum"):
+    with pytest.raises(UnsupportedOpError, match="cumprod"):
         aot.to_edge_transform_and_lower(ep, partitioner=[AddMulPartitioner()])
