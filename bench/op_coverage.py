@@ -138,7 +138,8 @@ def run_ours(case: Case, ep, cache) -> tuple[str, str]:
     except Exception as e:
         return "lowered", _first_lines(e)
     try:
-        got = aot.host.build(sources, cache_dir=cache)(*[x.numpy() for x in case.inputs])
+        flat = torch.utils._pytree.tree_leaves(case.inputs)   # nested inputs: (x, (i, j), v)
+        got = aot.host.build(sources, cache_dir=cache)(*[x.numpy() for x in flat])
     except Exception as e:
         return "c", _first_lines(e)
     if not _close(got, _eager(case)):

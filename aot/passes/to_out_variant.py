@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch.export import ExportedProgram
 from torch.export.graph_signature import InputKind, OutputKind
-from torch.utils._pytree import treespec_dumps
+from torch.utils._pytree import tree_flatten, tree_unflatten, treespec_dumps
 
 from ..config import MemoryPlanningPass
 from ..backend import get_backend, is_delegate_call
@@ -234,5 +234,25 @@ def to_out_variant(ep: ExportedProgram, name: str,
                     buf = b.env[by_name[buffer_node[spec.target]]]
                     b.write_back(buf, b.env[arg])
     return MethodGraph(name, tuple(b.tensors), tuple(b.calls), tuple(inputs), tuple(outputs),
-                       b.constants, b.state, treespec_dumps(ep.call_spec.in_spec),
-                       treespec_dumps(ep.call_spec.out_spec))
+                       b.constants, b.state, spec_text(ep.call_spec.in_spec),
+                       spec_text(ep.call_spec.out_spec))
+
+
+def spec_text(spec) -> str:
+    """The pytree spec as the .pte stores it. torch's result named tuples (median, max.dim,
+    sort, ...) have no serialized name: they are stored as the plain tuples they hold."""
+    try:
+        return treespec_dumps(spec)
+    except NotImplementedError:
+        tree = tree_unflatten(list(range(spec.num_leaves)), spec)
+        return treespec_dumps(tree_flatten(_plain(tree))[1])
+
+
+def _plain(x):
+    if isinstance(x, tuple):
+        return tuple(_plain(v) for v in x)
+    if isinstance(x, list):
+        return [_plain(v) for v in x]
+    if isinstance(x, dict):
+        return {k: _plain(v) for k, v in x.items()}
+    return x

@@ -112,9 +112,13 @@ add(case("embedding_bag_padding_idx", lambda i, b=_bag: b(i, torch.tensor([0, 3]
 add(case("embedding_bag_weights", lambda i, w: F.embedding_bag(
     i, torch.linspace(-1, 1, 12).view(4, 3), torch.tensor([0, 1]), mode="sum",
     per_sample_weights=w), torch.tensor([3, 0, 2]), rand(3)))
-add(case("embedding_bag_last_offset", lambda i: F.embedding_bag(
-    i, torch.linspace(-1, 1, 12).view(4, 3), torch.tensor([0, 2, 2, 3]), mode="max",
-    include_last_offset=True), torch.tensor([3, 0, 2])))
+for _mode in ("sum", "mean", "max"):
+    for _offsets in ([0, 2, 2, 3], [0, 4], [0, 3, 3, 6]):
+        add(case(f"embedding_bag_last_offset_{_mode}_{'_'.join(map(str, _offsets))}",
+                 lambda i, m=_mode, o=_offsets:
+                 F.embedding_bag(i, torch.linspace(-1, 1, 30).view(10, 3), torch.tensor(o),
+                                 mode=m, include_last_offset=True),
+                 torch.tensor([1, 2, 4, 5, 4, 3, 2, 9])))
 add(case("pad_circular_2d", lambda x: F.pad(x, (1, 1, 2, 0), mode="circular"), rand(1, 2, 4, 5)))
 
 # -- median, cumsum, gather -------------------------------------------------------------------------
@@ -126,6 +130,7 @@ add(case("median_all_even", torch.median, _DISTINCT[:, :2]))
 for _dim, _keep in ((0, False), (-1, True), (1, False)):
     add(case(f"median_dim{_dim}{'_keep' if _keep else ''}".replace("-", "neg"),
              lambda x, d=_dim, k=_keep: tuple(torch.median(x, d, keepdim=k)), _DISTINCT))
+add(case("median_named_tuple", lambda x: torch.median(x, 0), _DISTINCT))
 add(case("median_ties", lambda x: torch.median(x, 1).values,
          torch.tensor([[3.0, 1, 3, 2, 3, 1, 1], [5, 5, 5, 5, 5, 5, 5]])))
 add(case("median_nan", lambda x: (*torch.median(x, 1), torch.median(x)),
@@ -140,3 +145,6 @@ for _dim in (0, 1, -1):
              rand(3, 4, 5), ints(2, 3, 4, lo=0, hi=3)))
 add(case("gather_int32_data", lambda x, i: torch.gather(x, 1, i), ints(3, 4, lo=-9, hi=9),
          ints(3, 2, lo=0, hi=4)))
+add(case("mean_dtype_of_int64", lambda x: (torch.mean(x, 1, dtype=torch.float32),
+                                           torch.mean(x, dtype=torch.float32)),
+         ints(5, 10)))
