@@ -224,6 +224,9 @@ _op(aten.median.dim, C.median, in_executorch=False)
 _op(aten.upsample_bilinear2d.vec, C.upsample_bilinear2d, out=aten.upsample_bilinear2d.vec_out)
 _op(aten._adaptive_avg_pool2d.default, C.adaptive_avg_pool2d)
 _op(aten.adaptive_max_pool2d.default, C.adaptive_max_pool2d, in_executorch=False)
+for _k in (1, 2, 3):   # kept from decomposition (aot.passes.decompose_to_core.KEEP)
+    _op(getattr(aten, f"reflection_pad{_k}d").default, C.pad_mode)
+    _op(getattr(aten, f"replication_pad{_k}d").default, C.pad_mode)
 # -- end spatial --
 # ExecuTorch's to_edge writes clone and _to_copy as these (dim_order: the output's layout).
 _pte_op("dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, "

@@ -215,5 +215,10 @@ OP_MODELS = {
     "adaptive_max_pool": (Fn(lambda m, a: F.adaptive_max_pool2d(a, (2, 3), return_indices=True)),
                           (_r(1, 2, 5, 7),)),
     "conv_transpose": (_conv_transpose_pair(), (_r(1, 3, 4, 5),)),
+    "reflection_pad2d": (nn.ReflectionPad2d((1, 2, 2, 0)), (_r(1, 2, 4, 5),)),
+    "reflection_pad1d": (Fn(lambda m, a: F.pad(a, (3, 1), mode="reflect")), (_r(2, 3, 6),)),
+    "replication_pad2d": (Fn(lambda m, a: F.pad(a, (2, 1, 0, 3), mode="replicate")),
+                          (_r(1, 3, 3, 4),)),
+    "replication_pad3d": (nn.ReplicationPad3d((1, 0, 0, 1, 2, 1)), (_r(1, 2, 2, 3, 3),)),
     # -- end spatial --
 }

@@ -737,6 +737,37 @@ def adaptive_max_pool2d(ctx):
     x, out = _adaptive_io(ctx)
     idx = ctx.out("indices", "int64")
     return "rt_adaptive_max_pool2d_f32", [*x.pair, *out.pair, *idx.pair]
+_ELEM_SIZE = {"float32": 4, "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1,
+              "bool": 1}
+
+
+def pad_mode(ctx):
+    """reflection_pad{1,2,3}d / replication_pad{1,2,3}d: any dtype, padding [last_lo, last_hi,
+    prev_lo, ...] over the last k dims of a rank k+1 or k+2 tensor."""
+    op = _bin_name(ctx.op_name)                 # e.g. reflection_pad2d
+    k = int(op[-2])
+    x, out = ctx.t("self", None), ctx.out("out", None)
+    if x.dtype != out.dtype:
+        ctx.invalid(f"{op} from {x.dtype} into {out.dtype}")
+    if x.rank not in (k + 1, k + 2) or out.rank != x.rank:
+        ctx.invalid(f"{op} of a rank-{x.rank} tensor into rank {out.rank}")
+    pad = ctx.ints("padding", lengths=(2 * k,))
+    before = [0] * x.rank
+    for i in range(k):
+        d = x.rank - 1 - i
+        lo, hi = pad[2 * i], pad[2 * i + 1]
+        n = x.shape[d]
+        if out.shape[d] != n + lo + hi:
+            ctx.invalid(f"{op} padding {pad} of {list(x.shape)} into {list(out.shape)}")
+        if op.startswith("reflection") and (lo >= n or hi >= n) and n + lo + hi > 0:
+            ctx.invalid(f"{op} padding {pad} must be less than the dims {list(x.shape)}")
+        if n == 0 and n + lo + hi > 0:
+            ctx.invalid(f"{op} of an empty dim")
+        before[d] = lo
+    if list(out.shape[:x.rank - k]) != list(x.shape[:x.rank - k]):
+        ctx.invalid(f"{op} of {list(x.shape)} into {list(out.shape)}")
+    fn = "rt_reflection_pad" if op.startswith("reflection") else "rt_replication_pad"
+    return fn, [_ELEM_SIZE[x.dtype], ctx.int_array(before), *x.pair, *out.pair]
 
 
 # -- end spatial --

@@ -75,8 +75,19 @@ def _mean_all_in_dtype(self, *, dtype=None):
     return aten.mean.default(aten._to_copy.default(self, dtype=dtype))
 
 
+# Core-ATen ops whose default decomposition is skipped because the runtime has a kernel for
+# them (the padding modes: otherwise index.Tensor over arange-built index tensors).
+KEEP = (
+    aten.reflection_pad1d.default, aten.reflection_pad2d.default, aten.reflection_pad3d.default,
+    aten.replication_pad1d.default, aten.replication_pad2d.default,
+    aten.replication_pad3d.default,
+)
+
+
 def decomposition_table() -> dict:
     table = default_decompositions()
+    for op in KEEP:
+        table.pop(op, None)
     table[aten.mean.dim] = _mean_in_dtype
     table[aten.mean.default] = _mean_all_in_dtype
     table[aten.round.decimals] = _round_decimals

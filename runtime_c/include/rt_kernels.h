@@ -588,6 +588,19 @@ rt_status rt_conv_transpose2d_f32(const rt_conv_transpose2d_params *p,
                                   const rt_shape *w_s, const float *w,
                                   const rt_shape *b_s, const float *b,
                                   const rt_shape *out_s, float *out);
+/* reflection_pad1d/2d/3d and replication_pad1d/2d/3d, any element size
+ * (1, 2, 4 or 8 bytes): out and in have the same rank; output index j of
+ * dim i reads input index j - before[i] (before has rank entries, 0 for
+ * unpadded dims; negative crops) mirrored about the edges without
+ * repeating them (reflect: -1 -> 1, n -> n - 2) or clamped to [0, n - 1]
+ * (replicate). RT_ERR_SHAPE if a reflected index would leave the input
+ * (torch: padding < the dim's size). */
+rt_status rt_reflection_pad(int32_t elem_size, const int32_t *before,
+                            const rt_shape *in_s, const void *in,
+                            const rt_shape *out_s, void *out);
+rt_status rt_replication_pad(int32_t elem_size, const int32_t *before,
+                             const rt_shape *in_s, const void *in,
+                             const rt_shape *out_s, void *out);
 /* ---- end spatial ---- */
 
 #endif /* RT_KERNELS_H */
