@@ -737,8 +737,6 @@ def adaptive_max_pool2d(ctx):
     x, out = _adaptive_io(ctx)
     idx = ctx.out("indices", "int64")
     return "rt_adaptive_max_pool2d_f32", [*x.pair, *out.pair, *idx.pair]
-_ELEM_SIZE = {"float32": 4, "int64": 8, "int32": 4, "int16": 2, "int8": 1, "uint8": 1,
-              "bool": 1}
 
 
 def pad_mode(ctx):
@@ -767,7 +765,7 @@ def pad_mode(ctx):
     if list(out.shape[:x.rank - k]) != list(x.shape[:x.rank - k]):
         ctx.invalid(f"{op} of {list(x.shape)} into {list(out.shape)}")
     fn = "rt_reflection_pad" if op.startswith("reflection") else "rt_replication_pad"
-    return fn, [_ELEM_SIZE[x.dtype], ctx.int_array(before), *x.pair, *out.pair]
+    return fn, [_elem_size(ctx, x), ctx.int_array(before), *x.pair, *out.pair]
 
 
 # -- end spatial --
