@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import math
 
-from .context import DTYPE_CODES
+import numpy as np
+
+from .context import DTYPE_CODES, DTYPES
 
 F32 = "float32"
 
@@ -496,12 +498,18 @@ def _div_fn(ctx) -> str:
     return "div" if mode is None else f"div_{mode}"
 
 
-def math_binary(ctx):
-    """pow, remainder, fmod, div with rounding_mode: tensor with tensor, broadcasting."""
+def _math_op(ctx) -> tuple[str, str]:
+    """The kernel's op name (div becomes div_floor / div_trunc / div) and the schema's name for
+    the second operand."""
     op = _bin_name(ctx.op_name)
     if op == "div":
         op = _div_fn(ctx)
-    other = "exponent" if op == "pow" else "other"
+    return op, "exponent" if op == "pow" else "other"
+
+
+def math_binary(ctx):
+    """pow, remainder, fmod, div with rounding_mode: tensor with tensor, broadcasting."""
+    op, other = _math_op(ctx)
     if _is_int(ctx):
         return _int_binary(ctx, op, other)
     return f"rt_{op}_f32", [*ctx.t("self").pair, *ctx.t(other).pair, *ctx.out("out").pair]
@@ -509,10 +517,7 @@ def math_binary(ctx):
 
 def math_binary_scalar(ctx):
     """The same with a number as the second operand."""
-    op = _bin_name(ctx.op_name)
-    if op == "div":
-        op = _div_fn(ctx)
-    other = "exponent" if op == "pow" else "other"
+    op, other = _math_op(ctx)
     if _is_int(ctx):
         return _int_binary_scalar(ctx, op, other)
     return f"rt_{op}_scalar_f32", [ctx.float(other), *ctx.t("self").pair, *ctx.out("out").pair]
@@ -537,9 +542,12 @@ def elu(ctx):
 _INDEX_DTYPES = ("int64", "int32")
 
 
+# Bytes per element, from the dtype table the generator already has.
+_ELEM_SIZES = {name: np.dtype(np_dtype).itemsize for name, _, np_dtype in DTYPES.values()}
+
+
 def _elem_size(ctx, t) -> int:
-    size = {"float32": 4, "int32": 4, "int64": 8, "int16": 2, "int8": 1, "uint8": 1,
-            "bool": 1}.get(t.dtype)
+    size = _ELEM_SIZES.get(t.dtype)
     if size is None:
         ctx.unsupported(f"dtype {t.dtype}")
     return size
