@@ -200,8 +200,12 @@ rt_status rt_embedding_geom_init(rt_embedding_geom *g, const rt_shape *w_s, cons
     } while (0)
 
 /* RT_MAP_BINARY: out = EXPR(x = a, y = b) with numpy broadcasting of a and b to out; out may
- * be an input that has out's shape. */
+ * be an input that has out's shape. RT_MAP_BINARY_T does the same for inputs of element type
+ * T (x and y are then T). */
 #define RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, EXPR)                          \
+    RT_MAP_BINARY_T(float, a_s, a, b_s, b, out_s, out, EXPR)
+
+#define RT_MAP_BINARY_T(T, a_s, a, b_s, b, out_s, out, EXPR)                     \
     do {                                                                        \
         const rt_shape *rt_in_s_[2];                                            \
         rt_bcast rt_it_;                                                        \
@@ -211,11 +215,11 @@ rt_status rt_embedding_geom_init(rt_embedding_geom *g, const rt_shape *w_s, cons
         RT_CHECK((a) != NULL && (b) != NULL && (out) != NULL, RT_ERR_NULL);     \
         RT_TRY(rt_bcast_init(&rt_it_, 2, rt_in_s_, (out_s)));                   \
         for (rt_r_ = 0; rt_r_ < rt_it_.rows; ++rt_r_) {                         \
-            const float *rt_pa_ = (a) + rt_it_.off[0];                          \
-            const float *rt_pb_ = (b) + rt_it_.off[1];                          \
+            const T *rt_pa_ = (a) + rt_it_.off[0];                              \
+            const T *rt_pb_ = (b) + rt_it_.off[1];                              \
             for (rt_i_ = 0; rt_i_ < rt_it_.inner; ++rt_i_) {                    \
-                const float x = rt_pa_[rt_i_ * rt_it_.inner_st[0]];             \
-                const float y = rt_pb_[rt_i_ * rt_it_.inner_st[1]];             \
+                const T x = rt_pa_[rt_i_ * rt_it_.inner_st[0]];                 \
+                const T y = rt_pb_[rt_i_ * rt_it_.inner_st[1]];                 \
                 (out)[rt_i_] = (EXPR);                                          \
             }                                                                   \
             (out) += rt_it_.inner;                                              \

@@ -20,22 +20,8 @@ rt_status rt_int_compare_i64(int32_t cmp, const rt_shape *a_s, const int64_t *a,
                              const rt_shape *b_s, const int64_t *b,
                              const rt_shape *out_s, uint8_t *out)
 {
-    const rt_shape *in_s[2];
-    rt_bcast it;
-    int32_t r, i;
-    RT_CHECK(a != NULL && b != NULL && out != NULL, RT_ERR_NULL);
     RT_CHECK(cmp >= RT_INT_EQ && cmp <= RT_INT_GE, RT_ERR_PARAM);
-    in_s[0] = a_s;
-    in_s[1] = b_s;
-    RT_TRY(rt_bcast_init(&it, 2, in_s, out_s));
-    for (r = 0; r < it.rows; ++r) {
-        const int64_t *pa = a + it.off[0], *pb = b + it.off[1];
-        for (i = 0; i < it.inner; ++i) {
-            out[i] = compare(cmp, pa[i * it.inner_st[0]], pb[i * it.inner_st[1]]);
-        }
-        out += it.inner;
-        rt_bcast_next(&it);
-    }
+    RT_MAP_BINARY_T(int64_t, a_s, a, b_s, b, out_s, out, compare(cmp, x, y));
     return RT_OK;
 }
 
