@@ -5,5 +5,6 @@
 #include "rt_types.h"
 #include "rt_check.h"
 #include "rt_kernels.h"
+#include "rt_kernels_s8.h"
 
 #endif /* RT_H */

@@ -40,13 +40,14 @@ STRICT_FLAGS = ["-std=c99", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror"]
 SANITIZE_FLAGS = ["-fsanitize=address,undefined", "-fno-sanitize-recover=all",
                   "-fno-omit-frame-pointer", "-g"]
 # Headers whose declarations cffi needs (rt_check.h holds macros only).
-CDEF_HEADERS = ("rt_types.h", "rt_kernels.h")
+CDEF_HEADERS = ("rt_types.h", "rt_kernels.h", "rt_kernels_s8.h")
 
 STATUS = {0: "RT_OK", 1: "RT_ERR_NULL", 2: "RT_ERR_RANK", 3: "RT_ERR_SHAPE",
           4: "RT_ERR_PARAM", 5: "RT_ERR_SCRATCH", 6: "RT_ERR_INDEX"}
 _CTYPES = {np.dtype(np.float32): "float *", np.dtype(np.uint8): "uint8_t *",
            np.dtype(np.bool_): "uint8_t *", np.dtype(np.int64): "int64_t *",
-           np.dtype(np.int32): "int32_t *"}
+           np.dtype(np.int32): "int32_t *", np.dtype(np.int8): "int8_t *",
+           np.dtype(np.int16): "int16_t *"}
 
 
 class KernelError(RuntimeError):

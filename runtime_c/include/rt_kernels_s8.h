@@ -1,0 +1,184 @@
+/* rt_kernels_s8.h - int8 kernels, bit-exact with CMSIS-NN's default build and
+ * TensorFlow Lite Micro's reference kernels.
+ *
+ * Conventions, beyond those of rt_kernels.h:
+ *  - Feature maps are NHWC: rt_shape d = {N, H, W, C}, in that physical order.
+ *    Conv filters are OHWI [Cout, KH, KW, Cin/groups]; depthwise filters are
+ *    [1, KH, KW, Cout]. Weights and activations are int8, biases int32.
+ *  - Offsets follow CMSIS-NN: input_offset = -z_in, filter_offset = -z_w,
+ *    output_offset = +z_out.
+ *  - (mult, shift) pairs come from QuantizeMultiplier: real multiplier
+ *    M ~= mult * 2^(shift - 31), mult in [2^30, 2^31). Requantization is the
+ *    "double rounding" of arm_nn_requantize (rt_requantize below).
+ *  - Outputs are clamped to [act_min, act_max] (a folded relu/relu6/clamp, or
+ *    [-128, 127]).
+ *  - Kernels with a scratch argument say how much they need through
+ *    rt_<op>_s8_scratch_size(); the planner places it in the arena.
+ */
+#ifndef RT_KERNELS_S8_H
+#define RT_KERNELS_S8_H
+
+#include "rt_types.h"
+
+/* x * mult * 2^(shift - 31): a rounding doubling high multiply (ties toward
+ * +inf), then a rounding right shift (ties away from zero). */
+int32_t rt_requantize(int32_t x, int32_t mult, int32_t shift);
+
+/* ---- conv / fully connected --------------------------------------------- */
+
+typedef struct rt_conv_s8_params {
+    int32_t stride_h, stride_w;      /* >= 1 */
+    int32_t pad_h, pad_w;            /* top / left padding, >= 0; the output
+                                        shape decides the bottom / right */
+    int32_t dilation_h, dilation_w;  /* >= 1 */
+    int32_t input_offset;            /* -z_in, in [-127, 128] */
+    int32_t output_offset;           /* +z_out, in [-128, 127] */
+    int32_t act_min, act_max;        /* -128 <= act_min <= act_max <= 127 */
+    const int32_t *mult;             /* [Cout] */
+    const int32_t *shift;            /* [Cout] */
+} rt_conv_s8_params;
+
+/* Convolution. in [N,H,W,Cin], w [Cout,KH,KW,Cin/groups] with groups =
+ * Cin / w_s->d[3] dividing Cout, bias [Cout] int32 or (NULL, NULL), out
+ * [N,OH,OW,Cout]. Padded taps contribute zero in the real domain.
+ * Scratch: one im2col patch as int16 (rt_conv2d_s8_scratch_size bytes). */
+int32_t rt_conv2d_s8_scratch_size(const rt_shape *w_s);
+rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
+                       const rt_shape *in_s, const int8_t *in,
+                       const rt_shape *w_s, const int8_t *w,
+                       const rt_shape *b_s, const int32_t *bias,
+                       const rt_shape *out_s, int8_t *out);
+
+/* Depthwise convolution. in [N,H,W,Cin], w [1,KH,KW,Cout] with Cout a
+ * multiple of Cin (channel multiplier Cout / Cin; output channel c reads
+ * input channel c / multiplier), bias [Cout] or (NULL, NULL),
+ * out [N,OH,OW,Cout]. */
+rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
+                                 const rt_shape *in_s, const int8_t *in,
+                                 const rt_shape *w_s, const int8_t *w,
+                                 const rt_shape *b_s, const int32_t *bias,
+                                 const rt_shape *out_s, int8_t *out);
+
+typedef struct rt_fc_s8_params {
+    int32_t input_offset;            /* -z_in */
+    int32_t filter_offset;           /* -z_w (0 for symmetric weights) */
+    int32_t output_offset;           /* +z_out */
+    int32_t act_min, act_max;
+    int32_t per_channel;             /* 1: mult/shift hold Cout pairs; 0: one */
+    const int32_t *mult;
+    const int32_t *shift;
+} rt_fc_s8_params;
+
+/* Fully connected: in [..., K] (rows = every leading dim), w [Cout, K],
+ * bias [Cout] int32 or (NULL, NULL), out [..., Cout]. */
+rt_status rt_fully_connected_s8(const rt_fc_s8_params *p,
+                                const rt_shape *in_s, const int8_t *in,
+                                const rt_shape *w_s, const int8_t *w,
+                                const rt_shape *b_s, const int32_t *bias,
+                                const rt_shape *out_s, int8_t *out);
+
+/* ---- elementwise ---------------------------------------------------------- */
+
+typedef struct rt_add_s8_params {
+    int32_t in1_offset, in1_mult, in1_shift;   /* -z_a, M_a = s_a / (2 max(s_a, s_b)) */
+    int32_t in2_offset, in2_mult, in2_shift;   /* -z_b; a negative in2_mult subtracts */
+    int32_t left_shift;                        /* 20 */
+    int32_t out_offset, out_mult, out_shift;   /* +z_out, M = 2 max(s_a, s_b) / (2^20 s_out) */
+    int32_t act_min, act_max;
+} rt_add_s8_params;
+
+/* Quantized add (arm_elementwise_add_s8), with numpy broadcasting of a and b
+ * to out's shape. */
+rt_status rt_add_s8(const rt_add_s8_params *p, const rt_shape *a_s, const int8_t *a,
+                    const rt_shape *b_s, const int8_t *b,
+                    const rt_shape *out_s, int8_t *out);
+
+typedef struct rt_mul_s8_params {
+    int32_t in1_offset, in2_offset;            /* -z_a, -z_b */
+    int32_t out_offset, out_mult, out_shift;   /* M = s_a s_b / s_out */
+    int32_t act_min, act_max;
+} rt_mul_s8_params;
+
+/* Quantized multiply (arm_elementwise_mul_s8), with broadcasting. */
+rt_status rt_mul_s8(const rt_mul_s8_params *p, const rt_shape *a_s, const int8_t *a,
+                    const rt_shape *b_s, const int8_t *b,
+                    const rt_shape *out_s, int8_t *out);
+
+/* Elementwise max / min of two int8 tensors sharing qparams, with
+ * broadcasting. */
+rt_status rt_maximum_s8(const rt_shape *a_s, const int8_t *a, const rt_shape *b_s,
+                        const int8_t *b, const rt_shape *out_s, int8_t *out);
+rt_status rt_minimum_s8(const rt_shape *a_s, const int8_t *a, const rt_shape *b_s,
+                        const int8_t *b, const rt_shape *out_s, int8_t *out);
+
+/* Lookup-table activation: out[i] = table[in[i] + 128]; in and out may be
+ * the same buffer. */
+rt_status rt_lut_s8(const int8_t *table, const rt_shape *in_s, const int8_t *in,
+                    const rt_shape *out_s, int8_t *out);
+
+/* Clamp to [lo, hi]; in and out may be the same buffer. */
+rt_status rt_clamp_s8(int32_t lo, int32_t hi, const rt_shape *in_s, const int8_t *in,
+                      const rt_shape *out_s, int8_t *out);
+
+/* ---- pooling ------------------------------------------------------------- */
+
+typedef struct rt_pool_s8_params {
+    int32_t kernel_h, kernel_w;
+    int32_t stride_h, stride_w;
+    int32_t pad_h, pad_w;            /* top / left; taps outside the input are skipped */
+    int32_t dilation_h, dilation_w;  /* max pool only; 1 for average pooling */
+    int32_t act_min, act_max;
+} rt_pool_s8_params;
+
+/* NHWC pooling; input and output share qparams. Average: the sum of the
+ * valid taps divided by their count, rounded half away from zero
+ * (arm_avgpool_s8). Max: the window's maximum. */
+rt_status rt_avg_pool2d_s8(const rt_pool_s8_params *p, const rt_shape *in_s, const int8_t *in,
+                           const rt_shape *out_s, int8_t *out);
+rt_status rt_max_pool2d_s8(const rt_pool_s8_params *p, const rt_shape *in_s, const int8_t *in,
+                           const rt_shape *out_s, int8_t *out);
+
+/* ---- softmax ------------------------------------------------------------- */
+
+typedef struct rt_softmax_s8_params {
+    int32_t mult, shift;   /* from min(s_in * 2^26, 2^31 - 1), shift >= 0 */
+    int32_t diff_min;      /* -floor(31 * 2^26 / 2^shift) */
+} rt_softmax_s8_params;
+
+/* Softmax over the last dim (arm_softmax_s8); output scale 1/256, zp -128. */
+rt_status rt_softmax_s8(const rt_softmax_s8_params *p, const rt_shape *in_s, const int8_t *in,
+                        const rt_shape *out_s, int8_t *out);
+
+/* ---- float boundary ------------------------------------------------------ */
+
+typedef struct rt_quant_params {
+    float scale;        /* dequantize: the scale; quantize: float32(1 / scale) */
+    int32_t zero_point;
+    int32_t qmin, qmax;
+} rt_quant_params;
+
+/* PT2E quantize_per_tensor: round_half_even(x * inv_scale) + zp, clamped. */
+rt_status rt_quantize_f32_s8(const rt_quant_params *p, const rt_shape *in_s, const float *in,
+                             const rt_shape *out_s, int8_t *out);
+/* PT2E dequantize_per_tensor: (q - zp) * scale in float32. */
+rt_status rt_dequantize_s8_f32(const rt_quant_params *p, const rt_shape *in_s, const int8_t *in,
+                               const rt_shape *out_s, float *out);
+
+/* ---- data movement of any element size ------------------------------------ */
+
+/* out = in with dims permuted (out dim i = in dim perm[i]). */
+rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_s,
+                     const void *in, const rt_shape *out_s, void *out);
+/* Constant padding: before[i] elements before dim i (rank entries), the rest
+ * after (from out's shape), filled with the element at *value. */
+rt_status rt_constant_pad(int32_t elem_size, const int32_t *before, const void *value,
+                          const rt_shape *in_s, const void *in,
+                          const rt_shape *out_s, void *out);
+/* Concatenate n_in tensors along dim. */
+rt_status rt_cat(int32_t elem_size, int32_t dim, int32_t n_in, const rt_shape *in_s,
+                 const void *const *in, const rt_shape *out_s, void *out);
+/* out = in[..., start:end:step, ...] along dim (start/end clamped as Python). */
+rt_status rt_slice(int32_t elem_size, int32_t dim, int32_t start, int32_t end, int32_t step,
+                   const rt_shape *in_s, const void *in, const rt_shape *out_s, void *out);
+
+#endif /* RT_KERNELS_S8_H */
