@@ -23,7 +23,9 @@ def cmd_report(args) -> int:
     from . import to_edge
     from .memory import render_arena_svg
     from .report import format_report
-    manager = to_edge(load_pt2(args.model)).to_executorch()
+    from .config import EdgeCompileConfig
+    manager = to_edge(load_pt2(args.model), compile_config=EdgeCompileConfig(
+        int8_io=args.int8_io)).to_executorch()
     for name in sorted(manager.methods):
         method = manager.lowered(name)
         print(format_report(method, f"{Path(args.model).name} :: {name}"))
@@ -37,7 +39,7 @@ def cmd_report(args) -> int:
 def cmd_compile(args) -> int:
     from .codegen.c import generate_c
     from .codegen.report import format_c_report
-    model = load_model(args.model)
+    model = load_model(args.model, int8_io=args.int8_io)
     sources = generate_c(model, name=args.name, method=args.method)   # fails before writing
     files = dict(sources.files)
     if hasattr(model, "buffer"):
@@ -64,13 +66,19 @@ def cmd_zoo(args) -> int:
     if args.name not in ZOO:
         raise AotError(f"unknown zoo model {args.name!r}; known: {', '.join(sorted(ZOO))}")
     model, example = ZOO[args.name]()
-    ep = torch.export.export(model, example)
+    if args.int8:
+        from .quantization import quantize
+        from .zoo import calibration_set
+        ep = quantize(model, example, calibration_set(args.name))
+    else:
+        ep = torch.export.export(model, example)
     out = Path(args.output)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp.pt2")   # torch.export.save wants the .pt2 suffix
     torch.export.save(ep, str(tmp))
     os.replace(tmp, out)
-    print(f"wrote {out} ({args.name}, input {tuple(example[0].shape)})")
+    kind = "int8 (PT2E, Int8Quantizer)" if args.int8 else "float32"
+    print(f"wrote {out} ({args.name}, {kind}, input {tuple(example[0].shape)})")
     return 0
 
 
@@ -94,7 +102,7 @@ def cmd_boards(args) -> int:
 def cmd_firmware(args) -> int:
     from .firmware import generate_firmware
     p = generate_firmware(args.model, args.board, args.output, inputs=args.inputs,
-                          name=args.name, method=args.method)
+                          name=args.name, method=args.method, int8_io=args.int8_io)
     fp, b = p.footprint, p.board
     fit = lambda need, region: f"~{need:,} bytes" + (f" of {region.length:,}" if region else "")
     print(f"wrote {len(p.files)} files to {p.directory}/: {p.name} ({p.model}) for {b.name} "
@@ -109,9 +117,15 @@ def cmd_run(args) -> int:
     from .firmware import format_run_report, run_on_board
     report = run_on_board(args.model, args.board, inputs=args.inputs, name=args.name,
                           method=args.method, out_dir=args.output, timeout=args.timeout,
-                          tolerance=args.tolerance)
+                          tolerance=args.tolerance, int8_io=args.int8_io,
+                          lsb_tolerance=args.lsb_tolerance)
     print(format_run_report(report))
     return 0 if report.ok else 1
+
+
+def _int8_io_flag(p) -> None:
+    p.add_argument("--int8-io", action="store_true", help="a quantized model takes and "
+                   "returns int8 (the header states each one's scale and zero point)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,16 +135,20 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("report", help="per-op table and the arena against its lower bound")
     r.add_argument("model", help="a torch.export .pt2 file")
     r.add_argument("--svg", help="also draw the arena (offset against time) to this SVG file")
+    _int8_io_flag(r)
     r.set_defaults(func=cmd_report)
     c = sub.add_parser("compile", help="generate the static C sources (and the .pte)")
     c.add_argument("model", help="a torch.export .pt2 file, or a .pte file")
     c.add_argument("-o", "--output", required=True, help="output directory")
     c.add_argument("--name", default="model", help="C symbol prefix and file name (model)")
     c.add_argument("--method", default="forward")
+    _int8_io_flag(c)
     c.set_defaults(func=cmd_compile)
     z = sub.add_parser("zoo", help="export one of the MLPerf Tiny reference networks to .pt2")
     z.add_argument("name", help="kws, vww, resnet8 or autoencoder")
     z.add_argument("-o", "--output", required=True)
+    z.add_argument("--int8", action="store_true", help="quantize it (PT2E, Int8Quantizer, "
+                   "calibrated on seeded random inputs)")
     z.set_defaults(func=cmd_zoo)
     b = sub.add_parser("boards", help="list the boards: CPU, flash, RAM, and their tools")
     b.set_defaults(func=cmd_boards)
@@ -152,6 +170,10 @@ def build_parser() -> argparse.ArgumentParser:
             f.add_argument("--timeout", type=float, default=60.0, help="seconds (60)")
             f.add_argument("--tolerance", type=float, default=1e-4,
                            help="largest max abs error accepted (1e-4)")
+            f.add_argument("--lsb-tolerance", type=float, default=3.0,
+                           help="for a quantized model: largest error accepted, in output "
+                           "steps (3)")
+        _int8_io_flag(f)
         f.set_defaults(func=func)
     return p
 

@@ -14,6 +14,9 @@ class EdgeCompileConfig:
     fold_batch_norm: bool = True
     # Evaluate ops whose inputs are all constants at compile time.
     fold_constants: bool = True
+    # A quantized model takes and returns int8 tensors instead of float32 (the quantize at
+    # each input and the dequantize at each output go; the header states their qparams).
+    int8_io: bool = False
 
 
 @dataclass(frozen=True)

@@ -43,3 +43,8 @@ class BoardError(AotError):
 
 class BackendError(AotError):
     """A delegation problem: unknown backend, bad partition, or a failing preprocess."""
+
+
+class QuantizationError(AotError):
+    """A quantized model mcu-aot cannot run as int8: a dtype or scheme other than static int8,
+    or a model prepared for quantization but never calibrated."""

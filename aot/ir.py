@@ -46,6 +46,8 @@ class TensorSpec:
     kind: TensorKind
     # A zero-copy view: this tensor is the bytes of tensor `alias_of` under another shape.
     alias_of: Optional[int] = None
+    # An int8 tensor's (scale, zero point): real = (q - zero_point) * scale.
+    qparams: Optional[tuple[float, int]] = None
 
     @property
     def numel(self) -> int:

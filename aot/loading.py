@@ -24,13 +24,15 @@ def load_pt2(path: str):
                        f"{str(e).splitlines()[0] if str(e) else ''})") from None
 
 
-def load_model(path: str):
+def load_model(path: str, int8_io: bool = False):
     """A .pt2 (lowered here, giving an ExecutorchProgramManager) or a .pte (read back, giving
-    a Program)."""
+    a Program). ``int8_io``: a quantized model keeps int8 inputs and outputs."""
     from . import to_edge
+    from .config import EdgeCompileConfig
     from .pte import load_program
     if path.endswith(".pte"):
         if not Path(path).is_file():
             raise AotError(f"{path}: no such file")
         return load_program(path)
-    return to_edge(load_pt2(path)).to_executorch()
+    return to_edge(load_pt2(path), compile_config=EdgeCompileConfig(
+        int8_io=int8_io)).to_executorch()

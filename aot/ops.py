@@ -21,6 +21,7 @@ from typing import Callable, Optional
 import torch
 
 from .codegen import kernels as C
+from .quantization.ops import PTE_SCHEMAS as Q8
 
 aten = torch.ops.aten
 
@@ -71,6 +72,9 @@ class OpDef:
     # False where ExecuTorch 1.5.1's portable kernel library has no kernel of this name: its
     # runtime refuses such a .pte at load ("Missing operator"); our C runs it.
     in_executorch: bool = True
+    # Bytes of scratch the kernel needs (same arguments as ``macs``), for ops whose schema has a
+    # ``scratch`` tensor: the planner gives it arena space for the call's duration.
+    scratch: Optional[Callable[[dict, list], int]] = None
 
     @property
     def et_name(self) -> str:
@@ -245,6 +249,58 @@ for _name in ("full_like", "full", "zeros", "ones", "scalar_tensor"):
 _op(aten.fill.Scalar, C.fill)
 _op(aten.arange.default, C.arange, out=aten.arange.out)
 _op(aten.arange.start_step, C.arange, out=aten.arange.start_out)
+
+
+# -- int8 (aot.quantization.ops): ExecuTorch cortex_m names and argument lists -------------------
+
+def _q8_reference(name: str) -> Callable:
+    """Run the functional int8 op (scratch aside) and write its result into ``out``."""
+    def run(out, scratch=None, **kwargs):
+        return out.copy_(getattr(torch.ops.mcu_aot, name).default(**kwargs))
+    return run
+
+
+def _q8(name: str, render: Callable, macs: MacFn = _no_macs, inplace: bool = False,
+        scratch: Optional[Callable] = None) -> None:
+    _add(OpDef(getattr(torch.ops.mcu_aot, name).default, torch._C.parse_schema(Q8[name]), macs,
+               inplace=inplace, render=render, reference=_q8_reference(name),
+               in_executorch=False, scratch=scratch))
+
+
+def _no_scratch(args: dict, outs: list) -> int:
+    return 0
+
+
+def _nhwc_conv_macs(args: dict, outs: list) -> int:
+    w = args["weight"]       # OHWI
+    return math.prod(outs[0]) * w[1] * w[2] * w[3]
+
+
+def _depthwise_macs(args: dict, outs: list) -> int:
+    w = args["weight"]       # [1, KH, KW, Cout]
+    return math.prod(outs[0]) * w[1] * w[2]
+
+
+def _q8_linear_macs(args: dict, outs: list) -> int:
+    return math.prod(outs[0]) * args["weights"][1]
+
+
+_q8("quantize_per_tensor", C.q8_quantize, inplace=False)
+_q8("dequantize_per_tensor", C.q8_dequantize)
+_q8("quantized_conv2d_nhwc", C.q8_conv2d, _nhwc_conv_macs, scratch=C.q8_conv2d_scratch)
+_q8("quantized_depthwise_conv2d_nhwc", C.q8_depthwise_conv2d, _depthwise_macs,
+    scratch=_no_scratch)
+_q8("quantized_linear", C.q8_linear, _q8_linear_macs)
+_q8("quantized_add", C.q8_add, inplace=True)
+_q8("quantized_mul", C.q8_mul, inplace=True)
+_q8("quantized_activation", C.q8_lut, inplace=True)
+_q8("maximum", C.q8_minmax, inplace=True)
+_q8("minimum", C.q8_minmax, inplace=True)
+_q8("softmax", C.q8_softmax)
+_q8("transpose", C.q8_transpose)
+_q8("pad", C.q8_pad)
+_q8("quantized_avg_pool2d_nhwc", C.q8_avg_pool2d, scratch=_no_scratch)
+_q8("quantized_max_pool2d_nhwc", C.q8_max_pool2d)
 
 
 def lookup(op) -> Optional[OpDef]:

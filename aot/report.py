@@ -16,10 +16,18 @@ class OpRow:
     macs: int
     offset: int   # -1: not in the arena
     source: str
+    dtype: str = "float32"
+    qparams: tuple = ()      # int8 output: (scale, zero point)
+    fallback: bool = False   # a float kernel between int8 ops (no int8 kernel for it)
+
+
+def _dtype(t) -> str:
+    return str(t.dtype).removeprefix("torch.") if t is not None else "-"
 
 
 def op_rows(method: LoweredMethod) -> list[OpRow]:
     g, plan = method.graph, method.plan
+    quantized = any(t.qparams is not None for t in g.tensors)
     rows = []
     for i, call in enumerate(g.calls):
         out = g.tensors[call.outs[0]] if call.outs else None
@@ -29,22 +37,35 @@ def op_rows(method: LoweredMethod) -> list[OpRow]:
                 shapes[name] = g.tensors[value.id].shape
         macs = call.op.macs(shapes, [g.tensors[t].shape for t in call.outs])
         offset = plan.offsets.get(g.root(out.id), -1) if out is not None else -1
+        fallback = quantized and out is not None and out.dtype.is_floating_point and \
+            not call.op.key.startswith("cortex_m::")
         rows.append(OpRow(i, call.op.key, out.shape if out else (), sum(
-            g.tensors[t].nbytes for t in call.outs), macs, offset, str(call.source)))
+            g.tensors[t].nbytes for t in call.outs), macs, offset, str(call.source),
+            _dtype(out), out.qparams or () if out is not None else (), fallback))
     return rows
+
+
+def _q(r: OpRow) -> str:
+    if r.qparams:
+        return f"{r.dtype} {r.qparams[0]:.4g}@{r.qparams[1]}"
+    return r.dtype + ("  FALLBACK" if r.fallback else "")
 
 
 def format_report(method: LoweredMethod, title: str = "") -> str:
     g, plan = method.graph, method.plan
     rows = op_rows(method)
     lines = [f"== {title or g.name}: {len(rows)} kernel calls =="]
-    header = f"{'#':>3}  {'op':<36} {'output shape':<18} {'bytes':>9} {'MACs':>11} {'offset':>9}"
+    quantized = any(r.qparams for r in rows)
+    qhead = f"  {'dtype scale@zero point':<26}" if quantized else ""
+    header = (f"{'#':>3}  {'op':<47} {'output shape':<16} {'bytes':>9} {'MACs':>11} "
+              f"{'offset':>9}{qhead}")
     lines += [header, "-" * len(header)]
     for r in rows:
         shape = "x".join(str(s) for s in r.shape) or "scalar"
         offset = str(r.offset) if r.offset >= 0 else "-"
-        lines.append(f"{r.index:>3}  {r.op:<36} {shape:<18} {r.nbytes:>9,} {r.macs:>11,} "
-                     f"{offset:>9}")
+        q = f"  {_q(r):<26}" if quantized else ""
+        lines.append(f"{r.index:>3}  {r.op:<47} {shape:<16} {r.nbytes:>9,} {r.macs:>11,} "
+                     f"{offset:>9}{q}".rstrip())
     views = sum(1 for t in g.tensors if t.alias_of is not None)
     const = sum(t.nbytes for t in g.tensors if t.kind == TensorKind.CONSTANT)
     gap = plan.arena_size - plan.lower_bound
@@ -55,4 +76,9 @@ def format_report(method: LoweredMethod, title: str = "") -> str:
               f"constants    {const:>12,} B   (flash)",
               f"MACs         {sum(r.macs for r in rows):>12,}",
               f"zero-copy    {views:>12} tensors share storage (views, in-place ops)"]
+    fallbacks = [r for r in rows if r.fallback]
+    if quantized:
+        lines.append(f"int8         {sum(1 for r in rows if r.qparams):>12} calls write int8; "
+                     f"{len(fallbacks)} float fallback(s)" + (":" if fallbacks else ""))
+        lines += [f"  #{r.index} {r.op} at {r.source}" for r in fallbacks]
     return "\n".join(lines)

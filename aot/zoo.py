@@ -138,3 +138,11 @@ def autoencoder(): return _build(FCAutoEncoder(), (1, 640), 4)
 
 
 ZOO = {"kws": kws, "vww": vww, "resnet8": resnet8, "autoencoder": autoencoder}
+
+
+def calibration_set(name: str, count: int = 16) -> list[tuple[torch.Tensor]]:
+    """Seeded inputs to calibrate a zoo network's quantization with (its weights are random,
+    so random inputs are as representative as any)."""
+    _, example = ZOO[name]()
+    gen = torch.Generator().manual_seed(1000 + sorted(ZOO).index(name))
+    return [(torch.randn(example[0].shape, generator=gen),) for _ in range(count)]

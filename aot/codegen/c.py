@@ -48,6 +48,7 @@ class OpRow:
 class IOSpec:
     shape: tuple[int, ...]
     dtype: str    # numpy dtype name: "float32", "int64", ...
+    qparams: Optional[tuple[float, int]] = None   # int8 I/O: (scale, zero point)
 
 
 @dataclass(frozen=True)
@@ -202,6 +203,7 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
     except KeyError as e:
         raise AotError(str(e.args[0])) from None
     gen = _Generator(program, method, name)
+    gen.io_qparams = _io_qparams(program_or_manager, method)
     chain = gen.plan.chains[0] if gen.plan.chains else P.Chain((), (), ())
     calls, rows, missing = [], [], []
     from .delegates import DelegateCalls   # it builds on this module's types
@@ -254,6 +256,20 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
     return _render(gen, calls, rows, delegates)
 
 
+def _io_qparams(manager, method: str) -> dict:
+    """(kind, k) -> (scale, zero point) of each int8 input and output, which only the lowered
+    method knows (a .pte does not record them)."""
+    if not hasattr(manager, "lowered"):
+        return {}
+    g = manager.lowered(method).graph
+    out = {}
+    for kind, ids in (("input", g.inputs), ("output", g.outputs)):
+        for k, tid in enumerate(ids):
+            if tid is not None and g.tensors[tid].qparams is not None:
+                out[(kind, k)] = g.tensors[tid].qparams
+    return out
+
+
 def _io(gen: _Generator, indices, kind: str) -> list[dict]:
     items = []
     for k, v in enumerate(indices):
@@ -264,7 +280,8 @@ def _io(gen: _Generator, indices, kind: str) -> list[dict]:
         alloc = t.allocation_info
         items.append(dict(k=k, shape=list(t.sizes), rank=len(t.sizes), numel=t.numel,
                           ctype=ctype, dtype=dtype, nbytes=t.numel * np.dtype(np_dtype).itemsize,
-                          offset=alloc.offset if alloc is not None else None))
+                          offset=alloc.offset if alloc is not None else None,
+                          qparams=getattr(gen, "io_qparams", {}).get((kind, k))))
     return items
 
 
@@ -292,7 +309,8 @@ def _render(gen: _Generator, calls: list, rows: list, delegates) -> CSources:
     source = render_template("model.c.j2", ctx)
     files = {f"{gen.name}.h": header, f"{gen.name}.c": source}
     from .runtime import runtime_sources_for
-    io = lambda items: tuple(IOSpec(tuple(t["shape"]), _NUMPY_NAMES[t["dtype"]]) for t in items)
+    io = lambda items: tuple(IOSpec(tuple(t["shape"]), _NUMPY_NAMES[t["dtype"]], t["qparams"])
+                             for t in items)
     runtime = set(runtime_sources_for(ctx["kernels"])) | delegates.runtime_sources
     return CSources(gen.name, files, gen.arena_size, constant_bytes, tuple(rows),
                     tuple(sorted(runtime)), io(inputs), io(outputs))

@@ -288,6 +288,15 @@ class CallContext:
         self.prelude.extend(f"{name}[{i}] = {p};" for i, p in enumerate(ptrs))
         return name
 
+    def scratch(self, name: str) -> str:
+        """A planned scratch tensor as ``const rt_scratch *`` (its arena address is only
+        known at run time, so the struct is a local filled right before the call)."""
+        t = self.gen.tensor(self._tensor_value(name), write=True)
+        var = f"scratch{len(self.gen.locals)}"
+        self.gen.locals.append(f"rt_scratch {var};")
+        self.prelude.extend([f"{var}.buf = (void *){t.ptr};", f"{var}.size = {t.numel};"])
+        return f"&{var}"
+
     @staticmethod
     def f32_literal(x: float) -> str:
         return f32_literal(x)

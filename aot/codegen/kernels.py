@@ -344,20 +344,36 @@ def batch_norm(ctx):
 
 # -- data movement ---------------------------------------------------------------------------
 
+def _moved(ctx, name: str = "self"):
+    """A data-movement input: float32 takes the f32 kernel, any other dtype (int8 maps) the
+    element-size generic one. Returns (tensor, kernel suffix args)."""
+    x = ctx.t(name, None)
+    if x.dtype == F32:
+        return x, None
+    return x, _elem_size(ctx, x)
+
+
 def permute(ctx):
-    x = ctx.t("self")
+    x, elem = _moved(ctx)
+    out = ctx.out("out", x.dtype)
     perm = ctx.dims("dims", x.rank)
     if len(perm) != x.rank:
         ctx.invalid(f"permutation {perm} of a rank-{x.rank} tensor")
-    return "rt_permute_f32", [ctx.int_array(perm), *x.pair, *ctx.out("out").pair]
+    if elem is not None:
+        return "rt_permute", [elem, ctx.int_array(perm), *x.pair, *out.pair]
+    return "rt_permute_f32", [ctx.int_array(perm), *x.pair, *out.pair]
 
 
 def expand(ctx):
     return "rt_expand_f32", [*ctx.t("self").pair, *ctx.out("out").pair]
 
 
+def _slice_call(ctx, elem, args):
+    return ("rt_slice", [elem, *args]) if elem is not None else ("rt_slice_f32", args)
+
+
 def slice_copy(ctx):
-    x = ctx.t("self")
+    x, elem = _moved(ctx)
     dim = ctx.dim("dim", x.rank)
     big = 2 ** 63 - 1
     start = 0 if ctx.is_none("start") else ctx.int("start", -big - 1, big)
@@ -365,55 +381,66 @@ def slice_copy(ctx):
                                                                               big)
     end = min(max(end, -(2 ** 31)), 2 ** 31 - 1)
     start = min(max(start, -(2 ** 31)), 2 ** 31 - 1)
-    return "rt_slice_f32", [dim, start, end, ctx.int("step", lo=1), *x.pair,
-                            *ctx.out("out").pair]
+    return _slice_call(ctx, elem, [dim, start, end, ctx.int("step", lo=1), *x.pair,
+                                   *ctx.out("out", x.dtype).pair])
 
 
 def select_copy(ctx):
-    x = ctx.t("self")
+    x, elem = _moved(ctx)
     if x.rank == 0:
         ctx.invalid("select from a rank-0 tensor")
     dim = ctx.dim("dim", x.rank)
     size = x.shape[dim]
     index = ctx.int("index", -size, size - 1) % size if size else ctx.invalid(
         "select from an empty dim")
-    return "rt_slice_f32", [dim, index, index + 1, 1, *x.pair, *ctx.out("out").pair]
+    return _slice_call(ctx, elem, [dim, index, index + 1, 1, *x.pair,
+                                   *ctx.out("out", x.dtype).pair])
 
 
 def split_with_sizes(ctx):
     """One slice per output: a list of calls."""
-    x = ctx.t("self")
+    x, elem = _moved(ctx)
     dim = ctx.dim("dim", x.rank)
     sizes = ctx.ints("split_sizes", lo=0)
-    outs = ctx.out_list("out")
+    outs = ctx.out_list("out", x.dtype)
     if len(sizes) != len(outs) or sum(sizes) != (x.shape[dim] if x.rank else 1):
         ctx.invalid(f"split sizes {sizes} for {len(outs)} outputs of a dim of "
                     f"{x.shape[dim] if x.rank else 1}")
     calls, start = [], 0
     for size, out in zip(sizes, outs):
-        calls.append(("rt_slice_f32", [dim, start, start + size, 1, *x.pair, *out.pair]))
+        calls.append(_slice_call(ctx, elem, [dim, start, start + size, 1, *x.pair, *out.pair]))
         start += size
     return calls
 
 
 def cat(ctx):
-    ins = ctx.t_list("tensors")
-    out = ctx.out("out")
+    out = ctx.out("out", None)
+    ins = ctx.t_list("tensors", out.dtype)
     dim = ctx.dim("dim", out.rank)
     ins = [t for t in ins if t.numel > 0 or t.rank == out.rank]
     shapes = ctx.shape_array([t.shape for t in ins])
+    if out.dtype != F32:
+        ptrs = ctx.ptr_array([t.ptr for t in ins], "const void *")
+        return "rt_cat", [_elem_size(ctx, out), dim, len(ins), shapes, ptrs, *out.pair]
     ptrs = ctx.ptr_array([t.ptr for t in ins])
     return "rt_cat_f32", [dim, len(ins), shapes, ptrs, *out.pair]
 
 
 def constant_pad(ctx):
-    x, out = ctx.t("self"), ctx.out("out")
+    x, elem = _moved(ctx)
+    out = ctx.out("out", x.dtype)
     pad = ctx.ints("pad")
     if len(pad) % 2 or len(pad) // 2 > x.rank or x.rank > 6:
         ctx.invalid(f"pad list {pad} for a rank-{x.rank} tensor")
     before = [0] * 6
     for i in range(len(pad) // 2):
         before[x.rank - 1 - i] = pad[2 * i]
+    if elem is not None:
+        if any(p < 0 for p in pad):
+            ctx.unsupported(f"negative padding {pad} of a {x.dtype} tensor")
+        value = ctx.data_array(x.dtype, [ctx.scalar("value")])
+        return "rt_constant_pad", [elem, ctx.int_array(before[:max(x.rank, 1)]), value,
+                                   *x.pair, *out.pair]
     return "rt_constant_pad_f32", [ctx.params("rt_pad_params", before=before,
                                               value=ctx.scalar("value")),
                                    *x.pair, *out.pair]
@@ -777,3 +804,228 @@ def pad_mode(ctx):
 
 
 # -- end spatial --
+
+
+# -- int8 (aot.quantization.ops; runtime_c/include/rt_kernels_s8.h) --------------------------
+# Feature maps are NHWC, so every tensor's shape is already its physical layout.
+
+I8, I32 = "int8", "int32"
+
+
+def _act_range(ctx, lo: str, hi: str) -> tuple[int, int]:
+    a, b = ctx.int(lo, -128, 127), ctx.int(hi, -128, 127)
+    if a > b:
+        ctx.invalid(f"activation range [{a}, {b}] is empty")
+    return a, b
+
+
+def _requant_arrays(ctx, n: int, mults: str, shifts: str) -> tuple[str, str]:
+    """Per-channel (multiplier, shift) arrays: from int32 tensors or int lists."""
+    if isinstance(ctx.values.get(mults), tuple) and ctx.values[mults] and \
+            isinstance(ctx.values[mults][0], int):
+        m, s = ctx.ints(mults, lo=0), ctx.ints(shifts, lo=-31, hi=31)
+        if len(m) != len(s) or len(m) not in (1, n):
+            ctx.invalid(f"{len(m)} multipliers and {len(s)} shifts for {n} channels")
+        return ctx.int_array(m), ctx.int_array(s)
+    m, s = ctx.t(mults, I32), ctx.t(shifts, I32)
+    if m.numel != n or s.numel != n:
+        ctx.invalid(f"{m.numel} multipliers and {s.numel} shifts for {n} output channels")
+    return m.ptr, s.ptr
+
+
+def _nhwc(ctx, name: str, write: bool = False):
+    t = ctx.out(name, I8) if write else ctx.t(name, I8)
+    ctx.rank(t, 4)
+    return t
+
+
+def _conv_common(ctx, x, w, out, cout: int) -> dict:
+    stride = ctx.ints("stride", lengths=(2,), lo=1)
+    pad = ctx.ints("padding", lengths=(2,), lo=0)
+    dil = ctx.ints("dilation", lengths=(2,), lo=1)
+    bias = ctx.opt("bias", I32)
+    if bias.ptr != "NULL" and bias.numel != cout:
+        ctx.invalid(f"a bias of {bias.numel} for {cout} output channels")
+    if out.shape[3] != cout or out.shape[0] != x.shape[0]:
+        ctx.invalid(f"output {list(out.shape)} for {cout} output channels")
+    lo, hi = _act_range(ctx, "activation_min", "activation_max")
+    mult, shift = _requant_arrays(ctx, cout, "requantize_multipliers", "requantize_shifts")
+    params = dict(stride_h=stride[0], stride_w=stride[1], pad_h=pad[0], pad_w=pad[1],
+                  dilation_h=dil[0], dilation_w=dil[1],
+                  input_offset=ctx.int("input_offset", -127, 128),
+                  output_offset=ctx.int("output_offset", -128, 127), act_min=lo, act_max=hi,
+                  mult=mult, shift=shift)
+    return dict(params=params, bias=bias)
+
+
+def q8_conv2d(ctx):
+    x, w, out = _nhwc(ctx, "input"), _nhwc(ctx, "weight"), _nhwc(ctx, "out", True)
+    if w.shape[3] == 0 or x.shape[3] % w.shape[3] or w.shape[0] % (x.shape[3] // w.shape[3]):
+        ctx.invalid(f"filter {list(w.shape)} for {x.shape[3]} input channels")
+    c = _conv_common(ctx, x, w, out, w.shape[0])
+    p = ctx.params("rt_conv_s8_params", **c["params"])
+    return "rt_conv2d_s8", [ctx.scratch("scratch"), p, *x.pair, *w.pair, *c["bias"].pair,
+                            *out.pair]
+
+
+def q8_conv2d_scratch(args: dict, outs: list) -> int:
+    """rt_conv2d_s8_scratch_size: one receptive field of int16."""
+    w = args["weight"]
+    return 2 * w[1] * w[2] * w[3]
+
+
+def q8_depthwise_conv2d(ctx):
+    x, w, out = _nhwc(ctx, "input"), _nhwc(ctx, "weight"), _nhwc(ctx, "out", True)
+    cout = w.shape[3]
+    mult = ctx.int("depth_multiplier", lo=1)
+    if w.shape[0] != 1 or cout != x.shape[3] * mult:
+        ctx.invalid(f"depthwise filter {list(w.shape)} for {x.shape[3]} channels x {mult}")
+    c = _conv_common(ctx, x, w, out, cout)
+    p = ctx.params("rt_conv_s8_params", **c["params"])
+    return "rt_depthwise_conv2d_s8", [p, *x.pair, *w.pair, *c["bias"].pair, *out.pair]
+
+
+def q8_linear(ctx):
+    x, w, out = ctx.t("input", I8), ctx.t("weights", I8), ctx.out("out", I8)
+    ctx.rank(w, 2)
+    if not ctx.is_none("kernel_sum"):
+        ctx.unsupported("a kernel_sum (the MVE form of the bias)")
+    cout = w.shape[0]
+    bias = ctx.opt("bias", I32)
+    if x.rank < 1 or x.shape[-1] != w.shape[1] or out.shape != (*x.shape[:-1], cout):
+        ctx.invalid(f"input {list(x.shape)}, weights {list(w.shape)}, output "
+                    f"{list(out.shape)}")
+    if bias.ptr != "NULL" and bias.numel != cout:
+        ctx.invalid(f"a bias of {bias.numel} for {cout} outputs")
+    mult, shift = _requant_arrays(ctx, cout, "requantize_multipliers", "requantize_shifts")
+    lo, hi = _act_range(ctx, "activation_min", "activation_max")
+    p = ctx.params("rt_fc_s8_params", input_offset=ctx.int("input_offset", -127, 128),
+                   filter_offset=ctx.int("filter_offset", -127, 128),
+                   output_offset=ctx.int("output_offset", -128, 127), act_min=lo, act_max=hi,
+                   per_channel=int(len(ctx.values["requantize_multipliers"]) > 1),
+                   mult=mult, shift=shift)
+    return "rt_fully_connected_s8", [p, *x.pair, *w.pair, *bias.pair, *out.pair]
+
+
+def _mult(ctx, name: str, signed: bool = False) -> int:
+    return ctx.int(name, -(2 ** 31) + 1 if signed else 0, 2 ** 31 - 1)
+
+
+def q8_add(ctx):
+    a, b, out = ctx.t("self", I8), ctx.t("other", I8), ctx.out("out", I8)
+    lo, hi = _act_range(ctx, "activation_min", "activation_max")
+    p = ctx.params("rt_add_s8_params",
+                   in1_offset=-ctx.int("self_zero_point", -128, 127),
+                   in1_mult=_mult(ctx, "self_multiplier"),
+                   in1_shift=ctx.int("self_shift", -31, 31),
+                   in2_offset=-ctx.int("other_zero_point", -128, 127),
+                   in2_mult=_mult(ctx, "other_multiplier", signed=True),
+                   in2_shift=ctx.int("other_shift", -31, 31), left_shift=20,
+                   out_offset=ctx.int("output_zero_point", -128, 127),
+                   out_mult=_mult(ctx, "output_multiplier"),
+                   out_shift=ctx.int("output_shift", -31, 31), act_min=lo, act_max=hi)
+    return "rt_add_s8", [p, *a.pair, *b.pair, *out.pair]
+
+
+def q8_mul(ctx):
+    a, b, out = ctx.t("self", I8), ctx.t("other", I8), ctx.out("out", I8)
+    p = ctx.params("rt_mul_s8_params",
+                   in1_offset=-ctx.int("self_zero_point", -128, 127),
+                   in2_offset=-ctx.int("other_zero_point", -128, 127),
+                   out_offset=ctx.int("output_zero_point", -128, 127),
+                   out_mult=_mult(ctx, "output_multiplier"),
+                   out_shift=ctx.int("output_shift", -31, 31), act_min=-128, act_max=127)
+    return "rt_mul_s8", [p, *a.pair, *b.pair, *out.pair]
+
+
+def q8_lut(ctx):
+    x, out, lut = ctx.t("input", I8), ctx.out("out", I8), ctx.t("lut", I8)
+    if lut.numel != 256:
+        ctx.invalid(f"a lookup table of {lut.numel} entries (256 needed)")
+    ctx.same_shape(x, out)
+    return "rt_lut_s8", [lut.ptr, *x.pair, *out.pair]
+
+
+def q8_minmax(ctx):
+    fn = "rt_maximum_s8" if ctx.op_name.endswith("maximum") else "rt_minimum_s8"
+    return fn, [*ctx.t("self", I8).pair, *ctx.t("other", I8).pair, *ctx.out("out", I8).pair]
+
+
+def q8_softmax(ctx):
+    x, out = ctx.t("input", I8), ctx.out("out", I8)
+    if ctx.dim("dim", x.rank) != max(x.rank, 1) - 1:
+        ctx.unsupported("int8 softmax over a dim other than the last")
+    if ctx.int("output_zero_point") != -128:
+        ctx.invalid("int8 softmax outputs at zero point -128 (scale 1/256)")
+    ctx.same_shape(x, out)
+    p = ctx.params("rt_softmax_s8_params", mult=_mult(ctx, "input_multiplier"),
+                   shift=ctx.int("input_shift", 0, 31), diff_min=ctx.int("diff_min", hi=0))
+    return "rt_softmax_s8", [p, *x.pair, *out.pair]
+
+
+def q8_transpose(ctx):
+    x, out = ctx.t("input", None), ctx.out("out", None)
+    perm = ctx.dims("perm", x.rank)
+    if len(perm) != x.rank or x.dtype != out.dtype:
+        ctx.invalid(f"permutation {perm} of a rank-{x.rank} tensor")
+    return "rt_permute", [_elem_size(ctx, x), ctx.int_array(perm), *x.pair, *out.pair]
+
+
+def q8_pad(ctx):
+    x, out = ctx.t("input", I8), ctx.out("out", I8)
+    pre, post = ctx.ints("pre_pad", (4,), lo=0), ctx.ints("post_pad", (4,), lo=0)
+    if x.rank > 4:
+        ctx.unsupported(f"padding a rank-{x.rank} tensor")
+    off = 4 - x.rank
+    if any(pre[:off]) or any(post[:off]) or out.shape != tuple(
+            s + pre[off + i] + post[off + i] for i, s in enumerate(x.shape)):
+        ctx.invalid(f"padding {pre}/{post} of {list(x.shape)} into {list(out.shape)}")
+    value = ctx.data_array(I8, [ctx.int("pad_value", -128, 127)])
+    return "rt_constant_pad", [1, ctx.int_array(pre[off:] or [0]), value, *x.pair, *out.pair]
+
+
+def _pool_params(ctx, x, out, dilation):
+    kernel = ctx.ints("kernel_size", lengths=(2,), lo=1)
+    stride = ctx.ints("stride", lengths=(2,), lo=1)
+    pad = ctx.ints("padding", lengths=(2,), lo=0)
+    if out.shape[0] != x.shape[0] or out.shape[3] != x.shape[3]:
+        ctx.invalid(f"pooling {list(x.shape)} into {list(out.shape)}")
+    return dict(kernel_h=kernel[0], kernel_w=kernel[1], stride_h=stride[0], stride_w=stride[1],
+                pad_h=pad[0], pad_w=pad[1], dilation_h=dilation[0], dilation_w=dilation[1])
+
+
+def q8_avg_pool2d(ctx):
+    x, out = _nhwc(ctx, "input"), _nhwc(ctx, "out", True)
+    p = ctx.params("rt_pool_s8_params", **_pool_params(ctx, x, out, (1, 1)), act_min=-128,
+                   act_max=127)
+    return "rt_avg_pool2d_s8", [p, *x.pair, *out.pair]
+
+
+def q8_max_pool2d(ctx):
+    x, out = _nhwc(ctx, "input"), _nhwc(ctx, "out", True)
+    dil = ctx.ints("dilation", lengths=(2,), lo=1)
+    lo, hi = _act_range(ctx, "activation_min", "activation_max")
+    p = ctx.params("rt_pool_s8_params", **_pool_params(ctx, x, out, dil), act_min=lo,
+                   act_max=hi)
+    return "rt_max_pool2d_s8", [p, *x.pair, *out.pair]
+
+
+def q8_quantize(ctx):
+    x, out = ctx.t("input"), ctx.out("out", I8)
+    scale = ctx.scalar("scale")
+    if not scale > 0:
+        ctx.invalid(f"scale {scale}")
+    ctx.same_shape(x, out)
+    p = ctx.params("rt_quant_params", scale=float(np.float32(1.0 / scale)),
+                   zero_point=ctx.int("zero_point", -128, 127),
+                   qmin=ctx.int("quant_min", -128, 127), qmax=ctx.int("quant_max", -128, 127))
+    return "rt_quantize_f32_s8", [p, *x.pair, *out.pair]
+
+
+def q8_dequantize(ctx):
+    x, out = ctx.t("input", I8), ctx.out("out")
+    ctx.same_shape(x, out)
+    p = ctx.params("rt_quant_params", scale=float(np.float32(ctx.scalar("scale"))),
+                   zero_point=ctx.int("zero_point", -128, 127),
+                   qmin=ctx.int("quant_min", -128, 127), qmax=ctx.int("quant_max", -128, 127))
+    return "rt_dequantize_s8_f32", [p, *x.pair, *out.pair]

@@ -10,10 +10,12 @@ from ..resources import data_dir
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    return jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("codegen_templates"))),
-                              undefined=jinja2.StrictUndefined, trim_blocks=True,
-                              lstrip_blocks=True, keep_trailing_newline=True,
-                              autoescape=False)
+    from .context import f32_literal
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("codegen_templates"))),
+                             undefined=jinja2.StrictUndefined, trim_blocks=True,
+                             lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)
+    env.filters["f32"] = f32_literal      # a float as its shortest exact C literal
+    return env
 
 
 def render_template(name: str, context: dict) -> str:

@@ -9,6 +9,7 @@ from .decompose_to_core import decompose_to_core
 from .fold_batch_norm import fold_batch_norm
 from .fold_constants import fold_constants
 from .lift_constants import lift_constants
+from .lower_quantized import lower_quantized
 from .lower_scalar_operands import lower_scalar_operands
 from .promote_types import promote_types
 from .remove_asserts import remove_asserts
@@ -17,9 +18,11 @@ from .verify_ops import unsupported_ops, verify_ops
 
 
 def edge_passes(config):
+    from functools import partial
     """ATen -> edge: the list ``to_edge`` runs, one line per named pass."""
     passes = [
         check_static_shapes,      # static shapes only: we plan memory ahead of time
+        partial(lower_quantized, int8_io=config.int8_io),   # PT2E dq -> op -> q: int8 kernels
         decompose_to_core,        # core ATen is what the op table covers
         check_training_mode,      # batch norm must be in eval mode
         remove_asserts,           # run-time asserts have no kernel and no effect on outputs

@@ -65,7 +65,8 @@ class ProgramEditor:
         first = next(iter(self.graph.nodes))
         with self.graph.inserting_before(first):
             node = self.graph.placeholder(name)
-        node.meta["val"] = self._fake_mode.from_tensor(value) if self._fake_mode else value
+        node.meta["val"] = self._fake_mode.from_tensor(value, static_shapes=True) \
+            if self._fake_mode else value
         self.constants[name] = value
         self.input_specs.insert(0, InputSpec(InputKind.CONSTANT_TENSOR, TensorArgument(name),
                                              target=name))

@@ -17,8 +17,7 @@ from ._editor import ProgramEditor, replace_node
 aten = torch.ops.aten
 
 
-def _bn_scale_shift(ed: ProgramEditor, bn: torch.fx.Node):
-    _, gamma, beta, mean, var, _momentum, eps = bn.args
+def _bn_scale_shift(ed: ProgramEditor, gamma, beta, mean, var, eps):
     mean, var = ed.const_value(mean), ed.const_value(var)
     if mean is None or var is None:
         return None
@@ -78,7 +77,8 @@ def fold_batch_norm(ep: ExportedProgram) -> ExportedProgram:
                 not all(u.target.__name__ == "getitem" and u.args[1] == 0 or not u.users
                         for u in users):
             continue
-        scale_shift = _bn_scale_shift(ed, bn)
+        _, gamma, beta, mean, var, _momentum, eps = bn.args
+        scale_shift = _bn_scale_shift(ed, gamma, beta, mean, var, eps)
         if scale_shift is None:
             continue
         if producer.target == aten.convolution.default:
@@ -95,5 +95,41 @@ def fold_batch_norm(ep: ExportedProgram) -> ExportedProgram:
             if user.users:
                 user.replace_all_uses_with(new)
             ed.graph.erase_node(user)
+        ed.graph.erase_node(bn)
+    return ed.finish()
+
+
+_ATEN_WEIGHTED = (aten.conv1d.default, aten.conv2d.default, aten.linear.default)
+
+
+def fold_batch_norm_aten(ep: ExportedProgram) -> ExportedProgram:
+    """The same fold on a graph as ``torch.export`` writes it, before decomposition
+    (``batch_norm`` after ``conv1d``/``conv2d``/``linear``). Quantization runs here: a batch
+    norm folded first gives one weight to observe, as TFLite's converter does."""
+    ed = ProgramEditor(ep)
+    for bn in list(ed.graph.nodes):
+        if bn.op != "call_function" or bn.target != aten.batch_norm.default or bn.args[5]:
+            continue
+        producer = bn.args[0]
+        if not isinstance(producer, torch.fx.Node) or producer.target not in _ATEN_WEIGHTED \
+                or len(producer.users) != 1:
+            continue
+        _, gamma, beta, mean, var, _training, _momentum, eps = bn.args[:8]
+        scale_shift = _bn_scale_shift(ed, gamma, beta, mean, var, eps)
+        if scale_shift is None:
+            continue
+        scale, shift = scale_shift
+        args = list(producer.args) + [None] * (3 - len(producer.args))
+        w_val = ed.const_value(args[1])
+        b_val = ed.const_value(args[2]) if args[2] is not None else None
+        if w_val is None or (args[2] is not None and b_val is None):
+            continue
+        b_val = torch.zeros(w_val.shape[0]) if b_val is None else b_val
+        shape = (-1,) + (1,) * (w_val.dim() - 1)
+        args[1] = ed.add_const((w_val.double() * scale.reshape(shape)).to(w_val.dtype),
+                               "bn_weight")
+        args[2] = ed.add_const((b_val.double() * scale + shift).to(w_val.dtype), "bn_bias")
+        new = replace_node(producer, producer.target, args, producer.kwargs)
+        bn.replace_all_uses_with(new)
         ed.graph.erase_node(bn)
     return ed.finish()

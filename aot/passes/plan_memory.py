@@ -45,6 +45,7 @@ def lifetimes(graph: MethodGraph, planning: MemoryPlanningPass) -> list[Buffer]:
             last[r] = max(last.get(r, i), i)
         for tid in call.reads:
             r = graph.root(tid)
+            first.setdefault(r, i)       # a scratch buffer: read (and written) by one call
             last[r] = max(last.get(r, i), i)
     for tid in graph.outputs:
         last[graph.root(tid)] = n

@@ -27,6 +27,7 @@ from ..ir import DelegateCallSpec, MethodGraph, OpCall, Ref, TensorKind, TensorS
 from ..ops import OPS, OUT, bind_out_args
 from ..source import UNKNOWN, source_of
 from ._editor import ProgramEditor
+from .lower_quantized import qparams_of
 
 aten = torch.ops.aten
 
@@ -54,10 +55,12 @@ class _Builder:
                                   for u in n.users), default=self.pos[n]) for n in nodes}
         self.root_last: dict[int, int] = {}   # root tensor id -> last read of any alias of it
 
-    def new_tensor(self, name, val: torch.Tensor, kind: TensorKind, alias_of=None) -> int:
+    def new_tensor(self, name, val: torch.Tensor, kind: TensorKind, alias_of=None,
+                   node: Optional[torch.fx.Node] = None) -> int:
         tid = len(self.tensors)
+        qparams = qparams_of(node) if node is not None and val.dtype == torch.int8 else None
         self.tensors.append(TensorSpec(tid, name, tuple(int(s) for s in val.shape), val.dtype,
-                                       kind, alias_of))
+                                       kind, alias_of, qparams))
         return tid
 
     def root(self, tid: int) -> int:
@@ -112,7 +115,7 @@ class _Builder:
             tid = self.new_tensor(node.name, val, TensorKind.CONSTANT)
             self.constants[tid] = _numpy(self.ed.const_value(node))
         else:
-            tid = self.new_tensor(node.name, val, TensorKind.INPUT)
+            tid = self.new_tensor(node.name, val, TensorKind.INPUT, node=node)
         self.env[node] = tid
         self.note_reads(node, tid)
 
@@ -138,7 +141,7 @@ class _Builder:
             src = self.env[node.args[0]]
             if self._can_alias(src, is_output):
                 self.env[node] = self.new_tensor(node.name, val, TensorKind.ACTIVATION,
-                                                 alias_of=src)
+                                                 alias_of=src, node=node)
                 self.note_reads(node, self.env[node])
                 return
         inplace = None if is_output and not self.planning.alloc_graph_output else \
@@ -146,7 +149,9 @@ class _Builder:
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         args, outs = [], []
         for a, given in bind_out_args(op, node):
-            if given is not OUT:
+            if a.name == "scratch" and op.scratch is not None:
+                args.append((a.name, Ref(self.scratch(node, op))))
+            elif given is not OUT:
                 args.append((a.name, self.value(given)))
             elif isinstance(a.type, torch.ListType):   # e.g. split_with_sizes_copy's out list
                 ids = tuple(self.new_tensor(f"{node.name}_{i}", v, TensorKind.ACTIVATION)
@@ -157,7 +162,7 @@ class _Builder:
                 v = vals[len(outs)]
                 tid = self.new_tensor(node.name if len(vals) == 1 else
                                       f"{node.name}_{len(outs)}", v, TensorKind.ACTIVATION,
-                                      alias_of=inplace)
+                                      alias_of=inplace, node=node)
                 args.append((a.name, Ref(tid)))
                 outs.append(tid)
         self.calls.append(OpCall(op, tuple(args), tuple(outs), source_of(node),
@@ -165,6 +170,14 @@ class _Builder:
         self.env[node] = outs[0] if not isinstance(val, (list, tuple)) else tuple(outs)
         for tid in outs:
             self.note_reads(node, tid)
+
+    def scratch(self, node, op) -> int:
+        """A scratch buffer for this call: planned in the arena, live for the call only."""
+        shapes = {a.name: tuple(v.meta["val"].shape) if isinstance(v, torch.fx.Node) else v
+                  for a, v in bind_out_args(op, node) if v is not OUT}
+        nbytes = int(op.scratch(shapes, [tuple(node.meta["val"].shape)]))
+        return self.new_tensor(f"{node.name}_scratch", torch.empty(nbytes, dtype=torch.int8),
+                               TensorKind.ACTIVATION)
 
     def delegate(self, node):
         """A delegate call: its inputs, then fresh activations for its outputs (output 0 may

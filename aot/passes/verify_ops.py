@@ -68,7 +68,9 @@ def node_values(op, node: torch.fx.Node) -> dict[str, Any]:
     outs = list(val) if isinstance(val, (list, tuple)) else [val]
     values, k = {}, 0
     for a, given in bind_out_args(op, node):
-        if given is not OUT:
+        if a.name == "scratch" and op.scratch is not None:   # the planner adds it
+            values[a.name] = _tensor(torch.empty(0, dtype=torch.int8))
+        elif given is not OUT:
             values[a.name] = _value(given)
         elif isinstance(a.type, torch.ListType):
             values[a.name] = tuple(_tensor(v) for v in outs)

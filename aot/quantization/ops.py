@@ -1,0 +1,306 @@
+"""The int8 ops of a lowered graph: torch.library ops in the ``mcu_aot`` namespace.
+
+Each has the argument list of ExecuTorch 1.5.1's ``cortex_m`` op of the same name (the op table
+maps it to that name in the .pte), minus the ``scratch`` tensor, which the planner adds (see
+``OpDef.scratch``). Feature maps are NHWC tensors (the ``_nhwc`` variants of cortex_m), conv
+filters OHWI and depthwise filters [1, KH, KW, Cout].
+
+Every op has a fake implementation (shapes, for export and the planner) and a CPU
+implementation in integer arithmetic (``aot.quantization.arith``), so an edge program holding
+them still runs in torch, and the Python interpreter of a .pte runs them through the op table.
+"""
+from __future__ import annotations
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from . import arith
+
+LIB = torch.library.Library("mcu_aot", "DEF")
+
+SCHEMAS = {
+    "quantize_per_tensor": "(Tensor input, float scale, int zero_point, int quant_min, "
+                           "int quant_max, ScalarType dtype) -> Tensor",
+    "dequantize_per_tensor": "(Tensor input, float scale, int zero_point, int quant_min, "
+                             "int quant_max, ScalarType dtype) -> Tensor",
+    "quantized_conv2d_nhwc": "(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
+                             "int[] padding, int[] dilation, int input_offset, int output_offset, "
+                             "Tensor requantize_multipliers, Tensor requantize_shifts, "
+                             "int activation_min, int activation_max) -> Tensor",
+    "quantized_depthwise_conv2d_nhwc": "(Tensor input, Tensor weight, Tensor? bias, int[] stride, "
+                                       "int[] padding, int[] dilation, int depth_multiplier, "
+                                       "int input_offset, int output_offset, "
+                                       "Tensor requantize_multipliers, "
+                                       "Tensor requantize_shifts, int activation_min, "
+                                       "int activation_max) -> Tensor",
+    "quantized_linear": "(Tensor input, Tensor weights, Tensor? bias, Tensor? kernel_sum, "
+                        "int input_offset, int filter_offset, int output_offset, "
+                        "int[] requantize_multipliers, int[] requantize_shifts, "
+                        "int activation_max, int activation_min) -> Tensor",
+    "quantized_add": "(Tensor self, int self_zero_point, int self_multiplier, int self_shift, "
+                     "Tensor other, int other_zero_point, int other_multiplier, int other_shift, "
+                     "int output_zero_point, int output_multiplier, int output_shift, "
+                     "int activation_min, int activation_max) -> Tensor",
+    "quantized_mul": "(Tensor self, int self_zero_point, Tensor other, int other_zero_point, "
+                     "int output_zero_point, int output_multiplier, int output_shift) -> Tensor",
+    "quantized_activation": "(Tensor input, Tensor lut) -> Tensor",
+    "maximum": "(Tensor self, Tensor other) -> Tensor",
+    "minimum": "(Tensor self, Tensor other) -> Tensor",
+    "softmax": "(Tensor input, int dim, int input_zero_point, int output_zero_point, "
+               "int input_multiplier, int input_shift, int diff_min) -> Tensor",
+    "transpose": "(Tensor input, int[] perm) -> Tensor",
+    "pad": "(Tensor input, int[] pre_pad, int[] post_pad, int pad_value) -> Tensor",
+    "quantized_avg_pool2d_nhwc": "(Tensor input, int[] kernel_size, int[] stride, "
+                                 "int[] padding, bool ceil_mode, int zero_point, int multiplier, "
+                                 "int shift) -> Tensor",
+    "quantized_max_pool2d_nhwc": "(Tensor input, int[] kernel_size, int[] stride, "
+                                 "int[] padding, int[] dilation, bool ceil_mode, "
+                                 "int input_zero_point, int output_zero_point, "
+                                 "int activation_min, int activation_max) -> Tensor",
+}
+
+# The .pte name of each: ExecuTorch's cortex_m out-variant, with its scratch argument(s).
+PTE_SCHEMAS = {name: "cortex_m::" + name + ".out" + sig.replace(
+    ") -> Tensor", (", Tensor scratch" if name in ("quantized_conv2d_nhwc",
+                                                   "quantized_depthwise_conv2d_nhwc",
+                                                   "quantized_avg_pool2d_nhwc") else "")
+    + ", *, Tensor(a!) out) -> Tensor(a!)") for name, sig in SCHEMAS.items()}
+
+for _name, _sig in SCHEMAS.items():
+    LIB.define(_name + _sig)
+
+OPS = torch.ops.mcu_aot
+
+
+def _i64(t: torch.Tensor) -> np.ndarray:
+    return t.detach().cpu().numpy().astype(np.int64)
+
+
+def _i8(a: np.ndarray) -> torch.Tensor:
+    return torch.from_numpy(np.ascontiguousarray(a).astype(np.int8))
+
+
+def _out(acc: np.ndarray, mult, shift, out_offset: int, lo: int, hi: int) -> torch.Tensor:
+    return _i8(np.clip(arith.requantize(acc, mult, shift) + out_offset, lo, hi))
+
+
+def _conv_acc(x_nhwc, w_oihw, bias, stride, padding, dilation, groups, in_off) -> np.ndarray:
+    """sum((x + in_off) * w) + bias as int64 NHWC, exact (float64 holds every partial sum)."""
+    x = torch.from_numpy(_i64(x_nhwc) + in_off).double().permute(0, 3, 1, 2)
+    w = torch.from_numpy(w_oihw).double()
+    acc = F.conv2d(x, w, None, tuple(stride), tuple(padding), tuple(dilation), groups)
+    acc = np.rint(acc.permute(0, 2, 3, 1).numpy()).astype(np.int64)
+    return acc if bias is None else acc + _i64(bias)
+
+
+# -- CPU implementations (integer arithmetic, as the C kernels) ----------------------------------
+
+def _quantize(input, scale, zero_point, quant_min, quant_max, dtype):
+    q = arith.quantize_f32(input.detach().float().numpy(), scale, zero_point, quant_min,
+                           quant_max)
+    return torch.from_numpy(q).to(dtype)
+
+
+def _dequantize(input, scale, zero_point, quant_min, quant_max, dtype):
+    return torch.from_numpy(arith.dequantize_f32(_i64(input), scale, zero_point))
+
+
+def _conv(input, weight, bias, stride, padding, dilation, input_offset, output_offset,
+          requantize_multipliers, requantize_shifts, activation_min, activation_max):
+    w = _i64(weight).transpose(0, 3, 1, 2)                    # OHWI -> OIHW
+    groups = input.shape[3] // weight.shape[3]
+    acc = _conv_acc(input, w, bias, stride, padding, dilation, groups, input_offset)
+    return _out(acc, _i64(requantize_multipliers), _i64(requantize_shifts), output_offset,
+                activation_min, activation_max)
+
+
+def _depthwise(input, weight, bias, stride, padding, dilation, depth_multiplier, input_offset,
+               output_offset, requantize_multipliers, requantize_shifts, activation_min,
+               activation_max):
+    w = _i64(weight).transpose(3, 0, 1, 2)                    # [1,KH,KW,Cout] -> [Cout,1,KH,KW]
+    acc = _conv_acc(input, w, bias, stride, padding, dilation, input.shape[3], input_offset)
+    return _out(acc, _i64(requantize_multipliers), _i64(requantize_shifts), output_offset,
+                activation_min, activation_max)
+
+
+def _linear(input, weights, bias, kernel_sum, input_offset, filter_offset, output_offset,
+            requantize_multipliers, requantize_shifts, activation_max, activation_min):
+    x = _i64(input) + input_offset
+    w = _i64(weights) + filter_offset
+    acc = x @ w.T
+    if bias is not None:
+        acc = acc + _i64(bias)
+    mult = np.asarray(requantize_multipliers, np.int64)
+    shift = np.asarray(requantize_shifts, np.int64)
+    return _out(acc, mult, shift, output_offset, activation_min, activation_max)
+
+
+def _add(self, self_zero_point, self_multiplier, self_shift, other, other_zero_point,
+         other_multiplier, other_shift, output_zero_point, output_multiplier, output_shift,
+         activation_min, activation_max):
+    a, b = np.broadcast_arrays(_i64(self), _i64(other))
+    a = arith.requantize((a - self_zero_point) << arith.ADD_LEFT_SHIFT, self_multiplier,
+                         self_shift)
+    b = arith.requantize((b - other_zero_point) << arith.ADD_LEFT_SHIFT, abs(other_multiplier),
+                         other_shift)
+    total = a - b if other_multiplier < 0 else a + b
+    return _out(total, output_multiplier, output_shift, output_zero_point, activation_min,
+                activation_max)
+
+
+def _mul(self, self_zero_point, other, other_zero_point, output_zero_point, output_multiplier,
+         output_shift):
+    a, b = np.broadcast_arrays(_i64(self), _i64(other))
+    return _out((a - self_zero_point) * (b - other_zero_point), output_multiplier, output_shift,
+                output_zero_point, -128, 127)
+
+
+def _lut(input, lut):
+    return _i8(_i64(lut)[_i64(input) + 128])
+
+
+def _softmax(input, dim, input_zero_point, output_zero_point, input_multiplier, input_shift,
+             diff_min):
+    from .softmax import softmax_s8
+    x = np.moveaxis(_i64(input), dim, -1)
+    out = softmax_s8(x, input_multiplier, input_shift, diff_min)
+    return _i8(np.moveaxis(out, -1, dim))
+
+
+def _pad(input, pre_pad, post_pad, pad_value):
+    off = 4 - input.dim()
+    widths = [(pre_pad[off + i], post_pad[off + i]) for i in range(input.dim())]
+    return _i8(np.pad(_i64(input), widths, constant_values=pad_value))
+
+
+def _pool_windows(input, kernel_size, stride, padding, dilation, ceil_mode):
+    """Yield (oh, ow, taps) over an NHWC input, taps as [N, k, C] of the valid positions."""
+    x = _i64(input)
+    _, h, w, _ = x.shape
+    oh, ow = _pool_out(h, w, kernel_size, stride, padding, dilation, ceil_mode)
+    for i in range(oh):
+        rows = [i * stride[0] - padding[0] + k * dilation[0] for k in range(kernel_size[0])]
+        rows = [r for r in rows if 0 <= r < h]
+        for j in range(ow):
+            cols = [j * stride[1] - padding[1] + k * dilation[1] for k in range(kernel_size[1])]
+            cols = [c for c in cols if 0 <= c < w]
+            yield i, j, x[:, rows][:, :, cols].reshape(x.shape[0], -1, x.shape[3])
+
+
+def _pool_out(h, w, kernel, stride, padding, dilation, ceil_mode):
+    def one(size, k, s, p, d):
+        span = size + 2 * p - d * (k - 1) - 1
+        out = (span + (s - 1 if ceil_mode else 0)) // s + 1
+        if ceil_mode and (out - 1) * s >= size + p:
+            out -= 1
+        return out
+    return (one(h, kernel[0], stride[0], padding[0], dilation[0]),
+            one(w, kernel[1], stride[1], padding[1], dilation[1]))
+
+
+def _pooled(input, kernel_size, stride, padding, dilation, ceil_mode, reduce):
+    n, h, w, c = input.shape
+    oh, ow = _pool_out(h, w, kernel_size, stride, padding, dilation, ceil_mode)
+    out = np.zeros((n, oh, ow, c), np.int64)
+    for i, j, taps in _pool_windows(input, kernel_size, stride, padding, dilation, ceil_mode):
+        out[:, i, j] = reduce(taps)
+    return out
+
+
+def _round_div(total: np.ndarray, count: int) -> np.ndarray:
+    """total / count rounded half away from zero, with C's truncating division."""
+    half = count // 2
+    return np.where(total > 0, (total + half) // count, -((-total + half) // count))
+
+
+def _avg_pool(input, kernel_size, stride, padding, ceil_mode, zero_point, multiplier, shift):
+    out = _pooled(input, kernel_size, stride, padding, (1, 1), ceil_mode,
+                  lambda t: _round_div(t.sum(1), t.shape[1]))
+    return _i8(np.clip(out, -128, 127))
+
+
+def _max_pool(input, kernel_size, stride, padding, dilation, ceil_mode, input_zero_point,
+              output_zero_point, activation_min, activation_max):
+    out = _pooled(input, kernel_size, stride, padding, dilation, ceil_mode, lambda t: t.max(1))
+    return _i8(np.clip(out, activation_min, activation_max))
+
+
+def _maximum(self, other):
+    return torch.maximum(self, other)
+
+
+def _minimum(self, other):
+    return torch.minimum(self, other)
+
+
+def _transpose(input, perm):
+    return input.permute(tuple(perm)).contiguous()
+
+
+IMPLS = {
+    "quantize_per_tensor": _quantize, "dequantize_per_tensor": _dequantize,
+    "quantized_conv2d_nhwc": _conv, "quantized_depthwise_conv2d_nhwc": _depthwise,
+    "quantized_linear": _linear, "quantized_add": _add, "quantized_mul": _mul,
+    "quantized_activation": _lut, "maximum": _maximum, "minimum": _minimum,
+    "softmax": _softmax, "transpose": _transpose, "pad": _pad,
+    "quantized_avg_pool2d_nhwc": _avg_pool, "quantized_max_pool2d_nhwc": _max_pool,
+}
+
+
+# -- fake implementations (shapes only) ---------------------------------------------------------
+
+def _conv_shape(x, kernel, stride, padding, dilation, cout):
+    n, h, w, _ = x.shape
+    oh = (h + 2 * padding[0] - dilation[0] * (kernel[0] - 1) - 1) // stride[0] + 1
+    ow = (w + 2 * padding[1] - dilation[1] * (kernel[1] - 1) - 1) // stride[1] + 1
+    return (n, oh, ow, cout)
+
+
+def _fake(name):
+    def empty(shape, like, dtype=torch.int8):
+        return like.new_empty(shape, dtype=dtype)
+
+    def conv(input, weight, bias, stride, padding, dilation, *rest):
+        cout = weight.shape[3] if name == "quantized_depthwise_conv2d_nhwc" else weight.shape[0]
+        return empty(_conv_shape(input, weight.shape[1:3], stride, padding, dilation, cout),
+                     input)
+
+    def pool(input, kernel_size, stride, padding, *rest):
+        dilation = rest[0] if name == "quantized_max_pool2d_nhwc" else (1, 1)
+        ceil_mode = rest[1] if name == "quantized_max_pool2d_nhwc" else rest[0]
+        oh, ow = _pool_out(input.shape[1], input.shape[2], kernel_size, stride, padding,
+                           dilation, ceil_mode)
+        return empty((input.shape[0], oh, ow, input.shape[3]), input)
+
+    def pad(input, pre_pad, post_pad, pad_value):
+        off = 4 - input.dim()
+        return empty([s + pre_pad[off + i] + post_pad[off + i]
+                      for i, s in enumerate(input.shape)], input)
+
+    table = {
+        "quantize_per_tensor": lambda input, *a: empty(input.shape, input, a[-1]),
+        "dequantize_per_tensor": lambda input, *a: empty(input.shape, input, torch.float32),
+        "quantized_conv2d_nhwc": conv, "quantized_depthwise_conv2d_nhwc": conv,
+        "quantized_linear": lambda input, weights, *a: empty(
+            (*input.shape[:-1], weights.shape[0]), input),
+        "quantized_add": lambda self, a, b, c, other, *r: empty(
+            torch.broadcast_shapes(self.shape, other.shape), self),
+        "quantized_mul": lambda self, a, other, *r: empty(
+            torch.broadcast_shapes(self.shape, other.shape), self),
+        "quantized_activation": lambda input, lut: empty(input.shape, input),
+        "maximum": lambda self, other: empty(torch.broadcast_shapes(self.shape, other.shape),
+                                             self),
+        "minimum": lambda self, other: empty(torch.broadcast_shapes(self.shape, other.shape),
+                                             self),
+        "softmax": lambda input, *a: empty(input.shape, input),
+        "transpose": lambda input, perm: empty([input.shape[p] for p in perm], input),
+        "pad": pad,
+        "quantized_avg_pool2d_nhwc": pool, "quantized_max_pool2d_nhwc": pool,
+    }
+    return table[name]
+
+
+for _name in SCHEMAS:
+    LIB.impl(_name, IMPLS[_name], "CompositeExplicitAutograd")
+    torch.library.register_fake(f"mcu_aot::{_name}", _fake(_name), lib=LIB)

@@ -1,0 +1,211 @@
+"""Int8Quantizer: PT2E annotations that follow the TFLite int8 spec, and ``quantize``.
+
+- conv2d/conv1d and linear: per-channel symmetric int8 weights in [-127, 127] (axis 0), int32
+  bias with scale = input scale x weight scale, per-tensor asymmetric int8 activations;
+- add, sub, mul, hardswish, gelu, silu: free output qparams;
+- relu, relu6, hardtanh and clamp right after conv/linear/add/sub/mul are annotated as part of
+  that op (its output is observed after the activation), so the lowering folds them into the
+  producer's output range;
+- pooling, mean, concat, padding, max/min and the view ops share their input's qparams;
+- softmax and sigmoid output at (1/256, -128), tanh at (1/128, 0), as TFLite fixes them.
+
+Ops it does not know stay in float: PT2E puts dequantize before and quantize after them, and the
+lowering runs them as float32 kernels between the two (the report lists them as fallbacks).
+"""
+from __future__ import annotations
+
+from typing import Callable, Iterable, Optional
+
+import torch
+from torch.export import ExportedProgram
+
+from ..errors import AotError
+from .. import quiet
+
+quiet.quiet_third_party()   # torchao logs the CUDA extensions it cannot load
+from torchao.quantization.pt2e.observer import (HistogramObserver, MinMaxObserver,  # noqa: E402
+                                                PerChannelMinMaxObserver)
+from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,  # noqa: E402
+                                                 FixedQParamsQuantizationSpec,
+                                                 QuantizationAnnotation, QuantizationSpec,
+                                                 Quantizer, SharedQuantizationSpec)
+
+aten = torch.ops.aten
+
+ACT = QuantizationSpec(torch.int8, HistogramObserver.with_args(eps=2 ** -12), -128, 127,
+                       torch.per_tensor_affine)
+ACT_MINMAX = QuantizationSpec(torch.int8, MinMaxObserver.with_args(eps=2 ** -12), -128, 127,
+                              torch.per_tensor_affine)
+WEIGHT = QuantizationSpec(torch.int8, PerChannelMinMaxObserver.with_args(eps=2 ** -12), -127,
+                          127, torch.per_channel_symmetric, ch_axis=0)
+SOFTMAX_OUT = FixedQParamsQuantizationSpec(torch.int8, 1.0 / 256, -128, -128, 127,
+                                           torch.per_tensor_affine)
+TANH_OUT = FixedQParamsQuantizationSpec(torch.int8, 1.0 / 128, 0, -128, 127,
+                                        torch.per_tensor_affine)
+
+WEIGHTED = {aten.conv2d.default, aten.conv1d.default, aten.linear.default}
+ARITH = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor}
+FREE_OUT = {aten.hardswish.default, aten.gelu.default, aten.silu.default}
+FIXED_OUT = {aten.softmax.int: SOFTMAX_OUT, aten._softmax.default: SOFTMAX_OUT,
+             aten.sigmoid.default: SOFTMAX_OUT, aten.tanh.default: TANH_OUT}
+ACTIVATIONS = {aten.relu.default, aten.relu6.default, aten.hardtanh.default,
+               aten.clamp.default}
+# Output takes the first input's qparams (every tensor input shares them).
+SHARED = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default,
+          aten.mean.dim, aten.cat.default, aten.pad.default, aten.constant_pad_nd.default,
+          aten.maximum.default, aten.minimum.default, aten.flatten.using_ints,
+          aten.view.default, aten.reshape.default, aten.permute.default,
+          aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default, aten.transpose.int,
+          aten.slice.Tensor, aten.max_pool1d.default, aten.avg_pool1d.default,
+          aten.dropout.default, aten.clone.default, aten.contiguous.default,
+          aten.relu.default, aten.relu6.default, aten.hardtanh.default, aten.clamp.default}
+
+
+def _bias_qparams(obs):
+    """Bias scale = input scale x per-channel weight scale, zero point 0."""
+    act, weight = obs
+    s_act, _ = act.calculate_qparams()
+    s_w, _ = weight.calculate_qparams()
+    scale = (s_act * s_w).to(torch.float32)
+    return scale, torch.zeros_like(scale, dtype=torch.int32)
+
+
+def _tensor_args(node) -> list:
+    out = []
+    for a in node.args:
+        if isinstance(a, torch.fx.Node):
+            out.append(a)
+        elif isinstance(a, (list, tuple)):
+            out.extend(x for x in a if isinstance(x, torch.fx.Node))
+    return [a for a in out if isinstance(a.meta.get("val"), torch.Tensor)
+            and a.meta["val"].is_floating_point()]
+
+
+def _annotated(node) -> bool:
+    a = node.meta.get("quantization_annotation")
+    return a is not None and a._annotated
+
+
+class Int8Quantizer(Quantizer):
+    """TFLite-spec int8 (see the module docstring). ``observer="histogram"`` (the default)
+    calibrates activations as ExecuTorch's quantizers do; "minmax" as TFLite's converter does."""
+
+    def __init__(self, observer: str = "histogram"):
+        super().__init__()
+        if observer not in ("histogram", "minmax"):
+            raise AotError(f"Int8Quantizer: observer must be 'histogram' or 'minmax', not "
+                           f"{observer!r}")
+        self.act = ACT if observer == "histogram" else ACT_MINMAX
+
+    def annotate(self, model: torch.fx.GraphModule) -> torch.fx.GraphModule:
+        for node in model.graph.nodes:
+            if node.op != "call_function" or _annotated(node):
+                continue
+            if node.target in WEIGHTED:
+                self._weighted(node)
+            elif node.target in ARITH:
+                self._arith(node)
+        for node in model.graph.nodes:
+            if node.op != "call_function" or _annotated(node):
+                continue
+            if node.target in FREE_OUT:
+                self._mark(node, {a: self.act for a in _tensor_args(node)[:1]}, self.act)
+            elif node.target in FIXED_OUT:
+                self._mark(node, {a: self.act for a in _tensor_args(node)[:1]},
+                           FIXED_OUT[node.target])
+            elif node.target in SHARED:
+                ins = _tensor_args(node)
+                if not ins:
+                    continue
+                first = ins[0]
+                spec = {first: self.act}
+                for other in ins[1:]:
+                    spec[other] = SharedQuantizationSpec((first, node))
+                self._mark(node, spec, SharedQuantizationSpec((first, node)))
+        return model
+
+    def _fused_activation(self, node) -> Optional[torch.fx.Node]:
+        users = list(node.users)
+        if len(users) == 1 and users[0].op == "call_function" and \
+                users[0].target in ACTIVATIONS and not _annotated(users[0]):
+            return users[0]
+        return None
+
+    def _output(self, node, spec) -> None:
+        """Observe ``node``'s output, after a relu/clamp that follows it if there is one."""
+        act = self._fused_activation(node)
+        if act is None:
+            return spec
+        self._mark(act, {}, spec)
+        return None
+
+    def _weighted(self, node) -> None:
+        x, w = node.args[0], node.args[1]
+        b = node.args[2] if len(node.args) > 2 else None
+        if not isinstance(w, torch.fx.Node):
+            return
+        spec = {x: self.act, w: WEIGHT}
+        if isinstance(b, torch.fx.Node):
+            spec[b] = DerivedQuantizationSpec([(x, node), (w, node)], _bias_qparams, torch.int32,
+                                              -(2 ** 31), 2 ** 31 - 1,
+                                              torch.per_channel_symmetric, ch_axis=0)
+        self._mark(node, spec, self._output(node, self.act))
+
+    def _arith(self, node) -> None:
+        ins = _tensor_args(node)
+        if not ins:
+            return
+        self._mark(node, {a: self.act for a in ins}, self._output(node, self.act))
+
+    @staticmethod
+    def _mark(node, inputs, output) -> None:
+        node.meta["quantization_annotation"] = QuantizationAnnotation(
+            input_qspec_map=inputs, output_qspec=output, _annotated=True)
+
+    def validate(self, model: torch.fx.GraphModule) -> None:
+        pass
+
+
+def _check_calibrated(prepared: torch.fx.GraphModule) -> None:
+    """Observers that saw no data give scale 1 and zero point 0: refuse that."""
+    idle = []
+    for name, mod in prepared.named_modules():
+        mn = getattr(mod, "min_val", None)
+        if isinstance(mn, torch.Tensor) and (mn.numel() == 0 or not torch.isfinite(mn).all()):
+            idle.append(name)
+    if idle:
+        raise AotError(f"the model was prepared for quantization but never calibrated: "
+                       f"{len(idle)} observer(s) saw no data ({', '.join(idle[:4])}"
+                       f"{', ...' if len(idle) > 4 else ''}); give aot.quantize a non-empty "
+                       "calibration iterable of input tuples")
+
+
+def quantize(model: torch.nn.Module, example_inputs: tuple, calibration: Iterable,
+             quantizer: Optional[Quantizer] = None) -> ExportedProgram:
+    """PT2E int8: export, prepare with ``quantizer`` (default Int8Quantizer), run every input
+    tuple of ``calibration`` through the observers, convert, and export the result.
+
+    The returned ExportedProgram goes to ``aot.to_edge``; its ``.module()`` runs the quantized
+    reference in torch, and ``torch.export.save`` writes it for the CLI."""
+    from .. import api
+    from ..passes.fold_batch_norm import fold_batch_norm_aten
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    quantizer = quantizer or Int8Quantizer()
+    example_inputs = tuple(example_inputs)
+    ep = api.export(model.eval(), example_inputs)
+    ep = fold_batch_norm_aten(ep)
+    prepared = prepare_pt2e(ep.module(check_guards=False), quantizer)
+    seen = 0
+    with torch.no_grad():
+        for batch in calibration:
+            batch = tuple(batch) if isinstance(batch, (tuple, list)) else (batch,)
+            prepared(*batch)
+            seen += 1
+    if seen == 0:
+        raise AotError("aot.quantize: the calibration iterable is empty; give it input tuples")
+    _check_calibrated(prepared)
+    converted = convert_pt2e(prepared)
+    return torch.export.export(converted, example_inputs, strict=False)
+
+
+__all__ = ["Int8Quantizer", "quantize"]
