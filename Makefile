@@ -44,11 +44,16 @@ system-deps:
 
 DEMO_BOARD := mps2-an386
 
+# The int8 keyword-spotting network end to end, then the float32 one for comparison.
 demo: bootstrap
+	$(VENV)/bin/aot zoo kws --int8 -o $(DEMO_DIR)/kws_int8.pt2
+	$(VENV)/bin/aot report $(DEMO_DIR)/kws_int8.pt2 --svg $(DEMO_DIR)/kws-int8-arena.svg
+	$(VENV)/bin/aot compile $(DEMO_DIR)/kws_int8.pt2 -o $(DEMO_DIR)/c --name kws
+	$(VENV)/bin/aot firmware $(DEMO_DIR)/kws_int8.pt2 --board $(DEMO_BOARD) -o $(DEMO_DIR)/firmware --name kws
+	@echo "== int8 KWS on $(DEMO_BOARD) =="
+	$(VENV)/bin/aot run $(DEMO_DIR)/kws_int8.pt2 --board $(DEMO_BOARD) --name kws
 	$(VENV)/bin/aot zoo kws -o $(DEMO_DIR)/kws.pt2
-	$(VENV)/bin/aot report $(DEMO_DIR)/kws.pt2 --svg $(DEMO_DIR)/kws-arena.svg
-	$(VENV)/bin/aot compile $(DEMO_DIR)/kws.pt2 -o $(DEMO_DIR)/c --name kws
-	$(VENV)/bin/aot firmware $(DEMO_DIR)/kws.pt2 --board $(DEMO_BOARD) -o $(DEMO_DIR)/firmware --name kws
+	@echo "== float32 KWS on $(DEMO_BOARD), for comparison =="
 	$(VENV)/bin/aot run $(DEMO_DIR)/kws.pt2 --board $(DEMO_BOARD) --name kws
 
 test: bootstrap

@@ -8,7 +8,21 @@ from .executorch import ExecutorchProgramManager
 from .pte import load_program
 from . import zoo
 
+
+def quantize(model, example_inputs, calibration, quantizer=None):
+    """PT2E int8 (see ``aot.quantization.quantize``): the converted ExportedProgram."""
+    from .quantization import quantize as _quantize
+    return _quantize(model, example_inputs, calibration, quantizer)
+
+
+def __getattr__(name):
+    if name == "Int8Quantizer":              # imports torchao: only when asked for
+        from .quantization import Int8Quantizer
+        return Int8Quantizer
+    raise AttributeError(f"module 'aot' has no attribute {name!r}")
+
+
 __all__ = ["to_edge", "to_edge_transform_and_lower", "export", "EdgeProgramManager",
            "ExecutorchProgramManager", "EdgeCompileConfig", "ExecutorchBackendConfig",
            "MemoryPlanningPass", "AotError", "generate_c", "CSources", "load_program",
-           "to_backend", "LoweredBackendModule"]
+           "to_backend", "LoweredBackendModule", "quantize", "Int8Quantizer"]

@@ -121,8 +121,11 @@ class _Lowering:
         self.fallbacks: list[str] = []
 
     # -- graph building ------------------------------------------------------------------------
-    def call(self, target, args, before, kwargs=None) -> torch.fx.Node:
-        with self.graph.inserting_before(before):
+    def call(self, target, args, before, kwargs=None, after=None) -> torch.fx.Node:
+        """A new node, before ``before`` (or right after ``after``), with its fake value."""
+        place = self.graph.inserting_after(after) if after is not None else \
+            self.graph.inserting_before(before)
+        with place:
             node = self.graph.call_function(target, tuple(args), kwargs or {})
         node.meta = {k: v for k, v in before.meta.items()
                      if k in ("stack_trace", "nn_module_stack", "source_fn_stack")}
@@ -154,7 +157,9 @@ class _Lowering:
         key = (v.node, want)
         if key not in self.converted:
             perm = TO_NHWC if want == NHWC else TO_NCHW
-            self.converted[key] = self.call(Q8.transpose.default, [v.node, list(perm)], before)
+            # Right after the value: every later reader (in any order) may share it.
+            self.converted[key] = self.call(Q8.transpose.default, [v.node, list(perm)], before,
+                                            after=v.node)
         return QValue(self.converted[key], v.scale, v.zp, want)
 
     def nchw_view_ok(self, v: QValue) -> bool:
@@ -264,7 +269,10 @@ class _Lowering:
         """Each dq still read by a float op (or the output) becomes a real dequantize; with
         int8 I/O, a dq read only by the output goes, and the output is the int8 value."""
         output = next(n for n in reversed(self.graph.nodes) if n.op == "output")
+        self.graph.eliminate_dead_code()          # the float ops that int8 ops replaced
         for dq, v in list(self.values.items()):
+            if dq.graph is not self.graph:        # removed as dead
+                continue
             if not dq.users:
                 continue
             if v.layout == NHWC:
@@ -278,7 +286,7 @@ class _Lowering:
                               torch.int8], dq)
             dq.replace_all_uses_with(node)
         for dq, c in self.consts.items():
-            if dq.users:
+            if dq.graph is self.graph and dq.users:
                 dq.replace_all_uses_with(self.const(c.real(), "dequantized"))
 
     # -- one float op, read as int8 ------------------------------------------------------------
@@ -444,6 +452,8 @@ def _binary_inputs(L: _Lowering, node, before) -> Optional[tuple[QValue, QValue]
 
 
 def _add_sub(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
+    if not isinstance(node.args[1], torch.fx.Node):     # x + number: a lookup table
+        return _lut(L, node, scale, zp, bounds, before)
     alpha = node.kwargs.get("alpha", node.args[2] if len(node.args) > 2 else 1)
     if alpha != 1:
         return None
@@ -465,6 +475,8 @@ def _add_sub(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
 
 
 def _mul(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
+    if not isinstance(node.args[1], torch.fx.Node):     # x * number: a lookup table
+        return _lut(L, node, scale, zp, bounds, before)
     pair = _binary_inputs(L, node, before)
     if pair is None or bounds != (-math.inf, math.inf):
         return None
@@ -484,13 +496,13 @@ def _lut(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     x = L.act(node.args[0])
     rest = node.args[1:]
     if x is None or any(isinstance(a, torch.fx.Node) for a in rest) or \
-            bounds != (-math.inf, math.inf) or node.meta["val"].shape != \
-            node.args[0].meta["val"].shape:
+            node.meta["val"].shape != node.args[0].meta["val"].shape:
         return None
     codes = torch.arange(-128, 128, dtype=torch.int8)
     real = QD.dequantize_per_tensor.default(codes, x.scale, x.zp, -128, 127, torch.int8)
     with torch.no_grad():
         y = node.target(real, *rest, **node.kwargs)
+        y = torch.clamp(y, bounds[0], bounds[1])          # a relu/clamp folded into it
     table = QD.quantize_per_tensor.default(y.float(), scale, zp, -128, 127, torch.int8)
     new = L.call(Q8.quantized_activation.default, [x.node, L.const(table, "lut")], before)
     return QValue(new, scale, zp, x.layout)

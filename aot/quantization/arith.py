@@ -96,3 +96,88 @@ def quantize_f32(x, scale: float, zero_point: int, qmin: int = INT8_MIN,
 def dequantize_f32(q, scale: float, zero_point: int) -> np.ndarray:
     """PT2E's dequantize_per_tensor: (q - zp) * scale in float32."""
     return (np.asarray(q, np.int64) - zero_point).astype(np.float32) * np.float32(scale)
+
+
+# -- softmax: TFLite's integer softmax (gemmlowp fixed point), which CMSIS-NN reproduces --------
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+
+def _srdhm(a, b) -> np.ndarray:
+    """Saturating rounding doubling high multiply of int32 values."""
+    a, b = _i64(a), _i64(b)
+    both_min = (a == INT32_MIN) & (b == INT32_MIN)
+    return np.where(both_min, INT32_MAX, doubling_high_mult(a, b))
+
+
+def _mul_pot(x, exponent: int) -> np.ndarray:
+    """x * 2^exponent: a saturating left shift, or a rounding right shift."""
+    x = _i64(x)
+    if exponent <= 0:
+        return divide_by_pow2(x, -exponent)
+    return np.clip(x << exponent, INT32_MIN, INT32_MAX)
+
+
+def _exp_quarter_interval(a) -> np.ndarray:
+    """exp(a) for a in [-1/4, 0), Q0.31 in and out (a Taylor series around -1/8)."""
+    x = _i64(a) + (1 << 28)
+    x2 = _srdhm(x, x)
+    x3 = _srdhm(x2, x)
+    x4 = _srdhm(x2, x2)
+    x4_over_4 = _mul_pot(x4, -2)
+    poly = _mul_pot(_srdhm(x4_over_4 + x3, 715827883) + x2, -1)
+    c = 1895147668
+    return c + _srdhm(c, x + poly)
+
+
+# exp(-2^k) in Q0.31 for the barrel shifter over the integer part of the input, k = -2 .. 4.
+_EXP_STEPS = ((-2, 1672461947), (-1, 1302514674), (0, 790015084), (1, 290630308),
+              (2, 39332535), (3, 720401), (4, 242))
+
+
+def exp_on_negative_values(a) -> np.ndarray:
+    """exp(a) for a <= 0 in Q5.26, as Q0.31."""
+    a = _i64(a)
+    quarter = 1 << 24
+    mod = (a & (quarter - 1)) - quarter
+    result = _exp_quarter_interval(_mul_pot(mod, 5))
+    remainder = mod - a
+    for exponent, mult in _EXP_STEPS:
+        bit = (remainder >> (26 + exponent)) & 1
+        result = np.where(bit == 1, _srdhm(result, mult), result)
+    return np.where(a == 0, INT32_MAX, result)
+
+
+def _one_over_one_plus_x(a) -> np.ndarray:
+    """1 / (1 + a) for a in [0, 1) in Q0.31, as Q0.31 (Newton-Raphson, three steps)."""
+    total = _i64(a) + INT32_MAX
+    half = np.where(total >= 0, (total + 1) // 2, -((-total + 1) // 2))  # C: (sum + sign) / 2
+    x = 1515870810 + _srdhm(half, -1010580540)
+    for _ in range(3):
+        one_minus = (1 << 29) - _srdhm(half, x)
+        x = x + _mul_pot(_srdhm(x, one_minus), 2)
+    return _mul_pot(x, 1)
+
+
+def softmax_s8(x, mult: int, shift: int, diff_min: int) -> np.ndarray:
+    """int8 softmax over the last axis (scale 1/256, zero point -128 out), as TFLite Micro's
+    reference kernel and CMSIS-NN's arm_softmax_s8 compute it."""
+    x = _i64(x)
+    diff = x - x.max(axis=-1, keepdims=True)
+    live = diff >= diff_min
+    scaled = _srdhm(np.where(live, diff, 0) * (1 << shift), mult)
+    e = exp_on_negative_values(scaled)
+    total = np.where(live, _mul_pot(e, -12), 0).sum(axis=-1, keepdims=True)
+    total = total.astype(np.uint32).astype(np.int64)                   # the sum as uint32
+    headroom = np.array([32 - int(v).bit_length() for v in total.reshape(-1)],
+                        np.int64).reshape(total.shape)
+    bits_over_unit = 12 - headroom
+    shifted = ((total << headroom) & 0xFFFFFFFF) - (1 << 31)
+    recip = _one_over_one_plus_x(shifted)
+    out = np.empty(x.shape, np.int64)
+    prod = _srdhm(recip, e)
+    flat_prod, flat_exp = prod.reshape(-1, x.shape[-1]), np.broadcast_to(
+        bits_over_unit + 31 - 8, x.shape).reshape(-1, x.shape[-1])
+    q = np.stack([divide_by_pow2(p, s) for p, s in zip(flat_prod, flat_exp)]).reshape(x.shape)
+    out = np.where(live, np.clip(q - 128, -128, 127), -128)
+    return out

@@ -162,9 +162,8 @@ def _lut(input, lut):
 
 def _softmax(input, dim, input_zero_point, output_zero_point, input_multiplier, input_shift,
              diff_min):
-    from .softmax import softmax_s8
     x = np.moveaxis(_i64(input), dim, -1)
-    out = softmax_s8(x, input_multiplier, input_shift, diff_min)
+    out = arith.softmax_s8(x, input_multiplier, input_shift, diff_min)
     return _i8(np.moveaxis(out, -1, dim))
 
 

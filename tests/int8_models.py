@@ -1,0 +1,112 @@
+"""Small models that exercise each int8 lowering rule, for tests/int8.
+
+Each builder returns (model, example inputs, calibration set). Weights are seeded.
+"""
+from __future__ import annotations
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def _seeded(model: nn.Module, seed: int) -> nn.Module:
+    torch.manual_seed(seed)
+    for p in model.parameters():
+        with torch.no_grad():
+            p.copy_(torch.randn(p.shape) * (1.0 / max(1, p[0].numel()) ** 0.5))
+    return model.eval()
+
+
+def _data(shape, seed: int, count: int = 6):
+    gen = torch.Generator().manual_seed(seed)
+    cal = [(torch.randn(shape, generator=gen),) for _ in range(count)]
+    return (torch.randn(shape, generator=gen),), cal
+
+
+class ConvBlocks(nn.Module):
+    """Strided, dilated, grouped and depthwise (multiplier 2) convs; relu6 and hardtanh fold."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.b = nn.Conv2d(8, 8, 3, padding=2, dilation=2, groups=2)
+        self.c = nn.Conv2d(8, 16, 3, padding=1, groups=8)
+        self.d = nn.Conv2d(16, 6, 1)
+
+    def forward(self, x):
+        x = F.relu6(self.a(x))
+        x = F.hardtanh(self.b(x), -0.5, 1.5)
+        x = torch.relu(self.c(x))
+        return self.d(x)
+
+
+class Residual(nn.Module):
+    """add, sub and mul of maps, max pooling, a padded average pool, a global mean."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(4, 8, 3, padding=1)
+        self.b = nn.Conv2d(8, 8, 3, padding=1)
+        self.c = nn.Conv2d(8, 8, 1)
+
+    def forward(self, x):
+        y = torch.relu(self.a(x))
+        z = torch.relu(self.b(y) + y)
+        w = self.c(z) - y
+        p = F.max_pool2d(w * z, 2)
+        q = F.avg_pool2d(p, 3, 1, 1)
+        return q.mean((2, 3))
+
+
+class Activations(nn.Module):
+    """Lookup tables (sigmoid, tanh, hardswish, silu, gelu) and a softmax over channels."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 6, 3, padding=1)
+        self.fc = nn.Linear(6 * 4 * 4, 10)
+
+    def forward(self, x):
+        x = self.a(x)
+        x = torch.sigmoid(x) + torch.tanh(x) + F.hardswish(x) + F.silu(x) + F.gelu(x)
+        x = F.adaptive_avg_pool2d(x, 4)
+        return torch.softmax(self.fc(x.flatten(1)), dim=1)
+
+
+class Movement(nn.Module):
+    """cat (with requantization), padding, permute, slicing, a flatten of a 3x3 map, and a
+    float fallback (nearest upsampling has no int8 kernel)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(2, 4, 3, padding=1)
+        self.b = nn.Conv2d(2, 4, 1)
+        self.fc = nn.Linear(8 * 3 * 3, 5)
+
+    def forward(self, x):
+        y = torch.cat([self.a(x), 2.0 * self.b(x)], dim=1)
+        y = F.pad(y, (1, 0, 0, 1))
+        y = F.max_pool2d(y, 2)
+        y = F.interpolate(y, scale_factor=2.0, mode="nearest")[:, :, :6:2, 1:4]
+        return self.fc(y.flatten(1))
+
+
+class MLP(nn.Module):
+    """Linear layers on a rank-3 input, with clamp folded."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Linear(12, 16)
+        self.b = nn.Linear(16, 4)
+
+    def forward(self, x):
+        return self.b(torch.clamp(self.a(x), -1.0, 2.0))
+
+
+INT8_MODELS = {
+    "conv_blocks": lambda: (_seeded(ConvBlocks(), 1), *_data((1, 3, 12, 10), 11)),
+    "residual": lambda: (_seeded(Residual(), 2), *_data((1, 4, 8, 8), 12)),
+    "activations": lambda: (_seeded(Activations(), 3), *_data((1, 3, 8, 8), 13)),
+    "movement": lambda: (_seeded(Movement(), 4), *_data((1, 2, 6, 6), 14)),
+    "mlp": lambda: (_seeded(MLP(), 5), *_data((2, 3, 12), 15)),
+}
