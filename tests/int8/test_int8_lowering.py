@@ -1,0 +1,215 @@
+"""The int8 lowering on its own: what each pattern becomes, fallbacks, requantization, the
+report, the header, and the errors for what mcu-aot cannot run as int8."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import aot
+from aot.config import EdgeCompileConfig
+from aot.errors import AotError, QuantizationError
+from aot.interpret import ArenaInterpreter
+from aot.quantization import arith
+from aot.report import format_report, op_rows
+
+from int8_models import INT8_MODELS
+
+
+def _quantize(name):
+    model, example, cal = INT8_MODELS[name]()
+    return model, example, aot.quantize(model, example, cal)
+
+
+def _ops(manager) -> list[str]:
+    return [c.op.key for c in manager.lowered().graph.calls]
+
+
+def test_quantize_returns_a_pt2e_program_that_saves(tmp_path):
+    model, example, ep = _quantize("mlp")
+    ref = model(*example)
+    got = ep.module()(*example)
+    assert (got - ref).abs().max() < 0.1          # the PT2E reference is close to float
+    path = tmp_path / "mlp_int8.pt2"
+    torch.export.save(ep, str(path))
+    again = torch.export.load(str(path))
+    assert torch.equal(again.module()(*example), got)
+
+
+def test_conv_relu_folds_and_layout_is_nhwc_with_edge_transposes():
+    _, _, ep = _quantize("conv_blocks")
+    ops = _ops(aot.to_edge(ep).to_executorch())
+    assert ops.count("cortex_m::transpose.out") == 2          # in and out, nowhere else
+    assert "cortex_m::quantized_depthwise_conv2d_nhwc.out" in ops
+    assert not any(o.startswith("aten::") for o in ops)        # relu6/hardtanh/relu folded
+
+
+def test_activation_bounds_match_tflite():
+    # relu6 on an output scale of 0.05, zero point -128: [-128, -128 + 120]
+    assert arith.activation_bounds(0.0, 6.0, 0.05, -128) == (-128, -8)
+    assert arith.activation_bounds(0.0, float("inf"), 0.1, 3) == (3, 127)
+
+
+def test_quantize_multiplier_rounds_half_away_from_zero():
+    # (0.5 + 2^-32) * 2^-7: the fraction times 2^31 is exactly x.5; TFLite rounds up.
+    m, s = arith.quantize_multiplier((0.5 + 2 ** -32) * 2 ** -7)
+    assert (m, s) == (1073741825, -7)
+    assert arith.quantize_multiplier(1.0) == (1 << 30, 1)
+    assert arith.quantize_multiplier(0.0) == (0, 0)
+
+
+def test_fallback_is_listed_in_the_report_and_runs():
+    _, example, ep = _quantize("movement")
+    manager = aot.to_edge(ep).to_executorch()
+    rows = op_rows(manager.lowered())
+    fallbacks = [r for r in rows if r.fallback]
+    assert [r.op for r in fallbacks] == ["aten::upsample_nearest2d.vec_out"]
+    text = format_report(manager.lowered())
+    assert "FALLBACK" in text and "upsample_nearest2d" in text and "int8_models.py" in text
+    m = manager.lowered()
+    got = ArenaInterpreter(m.graph, m.plan)(*example)[0]
+    want = ep.module()(*example)
+    from aot.firmware import output_scales
+    (scale,) = output_scales(manager.executorch_program)
+    assert (got - want).abs().max() <= 3 * scale
+
+
+class _UnsharedCat(nn.Module):
+    def forward(self, x):
+        return torch.cat([x * 2.0, torch.relu(x) * 0.5], dim=1)
+
+
+def test_differing_qparams_of_a_cat_are_requantized():
+    """Int8Quantizer shares a cat's qparams; a quantizer that does not (here: the inputs
+    observed separately) gets a lookup-table requantize per differing input."""
+    from aot.quantization.quantizer import ACT, Int8Quantizer
+
+    class NoShare(Int8Quantizer):
+        def annotate(self, model):
+            super().annotate(model)
+            for n in model.graph.nodes:
+                if n.target == torch.ops.aten.cat.default:
+                    ins = list(n.args[0])
+                    self._mark(n, {a: ACT for a in ins}, ACT)
+            return model
+
+    x = torch.randn(1, 3, 4, 4)
+    ep = aot.quantize(_UnsharedCat(), (x,), [(torch.randn(1, 3, 4, 4),) for _ in range(4)],
+                      quantizer=NoShare())
+    manager = aot.to_edge(ep).to_executorch()
+    ops = _ops(manager)
+    assert ops.count("cortex_m::quantized_activation.out") >= 3   # x*2, *0.5, a requantize
+    m = manager.lowered()
+    got = ArenaInterpreter(m.graph, m.plan)(x)[0]
+    assert (got - ep.module()(x)).abs().max() < 0.1
+
+
+def test_int8_io_header_states_scale_and_zero_point():
+    _, _, ep = _quantize("mlp")
+    manager = aot.to_edge(ep, compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
+    g = manager.lowered().graph
+    assert g.tensors[g.inputs[0]].dtype == torch.int8
+    assert g.tensors[g.outputs[0]].dtype == torch.int8
+    header = aot.generate_c(manager, name="mlp").files["mlp.h"]
+    s, z = g.tensors[g.inputs[0]].qparams
+    assert "MLP_INPUT0_SCALE" in header and f"MLP_INPUT0_ZERO_POINT {z}" in header
+    assert "MLP_OUTPUT0_SCALE" in header and "MLP_INPUT0_DTYPE_INT8" in header
+    ops = _ops(manager)
+    assert "cortex_m::quantize_per_tensor.out" not in ops
+    assert "cortex_m::dequantize_per_tensor.out" not in ops
+
+
+def test_pte_names_the_cortex_m_ops():
+    _, _, ep = _quantize("residual")
+    program = aot.to_edge(ep).to_executorch().executorch_program
+    names = {f"{o.name}.{o.overload}" for o in program.execution_plan[0].operators}
+    assert {"cortex_m::quantized_conv2d_nhwc.out", "cortex_m::quantized_add.out",
+            "cortex_m::quantized_mul.out", "cortex_m::quantized_max_pool2d_nhwc.out",
+            "cortex_m::quantized_avg_pool2d_nhwc.out"} <= names
+
+
+def test_lowering_is_deterministic():
+    _, _, ep = _quantize("activations")
+    a = aot.to_edge(ep).to_executorch()
+    b = aot.to_edge(ep).to_executorch()
+    assert a.buffer == b.buffer
+    assert aot.generate_c(a, name="m").files == aot.generate_c(b, name="m").files
+
+
+# -- what int8 cannot run: clear errors ----------------------------------------------------------
+
+class _Tiny(nn.Module):
+    def __init__(self, bias: bool = True):
+        super().__init__()
+        self.conv = nn.Conv2d(2, 3, 3, bias=bias)
+
+    def forward(self, x):
+        return torch.relu(self.conv(x))
+
+
+def _quantizer_with(act=None, weight=None):
+    from aot.quantization import quantizer as q
+
+    class Custom(q.Int8Quantizer):
+        pass
+
+    c = Custom()
+    if act is not None:
+        c.act = act
+    if weight is not None:
+        q_weight = weight
+
+        def _weighted(node, self=c):
+            x, w = node.args[0], node.args[1]
+            self._mark(node, {x: self.act, w: q_weight}, self._output(node, self.act))
+        c._weighted = _weighted
+    return c
+
+
+def _cal():
+    return [(torch.randn(1, 2, 5, 5),) for _ in range(3)]
+
+
+@pytest.mark.parametrize("what", ["int16", "uint8"])
+def test_other_activation_dtypes_are_refused(what):
+    from torchao.quantization.pt2e.observer import MinMaxObserver
+    from torchao.quantization.pt2e.quantizer import QuantizationSpec
+    dtype, lo, hi = {"int16": (torch.int16, -32768, 32767), "uint8": (torch.uint8, 0, 255)}[what]
+    spec = QuantizationSpec(dtype, MinMaxObserver, lo, hi, torch.per_tensor_affine)
+    ep = aot.quantize(_Tiny(), (torch.randn(1, 2, 5, 5),), _cal(), _quantizer_with(act=spec))
+    with pytest.raises(QuantizationError, match=rf"torch\.{what} quantization is not supported"):
+        aot.to_edge(ep)
+
+
+def test_four_bit_weights_are_refused():
+    from torchao.quantization.pt2e.observer import PerChannelMinMaxObserver
+    from torchao.quantization.pt2e.quantizer import QuantizationSpec
+    w4 = QuantizationSpec(torch.int8, PerChannelMinMaxObserver, -8, 7,
+                          torch.per_channel_symmetric, ch_axis=0)
+    ep = aot.quantize(_Tiny(), (torch.randn(1, 2, 5, 5),), _cal(), _quantizer_with(weight=w4))
+    with pytest.raises(QuantizationError, match=r"at test_int8_lowering.py:\d+ .*4-bit values \(range \[-8, 7\]\)"):
+        aot.to_edge(ep)
+
+
+def test_dynamic_quantization_is_refused():
+    from torchao.quantization.pt2e.observer import PlaceholderObserver
+    from torchao.quantization.pt2e.quantizer import QuantizationSpec
+    dyn = QuantizationSpec(torch.int8, PlaceholderObserver, -128, 127, torch.per_tensor_affine,
+                           is_dynamic=True)
+    ep = aot.quantize(_Tiny(bias=False), (torch.randn(1, 2, 5, 5),), _cal(),
+                      _quantizer_with(act=dyn))
+    with pytest.raises(QuantizationError, match="dynamic quantization"):
+        aot.to_edge(ep)
+
+
+def test_uncalibrated_model_is_refused():
+    with pytest.raises(AotError, match="calibration iterable is empty"):
+        aot.quantize(_Tiny(), (torch.randn(1, 2, 5, 5),), [])
+    from aot.quantization.quantizer import _check_calibrated
+    from torchao.quantization.pt2e.quantize_pt2e import prepare_pt2e
+    gm = torch.export.export(_Tiny().eval(), (torch.randn(1, 2, 5, 5),)).module()
+    prepared = prepare_pt2e(gm, aot.Int8Quantizer())
+    with pytest.raises(AotError, match="never calibrated"):
+        _check_calibrated(prepared)
