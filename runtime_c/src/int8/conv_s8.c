@@ -1,0 +1,62 @@
+/* conv_s8.c - rt_conv2d_s8: NHWC int8 convolution (groups allowed), per-channel
+ * requantization, as arm_convolve_s8 computes it. Taps outside the input are skipped:
+ * they would hold the input zero point, which contributes nothing. Direct loops: the
+ * portable kernel needs no scratch. */
+#include "conv_s8.h"
+
+int32_t rt_conv2d_s8_scratch_size(const rt_shape *w_s)
+{
+    (void)w_s;
+    return 0;
+}
+
+rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
+                       const rt_shape *in_s, const int8_t *in,
+                       const rt_shape *w_s, const int8_t *w,
+                       const rt_shape *b_s, const int32_t *bias,
+                       const rt_shape *out_s, int8_t *out)
+{
+    rt_conv_s8_geom g;
+    int32_t n, oy, ox, oc;
+    (void)scratch;
+    RT_TRY(rt_conv_s8_geom_init(&g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 0));
+    {
+        const int32_t cout_g = g.cout / g.groups;
+        const int32_t row = g.w * g.cin;
+        const int32_t in_off = p->input_offset;
+        for (n = 0; n < g.n; ++n) {
+            const int8_t *img = in + (size_t)n * g.h * row;
+            for (oy = 0; oy < g.oh; ++oy) {
+                int32_t ky0, ky1;
+                const int32_t iy0 = oy * p->stride_h - p->pad_h;
+                rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, g.kh, g.h, &ky0, &ky1);
+                for (ox = 0; ox < g.ow; ++ox) {
+                    int32_t kx0, kx1;
+                    const int32_t ix0 = ox * p->stride_w - p->pad_w;
+                    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, g.kw, g.w,
+                                    &kx0, &kx1);
+                    for (oc = 0; oc < g.cout; ++oc) {
+                        const int32_t c0 = (oc / cout_g) * g.cin_g;
+                        const int8_t *wk = w + (size_t)oc * g.kh * g.kw * g.cin_g;
+                        int32_t acc = bias != NULL ? bias[oc] : 0;
+                        int32_t ky, kx, c;
+                        for (ky = ky0; ky < ky1; ++ky) {
+                            const int8_t *irow = img + (iy0 + ky * p->dilation_h) * row + c0;
+                            const int8_t *wrow = wk + ky * g.kw * g.cin_g;
+                            for (kx = kx0; kx < kx1; ++kx) {
+                                const int8_t *ip = irow + (ix0 + kx * p->dilation_w) * g.cin;
+                                const int8_t *wp = wrow + kx * g.cin_g;
+                                for (c = 0; c < g.cin_g; ++c) {
+                                    acc += ((int32_t)ip[c] + in_off) * (int32_t)wp[c];
+                                }
+                            }
+                        }
+                        acc = rt_s8_requant(acc, p->mult[oc], p->shift[oc]) + p->output_offset;
+                        *out++ = rt_s8_clamp(acc, p->act_min, p->act_max);
+                    }
+                }
+            }
+        }
+    }
+    return RT_OK;
+}

@@ -1,0 +1,36 @@
+/* conv_s8.h - geometry of the NHWC int8 convolutions (internal). */
+#ifndef RT_CONV_S8_H
+#define RT_CONV_S8_H
+
+#include "s8_internal.h"
+
+typedef struct rt_conv_s8_geom {
+    int32_t n, h, w, cin;       /* input [N, H, W, Cin] */
+    int32_t kh, kw;             /* filter taps */
+    int32_t oh, ow, cout;       /* output [N, OH, OW, Cout] */
+    int32_t groups, cin_g;      /* input channels per group (1 for depthwise) */
+} rt_conv_s8_geom;
+
+rt_status rt_conv_s8_geom_init(rt_conv_s8_geom *g, const rt_conv_s8_params *p,
+                          const rt_shape *in_s, const void *in, const rt_shape *w_s,
+                          const void *w, const rt_shape *b_s, const void *bias,
+                          const rt_shape *out_s, const void *out, int depthwise);
+
+/* The range of taps k (0 <= k0 <= k < k1 <= taps) whose input row/column
+ * o * stride - pad + k * dil lies in [0, size). */
+static inline void rt_s8_tap_range(int32_t o, int32_t stride, int32_t pad, int32_t dil,
+                                   int32_t taps, int32_t size, int32_t *k0, int32_t *k1)
+{
+    const int32_t start = o * stride - pad;
+    int32_t lo = 0, hi = taps;
+    if (start < 0) {
+        lo = (-start + dil - 1) / dil;
+    }
+    if (start + (taps - 1) * dil >= size) {
+        hi = size - start <= 0 ? 0 : (size - start + dil - 1) / dil;
+    }
+    *k0 = lo;
+    *k1 = hi < lo ? lo : hi;
+}
+
+#endif /* RT_CONV_S8_H */

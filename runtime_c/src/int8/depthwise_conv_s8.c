@@ -1,0 +1,50 @@
+/* depthwise_conv_s8.c - rt_depthwise_conv2d_s8: NHWC int8 depthwise convolution with a
+ * channel multiplier (output channel c reads input channel c / multiplier), filter
+ * [1, KH, KW, Cout], per-channel requantization (arm_depthwise_conv_s8). */
+#include "conv_s8.h"
+
+rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
+                                 const rt_shape *in_s, const int8_t *in,
+                                 const rt_shape *w_s, const int8_t *w,
+                                 const rt_shape *b_s, const int32_t *bias,
+                                 const rt_shape *out_s, int8_t *out)
+{
+    rt_conv_s8_geom g;
+    int32_t n, oy, ox, oc;
+    RT_TRY(rt_conv_s8_geom_init(&g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));
+    {
+        const int32_t mult = g.cin > 0 ? g.cout / g.cin : 1;
+        const int32_t row = g.w * g.cin;
+        const int32_t in_off = p->input_offset;
+        for (n = 0; n < g.n; ++n) {
+            const int8_t *img = in + (size_t)n * g.h * row;
+            for (oy = 0; oy < g.oh; ++oy) {
+                int32_t ky0, ky1;
+                const int32_t iy0 = oy * p->stride_h - p->pad_h;
+                rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, g.kh, g.h, &ky0, &ky1);
+                for (ox = 0; ox < g.ow; ++ox) {
+                    int32_t kx0, kx1;
+                    const int32_t ix0 = ox * p->stride_w - p->pad_w;
+                    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, g.kw, g.w,
+                                    &kx0, &kx1);
+                    for (oc = 0; oc < g.cout; ++oc) {
+                        const int32_t ic = oc / mult;
+                        int32_t acc = bias != NULL ? bias[oc] : 0;
+                        int32_t ky, kx;
+                        for (ky = ky0; ky < ky1; ++ky) {
+                            const int8_t *irow = img + (iy0 + ky * p->dilation_h) * row + ic;
+                            const int8_t *wrow = w + (size_t)ky * g.kw * g.cout + oc;
+                            for (kx = kx0; kx < kx1; ++kx) {
+                                acc += ((int32_t)irow[(ix0 + kx * p->dilation_w) * g.cin] +
+                                        in_off) * (int32_t)wrow[kx * g.cout];
+                            }
+                        }
+                        acc = rt_s8_requant(acc, p->mult[oc], p->shift[oc]) + p->output_offset;
+                        *out++ = rt_s8_clamp(acc, p->act_min, p->act_max);
+                    }
+                }
+            }
+        }
+    }
+    return RT_OK;
+}

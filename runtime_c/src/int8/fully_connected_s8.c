@@ -1,0 +1,39 @@
+/* fully_connected_s8.c - rt_fully_connected_s8: int8 x int8 -> int32 dot products per
+ * output, requantized per tensor or per output channel (arm_fully_connected_s8). */
+#include "s8_internal.h"
+
+rt_status rt_fully_connected_s8(const rt_fc_s8_params *p,
+                                const rt_shape *in_s, const int8_t *in,
+                                const rt_shape *w_s, const int8_t *w,
+                                const rt_shape *b_s, const int32_t *bias,
+                                const rt_shape *out_s, int8_t *out)
+{
+    int32_t rows, k, cout, r, oc, i;
+    RT_CHECK(p != NULL && in_s != NULL && in != NULL && w_s != NULL && w != NULL &&
+             out_s != NULL && out != NULL && p->mult != NULL && p->shift != NULL,
+             RT_ERR_NULL);
+    RT_CHECK(in_s->rank >= 1 && w_s->rank == 2 && out_s->rank == in_s->rank, RT_ERR_RANK);
+    k = w_s->d[1];
+    cout = w_s->d[0];
+    RT_CHECK(k >= 0 && cout >= 0 && in_s->d[in_s->rank - 1] == k &&
+             out_s->d[out_s->rank - 1] == cout, RT_ERR_SHAPE);
+    rows = k > 0 ? rt_shape_numel(in_s) / k : rt_shape_numel(out_s) / (cout > 0 ? cout : 1);
+    RT_CHECK(rows >= 0 && rt_shape_numel(out_s) == rows * cout, RT_ERR_SHAPE);
+    RT_CHECK(bias == NULL || (b_s != NULL && rt_shape_numel(b_s) == cout), RT_ERR_SHAPE);
+    RT_CHECK(RT_S8_RANGE_OK(p->act_min, p->act_max) && (p->per_channel == 0 ||
+             p->per_channel == 1), RT_ERR_PARAM);
+    for (r = 0; r < rows; ++r) {
+        const int8_t *x = in + (size_t)r * k;
+        for (oc = 0; oc < cout; ++oc) {
+            const int8_t *wr = w + (size_t)oc * k;
+            const int32_t c = p->per_channel ? oc : 0;
+            int32_t acc = bias != NULL ? bias[oc] : 0;
+            for (i = 0; i < k; ++i) {
+                acc += ((int32_t)x[i] + p->input_offset) * ((int32_t)wr[i] + p->filter_offset);
+            }
+            acc = rt_s8_requant(acc, p->mult[c], p->shift[c]) + p->output_offset;
+            *out++ = rt_s8_clamp(acc, p->act_min, p->act_max);
+        }
+    }
+    return RT_OK;
+}

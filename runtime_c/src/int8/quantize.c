@@ -1,0 +1,52 @@
+/* quantize.c - the float boundary of an int8 model, as PT2E's quantize_per_tensor and
+ * dequantize_per_tensor compute it: q = clamp(round_half_even(x * inv_scale) + zp) with the
+ * product in float32, and x = (q - zp) * scale in float32. */
+#include "s8_internal.h"
+
+/* v rounded half to even, without the floating-point environment or libm. */
+static float round_even(float v)
+{
+    int32_t t;
+    float diff;
+    if (!(v < 8388608.0f && v > -8388608.0f)) {
+        return v;                           /* |v| >= 2^23 is an integer already (or NaN) */
+    }
+    t = (int32_t)v;                         /* truncates toward zero, exactly */
+    diff = v - (float)t;
+    if (diff > 0.5f || (diff == 0.5f && (t & 1) != 0)) {
+        ++t;
+    } else if (diff < -0.5f || (diff == -0.5f && (t & 1) != 0)) {
+        --t;
+    }
+    return (float)t;
+}
+
+rt_status rt_quantize_f32_s8(const rt_quant_params *p, const rt_shape *in_s, const float *in,
+                             const rt_shape *out_s, int8_t *out)
+{
+    const int32_t n = rt_shape_numel(in_s);
+    int32_t i;
+    RT_CHECK(p != NULL && in != NULL && out != NULL, RT_ERR_NULL);
+    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    RT_CHECK(p->qmin >= -128 && p->qmin <= p->qmax && p->qmax <= 127, RT_ERR_PARAM);
+    for (i = 0; i < n; ++i) {
+        const float v = round_even(in[i] * p->scale) + (float)p->zero_point;
+        /* NaN goes to qmin, as the clamp of a NaN cast does in torch's kernel */
+        out[i] = (int8_t)(v >= (float)p->qmax ? p->qmax : (v > (float)p->qmin ? (int32_t)v
+                                                                                : p->qmin));
+    }
+    return RT_OK;
+}
+
+rt_status rt_dequantize_s8_f32(const rt_quant_params *p, const rt_shape *in_s, const int8_t *in,
+                               const rt_shape *out_s, float *out)
+{
+    const int32_t n = rt_shape_numel(in_s);
+    int32_t i;
+    RT_CHECK(p != NULL && in != NULL && out != NULL, RT_ERR_NULL);
+    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    for (i = 0; i < n; ++i) {
+        out[i] = (float)((int32_t)in[i] - p->zero_point) * p->scale;
+    }
+    return RT_OK;
+}

@@ -1,0 +1,52 @@
+/* s8_internal.h - the fixed-point steps shared by the int8 kernels (not public API).
+ *
+ * These reproduce CMSIS-NN's default ("double rounding") requantization, which TensorFlow Lite
+ * Micro's reference kernels compute too, in portable C99: no arithmetic right shift of a
+ * negative value and no signed overflow is relied on. */
+#ifndef RT_S8_INTERNAL_H
+#define RT_S8_INTERNAL_H
+
+#include "../core/rt_internal.h"
+
+/* round(a * b / 2^31), ties toward +inf; saturates the one overflowing case
+ * (INT32_MIN * INT32_MIN). Equal to floor((a * b + 2^30) / 2^31). */
+static inline int32_t rt_s8_high_mul(int32_t a, int32_t b)
+{
+    const int64_t ab = (int64_t)a * (int64_t)b;
+    const int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
+    if (a == INT32_MIN && b == INT32_MIN) {
+        return INT32_MAX;
+    }
+    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+}
+
+/* x / 2^e (0 <= e <= 31), rounded to nearest, ties away from zero. */
+static inline int32_t rt_s8_div_pow2(int32_t x, int32_t e)
+{
+    const int32_t mask = (int32_t)((((uint32_t)1) << e) - 1u);
+    const int32_t rem = x & mask;
+    const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+    /* floor(x / 2^e) without shifting a negative value */
+    const int32_t q = x >= 0 ? (x >> e)
+                             : -(int32_t)(((uint32_t)(-(int64_t)x) + (uint32_t)mask) >> e);
+    return q + (rem > threshold ? 1 : 0);
+}
+
+/* x * mult * 2^(shift - 31): arm_nn_requantize (double rounding). */
+static inline int32_t rt_s8_requant(int32_t x, int32_t mult, int32_t shift)
+{
+    const int32_t left = shift > 0 ? shift : 0;
+    const int32_t right = shift > 0 ? 0 : -shift;
+    const int32_t y = (int32_t)(uint32_t)((uint64_t)(uint32_t)x << left); /* wraps as int32 */
+    return rt_s8_div_pow2(rt_s8_high_mul(y, mult), right);
+}
+
+static inline int8_t rt_s8_clamp(int32_t v, int32_t lo, int32_t hi)
+{
+    return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
+}
+
+/* The shared checks of an activation range. */
+#define RT_S8_RANGE_OK(lo, hi) ((lo) >= -128 && (lo) <= (hi) && (hi) <= 127)
+
+#endif /* RT_S8_INTERNAL_H */

@@ -1,0 +1,185 @@
+/* movement.c - data movement of any element size (int8 maps, and any other dtype):
+ * rt_permute, rt_constant_pad, rt_cat, rt_slice. Elements are copied as elem_size bytes. */
+#include "../core/rt_internal.h"
+
+static int elem_ok(int32_t elem_size)
+{
+    return elem_size == 1 || elem_size == 2 || elem_size == 4 || elem_size == 8;
+}
+
+static void copy_elems(void *dst, const void *src, int32_t count, int32_t elem_size)
+{
+    if (count > 0) {
+        memcpy(dst, src, (size_t)count * (size_t)elem_size);
+    }
+}
+
+rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_s,
+                     const void *in, const rt_shape *out_s, void *out)
+{
+    int32_t in_st[RT_MAX_DIMS], st[RT_MAX_DIMS], idx[RT_MAX_DIMS];
+    int32_t rank, i, n, r, rows, len, s, off = 0, stride = 1;
+    uint32_t seen = 0u;
+    const uint8_t *src = (const uint8_t *)in;
+    uint8_t *dst = (uint8_t *)out;
+    RT_CHECK(perm != NULL && in_s != NULL && in != NULL && out_s != NULL && out != NULL,
+             RT_ERR_NULL);
+    RT_CHECK(elem_ok(elem_size), RT_ERR_PARAM);
+    n = rt_shape_numel(in_s);
+    RT_CHECK(n >= 0 && out_s->rank == in_s->rank && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    rank = in_s->rank;
+    for (i = rank - 1; i >= 0; --i) {
+        in_st[i] = stride;
+        stride *= in_s->d[i];
+    }
+    for (i = 0; i < rank; ++i) {
+        const int32_t p = rt_norm_dim(perm[i], rank);
+        RT_CHECK(p >= 0 && (seen & (1u << p)) == 0u, RT_ERR_PARAM);
+        RT_CHECK(out_s->d[i] == in_s->d[p], RT_ERR_SHAPE);
+        seen |= 1u << p;
+        st[i] = in_st[p];
+        idx[i] = 0;
+    }
+    if (rank == 0 || n == 0) {
+        copy_elems(dst, src, n, elem_size);
+        return RT_OK;
+    }
+    len = out_s->d[rank - 1];
+    s = st[rank - 1];
+    rows = n / len;
+    for (r = 0; r < rows; ++r) {
+        if (elem_size == 1) {
+            for (i = 0; i < len; ++i) {
+                dst[i] = src[off + i * s];
+            }
+        } else {
+            for (i = 0; i < len; ++i) {
+                memcpy(dst + (size_t)i * elem_size, src + (size_t)(off + i * s) * elem_size,
+                       (size_t)elem_size);
+            }
+        }
+        dst += (size_t)len * elem_size;
+        for (i = rank - 2; i >= 0; --i) {    /* odometer over the outer dims */
+            off += st[i];
+            if (++idx[i] < out_s->d[i]) {
+                break;
+            }
+            off -= st[i] * out_s->d[i];
+            idx[i] = 0;
+        }
+    }
+    return RT_OK;
+}
+
+rt_status rt_constant_pad(int32_t elem_size, const int32_t *before, const void *value,
+                          const rt_shape *in_s, const void *in,
+                          const rt_shape *out_s, void *out)
+{
+    int32_t idx[RT_MAX_DIMS], rank, i, n_out, o, rows, len;
+    const uint8_t *src = (const uint8_t *)in;
+    uint8_t *dst = (uint8_t *)out;
+    RT_CHECK(before != NULL && value != NULL && in_s != NULL && in != NULL && out_s != NULL &&
+             out != NULL, RT_ERR_NULL);
+    RT_CHECK(elem_ok(elem_size), RT_ERR_PARAM);
+    rank = in_s->rank;
+    n_out = rt_shape_numel(out_s);
+    RT_CHECK(rt_shape_numel(in_s) >= 0 && n_out >= 0 && out_s->rank == rank, RT_ERR_SHAPE);
+    for (i = 0; i < rank; ++i) {
+        RT_CHECK(before[i] >= 0 && out_s->d[i] >= in_s->d[i] + before[i], RT_ERR_SHAPE);
+        idx[i] = 0;
+    }
+    if (rank == 0) {
+        copy_elems(dst, src, n_out, elem_size);
+        return RT_OK;
+    }
+    len = out_s->d[rank - 1];
+    rows = len > 0 ? n_out / len : 0;
+    for (o = 0; o < rows; ++o) {
+        int32_t inside = 1, src_row = 0;
+        for (i = 0; i < rank - 1; ++i) {     /* this output row's source row, if any */
+            const int32_t k = idx[i] - before[i];
+            if (k < 0 || k >= in_s->d[i]) {
+                inside = 0;
+            }
+            src_row = src_row * in_s->d[i] + k;
+        }
+        for (i = 0; i < len; ++i) {
+            const int32_t k = i - before[rank - 1];
+            const void *from = (inside && k >= 0 && k < in_s->d[rank - 1])
+                ? (const void *)(src + ((size_t)src_row * in_s->d[rank - 1] + k) * elem_size)
+                : value;
+            memcpy(dst + (size_t)i * elem_size, from, (size_t)elem_size);
+        }
+        dst += (size_t)len * elem_size;
+        for (i = rank - 2; i >= 0; --i) {
+            if (++idx[i] < out_s->d[i]) {
+                break;
+            }
+            idx[i] = 0;
+        }
+    }
+    return RT_OK;
+}
+
+rt_status rt_cat(int32_t elem_size, int32_t dim, int32_t n_in, const rt_shape *in_s,
+                 const void *const *in, const rt_shape *out_s, void *out)
+{
+    int32_t k, i, outer, total = 0, d;
+    uint8_t *dst = (uint8_t *)out;
+    RT_CHECK(in_s != NULL && in != NULL && out_s != NULL && out != NULL && n_in >= 0,
+             RT_ERR_NULL);
+    RT_CHECK(elem_ok(elem_size), RT_ERR_PARAM);
+    d = rt_norm_dim(dim, out_s->rank);
+    RT_CHECK(d >= 0, RT_ERR_PARAM);
+    for (k = 0; k < n_in; ++k) {
+        RT_CHECK(in[k] != NULL && in_s[k].rank == out_s->rank, RT_ERR_SHAPE);
+        for (i = 0; i < out_s->rank; ++i) {
+            RT_CHECK(i == d || in_s[k].d[i] == out_s->d[i], RT_ERR_SHAPE);
+        }
+        total += in_s[k].d[d];
+    }
+    RT_CHECK(total == out_s->d[d] && rt_shape_numel(out_s) >= 0, RT_ERR_SHAPE);
+    outer = rt_dims_prod(out_s, 0, d);
+    for (i = 0; i < outer; ++i) {
+        for (k = 0; k < n_in; ++k) {
+            const int32_t chunk = rt_dims_prod(&in_s[k], d, in_s[k].rank);
+            copy_elems(dst, (const uint8_t *)in[k] + (size_t)i * chunk * elem_size, chunk,
+                       elem_size);
+            dst += (size_t)chunk * elem_size;
+        }
+    }
+    return RT_OK;
+}
+
+rt_status rt_slice(int32_t elem_size, int32_t dim, int32_t start, int32_t end, int32_t step,
+                   const rt_shape *in_s, const void *in, const rt_shape *out_s, void *out)
+{
+    int32_t d, size, count, outer, inner, i, j;
+    const uint8_t *src = (const uint8_t *)in;
+    uint8_t *dst = (uint8_t *)out;
+    RT_CHECK(in_s != NULL && in != NULL && out_s != NULL && out != NULL, RT_ERR_NULL);
+    RT_CHECK(elem_ok(elem_size) && step >= 1, RT_ERR_PARAM);
+    d = rt_norm_dim(dim, in_s->rank);
+    RT_CHECK(d >= 0 && rt_shape_numel(in_s) >= 0, RT_ERR_PARAM);
+    size = in_s->d[d];
+    if (start < 0) {
+        start = start + size < 0 ? 0 : start + size;
+    }
+    if (end < 0) {
+        end = end + size < 0 ? 0 : end + size;
+    }
+    start = start > size ? size : start;
+    end = end > size ? size : end;
+    count = end > start ? (end - start + step - 1) / step : 0;
+    outer = rt_dims_prod(in_s, 0, d);
+    inner = rt_dims_prod(in_s, d + 1, in_s->rank);
+    RT_CHECK(rt_shape_numel(out_s) == outer * count * inner, RT_ERR_SHAPE);
+    for (i = 0; i < outer; ++i) {
+        for (j = 0; j < count; ++j) {
+            copy_elems(dst, src + ((size_t)i * size + start + j * step) * inner * elem_size,
+                       inner, elem_size);
+            dst += (size_t)inner * elem_size;
+        }
+    }
+    return RT_OK;
+}
