@@ -62,6 +62,19 @@ class _Builder:
             self.tensors[tid] = self.sg.add_tensor(**kw)
         return self.tensors[tid]
 
+    def read(self, tid) -> me.Tensor:
+        """A tensor an op reads. A zero-copy view (view_copy and friends emit no call in our
+        program) becomes a RESHAPE of the tensor it views, the first time it is read."""
+        tid = int(tid)
+        t = self.g.tensors[tid]
+        if tid not in self.tensors and t.alias_of is not None and \
+                self.g.tensors[t.alias_of].shape != t.shape:
+            src = self.read(t.alias_of)
+            shape = np.array(t.shape, np.int32)
+            self.op(BO.RESHAPE, [src, self.new(shape.shape, fb.TensorType.INT32, shape)],
+                    [self.tensor(tid)])
+        return self.tensor(tid)
+
     def new(self, shape, dtype, data=None, quantization=None, name="tmp") -> me.Tensor:
         kw = dict(shape=tuple(shape), dtype=dtype, name=name)
         if data is not None:
@@ -81,12 +94,12 @@ class _Builder:
         """PAD an NHWC int8 tensor by [(top, bottom), (left, right)] with its zero point."""
         (t, b), (l, r) = before_after
         if t == b == l == r == 0:
-            return self.tensor(tid)
+            return self.read(tid)
         n, h, w, c = self.g.tensors[tid].shape
         pads = np.array([[0, 0], [t, b], [l, r], [0, 0]], np.int32)
         out = self.new((n, h + t + b, w + l + r, c), fb.TensorType.INT8,
                        quantization=self.q(tid), name="padded")
-        self.op(BO.PAD, [self.tensor(tid), self.new((4, 2), fb.TensorType.INT32, pads)], [out])
+        self.op(BO.PAD, [self.read(tid), self.new((4, 2), fb.TensorType.INT32, pads)], [out])
         return out
 
 
@@ -104,7 +117,7 @@ def _conv_pads(k, s, d, p, size, out):
     return p, max(after, 0)
 
 
-def to_tflite(method) -> tuple[bytes, int, int]:
+def to_tflite(method, stop: int | None = None) -> tuple[bytes, int, int]:
     """The int8 part of ``method`` as a .tflite; returns (model, input tensor id, output
     tensor id). Filters carry their per-channel scales in their TensorSpec's qparams."""
     b = _Builder(method)
@@ -125,7 +138,7 @@ def to_tflite(method) -> tuple[bytes, int, int]:
             first = c.reads[0] if g.tensors[c.reads[0]].qparams is not None else None
         if key == "cortex_m::transpose.out":
             perm = np.array(args["perm"], np.int32)
-            b.op(BO.TRANSPOSE, [b.tensor(args["input"].id),
+            b.op(BO.TRANSPOSE, [b.read(args["input"].id),
                                 b.new(perm.shape, fb.TensorType.INT32, perm)], [b.tensor(out)])
         elif key in ("cortex_m::quantized_conv2d_nhwc.out",
                      "cortex_m::quantized_depthwise_conv2d_nhwc.out"):
@@ -186,7 +199,7 @@ def to_tflite(method) -> tuple[bytes, int, int]:
             o.fusedActivationFunction = _activation(args["activation_min"],
                                                     args["activation_max"], s_out, z_out)
             o.keepNumDims = len(g.tensors[out].shape) > 2
-            b.op(BO.FULLY_CONNECTED, [b.tensor(x), wt, bt], [b.tensor(out)],
+            b.op(BO.FULLY_CONNECTED, [b.read(x), wt, bt], [b.tensor(out)],
                  fb.BuiltinOptions.FullyConnectedOptions, o)
         elif key in ("cortex_m::quantized_add.out", "cortex_m::quantized_mul.out"):
             a, c2 = args["self"].id, args["other"].id
@@ -196,12 +209,12 @@ def to_tflite(method) -> tuple[bytes, int, int]:
                 o = fb.SubOptionsT() if sub else fb.AddOptionsT()
                 o.fusedActivationFunction = _activation(args["activation_min"],
                                                         args["activation_max"], s_out, z_out)
-                b.op(BO.SUB if sub else BO.ADD, [b.tensor(a), b.tensor(c2)], [b.tensor(out)],
+                b.op(BO.SUB if sub else BO.ADD, [b.read(a), b.read(c2)], [b.tensor(out)],
                      fb.BuiltinOptions.SubOptions if sub else fb.BuiltinOptions.AddOptions, o)
             else:
                 o = fb.MulOptionsT()
                 o.fusedActivationFunction = ACT.NONE
-                b.op(BO.MUL, [b.tensor(a), b.tensor(c2)], [b.tensor(out)],
+                b.op(BO.MUL, [b.read(a), b.read(c2)], [b.tensor(out)],
                      fb.BuiltinOptions.MulOptions, o)
         elif key in ("cortex_m::quantized_avg_pool2d_nhwc.out",
                      "cortex_m::quantized_max_pool2d_nhwc.out"):
@@ -212,7 +225,7 @@ def to_tflite(method) -> tuple[bytes, int, int]:
             if "max" in key and list(args.get("dilation", [1, 1])) != [1, 1]:
                 raise NotExpressible("a dilated max pool")
             (_, h, wd, _), (_, oh, ow, _) = g.tensors[x].shape, g.tensors[out].shape
-            xin = b.tensor(x)
+            xin = b.read(x)
             if any(pd):
                 raise NotExpressible("a padded max pool")
             o = fb.Pool2DOptionsT()
@@ -224,26 +237,28 @@ def to_tflite(method) -> tuple[bytes, int, int]:
         elif key == "cortex_m::softmax.out":
             o = fb.SoftmaxOptionsT()
             o.beta = 1.0
-            b.op(BO.SOFTMAX, [b.tensor(args["input"].id)], [b.tensor(out)],
+            b.op(BO.SOFTMAX, [b.read(args["input"].id)], [b.tensor(out)],
                  fb.BuiltinOptions.SoftmaxOptions, o)
         elif key == "cortex_m::pad.out":
             x = args["input"].id
             rank = len(g.tensors[x].shape)
             pre, post = args["pre_pad"][4 - rank:], args["post_pad"][4 - rank:]
             pads = np.array(list(zip(pre, post)), np.int32).reshape(rank, 2)
-            b.op(BO.PAD, [b.tensor(x), b.new(pads.shape, fb.TensorType.INT32, pads)],
+            b.op(BO.PAD, [b.read(x), b.new(pads.shape, fb.TensorType.INT32, pads)],
                  [b.tensor(out)])
         elif key in ("aten::view_copy.out", "aten::squeeze_copy.dims_out",
                      "aten::unsqueeze_copy.out", "aten::clone.out"):
             src = c.reads[0]
             shape = np.array(g.tensors[out].shape, np.int32)
-            b.op(BO.RESHAPE, [b.tensor(src), b.new(shape.shape, fb.TensorType.INT32, shape)],
+            b.op(BO.RESHAPE, [b.read(src), b.new(shape.shape, fb.TensorType.INT32, shape)],
                  [b.tensor(out)])
         else:
             raise NotExpressible(f"{key} has no TFLite builtin here")
         last = out
+        if stop is not None and out == stop:
+            break
     b.sg.inputs = [b.tensor(first)]
-    b.sg.outputs = [b.tensor(last)]
+    b.sg.outputs = [b.read(last)]
     model = me.Model(subgraphs=[b.sg])
     return bytes(model.build()), first, last
 

@@ -224,6 +224,9 @@ def _copy_fn(ctx, src, out):
     if src.dtype != out.dtype or src.dtype not in _COPY:
         return "rt_to_copy", [DTYPE_CODES[src.dtype], DTYPE_CODES[out.dtype], *src.pair,
                               *out.pair]
+    if src.dtype == "int8":      # the byte copy, through unsigned pointers
+        return "rt_copy_u8", [src.shape_ref, f"(const uint8_t *){src.ptr}", out.shape_ref,
+                              f"(uint8_t *){out.ptr}"]
     return _COPY[src.dtype], [*src.pair, *out.pair]
 
 

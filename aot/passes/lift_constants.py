@@ -16,6 +16,8 @@ def lift_constants(ep: ExportedProgram) -> ExportedProgram:
         if not isinstance(value, torch.Tensor):
             continue  # submodules (e.g. lowered delegates) stay as they are
         const = ed.add_const(value, node.target.replace(".", "_"))
+        if "custom" in node.meta:                 # e.g. an int8 filter's scales
+            const.meta["custom"] = node.meta["custom"]
         node.replace_all_uses_with(const)
         ed.graph.erase_node(node)
     return ed.finish()

@@ -139,6 +139,11 @@ class _Lowering:
     def const(self, value: torch.Tensor, hint: str) -> torch.fx.Node:
         return self.ed.add_const(value, hint)
 
+    def value(self, node: torch.fx.Node, scale: float, zp: int, layout: str = NCHW) -> QValue:
+        """A new int8 value; its node records the qparams (reports, TFLite export)."""
+        mark_qparams(node, scale, zp)
+        return QValue(node, scale, zp, layout)
+
     def weight(self, values: torch.Tensor, c: "QConst", n: int) -> torch.fx.Node:
         """A repacked int8 filter, its per-channel scales recorded (reports, TFLite export)."""
         node = self.const(values, "weight")
@@ -410,7 +415,7 @@ def _conv(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
         new = L.call(Q8.quantized_conv2d_nhwc.default,
                      [xin.node, L.weight(weight, wc, cout), bias_n, *common, -x.zp, zp, mult_t,
                       shift_t, lo, hi], before)
-    return QValue(new, scale, zp, NHWC)
+    return L.value(new, scale, zp, NHWC)
 
 
 def _linear(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -431,7 +436,7 @@ def _linear(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
                  [x.node, L.weight(wc.values.contiguous(), wc, cout if per_channel else 1),
                   None if bias is None else L.const(bias, "bias"), None, -x.zp, 0, zp,
                   mults, shifts, hi, lo], before)
-    return QValue(new, scale, zp, NCHW)
+    return L.value(new, scale, zp, NCHW)
 
 
 def _binary_inputs(L: _Lowering, node, before) -> Optional[tuple[QValue, QValue]]:
@@ -471,7 +476,7 @@ def _add_sub(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     lo, hi = _out_range(bounds, scale, zp)
     new = L.call(Q8.quantized_add.default,
                  [a.node, a.zp, ma, sha, b.node, b.zp, mb, shb, zp, mo, sho, lo, hi], before)
-    return QValue(new, scale, zp, a.layout)
+    return L.value(new, scale, zp, a.layout)
 
 
 def _mul(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -483,7 +488,7 @@ def _mul(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     a, b = pair
     m, s = _mult_shift(_f32(a.scale) * _f32(b.scale) / _f32(scale))
     new = L.call(Q8.quantized_mul.default, [a.node, a.zp, b.node, b.zp, zp, m, s], before)
-    return QValue(new, scale, zp, a.layout)
+    return L.value(new, scale, zp, a.layout)
 
 
 def _clamp_rule(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -505,7 +510,7 @@ def _lut(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
         y = torch.clamp(y, bounds[0], bounds[1])          # a relu/clamp folded into it
     table = QD.quantize_per_tensor.default(y.float(), scale, zp, -128, 127, torch.int8)
     new = L.call(Q8.quantized_activation.default, [x.node, L.const(table, "lut")], before)
-    return QValue(new, scale, zp, x.layout)
+    return L.value(new, scale, zp, x.layout)
 
 
 def _pool_args(node, kind):
@@ -536,7 +541,7 @@ def _avg_pool(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]
         return None
     xin = L.layout(x, NHWC, before)
     if any(padding) and count_include_pad:    # the padding counts: make it real, value z_in
-        xin = QValue(L.call(Q8.pad.default, [xin.node, [0, padding[0], padding[1], 0],
+        xin = L.value(L.call(Q8.pad.default, [xin.node, [0, padding[0], padding[1], 0],
                                              [0, padding[0], padding[1], 0], x.zp], before),
                      x.scale, x.zp, NHWC)
         padding = [0, 0]
@@ -547,7 +552,7 @@ def _avg_pool_nhwc(L, xin: QValue, kernel, stride, padding, scale, zp, before) -
     m, s = _mult_shift(1.0)
     new = L.call(Q8.quantized_avg_pool2d_nhwc.default,
                  [xin.node, kernel, stride, padding, False, xin.zp, m, s], before)
-    return _shared_out(L, QValue(new, xin.scale, xin.zp, NHWC), scale, zp, before)
+    return _shared_out(L, L.value(new, xin.scale, xin.zp, NHWC), scale, zp, before)
 
 
 def _adaptive_avg_pool(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -581,7 +586,7 @@ def _mean(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
         return pooled
     n, c = shape[0], (shape[1] if x.layout == NCHW else shape[3])
     view = L.call(aten.view.default, [pooled.node, [n, c]], before)
-    return QValue(view, scale, zp, NCHW)
+    return L.value(view, scale, zp, NCHW)
 
 
 def _max_pool(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -598,7 +603,7 @@ def _max_pool(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]
     new = L.call(Q8.quantized_max_pool2d_nhwc.default,
                  [xin.node, kernel, stride, padding, dilation, ceil_mode, x.zp, x.zp, lo, hi],
                  before)
-    return _shared_out(L, QValue(new, x.scale, x.zp, NHWC), scale, zp, before)
+    return _shared_out(L, L.value(new, x.scale, x.zp, NHWC), scale, zp, before)
 
 
 def _softmax(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -620,7 +625,7 @@ def _softmax(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
         return None
     diff_min = -math.floor(31.0 * (1 << 26) / (1 << s))
     new = L.call(Q8.softmax.default, [x.node, rank - 1, x.zp, zp, m, s, diff_min], before)
-    return QValue(new, scale, zp, x.layout)
+    return L.value(new, scale, zp, x.layout)
 
 
 def _minmax(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -631,7 +636,7 @@ def _minmax(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     b = L.requantize(b, a.scale, a.zp, before)
     target = Q8.maximum.default if node.target == aten.maximum.default else Q8.minimum.default
     new = L.call(target, [a.node, b.node], before)
-    return _shared_out(L, QValue(new, a.scale, a.zp, a.layout), scale, zp, before)
+    return _shared_out(L, L.value(new, a.scale, a.zp, a.layout), scale, zp, before)
 
 
 def _movement(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -643,13 +648,13 @@ def _movement(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]
     if x.layout == NHWC and not (node.target in _VIEWS and L.nchw_view_ok(x)):
         x = L.layout(x, NCHW, before)
     elif x.layout == NHWC:    # same bytes: view the NHWC map as its NCHW shape first
-        x = QValue(L.call(aten.view.default, [x.node, list(node.args[0].meta["val"].shape)],
+        x = L.value(L.call(aten.view.default, [x.node, list(node.args[0].meta["val"].shape)],
                           before), x.scale, x.zp, NCHW)
     if node.target in (aten.dropout.default, aten.clone.default, aten.contiguous.default):
         new = x.node
     else:
         new = L.call(node.target, [x.node, *node.args[1:]], before, dict(node.kwargs))
-    return _shared_out(L, QValue(new, x.scale, x.zp, NCHW), scale, zp, before)
+    return _shared_out(L, L.value(new, x.scale, x.zp, NCHW), scale, zp, before)
 
 
 def _cat(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -659,7 +664,7 @@ def _cat(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
     parts = [L.requantize(L.layout(p, NCHW, before), scale, zp, before) for p in parts]
     new = L.call(aten.cat.default, [[p.node for p in parts], dim], before)
-    return QValue(new, scale, zp, NCHW)
+    return L.value(new, scale, zp, NCHW)
 
 
 def _pad(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -687,7 +692,7 @@ def _pad(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
         pre = [pre[0], pre[2], pre[3], pre[1]]
         post = [post[0], post[2], post[3], post[1]]
     new = L.call(Q8.pad.default, [x.node, pre, post, q], before)
-    return _shared_out(L, QValue(new, x.scale, x.zp, x.layout), scale, zp, before)
+    return _shared_out(L, L.value(new, x.scale, x.zp, x.layout), scale, zp, before)
 
 
 _FUSES = {aten.conv2d.default, aten.linear.default, aten.add.Tensor, aten.sub.Tensor}

@@ -112,7 +112,7 @@ class _Builder:
             init = self.ed.state_dict.get(spec.target, self.ed.constants.get(spec.target))
             self.state[tid] = _numpy(init)
         elif self.ed.is_const(node):
-            tid = self.new_tensor(node.name, val, TensorKind.CONSTANT)
+            tid = self.new_tensor(node.name, val, TensorKind.CONSTANT, node=node)
             self.constants[tid] = _numpy(self.ed.const_value(node))
         else:
             tid = self.new_tensor(node.name, val, TensorKind.INPUT, node=node)

@@ -81,15 +81,15 @@ def int8_inputs(name: str, seed: int = 0) -> list[np.ndarray]:
 
 
 NETWORKS = ZOO_NAMES + sorted(INT8_MODELS)
+# Lookup-table activations have no bit-exact TFLite builtin (TFLM's LOGISTIC and TANH use their
+# own fixed-point series): those models are checked against PT2E's own per-code values instead.
+TFLM_NETWORKS = [n for n in NETWORKS if n not in ("activations", "movement")]
 
 
-@pytest.mark.parametrize("name", NETWORKS)
+@pytest.mark.parametrize("name", TFLM_NETWORKS)
 def test_c_equals_tflite_micro(tflm, name):
     manager = lowered(name, True)
-    try:
-        model, _, _ = tflm.to_tflite(manager.lowered())
-    except tflm.NotExpressible as e:
-        pytest.skip(f"no TFLite builtin for part of {name}: {e}")   # LUT ops: see the PT2E test
+    model, _, _ = tflm.to_tflite(manager.lowered())
     xs = int8_inputs(name)
     (want,), _ = tflm.run_tflm(model, xs)
     (got,) = host_model(name, True)(*xs)
