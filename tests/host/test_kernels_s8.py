@@ -1,0 +1,439 @@
+"""The int8 kernels, one by one, against TensorFlow Lite Micro's reference kernels (the
+`tflite-micro` wheel): exact equality, with hypothesis drawing shapes, strides, padding,
+dilation, groups, zero points and scales. Plus the requantization's rounding ties, weights of
+-128, the float boundary against PT2E's own quantize/dequantize, and bad shapes."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+import kernel_harness
+from kernel_harness import KernelError
+
+from aot.quantization import arith
+
+SETTINGS = settings(max_examples=50, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def rt():
+    return kernel_harness.load()
+
+
+@pytest.fixture(scope="module")
+def lite():
+    from conftest import require_module
+    require_module("tflite_micro")
+    from tflite_micro.python.tflite_micro import runtime
+    from tflite_micro.tensorflow.lite.micro.compression import model_editor as me
+    from tflite_micro.tensorflow.lite.micro.python import schema_py_generated as fb
+    return runtime, me, fb
+
+
+def f32(x) -> float:
+    return float(np.float32(x))
+
+
+def run_tflm(lite, opcode, inputs, out_shape, out_q, options=None):
+    """One TFLite op: inputs are (array, (scales, zps, axis) or None, is_constant)."""
+    runtime, me, fb = lite
+    sg = me.Subgraph()
+    tensors, feeds = [], []
+    types = {np.dtype(np.int8): fb.TensorType.INT8, np.dtype(np.int32): fb.TensorType.INT32}
+    for k, (arr, q, const) in enumerate(inputs):
+        if arr is None:
+            tensors.append(None)
+            continue
+        kw = dict(shape=arr.shape, dtype=types[arr.dtype], name=f"in{k}")
+        if q is not None:
+            kw["quantization"] = me.Quantization(scales=q[0], zero_points=q[1], axis=q[2])
+        if const:
+            kw["data"] = np.ascontiguousarray(arr)
+        t = sg.add_tensor(**kw)
+        tensors.append(t)
+        if not const:
+            feeds.append((t, arr))
+    out = sg.add_tensor(shape=out_shape, dtype=fb.TensorType.INT8, name="out",
+                        quantization=me.Quantization(scales=out_q[0], zero_points=out_q[1]))
+    op = sg.add_operator(opcode=opcode, inputs=tensors, outputs=[out])
+    if options is not None:
+        op._fb.builtinOptionsType, op._fb.builtinOptions = options
+    sg.inputs = [t for t, _ in feeds]
+    sg.outputs = [out]
+    interp = runtime.Interpreter.from_bytes(bytes(me.Model(subgraphs=[sg]).build()),
+                                            arena_size=1 << 20)
+    for i, (_, arr) in enumerate(feeds):
+        interp.set_input(arr, i)
+    interp.invoke()
+    return np.array(interp.get_output(0)).reshape(out_shape)
+
+
+def i8(rng, shape, lo=-128, hi=127):
+    return rng.integers(lo, hi + 1, size=shape).astype(np.int8)
+
+
+def scratch(rt):
+    return rt.ffi.NULL
+
+
+# -- requantization -------------------------------------------------------------------------------
+
+def test_requantize_matches_the_python_model_including_ties(rt):
+    rng = np.random.default_rng(0)
+    xs = list(rng.integers(-(2 ** 24), 2 ** 24, 2000)) + [1, -1, 3, -3, 0, 2 ** 20, -(2 ** 20)]
+    for mult, shift in [(1 << 30, -1), (1 << 30, -2), (1 << 30, -3), (1 << 30, 0),
+                        (1518500250, -7), (2 ** 31 - 1, -31), (1 << 30, 2)]:
+        want = arith.requantize(np.array(xs), mult, shift)
+        got = [rt.lib.rt_requantize(int(x), mult, shift) for x in xs]
+        np.testing.assert_array_equal(got, want)
+    # Double rounding. The high multiply rounds its ties up (M = 0.5: 1.5 -> 2, -1.5 -> -1);
+    # the shift after it rounds ties away from zero (M = 0.25: 6 -> 3 -> 1.5 -> 2, -6 -> -2).
+    assert [rt.lib.rt_requantize(v, 1 << 30, 0) for v in (3, -3)] == [2, -1]
+    assert [rt.lib.rt_requantize(v, 1 << 30, -1) for v in (6, -6, 2, -2)] == [2, -2, 1, -1]
+
+
+# -- convolution ----------------------------------------------------------------------------------
+
+@st.composite
+def conv_cases(draw, depthwise=False):
+    groups = 1
+    if depthwise:
+        cin = draw(st.integers(1, 4))
+        mult = draw(st.integers(1, 3))
+        cout = cin * mult
+    else:
+        groups = draw(st.sampled_from([1, 1, 2]))
+        cin = groups * draw(st.integers(1, 4))
+        cout = groups * draw(st.integers(1, 4))
+        mult = 1
+    kh, kw = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    sh, sw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    dh, dw = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    h = draw(st.integers((kh - 1) * dh + 1, 10))
+    w = draw(st.integers((kw - 1) * dw + 1, 10))
+    return dict(cin=cin, cout=cout, groups=groups, mult=mult, k=(kh, kw), s=(sh, sw),
+                d=(dh, dw), hw=(h, w), n=draw(st.integers(1, 2)),
+                z_in=draw(st.integers(-128, 127)), z_out=draw(st.integers(-128, 127)),
+                s_in=draw(st.floats(0.005, 0.2)), s_out=draw(st.floats(0.01, 0.5)),
+                seed=draw(st.integers(0, 10 ** 6)), bias=draw(st.booleans()),
+                relu=draw(st.booleans()))
+
+
+def _conv_both(rt, lite, c, depthwise):
+    runtime, me, fb = lite
+    rng = np.random.default_rng(c["seed"])
+    (kh, kw), (sh, sw), (dh, dw), (h, w) = c["k"], c["s"], c["d"], c["hw"]
+    cin, cout = c["cin"], c["cout"]
+    x = i8(rng, (c["n"], h, w, cin))
+    wshape = (1, kh, kw, cout) if depthwise else (cout, kh, kw, cin // c["groups"])
+    wt = i8(rng, wshape)
+    wt.reshape(-1)[0] = -128                                  # weights of -128 occur
+    s_w = [f32(v) for v in rng.uniform(0.002, 0.05, cout)]
+    s_in, s_out = f32(c["s_in"]), f32(c["s_out"])
+    bias = rng.integers(-5000, 5000, cout).astype(np.int32) if c["bias"] else None
+    oh = (h - (kh - 1) * dh - 1) // sh + 1
+    ow = (w - (kw - 1) * dw - 1) // sw + 1
+    mults, shifts = arith.quantize_multipliers([s_in * sw_ / s_out for sw_ in s_w])
+    lo, hi = arith.activation_bounds(0.0, math.inf, s_out, c["z_out"]) if c["relu"] \
+        else (-128, 127)
+    m_arr, s_arr = rt.int32s(mults), rt.int32s(shifts)
+    p = rt.params("rt_conv_s8_params", stride_h=sh, stride_w=sw, pad_h=0, pad_w=0,
+                  dilation_h=dh, dilation_w=dw, input_offset=-c["z_in"],
+                  output_offset=c["z_out"], act_min=lo, act_max=hi, mult=m_arr, shift=s_arr)
+    out = rt.empty((c["n"], oh, ow, cout), np.int8)
+    if depthwise:
+        rt.call("rt_depthwise_conv2d_s8", p, x, wt, bias, out)
+        o = fb.DepthwiseConv2DOptionsT()
+        o.depthMultiplier = c["mult"]
+        code, otype = fb.BuiltinOperator.DEPTHWISE_CONV_2D, fb.BuiltinOptions.DepthwiseConv2DOptions
+        axis = 3
+    else:
+        rt.call("rt_conv2d_s8", scratch(rt), p, x, wt, bias, out)
+        o = fb.Conv2DOptionsT()
+        code, otype = fb.BuiltinOperator.CONV_2D, fb.BuiltinOptions.Conv2DOptions
+        axis = 0
+    o.padding, o.strideH, o.strideW = fb.Padding.VALID, sh, sw
+    o.dilationHFactor, o.dilationWFactor = dh, dw
+    o.fusedActivationFunction = fb.ActivationFunctionType.RELU if c["relu"] else \
+        fb.ActivationFunctionType.NONE
+    # TFLM's depthwise kernel needs a bias tensor: no bias is a bias of zeros there.
+    tb = bias if bias is not None else np.zeros(cout, np.int32)
+    want = run_tflm(lite, code, [
+        (x, ([s_in], [c["z_in"]], None), False),
+        (wt, (s_w, [0] * cout, axis), True),
+        (tb, ([f32(s_in * v) for v in s_w], [0] * cout, 0), True)],
+        out.shape, ([s_out], [c["z_out"]]), (otype, o))
+    return out, want
+
+
+@SETTINGS
+@given(conv_cases())
+def test_conv2d_equals_tflm(rt, lite, c):
+    got, want = _conv_both(rt, lite, c, depthwise=False)
+    np.testing.assert_array_equal(got, want)
+
+
+@SETTINGS
+@given(conv_cases(depthwise=True))
+def test_depthwise_conv2d_equals_tflm(rt, lite, c):
+    got, want = _conv_both(rt, lite, c, depthwise=True)
+    np.testing.assert_array_equal(got, want)
+
+
+def test_conv_padding_contributes_real_zero(rt):
+    """Padded taps hold the input zero point: same as padding the input with z_in."""
+    rng = np.random.default_rng(3)
+    x, w = i8(rng, (1, 5, 6, 3)), i8(rng, (4, 3, 3, 3))
+    m, s = rt.int32s([1 << 30] * 4), rt.int32s([-9] * 4)
+    p = rt.params("rt_conv_s8_params", stride_h=1, stride_w=2, pad_h=1, pad_w=1,
+                  dilation_h=1, dilation_w=1, input_offset=7, output_offset=3, act_min=-128,
+                  act_max=127, mult=m, shift=s)
+    padded = np.pad(x, [(0, 0), (1, 1), (1, 1), (0, 0)], constant_values=-7)
+    p0 = rt.params("rt_conv_s8_params", stride_h=1, stride_w=2, pad_h=0, pad_w=0,
+                   dilation_h=1, dilation_w=1, input_offset=7, output_offset=3, act_min=-128,
+                   act_max=127, mult=m, shift=s)
+    a, b = rt.empty((1, 5, 3, 4), np.int8), rt.empty((1, 5, 3, 4), np.int8)
+    rt.call("rt_conv2d_s8", rt.ffi.NULL, p, x, w, None, a)
+    rt.call("rt_conv2d_s8", rt.ffi.NULL, p0, padded, w, None, b)
+    np.testing.assert_array_equal(a, b)
+
+
+# -- fully connected ---------------------------------------------------------------------------
+
+@SETTINGS
+@given(rows=st.integers(1, 4), k=st.integers(1, 40), cout=st.integers(1, 12),
+       per_channel=st.booleans(), z_in=st.integers(-128, 127), z_out=st.integers(-128, 127),
+       seed=st.integers(0, 10 ** 6), relu=st.booleans())
+def test_fully_connected_equals_tflm(rt, lite, rows, k, cout, per_channel, z_in, z_out, seed,
+                                     relu):
+    _, _, fb = lite
+    rng = np.random.default_rng(seed)
+    x, w = i8(rng, (rows, k)), i8(rng, (cout, k))
+    bias = rng.integers(-3000, 3000, cout).astype(np.int32)
+    s_in, s_out = f32(rng.uniform(0.01, 0.1)), f32(rng.uniform(0.02, 0.3))
+    s_w = [f32(v) for v in rng.uniform(0.002, 0.02, cout if per_channel else 1)]
+    mults, shifts = arith.quantize_multipliers([s_in * v / s_out for v in s_w])
+    lo, hi = arith.activation_bounds(0.0, math.inf, s_out, z_out) if relu else (-128, 127)
+    m_arr, s_arr = rt.int32s(mults), rt.int32s(shifts)
+    p = rt.params("rt_fc_s8_params", input_offset=-z_in, filter_offset=0, output_offset=z_out,
+                  act_min=lo, act_max=hi, per_channel=int(per_channel), mult=m_arr,
+                  shift=s_arr)
+    got = rt.empty((rows, cout), np.int8)
+    rt.call("rt_fully_connected_s8", p, x, w, bias, got)
+    o = fb.FullyConnectedOptionsT()
+    o.fusedActivationFunction = fb.ActivationFunctionType.RELU if relu else \
+        fb.ActivationFunctionType.NONE
+    axis = 0 if per_channel else None
+    want = run_tflm(lite, fb.BuiltinOperator.FULLY_CONNECTED, [
+        (x, ([s_in], [z_in], None), False), (w, (s_w, [0] * len(s_w), axis), True),
+        (bias, ([f32(s_in * v) for v in s_w], [0] * len(s_w), axis), True)],
+        got.shape, ([s_out], [z_out]), (fb.BuiltinOptions.FullyConnectedOptions, o))
+    np.testing.assert_array_equal(got, want)
+
+
+# -- elementwise ---------------------------------------------------------------------------------
+
+BROADCASTS = [((2, 3, 4), (2, 3, 4)), ((2, 3, 4), (4,)), ((1, 3, 1), (2, 1, 5)),
+              ((4, 1), (1, 6))]
+
+
+@SETTINGS
+@given(shapes=st.sampled_from(BROADCASTS), op=st.sampled_from(["add", "sub", "mul"]),
+       za=st.integers(-128, 127), zb=st.integers(-128, 127), zo=st.integers(-128, 127),
+       sa=st.floats(0.005, 0.5), sb=st.floats(0.005, 0.5), so=st.floats(0.01, 1.0),
+       seed=st.integers(0, 10 ** 6))
+def test_add_sub_mul_equal_tflm(rt, lite, shapes, op, za, zb, zo, sa, sb, so, seed):
+    _, _, fb = lite
+    rng = np.random.default_rng(seed)
+    a, b = i8(rng, shapes[0]), i8(rng, shapes[1])
+    sa, sb, so = f32(sa), f32(sb), f32(so)
+    out_shape = np.broadcast_shapes(a.shape, b.shape)
+    got = rt.empty(out_shape, np.int8)
+    if op == "mul":
+        m, s = arith.quantize_multiplier(sa * sb / so)
+        p = rt.params("rt_mul_s8_params", in1_offset=-za, in2_offset=-zb, out_offset=zo,
+                      out_mult=m, out_shift=s, act_min=-128, act_max=127)
+        rt.call("rt_mul_s8", p, a, b, got)
+        o, code, otype = fb.MulOptionsT(), fb.BuiltinOperator.MUL, fb.BuiltinOptions.MulOptions
+    else:
+        twice = 2 * max(sa, sb)
+        m1, s1 = arith.quantize_multiplier(sa / twice)
+        m2, s2 = arith.quantize_multiplier(sb / twice)
+        mo, so_ = arith.quantize_multiplier(twice / ((1 << 20) * so))
+        p = rt.params("rt_add_s8_params", in1_offset=-za, in1_mult=m1, in1_shift=s1,
+                      in2_offset=-zb, in2_mult=-m2 if op == "sub" else m2, in2_shift=s2,
+                      left_shift=20, out_offset=zo, out_mult=mo, out_shift=so_, act_min=-128,
+                      act_max=127)
+        rt.call("rt_add_s8", p, a, b, got)
+        if op == "sub":
+            o, code, otype = fb.SubOptionsT(), fb.BuiltinOperator.SUB, fb.BuiltinOptions.SubOptions
+        else:
+            o, code, otype = fb.AddOptionsT(), fb.BuiltinOperator.ADD, fb.BuiltinOptions.AddOptions
+    o.fusedActivationFunction = fb.ActivationFunctionType.NONE
+    want = run_tflm(lite, code, [(a, ([sa], [za], None), False), (b, ([sb], [zb], None), False)],
+                    out_shape, ([so], [zo]), (otype, o))
+    np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("op", ["maximum", "minimum"])
+def test_maximum_minimum_equal_tflm(rt, lite, op):
+    _, _, fb = lite
+    rng = np.random.default_rng(1)
+    a, b = i8(rng, (2, 3, 4)), i8(rng, (3, 1))
+    got = rt.empty((2, 3, 4), np.int8)
+    rt.call(f"rt_{op}_s8", a, b, got)
+    code = fb.BuiltinOperator.MAXIMUM if op == "maximum" else fb.BuiltinOperator.MINIMUM
+    want = run_tflm(lite, code, [(a, ([0.1], [3], None), False), (b, ([0.1], [3], None), False)],
+                    got.shape, ([0.1], [3]))
+    np.testing.assert_array_equal(got, want)
+
+
+# -- pooling and softmax ---------------------------------------------------------------------------
+
+@SETTINGS
+@given(kind=st.sampled_from(["avg", "max"]), k=st.tuples(st.integers(1, 4), st.integers(1, 4)),
+       s=st.tuples(st.integers(1, 3), st.integers(1, 3)), hw=st.tuples(st.integers(4, 9),
+                                                                        st.integers(4, 9)),
+       c=st.integers(1, 5), same=st.booleans(), seed=st.integers(0, 10 ** 6))
+def test_pooling_equals_tflm(rt, lite, kind, k, s, hw, c, same, seed):
+    """TFLite's SAME padding is our (top, left) padding with the output size it gives."""
+    _, _, fb = lite
+    rng = np.random.default_rng(seed)
+    x = i8(rng, (1, *hw, c))
+    if same:
+        out_hw = [-(-hw[i] // s[i]) for i in range(2)]
+        pads = [max((out_hw[i] - 1) * s[i] + k[i] - hw[i], 0) // 2 for i in range(2)]
+    else:
+        out_hw = [(hw[i] - k[i]) // s[i] + 1 for i in range(2)]
+        pads = [0, 0]
+    p = rt.params("rt_pool_s8_params", kernel_h=k[0], kernel_w=k[1], stride_h=s[0],
+                  stride_w=s[1], pad_h=pads[0], pad_w=pads[1], dilation_h=1, dilation_w=1,
+                  act_min=-128, act_max=127)
+    got = rt.empty((1, *out_hw, c), np.int8)
+    rt.call(f"rt_{kind}_pool2d_s8", p, x, got)
+    o = fb.Pool2DOptionsT()
+    o.padding = fb.Padding.SAME if same else fb.Padding.VALID
+    o.strideH, o.strideW, o.filterHeight, o.filterWidth = s[0], s[1], k[0], k[1]
+    o.fusedActivationFunction = fb.ActivationFunctionType.NONE
+    code = fb.BuiltinOperator.AVERAGE_POOL_2D if kind == "avg" else fb.BuiltinOperator.MAX_POOL_2D
+    want = run_tflm(lite, code, [(x, ([0.05], [-3], None), False)], got.shape, ([0.05], [-3]),
+                    (fb.BuiltinOptions.Pool2DOptions, o))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_avg_pool_rounds_half_away_from_zero(rt):
+    x = np.array([0, 1, -1, -2], np.int8).reshape(1, 2, 2, 1)   # mean -0.5 -> -1
+    p = rt.params("rt_pool_s8_params", kernel_h=2, kernel_w=2, stride_h=2, stride_w=2, pad_h=0,
+                  pad_w=0, dilation_h=1, dilation_w=1, act_min=-128, act_max=127)
+    out = rt.empty((1, 1, 1, 1), np.int8)
+    rt.call("rt_avg_pool2d_s8", p, x, out)
+    assert out.item() == -1
+    x = np.array([0, 1], np.int8).reshape(1, 1, 2, 1)            # mean 0.5 -> 1
+    p = rt.params("rt_pool_s8_params", kernel_h=1, kernel_w=2, stride_h=1, stride_w=2, pad_h=0,
+                  pad_w=0, dilation_h=1, dilation_w=1, act_min=-128, act_max=127)
+    out = rt.empty((1, 1, 1, 1), np.int8)
+    rt.call("rt_avg_pool2d_s8", p, x, out)
+    assert out.item() == 1
+
+
+@SETTINGS
+@given(rows=st.integers(1, 4), n=st.integers(1, 40), s_in=st.floats(0.001, 1.0),
+       z_in=st.integers(-128, 127), seed=st.integers(0, 10 ** 6))
+def test_softmax_equals_tflm(rt, lite, rows, n, s_in, z_in, seed):
+    _, _, fb = lite
+    rng = np.random.default_rng(seed)
+    x = i8(rng, (rows, n))
+    s_in = f32(s_in)
+    m, s = arith.quantize_multiplier(min(s_in * float(1 << 26), float((1 << 31) - 1)))
+    diff_min = -math.floor(31.0 * (1 << 26) / (1 << s))
+    got = rt.empty(x.shape, np.int8)
+    rt.call("rt_softmax_s8", rt.params("rt_softmax_s8_params", mult=m, shift=s,
+                                       diff_min=diff_min), x, got)
+    np.testing.assert_array_equal(got, arith.softmax_s8(x, m, s, diff_min))
+    o = fb.SoftmaxOptionsT()
+    o.beta = 1.0
+    want = run_tflm(lite, fb.BuiltinOperator.SOFTMAX, [(x, ([s_in], [z_in], None), False)],
+                    x.shape, ([1 / 256], [-128]), (fb.BuiltinOptions.SoftmaxOptions, o))
+    np.testing.assert_array_equal(got, want)
+
+
+# -- float boundary, lookup tables, data movement --------------------------------------------------
+
+def test_quantize_dequantize_equal_pt2e(rt):
+    import torch.ao.quantization.fx._decomposed  # noqa: F401
+    qd = torch.ops.quantized_decomposed
+    rng = np.random.default_rng(2)
+    scale, zp = 0.0375, -7
+    x = (rng.standard_normal(4000) * 3).astype(np.float32)
+    x[:8] = np.array([0.5, 1.5, 2.5, -0.5, -1.5, 1e9, -1e9, 0.0], np.float32) * np.float32(scale)
+    got = rt.empty(x.shape, np.int8)
+    rt.call("rt_quantize_f32_s8", rt.params("rt_quant_params", scale=f32(1.0 / scale),
+                                            zero_point=zp, qmin=-128, qmax=127), x, got)
+    want = qd.quantize_per_tensor.default(torch.from_numpy(x), scale, zp, -128, 127, torch.int8)
+    np.testing.assert_array_equal(got, want.numpy())
+    back = rt.empty(x.shape)
+    rt.call("rt_dequantize_s8_f32", rt.params("rt_quant_params", scale=f32(scale),
+                                              zero_point=zp, qmin=-128, qmax=127), got, back)
+    want = qd.dequantize_per_tensor.default(torch.from_numpy(got), scale, zp, -128, 127,
+                                            torch.int8)
+    np.testing.assert_array_equal(back, want.numpy())
+
+
+def test_lut_and_clamp_in_place(rt):
+    table = np.arange(127, -129, -1, dtype=np.int8)               # negation, saturating
+    x = np.arange(-128, 128, dtype=np.int8).reshape(16, 16)
+    rt.call("rt_lut_s8", rt.ffi.cast("int8_t *", rt.ffi.from_buffer(table)), x, x)
+    np.testing.assert_array_equal(x.reshape(-1), table)
+    rt.call("rt_clamp_s8", -5, 9, x, x)
+    assert x.min() == -5 and x.max() == 9
+
+
+def test_generic_movement(rt):
+    rng = np.random.default_rng(4)
+    x = i8(rng, (2, 3, 4, 5))
+    out = rt.empty((2, 4, 5, 3), np.int8)
+    rt.call("rt_permute", 1, rt.int32s([0, 2, 3, 1]), x, out)
+    np.testing.assert_array_equal(out, x.transpose(0, 2, 3, 1))
+    value = np.array([-9], np.int8)
+    out = rt.empty((2, 4, 6, 8), np.int8)
+    rt.call("rt_constant_pad", 1, rt.int32s([0, 1, 2, 3]), rt.ffi.from_buffer(value), x, out)
+    np.testing.assert_array_equal(out, np.pad(x, [(0, 0), (1, 0), (2, 0), (3, 0)],
+                                              constant_values=-9))
+    y = i8(rng, (2, 1, 4, 5))
+    out = rt.empty((2, 4, 4, 5), np.int8)
+    shapes = rt.ffi.new("rt_shape[]", 2)
+    shapes[0], shapes[1] = rt.shape(x.shape)[0], rt.shape(y.shape)[0]
+    ptrs = rt.ffi.new("const void *[]", [rt.ffi.from_buffer(x), rt.ffi.from_buffer(y)])
+    rt.call("rt_cat", 1, 1, 2, shapes, ptrs, out)
+    np.testing.assert_array_equal(out, np.concatenate([x, y], 1))
+    out = rt.empty((2, 3, 2, 5), np.int8)
+    rt.call("rt_slice", 1, 2, 1, 100, 2, x, out)
+    np.testing.assert_array_equal(out, x[:, :, 1::2])
+
+
+def test_bad_shapes_and_params_give_statuses(rt):
+    x, w = np.zeros((1, 4, 4, 3), np.int8), np.zeros((2, 3, 3, 2), np.int8)
+    m, s = rt.int32s([1 << 30] * 2), rt.int32s([0] * 2)
+    p = rt.params("rt_conv_s8_params", stride_h=1, stride_w=1, pad_h=0, pad_w=0, dilation_h=1,
+                  dilation_w=1, input_offset=0, output_offset=0, act_min=-128, act_max=127,
+                  mult=m, shift=s)
+    with pytest.raises(KernelError, match="RT_ERR_SHAPE"):      # Cin 3 is not 2 * groups
+        rt.call("rt_conv2d_s8", rt.ffi.NULL, p, x, w, None, rt.empty((1, 2, 2, 2), np.int8))
+    bad = rt.params("rt_conv_s8_params", stride_h=0, stride_w=1, pad_h=0, pad_w=0,
+                    dilation_h=1, dilation_w=1, input_offset=0, output_offset=0, act_min=-128,
+                    act_max=127, mult=m, shift=s)
+    with pytest.raises(KernelError, match="RT_ERR_PARAM"):
+        rt.call("rt_conv2d_s8", rt.ffi.NULL, bad, x, np.zeros((2, 3, 3, 3), np.int8), None,
+                rt.empty((1, 2, 2, 2), np.int8))
+    with pytest.raises(KernelError, match="RT_ERR_SHAPE"):
+        rt.call("rt_add_s8", rt.params("rt_add_s8_params", in1_mult=1 << 30, in2_mult=1 << 30,
+                                       out_mult=1 << 30, left_shift=20, act_min=-128,
+                                       act_max=127),
+                np.zeros((2, 3), np.int8), np.zeros((4,), np.int8), rt.empty((2, 3), np.int8))
+    with pytest.raises(KernelError, match="RT_ERR_PARAM"):
+        rt.call("rt_clamp_s8", 5, -5, x, rt.empty(x.shape, np.int8))
