@@ -4,9 +4,15 @@ Each builder returns (model, example inputs, calibration set). Weights are seede
 """
 from __future__ import annotations
 
+import numpy as np
 import torch
 import torch.nn.functional as F
 from torch import nn
+
+import aot
+import aot.host
+from aot.config import EdgeCompileConfig
+from aot.zoo import ZOO, calibration_set
 
 
 def _seeded(model: nn.Module, seed: int) -> nn.Module:
@@ -110,3 +116,52 @@ INT8_MODELS = {
     "movement": lambda: (_seeded(Movement(), 4), *_data((1, 2, 6, 6), 14)),
     "mlp": lambda: (_seeded(MLP(), 5), *_data((2, 3, 12), 15)),
 }
+
+
+# -- shared by tests/int8 and tests/qemu: each network quantized and lowered once -----
+
+_CACHE: dict = {}
+
+
+def quantized(name: str):
+    """(float model, example inputs, quantized ExportedProgram), once per session."""
+    if name not in _CACHE:
+        if name in ZOO:
+            model, example = ZOO[name]()
+            cal = calibration_set(name, 8)
+        else:
+            model, example, cal = INT8_MODELS[name]()
+        _CACHE[name] = (model, example, aot.quantize(model, example, cal))
+    return _CACHE[name]
+
+
+def lowered(name: str, int8_io: bool):
+    key = (name, int8_io)
+    if key not in _CACHE:
+        ep = quantized(name)[2]
+        _CACHE[key] = aot.to_edge(ep, compile_config=EdgeCompileConfig(
+            int8_io=int8_io)).to_executorch()
+    return _CACHE[key]
+
+
+def host_model(name: str, int8_io: bool):
+    key = ("host", name, int8_io)
+    if key not in _CACHE:
+        _CACHE[key] = aot.host.build(aot.generate_c(lowered(name, int8_io), name=f"q_{name}"))
+    return _CACHE[key]
+
+
+def int8_inputs(name: str, seed: int = 0) -> list[np.ndarray]:
+    """Real-valued inputs quantized with the model's own input qparams."""
+    from aot.quantization import arith
+    g = lowered(name, True).lowered().graph
+    _, example, _ = quantized(name)
+    gen = torch.Generator().manual_seed(seed)
+    out = []
+    for tid, x in zip(g.inputs, example):
+        s, z = g.tensors[tid].qparams
+        real = torch.randn(x.shape, generator=gen).numpy()
+        out.append(arith.quantize_f32(real, s, z).astype(np.int8))
+    return out
+
+

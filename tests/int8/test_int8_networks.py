@@ -14,14 +14,11 @@ import numpy as np
 import pytest
 import torch
 
-import aot
-import aot.host
-from aot.config import EdgeCompileConfig
 from aot.interpret import ArenaInterpreter
-from aot.zoo import ZOO, calibration_set
+from aot.zoo import ZOO
 from conftest import require_module
 
-from int8_models import INT8_MODELS
+from int8_models import INT8_MODELS, host_model, int8_inputs, lowered, quantized
 
 ZOO_NAMES = sorted(ZOO)
 # The issue's bounds for int8 I/O (bytes).
@@ -33,51 +30,6 @@ def tflm():
     require_module("tflite_micro")
     import tflm as oracle
     return oracle
-
-
-_CACHE: dict = {}
-
-
-def quantized(name: str):
-    """(float model, example inputs, quantized ExportedProgram), once per session."""
-    if name not in _CACHE:
-        if name in ZOO:
-            model, example = ZOO[name]()
-            cal = calibration_set(name, 8)
-        else:
-            model, example, cal = INT8_MODELS[name]()
-        _CACHE[name] = (model, example, aot.quantize(model, example, cal))
-    return _CACHE[name]
-
-
-def lowered(name: str, int8_io: bool):
-    key = (name, int8_io)
-    if key not in _CACHE:
-        ep = quantized(name)[2]
-        _CACHE[key] = aot.to_edge(ep, compile_config=EdgeCompileConfig(
-            int8_io=int8_io)).to_executorch()
-    return _CACHE[key]
-
-
-def host_model(name: str, int8_io: bool):
-    key = ("host", name, int8_io)
-    if key not in _CACHE:
-        _CACHE[key] = aot.host.build(aot.generate_c(lowered(name, int8_io), name=f"q_{name}"))
-    return _CACHE[key]
-
-
-def int8_inputs(name: str, seed: int = 0) -> list[np.ndarray]:
-    """Real-valued inputs quantized with the model's own input qparams."""
-    from aot.quantization import arith
-    g = lowered(name, True).lowered().graph
-    _, example, _ = quantized(name)
-    gen = torch.Generator().manual_seed(seed)
-    out = []
-    for tid, x in zip(g.inputs, example):
-        s, z = g.tensors[tid].qparams
-        real = torch.randn(x.shape, generator=gen).numpy()
-        out.append(arith.quantize_f32(real, s, z).astype(np.int8))
-    return out
 
 
 NETWORKS = ZOO_NAMES + sorted(INT8_MODELS)

@@ -1,0 +1,66 @@
+"""int8 on every board: each int8 network (int8 inputs and outputs) runs under QEMU (or
+natively on the host board) and prints exactly the bytes the host C build computes, and the
+float-I/O build stays within a few output steps of the PT2E reference on the board too.
+Figures (instructions, sizes) go to build/int8_figures.json for the README."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import aot
+from aot.boards import list_boards
+from aot.firmware import run_on_board
+from aot.zoo import ZOO
+from conftest import require_board
+
+from int8_models import host_model, int8_inputs, lowered, quantized
+
+REPO = Path(__file__).resolve().parents[2]
+BOARDS = list_boards()
+FIGURES: dict[str, dict] = {}
+_SOURCES: dict = {}
+
+
+def _sources(name: str):
+    if name not in _SOURCES:
+        _SOURCES[name] = aot.generate_c(lowered(name, True), name=f"q_{name}")
+    return _SOURCES[name]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _write_figures():
+    yield
+    if FIGURES:
+        out = REPO / "build" / "int8_figures.json"
+        out.parent.mkdir(exist_ok=True)
+        old = json.loads(out.read_text()) if out.exists() else {}
+        old.update(FIGURES)
+        out.write_text(json.dumps(old, indent=1, sort_keys=True))
+
+
+@pytest.mark.parametrize("net", sorted(ZOO) + ["residual", "conv_blocks", "activations"])
+@pytest.mark.parametrize("board_name", BOARDS)
+def test_int8_network_on_board_equals_host_c(board_name, net):
+    board = require_board(board_name)
+    xs = int8_inputs(net)
+    (want,) = host_model(net, True)(*xs)
+    report = run_on_board(_sources(net), board, inputs=xs, timeout=180)
+    assert report.status == 0 and report.exit_code == 0 and report.fault is None, report
+    (got,) = report.outputs
+    np.testing.assert_array_equal(got, want)
+    FIGURES[f"{net}@{board_name}"] = dict(instructions=report.instructions, text=report.text,
+                                         data=report.data, bss=report.bss,
+                                         arena=report.arena_bytes)
+
+
+@pytest.mark.parametrize("board_name", ["mps2-an386", "riscv32-virt"])
+def test_float_io_int8_on_board_is_close_to_pt2e(board_name):
+    require_board(board_name)
+    _, example, ep = quantized("kws")
+    report = run_on_board(ep, board_name, inputs=[t.numpy() for t in example], timeout=180)
+    assert report.ok, report
+    assert report.reference_name == "PT2E quantized torch"
+    assert report.lsb and report.lsb[0] is not None and report.lsb[0] <= 3
