@@ -80,8 +80,8 @@ class Activations(nn.Module):
 
 
 class Movement(nn.Module):
-    """cat (with requantization), padding, permute, slicing, a flatten of a 3x3 map, and a
-    float fallback (nearest upsampling has no int8 kernel)."""
+    """cat (with requantization), padding, slicing, max/min (broadcast), a flatten of a 3x3
+    map, and a float fallback (nearest upsampling has no int8 kernel)."""
 
     def __init__(self):
         super().__init__()
@@ -94,6 +94,7 @@ class Movement(nn.Module):
         y = F.pad(y, (1, 0, 0, 1))
         y = F.max_pool2d(y, 2)
         y = F.interpolate(y, scale_factor=2.0, mode="nearest")[:, :, :6:2, 1:4]
+        y = torch.minimum(torch.maximum(y, -y), y.mean((2, 3), keepdim=True))
         return self.fc(y.flatten(1))
 
 

@@ -444,13 +444,9 @@ def _binary_inputs(L: _Lowering, node, before) -> Optional[tuple[QValue, QValue]
     if a is None or b is None:
         return None
     ra, rb = a.node.meta["val"].dim(), b.node.meta["val"].dim()
-    if a.layout != b.layout:
-        if ra == rb == 4:
-            b = L.layout(b, a.layout, before) if a.layout == NHWC else L.layout(a, b.layout,
-                                                                                 before)
-            a, b = (a, b) if a.layout == b.layout else (L.layout(a, NHWC, before), b)
-        else:
-            a, b = L.layout(a, NCHW, before), L.layout(b, NCHW, before)
+    if a.layout != b.layout:       # meet in NHWC if both are maps, else in NCHW
+        want = NHWC if ra == rb == 4 else NCHW
+        a, b = L.layout(a, want, before), L.layout(b, want, before)
     elif a.layout == NHWC and ra != rb:
         a, b = L.layout(a, NCHW, before), L.layout(b, NCHW, before)
     return a, b

@@ -23,8 +23,9 @@ _DTYPE = {"float32": "f32", "int64": "i64", "int32": "i32", "bool": "bool", "int
 
 
 def entry_name(op) -> str:
-    """How the README names an op-table entry: its edge op, or the .pte operator it reads."""
-    if op.aten is not None:
+    """How the README names an op-table entry: its edge op, or the .pte operator it reads
+    (ExecuTorch's dim-order copies, and the int8 ops under their cortex_m names)."""
+    if op.aten is not None and op.aten.namespace == "aten":
         return str(op.aten).removeprefix("aten.")
     return op.key
 
@@ -84,5 +85,5 @@ if __name__ == "__main__":
     import warnings
     warnings.filterwarnings("ignore")
     from op_suite import CASES
-    from test_op_suite import lower
-    print_rows(observe(lower(c.name) for c in CASES))
+    from test_op_suite import int8_programs, lower
+    print_rows(observe([*(lower(c.name) for c in CASES), *int8_programs()]))

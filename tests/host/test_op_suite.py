@@ -62,8 +62,14 @@ def test_case_in_c_matches_torch(name, cache):
         assert_close(g, w, case.rtol, case.atol)
 
 
+def int8_programs() -> list:
+    """The int8 op models (tests/int8_models.py), float and int8 I/O: the int8 entries."""
+    from int8_models import INT8_MODELS, lowered
+    return [lowered(name, io) for name in sorted(INT8_MODELS) for io in (False, True)]
+
+
 def test_every_op_table_entry_has_a_case_and_a_readme_row():
-    programs = [lower(case.name) for case in CASES]
+    programs = [lower(case.name) for case in CASES] + int8_programs()
     reached = set()
     for program in programs:
         reached |= {call.op.key for call in program.lowered().graph.calls}
@@ -85,7 +91,8 @@ def test_every_op_table_entry_has_a_case_and_a_readme_row():
     for name, seen in op_list.observe(programs).items():
         assert seen["dtypes"] <= rows[name]["dtypes"], (name, seen["dtypes"])
         assert seen["kernels"] <= rows[name]["kernels"], (name, seen["kernels"])
-    declared = (op_list.REPO / "runtime_c" / "include" / "rt_kernels.h").read_text()
+    declared = "".join((op_list.REPO / "runtime_c" / "include" / h).read_text()
+                       for h in ("rt_kernels.h", "rt_kernels_s8.h"))
     for name, row in rows.items():
         for kernel in row["kernels"]:
             assert re.search(rf"\b{kernel}\(", declared), f"{name}: {kernel} is not declared"
