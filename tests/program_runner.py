@@ -30,8 +30,13 @@ def _tensor_view(arena: bytearray, program: P.Program, t: P.Tensor) -> torch.Ten
     return torch.empty(t.sizes, dtype=dtype)
 
 
-def run_program(program: P.Program, inputs, method: str = "forward") -> list[torch.Tensor]:
+def run_program(program: P.Program, inputs, method: str = "forward", overrides=None,
+                used=None) -> list[torch.Tensor]:
+    """``overrides``: operator name ("cortex_m::quantized_add.out") -> a kernel to run instead
+    of the op table's reference, with the same keyword arguments; it may return None to hand
+    the call back. ``used`` (a set) collects the operators an override ran."""
     plan = program.method(method)
+    overrides = overrides or {}
     arena = bytearray(max(plan.non_const_buffer_sizes[1] if len(plan.non_const_buffer_sizes) > 1
                           else 0, 1))
     tensors = {i: _tensor_view(arena, program, v) for i, v in enumerate(plan.values)
@@ -70,5 +75,11 @@ def run_program(program: P.Program, inputs, method: str = "forward") -> list[tor
             continue
         opr = plan.operators[ins.op_index]
         op = by_et_name(opr.name, opr.overload)
-        op.run(**{a.name: value(ins.args[j]) for j, a in enumerate(op.schema.arguments)})
+        kwargs = {a.name: value(ins.args[j]) for j, a in enumerate(op.schema.arguments)}
+        kernel = overrides.get(f"{opr.name}.{opr.overload}")
+        if kernel is not None and kernel(**kwargs) is not None:
+            if used is not None:
+                used.add(f"{opr.name}.{opr.overload}")
+            continue
+        op.run(**kwargs)
     return [tensors[i].clone() for i in plan.outputs]

@@ -195,7 +195,8 @@ class _Lowering:
         if node.target in _Q | _DQ | _DQC:
             dtype = node.args[-1] if not node.kwargs.get("dtype") else node.kwargs["dtype"]
             qmin, qmax = node.args[-3], node.args[-2]
-            if node.target in _DQC and dtype == torch.int32:
+            if dtype == torch.int32 and node.target in _DQ | _DQC and \
+                    self.ed.is_const(node.args[0]):
                 return     # an int32 bias
             if dtype != torch.int8:
                 raise QuantizationError(f"{_where(node)}: {dtype} quantization is not "
@@ -405,7 +406,9 @@ def _conv(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     shift_t = L.const(torch.tensor(shifts, dtype=torch.int32), "shifts")
     bias_n = None if bias is None else L.const(bias, "bias")
     common = [stride, padding, dilation]
-    if groups == cin and groups > 1 and cin_g == 1:
+    # groups == Cin is depthwise; so is a one-channel input (each output channel filters the
+    # same plane), which ExecuTorch's lowering and CMSIS-NN also take as depthwise.
+    if cin_g == 1 and groups == cin and (groups > 1 or cin == 1):
         weight = wc.values.permute(1, 2, 3, 0).contiguous()      # [1, KH, KW, Cout]
         new = L.call(Q8.quantized_depthwise_conv2d_nhwc.default,
                      [xin.node, L.weight(weight, wc, cout), bias_n, *common, cout // cin,
