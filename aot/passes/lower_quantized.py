@@ -357,7 +357,7 @@ def _bias_values(L: _Lowering, b, n_out: int, s_in: float, s_w: np.ndarray, wher
         value = L.ed.const_value(b)
         if value is None:
             raise QuantizationError(f"{_where(where)}: the bias is not a constant")
-        real = value.double().numpy()
+        real = value.detach().double().numpy()
     q = np.array([arith.round_half_away(v) for v in (real / want).tolist()], np.int64)
     return torch.from_numpy(np.clip(q, -(2 ** 31), 2 ** 31 - 1).astype(np.int32))
 

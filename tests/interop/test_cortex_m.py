@@ -177,3 +177,33 @@ def test_pte_on_executorchs_reference_kernels_equals_c(et, name):
     (want,) = host_model(name, True)(*xs)
     np.testing.assert_array_equal(got.numpy(), want)
     assert used, "no call ran on ExecuTorch's kernels"
+
+
+@pytest.mark.parametrize("name", ["residual", "mlp", "conv_blocks"])
+def test_xnnpack_quantized_graphs_lower(et, name):
+    """ExecuTorch's XNNPACKQuantizer leaves the bias in float: the lowering quantizes it at
+    scale s_in * s_w. What it left unquantized (the pools here) runs as a float fallback."""
+    from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
+        XNNPACKQuantizer, get_symmetric_quantization_config)
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from aot.firmware import output_scales
+    from aot.interpret import ArenaInterpreter
+    model, example, cal = INT8_MODELS[name]()
+    quantizer = XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=True))
+    prepared = prepare_pt2e(torch.export.export(model, example).module(check_guards=False),
+                            quantizer)
+    for batch in cal:
+        prepared(*batch)
+    ep = torch.export.export(convert_pt2e(prepared), example)
+    manager = aot.to_edge(ep).to_executorch()
+    ops = {c.op.key for c in manager.lowered().graph.calls}
+    assert "cortex_m::quantized_conv2d_nhwc.out" in ops or \
+        "cortex_m::quantized_linear.out" in ops
+    m = manager.lowered()
+    got = ArenaInterpreter(m.graph, m.plan)(*example)[0]
+    want = ep.module()(*example)
+    (scale,) = output_scales(manager.executorch_program)
+    if scale is None:        # the output comes from a float fallback: a few percent of it
+        scale = 0.02 * float(want.abs().max())
+    assert (got - want).abs().max() <= 3 * scale
