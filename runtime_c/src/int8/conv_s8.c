@@ -39,16 +39,13 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                         const int32_t c0 = (oc / cout_g) * g.cin_g;
                         const int8_t *wk = w + (size_t)oc * g.kh * g.kw * g.cin_g;
                         int32_t acc = bias != NULL ? bias[oc] : 0;
-                        int32_t ky, kx, c;
+                        int32_t ky, kx;
                         for (ky = ky0; ky < ky1; ++ky) {
                             const int8_t *irow = img + (iy0 + ky * p->dilation_h) * row + c0;
                             const int8_t *wrow = wk + ky * g.kw * g.cin_g;
                             for (kx = kx0; kx < kx1; ++kx) {
-                                const int8_t *ip = irow + (ix0 + kx * p->dilation_w) * g.cin;
-                                const int8_t *wp = wrow + kx * g.cin_g;
-                                for (c = 0; c < g.cin_g; ++c) {
-                                    acc += ((int32_t)ip[c] + in_off) * (int32_t)wp[c];
-                                }
+                                acc += rt_s8_dot(irow + (ix0 + kx * p->dilation_w) * g.cin,
+                                                 wrow + kx * g.cin_g, g.cin_g, in_off);
                             }
                         }
                         acc = rt_s8_requant(acc, p->mult[oc], p->shift[oc]) + p->output_offset;

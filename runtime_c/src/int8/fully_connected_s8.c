@@ -28,8 +28,13 @@ rt_status rt_fully_connected_s8(const rt_fc_s8_params *p,
             const int8_t *wr = w + (size_t)oc * k;
             const int32_t c = p->per_channel ? oc : 0;
             int32_t acc = bias != NULL ? bias[oc] : 0;
-            for (i = 0; i < k; ++i) {
-                acc += ((int32_t)x[i] + p->input_offset) * ((int32_t)wr[i] + p->filter_offset);
+            if (p->filter_offset == 0) {             /* symmetric weights: the common case */
+                acc += rt_s8_dot(x, wr, k, p->input_offset);
+            } else {
+                for (i = 0; i < k; ++i) {
+                    acc += ((int32_t)x[i] + p->input_offset) *
+                           ((int32_t)wr[i] + p->filter_offset);
+                }
             }
             acc = rt_s8_requant(acc, p->mult[c], p->shift[c]) + p->output_offset;
             *out++ = rt_s8_clamp(acc, p->act_min, p->act_max);

@@ -46,6 +46,23 @@ static inline int8_t rt_s8_clamp(int32_t v, int32_t lo, int32_t hi)
     return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
 }
 
+/* sum over i < n of (x[i] + x_off) * w[i], four at a time (the loop overhead of a byte-wise
+ * dot product is as large as its work). */
+static inline int32_t rt_s8_dot(const int8_t *x, const int8_t *w, int32_t n, int32_t x_off)
+{
+    int32_t acc = 0, i = 0;
+    for (; i + 4 <= n; i += 4) {
+        acc += ((int32_t)x[i] + x_off) * (int32_t)w[i] +
+               ((int32_t)x[i + 1] + x_off) * (int32_t)w[i + 1] +
+               ((int32_t)x[i + 2] + x_off) * (int32_t)w[i + 2] +
+               ((int32_t)x[i + 3] + x_off) * (int32_t)w[i + 3];
+    }
+    for (; i < n; ++i) {
+        acc += ((int32_t)x[i] + x_off) * (int32_t)w[i];
+    }
+    return acc;
+}
+
 /* The shared checks of an activation range. */
 #define RT_S8_RANGE_OK(lo, hi) ((lo) >= -128 && (lo) <= (hi) && (hi) <= 127)
 
