@@ -42,6 +42,24 @@ def _tflm_arena(manager) -> str:
     return f"{tflm.run_tflm(model, [x])[1]:,}"
 
 
+def _run(model, board, **kw):
+    """A RunReport, or None where the network does not fit the board."""
+    from aot.errors import BoardError
+    from aot.firmware import run_on_board
+    try:
+        return run_on_board(model, board, timeout=300, **kw)
+    except BoardError as e:
+        if "does not fit" not in str(e):
+            raise
+        return None
+
+
+def _instr(r, macs) -> str:
+    if r is None:
+        return f"{'does not fit':>18}"
+    return f"{r.instructions or 0:>12,}{(r.instructions or 0) / macs:>6.2f}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--boards", nargs="*", default=list(BOARDS))
@@ -60,11 +78,9 @@ def main() -> None:
         arena_rows.append((name, arena, BOUNDS[name], _tflm_arena(int8_io),
                            q.lowered().plan.arena_size, f.lowered().plan.arena_size))
         if boards:
-            from aot.firmware import run_on_board
             for board in boards:
-                ri = run_on_board(ep, board)
-                rf = run_on_board(f, board, reference=model)
-                run_rows.append((name, board, macs, ri, rf))
+                run_rows.append((name, board, macs, _run(ep, board),
+                                 _run(f, board, reference=model)))
     head = (f"{'model':<12}{'int8 arena':>11}{'bound':>9}{'TFLM arena':>11}"
             f"{'float I/O':>11}{'float32':>10}")
     print("arena bytes (int8 with int8 I/O; then int8 with float I/O; then float32)")
@@ -80,11 +96,13 @@ def main() -> None:
     print("instructions per inference (QEMU -icount), flash = text + data")
     print(head + "\n" + "-" * len(head))
     for name, board, macs, ri, rf in run_rows:
-        lsb = max((v for v in ri.lsb if v is not None), default=float("nan"))
-        print(f"{name:<12}{board:<14}{ri.instructions or 0:>12,}{(ri.instructions or 0) / macs:>6.2f}"
-              f"{rf.instructions or 0:>13,}{(rf.instructions or 0) / macs:>6.2f}"
-              f"{(rf.instructions or 1) / max(ri.instructions or 1, 1):>7.2f}"
-              f"{ri.text + ri.data:>12,}{rf.text + rf.data:>11,}{lsb:>9.2f}")
+        lsb = max((v for v in ri.lsb if v is not None), default=float("nan")) if ri else \
+            float("nan")
+        ratio = f"{rf.instructions / ri.instructions:>7.2f}" if ri and rf and \
+            ri.instructions and rf.instructions else f"{'-':>7}"
+        flash = lambda r: f"{r.text + r.data:,}" if r else "-"
+        print(f"{name:<12}{board:<14}{_instr(ri, macs)} {_instr(rf, macs)}{ratio}"
+              f"{flash(ri):>12}{flash(rf):>11}{lsb:>9.2f}")
 
 
 if __name__ == "__main__":

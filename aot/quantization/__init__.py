@@ -7,7 +7,14 @@ The quantizer imports torchao, so it loads on first use."""
 
 def __getattr__(name):
     if name in ("Int8Quantizer", "quantize"):
-        from . import quantizer
+        try:
+            from . import quantizer
+        except ModuleNotFoundError as e:
+            if e.name is None or not e.name.startswith("torchao"):
+                raise
+            from ..errors import AotError
+            raise AotError("int8 quantization needs torchao (PT2E): pip install "
+                           "'mcu-aot[int8]' (or torchao==0.18.*)") from None
         return getattr(quantizer, name)
     raise AttributeError(f"module 'aot.quantization' has no attribute {name!r}")
 
