@@ -1,5 +1,6 @@
 /* movement.c - data movement of any element size (int8 maps, and any other dtype):
- * rt_permute, rt_constant_pad, rt_cat, rt_slice. Elements are copied as elem_size bytes. */
+ * rt_permute, rt_constant_pad, rt_cat, rt_slice. Elements are copied as elem_size bytes;
+ * buffers of 4-byte elements are 4-byte aligned, as every tensor the planner places. */
 #include "../core/rt_internal.h"
 
 static int elem_ok(int32_t elem_size)
@@ -51,6 +52,12 @@ rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_
         if (elem_size == 1) {
             for (i = 0; i < len; ++i) {
                 dst[i] = src[off + i * s];
+            }
+        } else if (elem_size == 4) {             /* float32 and int32: word copies */
+            uint32_t *d32 = (uint32_t *)(void *)dst;
+            const uint32_t *s32 = (const uint32_t *)(const void *)src;
+            for (i = 0; i < len; ++i) {
+                d32[i] = s32[off + i * s];
             }
         } else {
             for (i = 0; i < len; ++i) {
