@@ -27,17 +27,25 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
                     const int32_t ix0 = ox * p->stride_w - p->pad_w;
                     rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, g.kw, g.w,
                                     &kx0, &kx1);
+                    const int32_t x_step = p->dilation_w * g.cin;
+                    const int32_t y_step = p->dilation_h * row;
+                    const int8_t *first = img + (iy0 + ky0 * p->dilation_h) * row +
+                                          (ix0 + kx0 * p->dilation_w) * g.cin;
                     for (oc = 0; oc < g.cout; ++oc) {
-                        const int32_t ic = oc / mult;
+                        const int8_t *irow = first + oc / mult;
+                        const int8_t *wrow = w + ((size_t)ky0 * g.kw + kx0) * g.cout + oc;
                         int32_t acc = bias != NULL ? bias[oc] : 0;
                         int32_t ky, kx;
                         for (ky = ky0; ky < ky1; ++ky) {
-                            const int8_t *irow = img + (iy0 + ky * p->dilation_h) * row + ic;
-                            const int8_t *wrow = w + (size_t)ky * g.kw * g.cout + oc;
+                            const int8_t *ip = irow;
+                            const int8_t *wp = wrow;
                             for (kx = kx0; kx < kx1; ++kx) {
-                                acc += ((int32_t)irow[(ix0 + kx * p->dilation_w) * g.cin] +
-                                        in_off) * (int32_t)wrow[kx * g.cout];
+                                acc += ((int32_t)*ip + in_off) * (int32_t)*wp;
+                                ip += x_step;
+                                wp += g.cout;
                             }
+                            irow += y_step;
+                            wrow += (size_t)g.kw * g.cout;
                         }
                         acc = rt_s8_requant(acc, p->mult[oc], p->shift[oc]) + p->output_offset;
                         *out++ = rt_s8_clamp(acc, p->act_min, p->act_max);
