@@ -1,8 +1,27 @@
 /* conv_s8.c - rt_conv2d_s8: NHWC int8 convolution (groups allowed), per-channel
  * requantization, as arm_convolve_s8 computes it. Taps outside the input are skipped:
- * they would hold the input zero point, which contributes nothing. Direct loops: the
- * portable kernel needs no scratch. */
+ * they would hold the input zero point, which contributes nothing. Direct loops, four output
+ * channels at a time: the portable kernel needs no scratch. */
 #include "conv_s8.h"
+
+/* a[j] += sum over i < n of (x[i] + off) * w_j[i] for the four filters w_j = w + j * stride. */
+static void dot4(const int8_t *x, const int8_t *w, int32_t stride, int32_t n, int32_t off,
+                 int32_t *a)
+{
+    const int8_t *w0 = w, *w1 = w + stride, *w2 = w1 + stride, *w3 = w2 + stride;
+    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], i;
+    for (i = 0; i < n; ++i) {
+        const int32_t v = (int32_t)x[i] + off;
+        a0 += v * w0[i];
+        a1 += v * w1[i];
+        a2 += v * w2[i];
+        a3 += v * w3[i];
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+}
 
 int32_t rt_conv2d_s8_scratch_size(const rt_shape *w_s)
 {
@@ -35,21 +54,34 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                     const int32_t ix0 = ox * p->stride_w - p->pad_w;
                     rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, g.kw, g.w,
                                     &kx0, &kx1);
-                    for (oc = 0; oc < g.cout; ++oc) {
+                    const int32_t fsize = g.kh * g.kw * g.cin_g;
+                    for (oc = 0; oc < g.cout;) {
+                        /* Four output channels of one group share each input load. */
+                        const int32_t block = (cout_g % 4 == 0 && g.cout - oc >= 4) ? 4 : 1;
                         const int32_t c0 = (oc / cout_g) * g.cin_g;
-                        const int8_t *wk = w + (size_t)oc * g.kh * g.kw * g.cin_g;
-                        int32_t acc = bias != NULL ? bias[oc] : 0;
-                        int32_t ky, kx;
+                        const int8_t *wk = w + (size_t)oc * fsize;
+                        int32_t acc[4], j, ky, kx;
+                        for (j = 0; j < block; ++j) {
+                            acc[j] = bias != NULL ? bias[oc + j] : 0;
+                        }
                         for (ky = ky0; ky < ky1; ++ky) {
                             const int8_t *irow = img + (iy0 + ky * p->dilation_h) * row + c0;
                             const int8_t *wrow = wk + ky * g.kw * g.cin_g;
                             for (kx = kx0; kx < kx1; ++kx) {
-                                acc += rt_s8_dot(irow + (ix0 + kx * p->dilation_w) * g.cin,
-                                                 wrow + kx * g.cin_g, g.cin_g, in_off);
+                                const int8_t *ip = irow + (ix0 + kx * p->dilation_w) * g.cin;
+                                if (block == 4) {
+                                    dot4(ip, wrow + kx * g.cin_g, fsize, g.cin_g, in_off, acc);
+                                } else {
+                                    acc[0] += rt_s8_dot(ip, wrow + kx * g.cin_g, g.cin_g,
+                                                        in_off);
+                                }
                             }
                         }
-                        acc = rt_s8_requant(acc, p->mult[oc], p->shift[oc]) + p->output_offset;
-                        *out++ = rt_s8_clamp(acc, p->act_min, p->act_max);
+                        for (j = 0; j < block; ++j, ++oc) {
+                            const int32_t v = rt_s8_requant(acc[j], p->mult[oc], p->shift[oc]) +
+                                              p->output_offset;
+                            *out++ = rt_s8_clamp(v, p->act_min, p->act_max);
+                        }
                     }
                 }
             }

@@ -31,24 +31,48 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
                     const int32_t y_step = p->dilation_h * row;
                     const int8_t *first = img + (iy0 + ky0 * p->dilation_h) * row +
                                           (ix0 + kx0 * p->dilation_w) * g.cin;
-                    for (oc = 0; oc < g.cout; ++oc) {
+                    for (oc = 0; oc < g.cout;) {
+                        /* Four channels at a time: four accumulators, one walk of the taps. */
+                        const int32_t block = g.cout - oc >= 4 ? 4 : 1;
                         const int8_t *irow = first + oc / mult;
                         const int8_t *wrow = w + ((size_t)ky0 * g.kw + kx0) * g.cout + oc;
-                        int32_t acc = bias != NULL ? bias[oc] : 0;
-                        int32_t ky, kx;
+                        int32_t d[4], acc[4], j, ky, kx;
+                        for (j = 0; j < 4; ++j) {   /* channel j's input, from the first's */
+                            d[j] = j < block ? (oc + j) / mult - oc / mult : 0;
+                            acc[j] = (bias != NULL && j < block) ? bias[oc + j] : 0;
+                        }
                         for (ky = ky0; ky < ky1; ++ky) {
                             const int8_t *ip = irow;
                             const int8_t *wp = wrow;
-                            for (kx = kx0; kx < kx1; ++kx) {
-                                acc += ((int32_t)*ip + in_off) * (int32_t)*wp;
-                                ip += x_step;
-                                wp += g.cout;
+                            if (block == 4) {
+                                int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+                                for (kx = kx0; kx < kx1; ++kx) {
+                                    a0 += ((int32_t)ip[0] + in_off) * (int32_t)wp[0];
+                                    a1 += ((int32_t)ip[d[1]] + in_off) * (int32_t)wp[1];
+                                    a2 += ((int32_t)ip[d[2]] + in_off) * (int32_t)wp[2];
+                                    a3 += ((int32_t)ip[d[3]] + in_off) * (int32_t)wp[3];
+                                    ip += x_step;
+                                    wp += g.cout;
+                                }
+                                acc[0] = a0;
+                                acc[1] = a1;
+                                acc[2] = a2;
+                                acc[3] = a3;
+                            } else {
+                                for (kx = kx0; kx < kx1; ++kx) {
+                                    acc[0] += ((int32_t)*ip + in_off) * (int32_t)*wp;
+                                    ip += x_step;
+                                    wp += g.cout;
+                                }
                             }
                             irow += y_step;
                             wrow += (size_t)g.kw * g.cout;
                         }
-                        acc = rt_s8_requant(acc, p->mult[oc], p->shift[oc]) + p->output_offset;
-                        *out++ = rt_s8_clamp(acc, p->act_min, p->act_max);
+                        for (j = 0; j < block; ++j, ++oc) {
+                            const int32_t v = rt_s8_requant(acc[j], p->mult[oc], p->shift[oc]) +
+                                              p->output_offset;
+                            *out++ = rt_s8_clamp(v, p->act_min, p->act_max);
+                        }
                     }
                 }
             }
