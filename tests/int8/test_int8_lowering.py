@@ -213,3 +213,18 @@ def test_uncalibrated_model_is_refused():
     prepared = prepare_pt2e(gm, aot.Int8Quantizer())
     with pytest.raises(AotError, match="never calibrated"):
         _check_calibrated(prepared)
+
+
+def test_cli_quantized_zoo_report_and_compile(tmp_path, capsys):
+    from aot import cli
+    pt2 = tmp_path / "ae_int8.pt2"
+    assert cli.main(["zoo", "autoencoder", "--int8", "-o", str(pt2)]) == 0
+    assert cli.main(["report", str(pt2)]) == 0
+    text = capsys.readouterr().out
+    assert "cortex_m::quantized_linear.out" in text and "int8 " in text
+    assert "0 float fallback(s)" in text and "@" in text            # scale@zero point column
+    out = tmp_path / "c"
+    assert cli.main(["compile", str(pt2), "-o", str(out), "--name", "ae", "--int8-io"]) == 0
+    header = (out / "ae.h").read_text()
+    assert "AE_INPUT0_DTYPE_INT8" in header and "AE_OUTPUT0_ZERO_POINT" in header
+    assert (out / "ae.pte").stat().st_size > 0
