@@ -4,25 +4,6 @@
  * channels at a time: the portable kernel needs no scratch. */
 #include "conv_s8.h"
 
-/* a[j] += sum over i < n of (x[i] + off) * w_j[i] for the four filters w_j = w + j * stride. */
-static void dot4(const int8_t *x, const int8_t *w, int32_t stride, int32_t n, int32_t off,
-                 int32_t *a)
-{
-    const int8_t *w0 = w, *w1 = w + stride, *w2 = w1 + stride, *w3 = w2 + stride;
-    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], i;
-    for (i = 0; i < n; ++i) {
-        const int32_t v = (int32_t)x[i] + off;
-        a0 += v * w0[i];
-        a1 += v * w1[i];
-        a2 += v * w2[i];
-        a3 += v * w3[i];
-    }
-    a[0] = a0;
-    a[1] = a1;
-    a[2] = a2;
-    a[3] = a3;
-}
-
 int32_t rt_conv2d_s8_scratch_size(const rt_shape *w_s)
 {
     (void)w_s;
@@ -70,7 +51,7 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                             for (kx = kx0; kx < kx1; ++kx) {
                                 const int8_t *ip = irow + (ix0 + kx * p->dilation_w) * g.cin;
                                 if (block == 4) {
-                                    dot4(ip, wrow + kx * g.cin_g, fsize, g.cin_g, in_off, acc);
+                                    rt_s8_dot4(ip, wrow + kx * g.cin_g, fsize, g.cin_g, in_off, acc);
                                 } else {
                                     acc[0] += rt_s8_dot(ip, wrow + kx * g.cin_g, g.cin_g,
                                                         in_off);

@@ -24,20 +24,27 @@ rt_status rt_fully_connected_s8(const rt_fc_s8_params *p,
              p->per_channel == 1), RT_ERR_PARAM);
     for (r = 0; r < rows; ++r) {
         const int8_t *x = in + (size_t)r * k;
-        for (oc = 0; oc < cout; ++oc) {
+        for (oc = 0; oc < cout;) {
+            /* symmetric weights (the common case): four outputs share each input load */
+            const int32_t block = (p->filter_offset == 0 && cout - oc >= 4) ? 4 : 1;
             const int8_t *wr = w + (size_t)oc * k;
-            const int32_t c = p->per_channel ? oc : 0;
-            int32_t acc = bias != NULL ? bias[oc] : 0;
-            if (p->filter_offset == 0) {             /* symmetric weights: the common case */
-                acc += rt_s8_dot(x, wr, k, p->input_offset);
+            int32_t acc[4] = {0, 0, 0, 0}, j;
+            if (block == 4) {
+                rt_s8_dot4(x, wr, k, k, p->input_offset, acc);
+            } else if (p->filter_offset == 0) {
+                acc[0] = rt_s8_dot(x, wr, k, p->input_offset);
             } else {
                 for (i = 0; i < k; ++i) {
-                    acc += ((int32_t)x[i] + p->input_offset) *
-                           ((int32_t)wr[i] + p->filter_offset);
+                    acc[0] += ((int32_t)x[i] + p->input_offset) *
+                              ((int32_t)wr[i] + p->filter_offset);
                 }
             }
-            acc = rt_s8_requant(acc, p->mult[c], p->shift[c]) + p->output_offset;
-            *out++ = rt_s8_clamp(acc, p->act_min, p->act_max);
+            for (j = 0; j < block; ++j, ++oc) {
+                const int32_t c = p->per_channel ? oc : 0;
+                const int32_t v = rt_s8_requant(acc[j] + (bias != NULL ? bias[oc] : 0),
+                                                p->mult[c], p->shift[c]) + p->output_offset;
+                *out++ = rt_s8_clamp(v, p->act_min, p->act_max);
+            }
         }
     }
     return RT_OK;

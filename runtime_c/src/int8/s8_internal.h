@@ -63,6 +63,25 @@ static inline int32_t rt_s8_dot(const int8_t *x, const int8_t *w, int32_t n, int
     return acc;
 }
 
+/* a[j] += sum over i < n of (x[i] + off) * w_j[i] for the four filters w_j = w + j * stride. */
+static inline void rt_s8_dot4(const int8_t *x, const int8_t *w, int32_t stride, int32_t n, int32_t off,
+                 int32_t *a)
+{
+    const int8_t *w0 = w, *w1 = w + stride, *w2 = w1 + stride, *w3 = w2 + stride;
+    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], i;
+    for (i = 0; i < n; ++i) {
+        const int32_t v = (int32_t)x[i] + off;
+        a0 += v * w0[i];
+        a1 += v * w1[i];
+        a2 += v * w2[i];
+        a3 += v * w3[i];
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+}
+
 /* The shared checks of an activation range. */
 #define RT_S8_RANGE_OK(lo, hi) ((lo) >= -128 && (lo) <= (hi) && (hi) <= 127)
 
