@@ -54,8 +54,13 @@ def cmd_compile(args) -> int:
     if hasattr(model, "buffer"):
         from .passes.verify_program import executorch_lacks
         lacks = executorch_lacks(model.executorch_program)
-        if lacks:
-            print(f"note: ExecuTorch's portable runtime has no kernel for {', '.join(lacks)}: "
+        other = [op for op in lacks if not op.startswith("cortex_m::")]
+        if lacks and not other:
+            print(f"note: {sources.name}.pte calls ExecuTorch's cortex_m (int8) ops: it runs on "
+                  "ExecuTorch's Cortex-M backend and on mcu-aot's C runtime, not on "
+                  "ExecuTorch's portable kernels")
+        elif lacks:
+            print(f"note: ExecuTorch's portable runtime has no kernel for {', '.join(other)}: "
                   f"{sources.name}.pte runs on mcu-aot's C runtime, not on ExecuTorch's")
     return 0
 
