@@ -9,26 +9,27 @@
 #include "../core/rt_internal.h"
 
 /* round(a * b / 2^31), ties toward +inf; saturates the one overflowing case
- * (INT32_MIN * INT32_MIN). Equal to floor((a * b + 2^30) / 2^31). */
+ * (INT32_MIN * INT32_MIN). It is floor((a * b + 2^30) / 2^31), taken as an unsigned shift of
+ * the sum moved up by 2^62 (|a * b| <= 2^62), so no negative value is shifted. */
 static inline int32_t rt_s8_high_mul(int32_t a, int32_t b)
 {
-    const int64_t ab = (int64_t)a * (int64_t)b;
-    const int64_t nudge = ab >= 0 ? ((int64_t)1 << 30) : (1 - ((int64_t)1 << 30));
+    const uint64_t up = (uint64_t)((int64_t)a * (int64_t)b + ((int64_t)1 << 30)) +
+                        ((uint64_t)1 << 62);
     if (a == INT32_MIN && b == INT32_MIN) {
         return INT32_MAX;
     }
-    return (int32_t)((ab + nudge) / ((int64_t)1 << 31));
+    return (int32_t)((int64_t)(up >> 31) - ((int64_t)1 << 31));
 }
 
-/* x / 2^e (0 <= e <= 31), rounded to nearest, ties away from zero. */
+/* x / 2^e (0 <= e <= 31), rounded to nearest, ties away from zero. The floor comes from an
+ * unsigned shift of x moved up by 2^31. */
 static inline int32_t rt_s8_div_pow2(int32_t x, int32_t e)
 {
+    const uint32_t bias = 0x80000000u;
     const int32_t mask = (int32_t)((((uint32_t)1) << e) - 1u);
     const int32_t rem = x & mask;
     const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
-    /* floor(x / 2^e) without shifting a negative value */
-    const int32_t q = x >= 0 ? (x >> e)
-                             : -(int32_t)(((uint32_t)(-(int64_t)x) + (uint32_t)mask) >> e);
+    const int32_t q = (int32_t)((int64_t)(((uint32_t)x + bias) >> e) - (int64_t)(bias >> e));
     return q + (rem > threshold ? 1 : 0);
 }
 
