@@ -310,8 +310,7 @@ class _Lowering:
         rule = _RULES.get(core.target)
         if rule is None:
             return None
-        out = rule(self, core, scale, zp, (lo, hi), before)
-        return out
+        return rule(self, core, scale, zp, (lo, hi), before)
 
 
 def _relu(n):
@@ -340,7 +339,7 @@ _ACTIVATION_BOUNDS = {aten.relu.default: _relu, aten.relu6.default: _relu6,
 
 # -- rules: float op -> int8 op ------------------------------------------------------------------
 
-def _bias_values(L: _Lowering, b, n_out: int, s_in: float, s_w: np.ndarray, where) -> \
+def _bias_values(L: _Lowering, b, s_in: float, s_w: np.ndarray, where) -> \
         Optional[torch.Tensor]:
     """The int32 bias at scale s_in * s_w[c]: PT2E's own int32 values when its scale is that,
     else the real bias rounded (XNNPACK's quantizer leaves the bias in float)."""
@@ -399,7 +398,7 @@ def _conv(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     cout, cin_g = wc.values.shape[0], wc.values.shape[1]
     cin = x.node.meta["val"].shape[1 if x.layout == NCHW else 3]
     mults, shifts = _channel_mults(x.scale, wc.scales, scale, cout)
-    bias = _bias_values(L, b, cout, x.scale, np.broadcast_to(wc.scales, (cout,)), node)
+    bias = _bias_values(L, b, x.scale, np.broadcast_to(wc.scales, (cout,)), node)
     lo, hi = _out_range(bounds, scale, zp)
     xin = L.layout(x, NHWC, before)
     mult_t = L.const(torch.tensor(mults, dtype=torch.int32), "mults")
@@ -433,7 +432,7 @@ def _linear(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     cout = wc.values.shape[0]
     per_channel = wc.scales.size > 1
     mults, shifts = _channel_mults(x.scale, wc.scales, scale, cout if per_channel else 1)
-    bias = _bias_values(L, b, cout, x.scale, np.broadcast_to(wc.scales, (cout,)), node)
+    bias = _bias_values(L, b, x.scale, np.broadcast_to(wc.scales, (cout,)), node)
     lo, hi = _out_range(bounds, scale, zp)
     new = L.call(Q8.quantized_linear.default,
                  [x.node, L.weight(wc.values.contiguous(), wc, cout if per_channel else 1),
@@ -490,11 +489,6 @@ def _mul(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     return L.value(new, scale, zp, a.layout)
 
 
-def _clamp_rule(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
-    """A relu/clamp that no producer took: a lookup table (it may also requantize)."""
-    return _lut(L, node, scale, zp, bounds, before)
-
-
 def _lut(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     """Any one-input elementwise float op: PT2E's dq -> op -> q over all 256 int8 codes."""
     x = L.act(node.args[0])
@@ -512,7 +506,7 @@ def _lut(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     return L.value(new, scale, zp, x.layout)
 
 
-def _pool_args(node, kind):
+def _pool_args(node):
     a = list(node.args)
     kernel = list(a[1]) if isinstance(a[1], (list, tuple)) else [a[1]] * 2
     stride = a[2] if len(a) > 2 and a[2] else kernel
@@ -532,7 +526,7 @@ def _avg_pool(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]
     x = L.act(node.args[0])
     if x is None or x.node.meta["val"].dim() != 4 or bounds != (-math.inf, math.inf):
         return None
-    kernel, stride, padding, a = _pool_args(node, "avg")
+    kernel, stride, padding, a = _pool_args(node)
     ceil_mode = a[4] if len(a) > 4 else False
     count_include_pad = a[5] if len(a) > 5 else True
     divisor = a[6] if len(a) > 6 else None
@@ -592,7 +586,7 @@ def _max_pool(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]
     x = L.act(node.args[0])
     if x is None or x.node.meta["val"].dim() != 4:
         return None
-    kernel, stride, padding, a = _pool_args(node, "max")
+    kernel, stride, padding, a = _pool_args(node)
     dilation = a[4] if len(a) > 4 else [1, 1]
     dilation = list(dilation) if isinstance(dilation, (list, tuple)) else [dilation] * 2
     dilation = dilation * 2 if len(dilation) == 1 else dilation
@@ -710,7 +704,7 @@ _RULES: dict[object, Callable] = {
     aten.softmax.int: _softmax, aten._softmax.default: _softmax,
     aten.maximum.default: _minmax, aten.minimum.default: _minmax,
     aten.cat.default: _cat, aten.pad.default: _pad, aten.constant_pad_nd.default: _pad,
-    **{op: _clamp_rule for op in _ACTIVATION_BOUNDS},
+    **{op: _lut for op in _ACTIVATION_BOUNDS},    # a relu no producer took (may requantize)
     **{op: _lut for op in _LUT_OPS},
     **{op: _movement for op in (*_VIEWS, aten.permute.default, aten.transpose.int,
                                 aten.slice.Tensor, aten.select.int, aten.dropout.default,

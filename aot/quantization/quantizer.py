@@ -3,7 +3,7 @@
 - conv2d/conv1d and linear: per-channel symmetric int8 weights in [-127, 127] (axis 0), int32
   bias with scale = input scale x weight scale, per-tensor asymmetric int8 activations;
 - add, sub, mul, hardswish, gelu, silu: free output qparams;
-- relu, relu6, hardtanh and clamp right after conv/linear/add/sub/mul are annotated as part of
+- relu, relu6, hardtanh and clamp right after conv/linear/add/sub are annotated as part of
   that op (its output is observed after the activation), so the lowering folds them into the
   producer's output range;
 - pooling, mean, concat, padding, max/min and the view ops share their input's qparams;
@@ -155,7 +155,11 @@ class Int8Quantizer(Quantizer):
         ins = _tensor_args(node)
         if not ins:
             return
-        self._mark(node, {a: self.act for a in ins}, self._output(node, self.act))
+        # add/sub take a folded relu (their int8 kernel clamps); mul has no output range in
+        # ExecuTorch's cortex_m op, so a relu after it is its own (shared-qparams) op.
+        fused = node.target != aten.mul.Tensor
+        self._mark(node, {a: self.act for a in ins},
+                   self._output(node, self.act) if fused else self.act)
 
     @staticmethod
     def _mark(node, inputs, output) -> None:
