@@ -228,3 +228,19 @@ def test_cli_quantized_zoo_report_and_compile(tmp_path, capsys):
     header = (out / "ae.h").read_text()
     assert "AE_INPUT0_DTYPE_INT8" in header and "AE_OUTPUT0_ZERO_POINT" in header
     assert (out / "ae.pte").stat().st_size > 0
+
+
+def test_relu_after_mul_is_an_int8_clamp_not_a_fallback():
+    class MulRelu(nn.Module):
+        def forward(self, a, b):
+            return torch.relu(a * b)
+
+    x = (torch.randn(2, 5), torch.randn(2, 5))
+    ep = aot.quantize(MulRelu(), x, [x, (torch.randn(2, 5), torch.randn(2, 5))])
+    manager = aot.to_edge(ep).to_executorch()
+    rows = op_rows(manager.lowered())
+    assert [r.op for r in rows if r.fallback] == []
+    assert "cortex_m::quantized_mul.out" in [r.op for r in rows]
+    m = manager.lowered()
+    got = ArenaInterpreter(m.graph, m.plan)(*x)[0]
+    assert torch.equal(got, ep.module()(*x))
