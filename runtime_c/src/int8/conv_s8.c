@@ -25,7 +25,7 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
         const int32_t row = g.w * g.cin;
         const int32_t in_off = p->input_offset;
         for (n = 0; n < g.n; ++n) {
-            const int8_t *img = in + (size_t)n * g.h * row;
+            const int8_t *img = in + n * g.h * row;
             for (oy = 0; oy < g.oh; ++oy) {
                 int32_t ky0, ky1;
                 const int32_t iy0 = oy * p->stride_h - p->pad_h;
@@ -40,7 +40,7 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                         /* Four output channels of one group share each input load. */
                         const int32_t block = (cout_g % 4 == 0 && g.cout - oc >= 4) ? 4 : 1;
                         const int32_t c0 = (oc / cout_g) * g.cin_g;
-                        const int8_t *wk = w + (size_t)oc * fsize;
+                        const int8_t *wk = w + oc * fsize;
                         int32_t acc[4], j, ky, kx;
                         for (j = 0; j < block; ++j) {
                             acc[j] = bias != NULL ? bias[oc + j] : 0;

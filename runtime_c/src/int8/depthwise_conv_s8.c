@@ -17,7 +17,7 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
         const int32_t row = g.w * g.cin;
         const int32_t in_off = p->input_offset;
         for (n = 0; n < g.n; ++n) {
-            const int8_t *img = in + (size_t)n * g.h * row;
+            const int8_t *img = in + n * g.h * row;
             for (oy = 0; oy < g.oh; ++oy) {
                 int32_t ky0, ky1;
                 const int32_t iy0 = oy * p->stride_h - p->pad_h;
@@ -35,7 +35,7 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
                         /* Four channels at a time: four accumulators, one walk of the taps. */
                         const int32_t block = g.cout - oc >= 4 ? 4 : 1;
                         const int8_t *irow = first + oc / mult;
-                        const int8_t *wrow = w + ((size_t)ky0 * g.kw + kx0) * g.cout + oc;
+                        const int8_t *wrow = w + (ky0 * g.kw + kx0) * g.cout + oc;
                         int32_t d[4], acc[4], j, ky, kx;
                         for (j = 0; j < 4; ++j) {   /* channel j's input, from the first's */
                             d[j] = j < block ? (oc + j) / mult - oc / mult : 0;
@@ -66,7 +66,7 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
                                 }
                             }
                             irow += y_step;
-                            wrow += (size_t)g.kw * g.cout;
+                            wrow += g.kw * g.cout;
                         }
                         for (j = 0; j < block; ++j, ++oc) {
                             const int32_t v = rt_s8_requant(acc[j], p->mult[oc], p->shift[oc]) +

@@ -23,11 +23,11 @@ rt_status rt_fully_connected_s8(const rt_fc_s8_params *p,
     RT_CHECK(RT_S8_RANGE_OK(p->act_min, p->act_max) && (p->per_channel == 0 ||
              p->per_channel == 1), RT_ERR_PARAM);
     for (r = 0; r < rows; ++r) {
-        const int8_t *x = in + (size_t)r * k;
+        const int8_t *x = in + r * k;
         for (oc = 0; oc < cout;) {
             /* symmetric weights (the common case): four outputs share each input load */
             const int32_t block = (p->filter_offset == 0 && cout - oc >= 4) ? 4 : 1;
-            const int8_t *wr = w + (size_t)oc * k;
+            const int8_t *wr = w + oc * k;
             int32_t acc[4] = {0, 0, 0, 0}, j;
             if (block == 4) {
                 rt_s8_dot4(x, wr, k, k, p->input_offset, acc);

@@ -25,7 +25,7 @@ static rt_status pool(const rt_pool_s8_params *p, const rt_shape *in_s, const in
     const int32_t h = in_s->d[1], w = in_s->d[2], ch = in_s->d[3];
     RT_TRY(pool_check(p, in_s, in, out_s, out));
     for (n = 0; n < in_s->d[0]; ++n) {
-        const int8_t *img = in + (size_t)n * h * w * ch;
+        const int8_t *img = in + n * h * w * ch;
         for (oy = 0; oy < out_s->d[1]; ++oy) {
             int32_t ky0, ky1;
             const int32_t iy0 = oy * p->stride_h - p->pad_h;

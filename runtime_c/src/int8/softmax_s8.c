@@ -90,8 +90,8 @@ rt_status rt_softmax_s8(const rt_softmax_s8_params *p, const rt_shape *in_s, con
     n = in_s->rank > 0 ? in_s->d[in_s->rank - 1] : 1;
     rows = n > 0 ? total / n : 0;
     for (r = 0; r < rows; ++r) {
-        const int8_t *x = in + (size_t)r * n;
-        int8_t *y = out + (size_t)r * n;
+        const int8_t *x = in + r * n;
+        int8_t *y = out + r * n;
         int32_t max = -128, sum = 0, headroom, recip, bits_over_unit;
         for (i = 0; i < n; ++i) {
             max = x[i] > max ? x[i] : max;

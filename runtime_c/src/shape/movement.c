@@ -8,6 +8,13 @@ static int elem_ok(int32_t elem_size)
     return elem_size == 1 || elem_size == 2 || elem_size == 4 || elem_size == 8;
 }
 
+/* Bytes from the start of a tensor to its element `index` (an element offset fits int32, as
+ * every numel does; the byte offset may not). */
+static size_t byte_offset(int32_t index, int32_t elem_size)
+{
+    return (size_t)index * (size_t)elem_size;
+}
+
 static void copy_elems(void *dst, const void *src, int32_t count, int32_t elem_size)
 {
     if (count > 0) {
@@ -61,11 +68,11 @@ rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_
             }
         } else {
             for (i = 0; i < len; ++i) {
-                memcpy(dst + (size_t)i * elem_size, src + (size_t)(off + i * s) * elem_size,
+                memcpy(dst + (size_t)i * (size_t)elem_size, src + (size_t)(off + i * s) * (size_t)elem_size,
                        (size_t)elem_size);
             }
         }
-        dst += (size_t)len * elem_size;
+        dst += (size_t)len * (size_t)elem_size;
         for (i = rank - 2; i >= 0; --i) {    /* odometer over the outer dims */
             off += st[i];
             if (++idx[i] < out_s->d[i]) {
@@ -113,11 +120,11 @@ rt_status rt_constant_pad(int32_t elem_size, const int32_t *before, const void *
         for (i = 0; i < len; ++i) {
             const int32_t k = i - before[rank - 1];
             const void *from = (inside && k >= 0 && k < in_s->d[rank - 1])
-                ? (const void *)(src + ((size_t)src_row * in_s->d[rank - 1] + k) * elem_size)
+                ? (const void *)(src + byte_offset(src_row * in_s->d[rank - 1] + k, elem_size))
                 : value;
-            memcpy(dst + (size_t)i * elem_size, from, (size_t)elem_size);
+            memcpy(dst + (size_t)i * (size_t)elem_size, from, (size_t)elem_size);
         }
-        dst += (size_t)len * elem_size;
+        dst += (size_t)len * (size_t)elem_size;
         for (i = rank - 2; i >= 0; --i) {
             if (++idx[i] < out_s->d[i]) {
                 break;
@@ -150,9 +157,9 @@ rt_status rt_cat(int32_t elem_size, int32_t dim, int32_t n_in, const rt_shape *i
     for (i = 0; i < outer; ++i) {
         for (k = 0; k < n_in; ++k) {
             const int32_t chunk = rt_dims_prod(&in_s[k], d, in_s[k].rank);
-            copy_elems(dst, (const uint8_t *)in[k] + (size_t)i * chunk * elem_size, chunk,
+            copy_elems(dst, (const uint8_t *)in[k] + byte_offset(i * chunk, elem_size), chunk,
                        elem_size);
-            dst += (size_t)chunk * elem_size;
+            dst += (size_t)chunk * (size_t)elem_size;
         }
     }
     return RT_OK;
@@ -183,9 +190,9 @@ rt_status rt_slice(int32_t elem_size, int32_t dim, int32_t start, int32_t end, i
     RT_CHECK(rt_shape_numel(out_s) == outer * count * inner, RT_ERR_SHAPE);
     for (i = 0; i < outer; ++i) {
         for (j = 0; j < count; ++j) {
-            copy_elems(dst, src + ((size_t)i * size + start + j * step) * inner * elem_size,
+            copy_elems(dst, src + byte_offset((i * size + start + j * step) * inner, elem_size),
                        inner, elem_size);
-            dst += (size_t)inner * elem_size;
+            dst += (size_t)inner * (size_t)elem_size;
         }
     }
     return RT_OK;
