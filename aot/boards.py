@@ -68,6 +68,9 @@ class Board:
     qemu: QemuSpec | None
     apt: tuple[str, ...]
     path: Path                  # the board folder
+    # runtime_c/src/arch/<runtime_arch>/ files replace their portable twins in this board's
+    # firmware ("portable": none). "cortex_m_dsp" needs a CPU with the DSP extension.
+    runtime_arch: str = "portable"
 
     @property
     def cc(self) -> str:
@@ -110,14 +113,32 @@ def parse_board(data: dict, path: Path) -> Board:
             ram=_region(mem["ram"]) if mem else None,
             stack_size=_int(mem["stack"]) if mem else None,
             qemu=QemuSpec(q["system"], q["machine"], tuple(q["options"])) if q else None,
-            apt=tuple(data["apt"]), path=path)
+            apt=tuple(data["apt"]), path=path,
+            runtime_arch=data.get("runtime_arch", "portable"))
     except (KeyError, TypeError, ValueError) as e:
         raise BoardError(f"{path / 'board.json'}: bad or missing field: {e}") from None
     if board.arch not in ARCHES:
         raise BoardError(f"{path / 'board.json'}: arch must be one of {ARCHES}, not {board.arch!r}")
     if board.arch != "host" and (board.flash is None or board.qemu is None):
         raise BoardError(f"{path / 'board.json'}: a {board.arch} board needs memory and qemu")
+    _check_runtime_arch(board, path)
     return board
+
+
+# Cortex-M cores with the DSP extension (SMLAD and friends): what runtime_arch cortex_m_dsp needs.
+DSP_CPUS = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m35p", "cortex-m55", "cortex-m85")
+
+
+def _check_runtime_arch(board: Board, path: Path) -> None:
+    """A kernel variant the CPU cannot run is refused here, not as an illegal instruction."""
+    from .codegen.runtime import PORTABLE, available_arches
+    arch = board.runtime_arch
+    if arch != PORTABLE and arch not in available_arches():
+        raise BoardError(f"{path / 'board.json'}: runtime_arch {arch!r} is not a folder of "
+                         f"runtime_c/src/arch (there are: {', '.join(available_arches())})")
+    if arch == "cortex_m_dsp" and board.cpu not in DSP_CPUS:
+        raise BoardError(f"{path / 'board.json'}: runtime_arch cortex_m_dsp needs a CPU with the "
+                         f"DSP extension ({', '.join(DSP_CPUS)}); {board.cpu} has none")
 
 
 def load_board(name: str) -> Board:

@@ -429,7 +429,7 @@ def render_makefile(sources: CSources, board: Board) -> str:
            if board.qemu else "runs it here, as a process")
     return render_template("firmware_Makefile.j2", dict(
         name=sources.name, board=board.name, cc=board.cc, run_help=run,
-        runtime_sources=[f"runtime_c/{s}" for s in sources.runtime_sources]))
+        runtime_sources=[f"runtime_c/{s}" for s in board_runtime(sources, board)]))
 
 
 def _board_files(board: Board) -> dict[str, bytes]:
@@ -449,10 +449,20 @@ def _board_files(board: Board) -> dict[str, bytes]:
 _INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
-def _runtime_files(sources: CSources) -> dict[str, bytes]:
+def board_runtime(sources: CSources, board: Board) -> tuple[str, ...]:
+    """The runtime_c files of the model for this board: its runtime_arch's twins replace
+    their portable files (the DSP dot products on an M4, say)."""
+    from .codegen.runtime import PORTABLE, for_arch
+    if board.runtime_arch == PORTABLE:
+        return tuple(sources.runtime_sources)
+    return for_arch(sources.runtime_sources, board.runtime_arch)
+
+
+def _runtime_files(sources: CSources, board: Board) -> dict[str, bytes]:
     """runtime_c/include, the model's runtime .c files and the local headers they include."""
     root = runtime_dir()
-    todo = sorted((root / "include").glob("*.h")) + [root / s for s in sources.runtime_sources]
+    todo = sorted((root / "include").glob("*.h")) + [root / s for s in board_runtime(sources,
+                                                                                      board)]
     paths: set[Path] = set()
     while todo:
         path = todo.pop()
@@ -479,7 +489,7 @@ def project_files(sources: CSources, board: Board, inputs) -> dict[str, bytes]:
     files = {"Makefile": render_makefile(sources, board).encode(),
              "main.c": render_main(sources, board, inputs).encode()}
     files.update((n, t.encode()) for n, t in sources.files.items())
-    files.update((f"runtime_c/{p}", b) for p, b in _runtime_files(sources).items())
+    files.update((f"runtime_c/{p}", b) for p, b in _runtime_files(sources, board).items())
     files.update((f"boards/{p}", b) for p, b in _board_files(board).items())
     files.update((f"inputs_{k}.npy", _npy(a)) for k, a in enumerate(inputs))
     return files

@@ -69,3 +69,26 @@ def test_bad_board_json_is_a_board_error(tmp_path):
     data["arch"] = "mips"
     with pytest.raises(BoardError, match="arch"):
         parse_board(data, tmp_path)
+
+
+def test_dsp_kernels_on_a_cpu_without_dsp_are_refused_at_load(tmp_path):
+    """The M3 has no SMLAD: asking for the DSP kernels fails when the board is read, with the
+    reason, never as an illegal instruction on the board."""
+    data = json.loads((board_dir("mps2-an385") / "board.json").read_text())
+    data["runtime_arch"] = "cortex_m_dsp"
+    with pytest.raises(BoardError, match="cortex_m_dsp needs a CPU with the DSP extension.*"
+                                         "cortex-m3 has none"):
+        parse_board(data, tmp_path)
+    data["runtime_arch"] = "avx512"
+    with pytest.raises(BoardError, match="runtime_arch 'avx512' is not a folder"):
+        parse_board(data, tmp_path)
+
+
+def test_dsp_boards_link_the_dsp_dot_products():
+    from aot.firmware import board_runtime
+    import aot
+    from int8_models import lowered
+    sources = aot.generate_c(lowered("mlp", True), name="m")
+    assert "src/arch/cortex_m_dsp/dot_s8.c" in board_runtime(sources, load_board("mps2-an386"))
+    assert "src/int8/dot_s8.c" in board_runtime(sources, load_board("mps2-an385"))
+    assert "src/int8/dot_s8.c" not in board_runtime(sources, load_board("mps2-an386"))

@@ -47,41 +47,13 @@ static inline int8_t rt_s8_clamp(int32_t v, int32_t lo, int32_t hi)
     return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
 }
 
-/* sum over i < n of (x[i] + x_off) * w[i], four at a time (the loop overhead of a byte-wise
- * dot product is as large as its work). */
-static inline int32_t rt_s8_dot(const int8_t *x, const int8_t *w, int32_t n, int32_t x_off)
-{
-    int32_t acc = 0, i = 0;
-    for (; i + 4 <= n; i += 4) {
-        acc += ((int32_t)x[i] + x_off) * (int32_t)w[i] +
-               ((int32_t)x[i + 1] + x_off) * (int32_t)w[i + 1] +
-               ((int32_t)x[i + 2] + x_off) * (int32_t)w[i + 2] +
-               ((int32_t)x[i + 3] + x_off) * (int32_t)w[i + 3];
-    }
-    for (; i < n; ++i) {
-        acc += ((int32_t)x[i] + x_off) * (int32_t)w[i];
-    }
-    return acc;
-}
-
-/* a[j] += sum over i < n of (x[i] + off) * w_j[i] for the four filters w_j = w + j * stride. */
-static inline void rt_s8_dot4(const int8_t *x, const int8_t *w, int32_t stride, int32_t n, int32_t off,
-                 int32_t *a)
-{
-    const int8_t *w0 = w, *w1 = w + stride, *w2 = w1 + stride, *w3 = w2 + stride;
-    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], i;
-    for (i = 0; i < n; ++i) {
-        const int32_t v = (int32_t)x[i] + off;
-        a0 += v * w0[i];
-        a1 += v * w1[i];
-        a2 += v * w2[i];
-        a3 += v * w3[i];
-    }
-    a[0] = a0;
-    a[1] = a1;
-    a[2] = a2;
-    a[3] = a3;
-}
+/* The dot products under every int8 conv and fully connected layer (dot_s8.c; an arch
+ * folder may replace that file, e.g. with SMLAD on cores with the DSP extension):
+ *   rt_s8_dot:  sum over i < n of (x[i] + x_off) * w[i];
+ *   rt_s8_dot4: a[j] += sum over i < n of (x[i] + x_off) * w[j * stride + i], j < 4. */
+int32_t rt_s8_dot(const int8_t *x, const int8_t *w, int32_t n, int32_t x_off);
+void rt_s8_dot4(const int8_t *x, const int8_t *w, int32_t stride, int32_t n, int32_t x_off,
+                int32_t *a);
 
 /* The shared checks of an activation range. */
 #define RT_S8_RANGE_OK(lo, hi) ((lo) >= -128 && (lo) <= (hi) && (hi) <= 127)
