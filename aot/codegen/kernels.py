@@ -872,10 +872,12 @@ def q8_conv2d(ctx):
 
 
 def q8_conv2d_scratch(args: dict, outs: list) -> int:
-    """Scratch for rt_conv2d_s8. The portable kernel convolves directly and needs none, so
-    the arena stays at the liveness bound; the schema keeps the tensor (ExecuTorch's
-    cortex_m argument list) for kernels that gather patches (rt_conv2d_s8_scratch_size)."""
-    return 0
+    """Scratch for rt_conv2d_s8 (rt_conv2d_s8_scratch_size): two output pixels' patches of
+    taps when the filter rows are not whole words (Cin per group not a multiple of 4, more than
+    one tap), which the DSP kernels gather; else none. The same on every board, so one
+    planned program serves them all."""
+    cout, kh, kw, cin_g = args["weight"]
+    return 2 * kh * kw * cin_g if cin_g % 4 and kh * kw > 1 else 0
 
 
 def q8_depthwise_conv2d(ctx):

@@ -41,7 +41,10 @@ typedef struct rt_conv_s8_params {
 /* Convolution. in [N,H,W,Cin], w [Cout,KH,KW,Cin/groups] with groups =
  * Cin / w_s->d[3] dividing Cout, bias [Cout] int32 or (NULL, NULL), out
  * [N,OH,OW,Cout]. Padded taps contribute zero in the real domain.
- * Scratch: one im2col patch as int16 (rt_conv2d_s8_scratch_size bytes). */
+ * Scratch: rt_conv2d_s8_scratch_size bytes, two output pixels' patches of taps
+ * (2 * KH * KW * Cin/groups) when Cin/groups is not a multiple of 4 and the
+ * filter has more than one tap, else 0. Kernels that gather patches (the DSP
+ * arch) use it; with less they convolve directly, same result. */
 int32_t rt_conv2d_s8_scratch_size(const rt_shape *w_s);
 rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                        const rt_shape *in_s, const int8_t *in,

@@ -99,6 +99,17 @@ def test_requantize_matches_the_python_model_including_ties(rt):
 
 # -- convolution ----------------------------------------------------------------------------------
 
+def test_conv_scratch_size_is_the_planners(rt):
+    """The planner gives rt_conv2d_s8 exactly the scratch the C says it takes (two gathered
+    patches when the filter rows are not whole words), the same on every arch."""
+    from aot.codegen.kernels import q8_conv2d_scratch
+    for cout, kh, kw, cin_g in [(8, 3, 3, 3), (64, 10, 4, 1), (4, 1, 1, 3), (4, 3, 3, 16),
+                                (2, 1, 3, 2), (5, 2, 2, 5), (3, 1, 1, 1), (6, 3, 1, 4)]:
+        want = rt.lib.rt_conv2d_s8_scratch_size(rt.shape([cout, kh, kw, cin_g]))
+        assert q8_conv2d_scratch({"weight": (cout, kh, kw, cin_g)}, []) == want
+        assert want == (2 * kh * kw * cin_g if cin_g % 4 and kh * kw > 1 else 0)
+
+
 @st.composite
 def conv_cases(draw, depthwise=False):
     groups = 1

@@ -1,5 +1,11 @@
-/* conv_geom_s8.c - the checks shared by the NHWC int8 convolutions. */
+/* conv_geom_s8.c - the checks and the scratch size shared by the NHWC int8 convolutions (every
+ * arch's rt_conv2d_s8 plans the same scratch). */
 #include "conv_s8.h"
+
+int32_t rt_conv2d_s8_scratch_size(const rt_shape *w_s)
+{
+    return w_s != NULL && w_s->rank == 4 ? rt_conv_s8_patch_bytes(w_s) : 0;
+}
 
 rt_status rt_conv_s8_geom_init(rt_conv_s8_geom *g, const rt_conv_s8_params *p,
                           const rt_shape *in_s, const void *in, const rt_shape *w_s,

@@ -1,14 +1,8 @@
 /* conv_s8.c - rt_conv2d_s8: NHWC int8 convolution (groups allowed), per-channel
  * requantization, as arm_convolve_s8 computes it. Taps outside the input are skipped:
  * they would hold the input zero point, which contributes nothing. Direct loops, four output
- * channels at a time: the portable kernel needs no scratch. */
+ * channels at a time: the portable kernel leaves the scratch (see conv_s8.h) unused. */
 #include "conv_s8.h"
-
-int32_t rt_conv2d_s8_scratch_size(const rt_shape *w_s)
-{
-    (void)w_s;
-    return 0;
-}
 
 rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                        const rt_shape *in_s, const int8_t *in,

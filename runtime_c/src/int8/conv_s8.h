@@ -33,4 +33,14 @@ static inline void rt_s8_tap_range(int32_t o, int32_t stride, int32_t pad, int32
     *k1 = hi < lo ? lo : hi;
 }
 
+/* rt_conv2d_s8's scratch: two int8 patches (two output pixels' taps, gathered as the filter
+ * holds them) when the filter's rows of taps are not whole words (Cin per group not a multiple
+ * of 4) and there is more than one tap, else nothing. Kernels that convolve directly ignore
+ * it; one formula for every arch keeps the planned program the same for every board. */
+static inline int32_t rt_conv_s8_patch_bytes(const rt_shape *w_s)
+{
+    const int32_t taps = w_s->d[1] * w_s->d[2];
+    return (w_s->d[3] % 4 != 0 && taps > 1) ? 2 * taps * w_s->d[3] : 0;
+}
+
 #endif /* RT_CONV_S8_H */

@@ -1,0 +1,328 @@
+/* conv_s8.c (Cortex-M DSP) - rt_conv2d_s8 on 2x2 tiles: two output pixels by two filters
+ * share every load. Four input bytes become two pairs of halfwords with the input offset added
+ * (SXTAB16), four filter bytes two more (SXTB16), and eight SMLADs make sixteen
+ * multiply-accumulates.
+ *
+ * The taps of one filter row are contiguous in both the NHWC input and the OHWI filter, so a
+ * row of taps is one run of the dot product; taps outside the input are skipped, as in the
+ * portable kernel. When those runs are not whole words (Cin per group not a multiple of 4, e.g.
+ * a first layer on one or three channels) and the scratch holds two patches, the two pixels'
+ * taps are gathered first (padding as the input zero point, which adds nothing) and each tile
+ * is one run over the whole filter. Same sums, same requantization: bit-exact with
+ * int8/conv_s8.c. */
+#include "s8_dsp.h"
+#include "../../int8/conv_s8.h"
+
+/* a[0] += x0.w0, a[1] += x0.w1, a[2] += x1.w0, a[3] += x1.w1, over n, x + x_off.
+ *
+ * The loop needs fifteen values live (four sums, four pointers, six halfword pairs and the
+ * offset pair), one more than Thumb-2 has registers, and gcc spills the pointers it then
+ * post-increments (three loads and stores a turn). Written out, the offset pair and the end are
+ * reloaded from the stack once a turn instead: 24 instructions for 16 multiply-accumulates.
+ * An unoptimized build (-O0 keeps r7 for the frame) takes the C loop. */
+static void dot_2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
+                    int32_t n, int32_t x_off, int32_t *a)
+{
+    const int16x2_t off2 = rt_dsp_pair(x_off);
+    int32_t a00 = a[0], a01 = a[1], a10 = a[2], a11 = a[3], i = n & ~3;
+#if defined(__OPTIMIZE__)
+    if (i > 0) {
+        const int8_t *const end = x0 + i;
+        int32_t t0, t1, t2, t3, t4, t5;
+        __asm__ volatile(
+            "1:\n\t"
+            "ldr %[t4], %[off]\n\t"
+            "ldr %[t0], [%[x0]], #4\n\t"
+            "ldr %[t1], [%[x1]], #4\n\t"
+            "sxtab16 %[t2], %[t4], %[t0]\n\t"            /* pixel 0, bytes 0 and 2 */
+            "sxtab16 %[t0], %[t4], %[t0], ror #8\n\t"    /* pixel 0, bytes 1 and 3 */
+            "sxtab16 %[t3], %[t4], %[t1]\n\t"
+            "sxtab16 %[t1], %[t4], %[t1], ror #8\n\t"
+            "ldr %[t4], [%[w0]], #4\n\t"
+            "sxtb16 %[t5], %[t4]\n\t"
+            "sxtb16 %[t4], %[t4], ror #8\n\t"
+            "smlad %[a00], %[t2], %[t5], %[a00]\n\t"
+            "smlad %[a00], %[t0], %[t4], %[a00]\n\t"
+            "smlad %[a10], %[t3], %[t5], %[a10]\n\t"
+            "smlad %[a10], %[t1], %[t4], %[a10]\n\t"
+            "ldr %[t4], [%[w1]], #4\n\t"
+            "sxtb16 %[t5], %[t4]\n\t"
+            "sxtb16 %[t4], %[t4], ror #8\n\t"
+            "smlad %[a01], %[t2], %[t5], %[a01]\n\t"
+            "smlad %[a01], %[t0], %[t4], %[a01]\n\t"
+            "smlad %[a11], %[t3], %[t5], %[a11]\n\t"
+            "smlad %[a11], %[t1], %[t4], %[a11]\n\t"
+            "ldr %[t5], %[end]\n\t"
+            "cmp %[x0], %[t5]\n\t"
+            "bne 1b"
+            : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
+              [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1),
+              [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
+              [t4] "=&r"(t4), [t5] "=&r"(t5)
+            : [off] "m"(off2), [end] "m"(end)
+            : "cc", "memory");
+        n -= i;
+    }
+    i = 0;
+#else
+    for (i = 0; i + 4 <= n; i += 4) {
+        const int32_t xa = rt_dsp_load4(x0 + i), xb = rt_dsp_load4(x1 + i);
+        const int16x2_t ae = rt_dsp_even(off2, xa), ao = rt_dsp_odd(off2, xa);
+        const int16x2_t be = rt_dsp_even(off2, xb), bo = rt_dsp_odd(off2, xb);
+        int32_t wv = rt_dsp_load4(w0 + i);
+        int16x2_t we = rt_dsp_w_even(wv), wo = rt_dsp_w_odd(wv);
+        a00 = __smlad(ae, we, __smlad(ao, wo, a00));
+        a10 = __smlad(be, we, __smlad(bo, wo, a10));
+        wv = rt_dsp_load4(w1 + i);
+        we = rt_dsp_w_even(wv);
+        wo = rt_dsp_w_odd(wv);
+        a01 = __smlad(ae, we, __smlad(ao, wo, a01));
+        a11 = __smlad(be, we, __smlad(bo, wo, a11));
+    }
+#endif
+    for (; i < n; ++i) {
+        const int32_t u = (int32_t)x0[i] + x_off, v = (int32_t)x1[i] + x_off;
+        a00 += u * w0[i];
+        a01 += u * w1[i];
+        a10 += v * w0[i];
+        a11 += v * w1[i];
+    }
+    a[0] = a00;
+    a[1] = a01;
+    a[2] = a10;
+    a[3] = a11;
+}
+
+/* One pixel, two filters: a[0] += x.w0, a[1] += x.w1. */
+static void dot_1x2(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t n,
+                    int32_t x_off, int32_t *a)
+{
+    const int16x2_t off2 = rt_dsp_pair(x_off);
+    int32_t a0 = a[0], a1 = a[1], i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int32_t xv = rt_dsp_load4(x + i);
+        const int16x2_t xe = rt_dsp_even(off2, xv), xo = rt_dsp_odd(off2, xv);
+        const int32_t v0 = rt_dsp_load4(w0 + i), v1 = rt_dsp_load4(w1 + i);
+        a0 = __smlad(xe, rt_dsp_w_even(v0), __smlad(xo, rt_dsp_w_odd(v0), a0));
+        a1 = __smlad(xe, rt_dsp_w_even(v1), __smlad(xo, rt_dsp_w_odd(v1), a1));
+    }
+    for (; i < n; ++i) {
+        const int32_t u = (int32_t)x[i] + x_off;
+        a0 += u * w0[i];
+        a1 += u * w1[i];
+    }
+    a[0] = a0;
+    a[1] = a1;
+}
+
+/* What stays fixed across a layer's tiles. */
+typedef struct conv_ctx {
+    const rt_conv_s8_params *p;
+    rt_conv_s8_geom g;
+    const int8_t *w;
+    const int32_t *bias;
+    int32_t fsize;     /* KH * KW * Cin/groups: one filter */
+    int32_t cout_g;    /* filters per group */
+    int32_t row;       /* W * Cin: one input row */
+    int32_t runs;      /* 1: a filter row of taps is one contiguous run of the input */
+    int8_t *patch;     /* two gathered patches, or NULL */
+} conv_ctx;
+
+/* The taps of one output pixel that fall inside the input. */
+typedef struct window {
+    int32_t oy, ox;
+    int32_t ky0, ky1, kx0, kx1;
+    const int8_t *x;   /* the input at tap (ky0, kx0), channel 0 */
+} window;
+
+static void window_at(const conv_ctx *c, const int8_t *img, int32_t oy, int32_t ox, window *v)
+{
+    const rt_conv_s8_params *p = c->p;
+    v->oy = oy;
+    v->ox = ox;
+    rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, c->g.kh, c->g.h, &v->ky0, &v->ky1);
+    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, c->g.kw, c->g.w, &v->kx0, &v->kx1);
+    v->x = img + (oy * p->stride_h - p->pad_h + v->ky0 * p->dilation_h) * c->row +
+           (ox * p->stride_w - p->pad_w + v->kx0 * p->dilation_w) * c->g.cin;
+}
+
+/* Pixel v's taps of group c0 / Cin_g as one patch laid out like a filter. */
+static void gather(const conv_ctx *c, const int8_t *img, const window *v, int32_t c0,
+                   int8_t *dst)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int8_t zero = (int8_t)(-p->input_offset);
+    const int32_t iy0 = v->oy * p->stride_h - p->pad_h, ix0 = v->ox * p->stride_w - p->pad_w;
+    int32_t ky, kx, i;
+    for (ky = 0; ky < c->g.kh; ++ky) {
+        const int32_t iy = iy0 + ky * p->dilation_h;
+        for (kx = 0; kx < c->g.kw; ++kx) {
+            const int32_t ix = ix0 + kx * p->dilation_w;
+            if (iy >= 0 && iy < c->g.h && ix >= 0 && ix < c->g.w) {
+                const int8_t *src = img + iy * c->row + ix * c->g.cin + c0;
+                for (i = 0; i < c->g.cin_g; ++i) {
+                    dst[i] = src[i];
+                }
+            } else {
+                for (i = 0; i < c->g.cin_g; ++i) {
+                    dst[i] = zero;
+                }
+            }
+            dst += c->g.cin_g;
+        }
+    }
+}
+
+/* Filters w0, w1 over the taps of window a and, when b is not NULL, of window b, which has
+ * the same taps inside the input. */
+static void taps(const conv_ctx *c, const window *a, const window *b, int32_t c0,
+                 const int8_t *w0, const int8_t *w1, int32_t *acc)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cin_g = c->g.cin_g, x_off = p->input_offset;
+    const int32_t y_step = p->dilation_h * c->row, x_step = p->dilation_w * c->g.cin;
+    const int8_t *xa = a->x + c0, *xb = b != NULL ? b->x + c0 : NULL;
+    int32_t ky, kx, wk = (a->ky0 * c->g.kw + a->kx0) * cin_g;
+    for (ky = a->ky0; ky < a->ky1; ++ky) {
+        if (c->runs) {
+            const int32_t n = (a->kx1 - a->kx0) * cin_g;
+            if (xb != NULL) {
+                dot_2x2(xa, xb, w0 + wk, w1 + wk, n, x_off, acc);
+            } else {
+                dot_1x2(xa, w0 + wk, w1 + wk, n, x_off, acc);
+            }
+        } else {
+            for (kx = 0; kx < a->kx1 - a->kx0; ++kx) {
+                const int32_t o = kx * cin_g, xo = kx * x_step;
+                if (xb != NULL) {
+                    dot_2x2(xa + xo, xb + xo, w0 + wk + o, w1 + wk + o, cin_g, x_off, acc);
+                } else {
+                    dot_1x2(xa + xo, w0 + wk + o, w1 + wk + o, cin_g, x_off, acc);
+                }
+            }
+        }
+        xa += y_step;
+        xb = xb != NULL ? xb + y_step : NULL;
+        wk += c->g.kw * cin_g;
+    }
+}
+
+/* Output pixel a and, when b is not NULL, pixel b: every filter. */
+static void tile(const conv_ctx *c, const int8_t *img, const window *a, const window *b,
+                 int8_t *out_a, int8_t *out_b)
+{
+    const rt_conv_s8_params *p = c->p;
+    int32_t grp, oc;
+    for (grp = 0; grp < c->g.groups; ++grp) {
+        const int32_t c0 = grp * c->g.cin_g, end = (grp + 1) * c->cout_g;
+        if (c->patch != NULL) {
+            gather(c, img, a, c0, c->patch);
+            if (b != NULL) {
+                gather(c, img, b, c0, c->patch + c->fsize);
+            }
+        }
+        for (oc = grp * c->cout_g; oc < end;) {
+            /* two filters of the group, or the last one twice */
+            const int32_t step = end - oc >= 2 ? 2 : 1;
+            const int8_t *w0 = c->w + oc * c->fsize, *w1 = w0 + (step - 1) * c->fsize;
+            int32_t acc[4];
+            acc[0] = acc[2] = c->bias != NULL ? c->bias[oc] : 0;
+            acc[1] = acc[3] = c->bias != NULL ? c->bias[oc + step - 1] : 0;
+            if (c->patch == NULL) {
+                taps(c, a, b, c0, w0, w1, acc);
+            } else if (b != NULL) {
+                dot_2x2(c->patch, c->patch + c->fsize, w0, w1, c->fsize, p->input_offset, acc);
+            } else {
+                dot_1x2(c->patch, w0, w1, c->fsize, p->input_offset, acc);
+            }
+            rt_dsp_out_2x2(p, oc, step, acc, out_a, b != NULL ? out_b : NULL);
+            oc += step;
+        }
+    }
+}
+
+/* A pointwise layer (1x1 taps, stride 1, no padding, one group): a matrix product of the
+ * pixels by the filters, every window whole, pixels two at a time across rows. */
+static void pointwise(const conv_ctx *c, const int8_t *in, int8_t *out, int32_t pixels)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cin = c->g.cin, cout = c->g.cout;
+    int32_t i, oc;
+    for (i = 0; i < pixels; i += 2) {
+        const int32_t two = i + 1 < pixels;
+        for (oc = 0; oc < cout; oc += 2) {
+            /* two filters, or the last one twice */
+            const int32_t step = cout - oc >= 2 ? 2 : 1;
+            const int8_t *w0 = c->w + oc * cin, *w1 = w0 + (step - 1) * cin;
+            int32_t acc[4];
+            acc[0] = acc[2] = c->bias != NULL ? c->bias[oc] : 0;
+            acc[1] = acc[3] = c->bias != NULL ? c->bias[oc + step - 1] : 0;
+            if (two) {
+                dot_2x2(in, in + cin, w0, w1, cin, p->input_offset, acc);
+            } else {
+                dot_1x2(in, w0, w1, cin, p->input_offset, acc);
+            }
+            rt_dsp_out_2x2(p, oc, step, acc, out, two ? out + cout : NULL);
+        }
+        in += 2 * cin;
+        out += 2 * cout;
+    }
+}
+
+rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
+                       const rt_shape *in_s, const int8_t *in,
+                       const rt_shape *w_s, const int8_t *w,
+                       const rt_shape *b_s, const int32_t *bias,
+                       const rt_shape *out_s, int8_t *out)
+{
+    conv_ctx c;
+    int32_t n, need;
+    RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 0));
+    c.p = p;
+    c.w = w;
+    c.bias = bias;
+    c.fsize = c.g.kh * c.g.kw * c.g.cin_g;
+    c.cout_g = c.g.cout / c.g.groups;
+    c.row = c.g.w * c.g.cin;
+    c.runs = c.g.groups == 1 && p->dilation_w == 1;
+    need = rt_conv_s8_patch_bytes(w_s);
+    c.patch = (need > 0 && scratch != NULL && scratch->buf != NULL && scratch->size >= need)
+                  ? (int8_t *)scratch->buf : NULL;
+    if (c.fsize == c.g.cin && c.g.groups == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+        p->pad_h == 0 && p->pad_w == 0 && c.g.oh == c.g.h && c.g.ow == c.g.w) {
+        pointwise(&c, in, out, c.g.n * c.g.oh * c.g.ow);
+        return RT_OK;
+    }
+    for (n = 0; n < c.g.n; ++n) {
+        /* output pixels two at a time in raster order (a pair may span two rows) */
+        const int8_t *img = in + n * c.g.h * c.row;
+        const int32_t pixels = c.g.oh * c.g.ow;
+        int32_t i = 0, oy = 0, ox = 0;
+        while (i < pixels) {
+            window a, b;
+            window_at(&c, img, oy, ox, &a);
+            if (++ox == c.g.ow) {
+                ox = 0;
+                ++oy;
+            }
+            if (i + 1 < pixels) {
+                window_at(&c, img, oy, ox, &b);
+                if (c.patch != NULL || (a.ky0 == b.ky0 && a.ky1 == b.ky1 && a.kx0 == b.kx0 &&
+                                        a.kx1 == b.kx1)) {
+                    tile(&c, img, &a, &b, out, out + c.g.cout);
+                    out += 2 * c.g.cout;
+                    i += 2;
+                    if (++ox == c.g.ow) {
+                        ox = 0;
+                        ++oy;
+                    }
+                    continue;
+                }
+            }
+            tile(&c, img, &a, NULL, out, NULL);
+            out += c.g.cout;
+            i += 1;
+        }
+    }
+    return RT_OK;
+}

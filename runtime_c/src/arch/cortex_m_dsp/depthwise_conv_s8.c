@@ -1,0 +1,196 @@
+/* depthwise_conv_s8.c (Cortex-M DSP) - rt_depthwise_conv2d_s8 four channels at a time: one
+ * word of filter taps and one word of inputs per tap. SXTAB16 adds the input offset to two
+ * channels at once, and the halfword multiply-accumulates (SMLABB, SMLATT) keep the four
+ * channels' sums apart. With a channel multiplier that is a multiple of 4 (a first layer on one
+ * channel, say), the four channels read the same input, loaded once. Other channels take the
+ * portable loop. Same sums, same requantization: bit-exact with int8/depthwise_conv_s8.c. */
+#include "s8_dsp.h"
+#include "../../int8/conv_s8.h"
+
+/* What stays fixed across a layer's pixels. */
+typedef struct dw_ctx {
+    const rt_conv_s8_params *p;
+    rt_conv_s8_geom g;
+    const int8_t *w;
+    const int32_t *bias;
+    int32_t mult;             /* channel multiplier */
+    int32_t row;              /* W * Cin: one input row */
+    int32_t x_step, y_step;   /* the input from one tap to the next, one tap row to the next */
+    int32_t quads;            /* channels [0, quads) go four at a time */
+} dw_ctx;
+
+/* Four channels' sums over a rows x cols window of taps; x and w point at the first tap's
+ * input and filter of the first channel, and the four read four consecutive inputs. Written
+ * out (gcc spills the steps of the C loop inside the kernel): 14 instructions a tap for four
+ * multiply-accumulates, the rows' steps reloaded from the stack. -O0 takes the C loop. */
+static RT_DSP_NOINLINE void quad_taps(const dw_ctx *c, const int8_t *x, const int8_t *w,
+                                      int32_t rows, int32_t cols, int32_t *a)
+{
+    const int16x2_t off2 = rt_dsp_pair(c->p->input_offset);
+    const int32_t x_step = c->x_step, w_step = c->g.cout;
+    const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
+    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+    if (rows > 0 && cols > 0) {
+#if defined(__OPTIMIZE__)
+        int32_t k, t0, t1, t2, t3;
+        __asm__ volatile(
+            "2:\n\t"
+            "ldr %[k], %[cols]\n\t"
+            "1:\n\t"
+            "ldr %[t0], [%[x]]\n\t"
+            "ldr %[t2], [%[w]]\n\t"
+            "add %[x], %[x], %[xs]\n\t"
+            "add %[w], %[w], %[ws]\n\t"
+            "sxtab16 %[t1], %[off], %[t0]\n\t"            /* channels 0 and 2 */
+            "sxtab16 %[t0], %[off], %[t0], ror #8\n\t"    /* channels 1 and 3 */
+            "sxtb16 %[t3], %[t2]\n\t"
+            "sxtb16 %[t2], %[t2], ror #8\n\t"
+            "smlabb %[a0], %[t1], %[t3], %[a0]\n\t"
+            "smlatt %[a2], %[t1], %[t3], %[a2]\n\t"
+            "smlabb %[a1], %[t0], %[t2], %[a1]\n\t"
+            "smlatt %[a3], %[t0], %[t2], %[a3]\n\t"
+            "subs %[k], %[k], #1\n\t"
+            "bne 1b\n\t"
+            "ldr %[t0], %[xskip]\n\t"
+            "add %[x], %[x], %[t0]\n\t"
+            "ldr %[t0], %[wskip]\n\t"
+            "add %[w], %[w], %[t0]\n\t"
+            "ldr %[t0], %[rows]\n\t"
+            "subs %[t0], %[t0], #1\n\t"
+            "str %[t0], %[rows]\n\t"
+            "bne 2b"
+            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
+              [w] "+r"(w), [k] "=&r"(k), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
+              [t3] "=&r"(t3), [rows] "+m"(rows)
+            : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off2), [cols] "m"(cols),
+              [xskip] "m"(x_skip), [wskip] "m"(w_skip)
+            : "cc", "memory");
+#else
+        int32_t ky, kx;
+        for (ky = 0; ky < rows; ++ky) {
+            for (kx = 0; kx < cols; ++kx) {
+                const int32_t xv = rt_dsp_load4(x), wv = rt_dsp_load4(w);
+                const int16x2_t xe = rt_dsp_even(off2, xv), xo = rt_dsp_odd(off2, xv);
+                const int16x2_t we = rt_dsp_w_even(wv), wo = rt_dsp_w_odd(wv);
+                a0 = __smlabb(xe, we, a0);
+                a1 = __smlabb(xo, wo, a1);
+                a2 = __smlatt(xe, we, a2);
+                a3 = __smlatt(xo, wo, a3);
+                x += x_step;
+                w += w_step;
+            }
+            x += x_skip;
+            w += w_skip;
+        }
+#endif
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+}
+
+/* The same for four channels that read one input (a channel multiplier of 4k). */
+static RT_DSP_NOINLINE void quad_taps_shared(const dw_ctx *c, const int8_t *x, const int8_t *w,
+                                             int32_t rows, int32_t cols, int32_t *a)
+{
+    const int16x2_t off2 = rt_dsp_pair(c->p->input_offset);
+    const int32_t x_step = c->x_step, w_step = c->g.cout;
+    const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
+    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3], ky, kx;
+    for (ky = 0; ky < rows; ++ky) {
+        for (kx = 0; kx < cols; ++kx) {
+            const int16x2_t xx = __sadd16(off2, rt_dsp_pair(*x));
+            const int32_t wv = rt_dsp_load4(w);
+            const int16x2_t we = rt_dsp_w_even(wv), wo = rt_dsp_w_odd(wv);
+            a0 = __smlabb(xx, we, a0);
+            a1 = __smlabb(xx, wo, a1);
+            a2 = __smlatt(xx, we, a2);
+            a3 = __smlatt(xx, wo, a3);
+            x += x_step;
+            w += w_step;
+        }
+        x += x_skip;
+        w += w_skip;
+    }
+    a[0] = a0;
+    a[1] = a1;
+    a[2] = a2;
+    a[3] = a3;
+}
+
+/* Every channel of output pixel (oy, ox). */
+static void pixel(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t ox, int8_t *out)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cout = c->g.cout, mult = c->mult;
+    int32_t ky0, ky1, kx0, kx1, oc, ky, kx, j;
+    const int8_t *x, *w;
+    rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, c->g.kh, c->g.h, &ky0, &ky1);
+    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, c->g.kw, c->g.w, &kx0, &kx1);
+    x = img + (oy * p->stride_h - p->pad_h + ky0 * p->dilation_h) * c->row +
+        (ox * p->stride_w - p->pad_w + kx0 * p->dilation_w) * c->g.cin;
+    w = c->w + (ky0 * c->g.kw + kx0) * cout;
+    for (oc = 0; oc < c->quads; oc += 4) {
+        int32_t acc[4] = {0, 0, 0, 0};
+        if (c->bias != NULL) {
+            for (j = 0; j < 4; ++j) {
+                acc[j] = c->bias[oc + j];
+            }
+        }
+        if (mult == 1) {
+            quad_taps(c, x + oc, w + oc, ky1 - ky0, kx1 - kx0, acc);
+        } else {
+            quad_taps_shared(c, x + oc / mult, w + oc, ky1 - ky0, kx1 - kx0, acc);
+        }
+        for (j = 0; j < 4; ++j) {
+            out[oc + j] = rt_dsp_out(acc[j], p->mult[oc + j], p->shift[oc + j],
+                                     p->output_offset, p->act_min, p->act_max);
+        }
+    }
+    for (; oc < cout; ++oc) {
+        const int8_t *xr = x + oc / mult, *wr = w + oc;
+        int32_t acc = c->bias != NULL ? c->bias[oc] : 0;
+        for (ky = ky0; ky < ky1; ++ky) {
+            const int8_t *xp = xr, *wp = wr;
+            for (kx = kx0; kx < kx1; ++kx) {
+                acc += ((int32_t)*xp + p->input_offset) * (int32_t)*wp;
+                xp += c->x_step;
+                wp += cout;
+            }
+            xr += c->y_step;
+            wr += c->g.kw * cout;
+        }
+        out[oc] = rt_dsp_out(acc, p->mult[oc], p->shift[oc], p->output_offset, p->act_min,
+                             p->act_max);
+    }
+}
+
+rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
+                                 const rt_shape *in_s, const int8_t *in,
+                                 const rt_shape *w_s, const int8_t *w,
+                                 const rt_shape *b_s, const int32_t *bias,
+                                 const rt_shape *out_s, int8_t *out)
+{
+    dw_ctx c;
+    int32_t n, oy, ox;
+    RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));
+    c.p = p;
+    c.w = w;
+    c.bias = bias;
+    c.mult = c.g.cin > 0 ? c.g.cout / c.g.cin : 1;
+    c.row = c.g.w * c.g.cin;
+    c.x_step = p->dilation_w * c.g.cin;
+    c.y_step = p->dilation_h * c.row;
+    c.quads = (c.mult == 1 || c.mult % 4 == 0) ? c.g.cout / 4 * 4 : 0;
+    for (n = 0; n < c.g.n; ++n) {
+        const int8_t *img = in + n * c.g.h * c.row;
+        for (oy = 0; oy < c.g.oh; ++oy) {
+            for (ox = 0; ox < c.g.ow; ++ox) {
+                pixel(&c, img, oy, ox, out);
+                out += c.g.cout;
+            }
+        }
+    }
+    return RT_OK;
+}
