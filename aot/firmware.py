@@ -37,6 +37,7 @@ from typing import Callable, Optional, Sequence, Union
 import numpy as np
 
 from .boards import Board, check_toolchain, load_board
+from .codesize import CodeBytes, code_bytes
 from .codegen.c import CSources, c_ident, f32_literal, generate_c
 from .codegen.render import render_template
 from .codegen.runtime import runtime_dir, status_name
@@ -136,6 +137,7 @@ class RunReport:
     cycles: Optional[int]              # plat_cycles() around one <name>_run
     instructions: Optional[int]        # guest instructions per inference (None on host)
     project: Optional[Path]            # the kept project folder, or None (a temp dir)
+    code: Optional[CodeBytes] = None   # code bytes by part, from the link map (None on host)
 
     @property
     def max_abs_error(self) -> Optional[float]:
@@ -659,6 +661,7 @@ def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "m
         elf = _build(project.directory, pb)
         result = run_elf(elf, pb, timeout=timeout)
         text, data, bss = elf_size(elf, pb)
+        code = code_bytes(elf.with_suffix(".map"))
     outputs, status = parse_outputs(result.stdout, project.sources)
     want: tuple = ()
     errors: tuple = ()
@@ -679,7 +682,7 @@ def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "m
         constant_bytes=project.sources.constant_bytes, text=text, data=data, bss=bss,
         stack_bytes=b.stack_size, cycles=result.cycles[-1] if result.cycles else None,
         instructions=result.instructions,
-        project=project.directory if out_dir is not None else None)
+        project=project.directory if out_dir is not None else None, code=code)
 
 
 def format_run_report(report: RunReport) -> str:
@@ -711,6 +714,11 @@ def format_run_report(report: RunReport) -> str:
              ("flash, RAM", f"{report.text + report.data:,} / {report.data + report.bss:,} "
                             "bytes (text+data / data+bss" + (f", with the {report.stack_bytes:,}"
                             " byte stack)" if report.stack_bytes else ")"))]
+    if report.code is not None:
+        c = report.code
+        rows.append(("code", f"{c.runtime_and_model:,} bytes: runtime {c.runtime:,} + model "
+                             f"{c.model:,} (board's own {c.platform:,}; constants "
+                             f"{c.constants:,} aside)"))
     if report.instructions is not None:
         rows.append(("instructions", f"{report.instructions:,} per inference"))
     elif report.cycles is not None:

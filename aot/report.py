@@ -19,6 +19,7 @@ class OpRow:
     dtype: str = "float32"
     qparams: tuple = ()      # int8 output: (scale, zero point)
     fallback: bool = False   # a float kernel between int8 ops (no int8 kernel for it)
+    scratch: tuple = ()      # (bytes, arena offset) of the call's planned scratch buffer
 
 
 def _dtype(t) -> str:
@@ -32,16 +33,20 @@ def op_rows(method: LoweredMethod) -> list[OpRow]:
     for i, call in enumerate(g.calls):
         out = g.tensors[call.outs[0]] if call.outs else None
         shapes = {}
+        scratch: tuple = ()
         for name, value in call.args:
             if hasattr(value, "id"):
                 shapes[name] = g.tensors[value.id].shape
+                t = g.tensors[value.id]
+                if name == "scratch" and t.nbytes:
+                    scratch = (t.nbytes, plan.offsets.get(g.root(t.id), -1))
         macs = call.op.macs(shapes, [g.tensors[t].shape for t in call.outs])
         offset = plan.offsets.get(g.root(out.id), -1) if out is not None else -1
         fallback = quantized and out is not None and out.dtype.is_floating_point and \
             not call.op.key.startswith("cortex_m::")
         rows.append(OpRow(i, call.op.key, out.shape if out else (), sum(
             g.tensors[t].nbytes for t in call.outs), macs, offset, str(call.source),
-            _dtype(out), out.qparams or () if out is not None else (), fallback))
+            _dtype(out), out.qparams or () if out is not None else (), fallback, scratch))
     return rows
 
 
@@ -57,15 +62,18 @@ def format_report(method: LoweredMethod, title: str = "") -> str:
     lines = [f"== {title or g.name}: {len(rows)} kernel calls =="]
     quantized = any(r.qparams for r in rows)
     qhead = f"  {'dtype scale@zero point':<26}" if quantized else ""
+    scratched = any(r.scratch for r in rows)
+    shead = f"  {'scratch@offset':<14}" if scratched else ""
     header = (f"{'#':>3}  {'op':<47} {'output shape':<16} {'bytes':>9} {'MACs':>11} "
-              f"{'offset':>9}{qhead}")
+              f"{'offset':>9}{qhead}{shead}")
     lines += [header, "-" * len(header)]
     for r in rows:
         shape = "x".join(str(s) for s in r.shape) or "scalar"
         offset = str(r.offset) if r.offset >= 0 else "-"
         q = f"  {_q(r):<26}" if quantized else ""
+        sc = f"  {f'{r.scratch[0]}@{r.scratch[1]}' if r.scratch else '-':<14}" if scratched else ""
         lines.append(f"{r.index:>3}  {r.op:<47} {shape:<16} {r.nbytes:>9,} {r.macs:>11,} "
-                     f"{offset:>9}{q}".rstrip())
+                     f"{offset:>9}{q}{sc}".rstrip())
     views = sum(1 for t in g.tensors if t.alias_of is not None)
     const = sum(t.nbytes for t in g.tensors if t.kind == TensorKind.CONSTANT)
     gap = plan.arena_size - plan.lower_bound
@@ -75,6 +83,8 @@ def format_report(method: LoweredMethod, title: str = "") -> str:
               f"lower bound  {plan.lower_bound:>12,} B   ({verdict})",
               f"constants    {const:>12,} B   (flash)",
               f"MACs         {sum(r.macs for r in rows):>12,}",
+              f"scratch      {sum(r.scratch[0] for r in rows if r.scratch):>12,} B   "
+              f"(kernel work buffers in the arena, {sum(1 for r in rows if r.scratch)} call(s))",
               f"zero-copy    {views:>12} tensors share storage (views, in-place ops)"]
     fallbacks = [r for r in rows if r.fallback]
     if quantized:
