@@ -23,7 +23,7 @@ from conftest import require_board
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "twins"
 FAST_BOARDS = [b for b in list_boards() if load_board(b).runtime_arch != PORTABLE]
-KERNELS = {"requantize", "conv", "depthwise", "fully_connected"}
+KERNELS = {"requantize", "conv", "depthwise", "fully_connected", "add"}
 
 
 def test_every_fast_arch_is_checked():

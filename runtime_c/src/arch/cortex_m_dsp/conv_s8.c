@@ -13,23 +13,31 @@
 #include "s8_dsp.h"
 #include "../../int8/conv_s8.h"
 
-/* a[0] += x0.w0, a[1] += x0.w1, a[2] += x1.w0, a[3] += x1.w1, over n, x + x_off.
+/* The 2x2 tile's sums over rows runs of n taps: a[0] += x0.w0, a[1] += x0.w1,
+ * a[2] += x1.w0, a[3] += x1.w1 (x + x_off); after each run the inputs step on by x_skip and
+ * the filters by w_skip.
  *
  * The loop needs fifteen values live (four sums, four pointers, six halfword pairs and the
  * offset pair), one more than Thumb-2 has registers, and gcc spills the pointers it then
  * post-increments (three loads and stores a turn). Written out, the offset pair and the end are
- * reloaded from the stack once a turn instead: 24 instructions for 16 multiply-accumulates.
- * An unoptimized build (-O0 keeps r7 for the frame) takes the C loop. */
+ * reloaded from the stack once a turn instead: 24 instructions for 16 multiply-accumulates,
+ * every run of a window in one call. It takes whole words (n a multiple of 4); other runs and
+ * an unoptimized build (-O0 keeps r7 for the frame) take the C loop. */
 static void dot_2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
-                    int32_t n, int32_t x_off, int32_t *a)
+                    int32_t rows, int32_t n, int32_t x_skip, int32_t w_skip, int32_t x_off,
+                    int32_t *a)
 {
     const int16x2_t off2 = rt_dsp_pair(x_off);
-    int32_t a00 = a[0], a01 = a[1], a10 = a[2], a11 = a[3], i = n & ~3;
+    int32_t a00 = a[0], a01 = a[1], a10 = a[2], a11 = a[3], r, i;
 #if defined(__OPTIMIZE__)
-    if (i > 0) {
-        const int8_t *const end = x0 + i;
+    if (n % 4 == 0 && n > 0 && rows > 0) {
+        const int8_t *end = x0;
         int32_t t0, t1, t2, t3, t4, t5;
         __asm__ volatile(
+            "2:\n\t"
+            "ldr %[t5], %[n]\n\t"
+            "add %[t5], %[x0], %[t5]\n\t"
+            "str %[t5], %[end]\n\t"
             "1:\n\t"
             "ldr %[t4], %[off]\n\t"
             "ldr %[t0], [%[x0]], #4\n\t"
@@ -54,38 +62,52 @@ static void dot_2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0, const 
             "smlad %[a11], %[t1], %[t4], %[a11]\n\t"
             "ldr %[t5], %[end]\n\t"
             "cmp %[x0], %[t5]\n\t"
-            "bne 1b"
+            "bne 1b\n\t"
+            "ldr %[t5], %[xs]\n\t"
+            "add %[x0], %[x0], %[t5]\n\t"
+            "add %[x1], %[x1], %[t5]\n\t"
+            "ldr %[t5], %[ws]\n\t"
+            "add %[w0], %[w0], %[t5]\n\t"
+            "add %[w1], %[w1], %[t5]\n\t"
+            "ldr %[t5], %[rows]\n\t"
+            "subs %[t5], %[t5], #1\n\t"
+            "str %[t5], %[rows]\n\t"
+            "bne 2b"
             : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
               [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1),
               [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
-              [t4] "=&r"(t4), [t5] "=&r"(t5)
-            : [off] "m"(off2), [end] "m"(end)
+              [t4] "=&r"(t4), [t5] "=&r"(t5), [end] "+m"(end), [rows] "+m"(rows)
+            : [off] "m"(off2), [n] "m"(n), [xs] "m"(x_skip), [ws] "m"(w_skip)
             : "cc", "memory");
-        n -= i;
-    }
-    i = 0;
-#else
-    for (i = 0; i + 4 <= n; i += 4) {
-        const int32_t xa = rt_dsp_load4(x0 + i), xb = rt_dsp_load4(x1 + i);
-        const int16x2_t ae = rt_dsp_even(off2, xa), ao = rt_dsp_odd(off2, xa);
-        const int16x2_t be = rt_dsp_even(off2, xb), bo = rt_dsp_odd(off2, xb);
-        int32_t wv = rt_dsp_load4(w0 + i);
-        int16x2_t we = rt_dsp_w_even(wv), wo = rt_dsp_w_odd(wv);
-        a00 = __smlad(ae, we, __smlad(ao, wo, a00));
-        a10 = __smlad(be, we, __smlad(bo, wo, a10));
-        wv = rt_dsp_load4(w1 + i);
-        we = rt_dsp_w_even(wv);
-        wo = rt_dsp_w_odd(wv);
-        a01 = __smlad(ae, we, __smlad(ao, wo, a01));
-        a11 = __smlad(be, we, __smlad(bo, wo, a11));
+        rows = 0;
     }
 #endif
-    for (; i < n; ++i) {
-        const int32_t u = (int32_t)x0[i] + x_off, v = (int32_t)x1[i] + x_off;
-        a00 += u * w0[i];
-        a01 += u * w1[i];
-        a10 += v * w0[i];
-        a11 += v * w1[i];
+    for (r = 0; r < rows; ++r) {
+        for (i = 0; i + 4 <= n; i += 4) {
+            const int32_t xa = rt_dsp_load4(x0 + i), xb = rt_dsp_load4(x1 + i);
+            const int16x2_t ae = rt_dsp_even(off2, xa), ao = rt_dsp_odd(off2, xa);
+            const int16x2_t be = rt_dsp_even(off2, xb), bo = rt_dsp_odd(off2, xb);
+            int32_t wv = rt_dsp_load4(w0 + i);
+            int16x2_t we = rt_dsp_w_even(wv), wo = rt_dsp_w_odd(wv);
+            a00 = __smlad(ae, we, __smlad(ao, wo, a00));
+            a10 = __smlad(be, we, __smlad(bo, wo, a10));
+            wv = rt_dsp_load4(w1 + i);
+            we = rt_dsp_w_even(wv);
+            wo = rt_dsp_w_odd(wv);
+            a01 = __smlad(ae, we, __smlad(ao, wo, a01));
+            a11 = __smlad(be, we, __smlad(bo, wo, a11));
+        }
+        for (; i < n; ++i) {
+            const int32_t u = (int32_t)x0[i] + x_off, v = (int32_t)x1[i] + x_off;
+            a00 += u * w0[i];
+            a01 += u * w1[i];
+            a10 += v * w0[i];
+            a11 += v * w1[i];
+        }
+        x0 += n + x_skip;
+        x1 += n + x_skip;
+        w0 += n + w_skip;
+        w1 += n + w_skip;
     }
     a[0] = a00;
     a[1] = a01;
@@ -183,19 +205,21 @@ static void taps(const conv_ctx *c, const window *a, const window *b, int32_t c0
     const int32_t y_step = p->dilation_h * c->row, x_step = p->dilation_w * c->g.cin;
     const int8_t *xa = a->x + c0, *xb = b != NULL ? b->x + c0 : NULL;
     int32_t ky, kx, wk = (a->ky0 * c->g.kw + a->kx0) * cin_g;
+    if (c->runs && xb != NULL) {   /* every row of the window in one call */
+        const int32_t n = (a->kx1 - a->kx0) * cin_g;
+        dot_2x2(xa, xb, w0 + wk, w1 + wk, a->ky1 - a->ky0, n, y_step - n,
+                c->g.kw * cin_g - n, x_off, acc);
+        return;
+    }
     for (ky = a->ky0; ky < a->ky1; ++ky) {
         if (c->runs) {
-            const int32_t n = (a->kx1 - a->kx0) * cin_g;
-            if (xb != NULL) {
-                dot_2x2(xa, xb, w0 + wk, w1 + wk, n, x_off, acc);
-            } else {
-                dot_1x2(xa, w0 + wk, w1 + wk, n, x_off, acc);
-            }
+            dot_1x2(xa, w0 + wk, w1 + wk, (a->kx1 - a->kx0) * cin_g, x_off, acc);
         } else {
             for (kx = 0; kx < a->kx1 - a->kx0; ++kx) {
                 const int32_t o = kx * cin_g, xo = kx * x_step;
                 if (xb != NULL) {
-                    dot_2x2(xa + xo, xb + xo, w0 + wk + o, w1 + wk + o, cin_g, x_off, acc);
+                    dot_2x2(xa + xo, xb + xo, w0 + wk + o, w1 + wk + o, 1, cin_g, 0, 0, x_off,
+                            acc);
                 } else {
                     dot_1x2(xa + xo, w0 + wk + o, w1 + wk + o, cin_g, x_off, acc);
                 }
@@ -231,7 +255,8 @@ static void tile(const conv_ctx *c, const int8_t *img, const window *a, const wi
             if (c->patch == NULL) {
                 taps(c, a, b, c0, w0, w1, acc);
             } else if (b != NULL) {
-                dot_2x2(c->patch, c->patch + c->fsize, w0, w1, c->fsize, p->input_offset, acc);
+                dot_2x2(c->patch, c->patch + c->fsize, w0, w1, 1, c->fsize, 0, 0,
+                        p->input_offset, acc);
             } else {
                 dot_1x2(c->patch, w0, w1, c->fsize, p->input_offset, acc);
             }
@@ -241,31 +266,136 @@ static void tile(const conv_ctx *c, const int8_t *img, const window *a, const wi
     }
 }
 
+#if defined(__OPTIMIZE__)
+/* The inner loop of dot_2x2 for one run of whole words (n % 4 == 0, n > 0), inlined into
+ * the pointwise loop so that the sums stay in registers across the call. */
+static inline __attribute__((always_inline)) void run_2x2(
+    const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1, int32_t n,
+    int16x2_t off2, int32_t *acc)
+{
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    const int8_t *const end = x0 + n;
+    int32_t t0, t1, t2, t3, t4, t5;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldr %[t4], %[off]\n\t"
+        "ldr %[t0], [%[x0]], #4\n\t"
+        "ldr %[t1], [%[x1]], #4\n\t"
+        "sxtab16 %[t2], %[t4], %[t0]\n\t"
+        "sxtab16 %[t0], %[t4], %[t0], ror #8\n\t"
+        "sxtab16 %[t3], %[t4], %[t1]\n\t"
+        "sxtab16 %[t1], %[t4], %[t1], ror #8\n\t"
+        "ldr %[t4], [%[w0]], #4\n\t"
+        "sxtb16 %[t5], %[t4]\n\t"
+        "sxtb16 %[t4], %[t4], ror #8\n\t"
+        "smlad %[a00], %[t2], %[t5], %[a00]\n\t"
+        "smlad %[a00], %[t0], %[t4], %[a00]\n\t"
+        "smlad %[a10], %[t3], %[t5], %[a10]\n\t"
+        "smlad %[a10], %[t1], %[t4], %[a10]\n\t"
+        "ldr %[t4], [%[w1]], #4\n\t"
+        "sxtb16 %[t5], %[t4]\n\t"
+        "sxtb16 %[t4], %[t4], ror #8\n\t"
+        "smlad %[a01], %[t2], %[t5], %[a01]\n\t"
+        "smlad %[a01], %[t0], %[t4], %[a01]\n\t"
+        "smlad %[a11], %[t3], %[t5], %[a11]\n\t"
+        "smlad %[a11], %[t1], %[t4], %[a11]\n\t"
+        "ldr %[t5], %[end]\n\t"
+        "cmp %[x0], %[t5]\n\t"
+        "bne 1b"
+        : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
+          [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1),
+          [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
+          [t4] "=&r"(t4), [t5] "=&r"(t5)
+        : [off] "m"(off2), [end] "m"(end)
+        : "cc", "memory");
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
+}
+#endif
+
+/* Two filters' output stage, set up once for a run of tiles. */
+typedef struct out_pair {
+    rt_dsp_rq q0, q1;
+    int32_t off, lo, hi;
+    int32_t cout;      /* from one pixel's outputs to the next's */
+    int32_t both;      /* 0: the second filter is the first again (an odd last filter) */
+    int32_t direct;    /* every sum is in both rescalings' fast range and the activation
+                          range is all of int8: no checks, SSAT clamps */
+} out_pair;
+
+/* The tile's outputs: acc[0], acc[1] to o[0], o[1], and when two, acc[2], acc[3] to the next
+ * pixel's. Out of line: its registers are its own, not those the dot product left over. */
+static RT_DSP_NOINLINE void store_pair(const out_pair *t, const int32_t *acc, int8_t *o,
+                                       int32_t two)
+{
+    if (t->direct && t->both && two) {
+        o[0] = rt_dsp_sat8(rt_dsp_rq_apply_in_range(&t->q0, acc[0]) + t->off);
+        o[1] = rt_dsp_sat8(rt_dsp_rq_apply_in_range(&t->q1, acc[1]) + t->off);
+        o[t->cout] = rt_dsp_sat8(rt_dsp_rq_apply_in_range(&t->q0, acc[2]) + t->off);
+        o[t->cout + 1] = rt_dsp_sat8(rt_dsp_rq_apply_in_range(&t->q1, acc[3]) + t->off);
+        return;
+    }
+    o[0] = rt_s8_clamp(rt_dsp_rq_apply(&t->q0, acc[0]) + t->off, t->lo, t->hi);
+    if (t->both) {
+        o[1] = rt_s8_clamp(rt_dsp_rq_apply(&t->q1, acc[1]) + t->off, t->lo, t->hi);
+    }
+    if (two) {
+        o += t->cout;
+        o[0] = rt_s8_clamp(rt_dsp_rq_apply(&t->q0, acc[2]) + t->off, t->lo, t->hi);
+        if (t->both) {
+            o[1] = rt_s8_clamp(rt_dsp_rq_apply(&t->q1, acc[3]) + t->off, t->lo, t->hi);
+        }
+    }
+}
+
 /* A pointwise layer (1x1 taps, stride 1, no padding, one group): a matrix product of the
- * pixels by the filters, every window whole, pixels two at a time across rows. */
+ * pixels by the filters. Filters two at a time outside, so that their requantization is set
+ * up once; pixels two at a time inside, across rows. */
 static void pointwise(const conv_ctx *c, const int8_t *in, int8_t *out, int32_t pixels)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t cin = c->g.cin, cout = c->g.cout;
+    const int32_t cin = c->g.cin, cout = c->g.cout, x_off = p->input_offset;
     int32_t i, oc;
-    for (i = 0; i < pixels; i += 2) {
-        const int32_t two = i + 1 < pixels;
-        for (oc = 0; oc < cout; oc += 2) {
-            /* two filters, or the last one twice */
-            const int32_t step = cout - oc >= 2 ? 2 : 1;
-            const int8_t *w0 = c->w + oc * cin, *w1 = w0 + (step - 1) * cin;
-            int32_t acc[4];
-            acc[0] = acc[2] = c->bias != NULL ? c->bias[oc] : 0;
-            acc[1] = acc[3] = c->bias != NULL ? c->bias[oc + step - 1] : 0;
-            if (two) {
-                dot_2x2(in, in + cin, w0, w1, cin, p->input_offset, acc);
-            } else {
-                dot_1x2(in, w0, w1, cin, p->input_offset, acc);
-            }
-            rt_dsp_out_2x2(p, oc, step, acc, out, two ? out + cout : NULL);
+    out_pair t;
+    t.off = p->output_offset;
+    t.lo = p->act_min;
+    t.hi = p->act_max;
+    t.cout = cout;
+    for (oc = 0; oc < cout; oc += 2) {
+        const int32_t o1 = cout - oc >= 2 ? oc + 1 : oc;   /* the last filter twice if odd */
+        const int8_t *w0 = c->w + oc * cin, *w1 = c->w + o1 * cin, *x = in;
+        const int32_t b0 = c->bias != NULL ? c->bias[oc] : 0;
+        const int32_t b1 = c->bias != NULL ? c->bias[o1] : 0;
+        int8_t *o = out + oc;
+        t.q0 = rt_dsp_rq_make(p->mult[oc], p->shift[oc]);
+        t.q1 = rt_dsp_rq_make(p->mult[o1], p->shift[o1]);
+        t.both = o1 != oc;
+        {
+            const int32_t s0 = rt_dsp_sum_bound(b0, cin), s1 = rt_dsp_sum_bound(b1, cin);
+            t.direct = t.lo == -128 && t.hi == 127 && s0 < t.q0.hi && -s0 > t.q0.lo &&
+                       s1 < t.q1.hi && -s1 > t.q1.lo;
         }
-        in += 2 * cin;
-        out += 2 * cout;
+        for (i = 0; i < pixels; i += 2) {
+            int32_t acc[4];
+            acc[0] = acc[2] = b0;
+            acc[1] = acc[3] = b1;
+            if (i + 1 == pixels) {
+                dot_1x2(x, w0, w1, cin, x_off, acc);
+            }
+#if defined(__OPTIMIZE__)
+            else if (cin % 4 == 0 && cin > 0) {
+                run_2x2(x, x + cin, w0, w1, cin, rt_dsp_pair(x_off), acc);
+            }
+#endif
+            else {
+                dot_2x2(x, x + cin, w0, w1, 1, cin, 0, 0, x_off, acc);
+            }
+            store_pair(&t, acc, o, i + 1 < pixels);
+            x += 2 * cin;
+            o += 2 * cout;
+        }
     }
 }
 

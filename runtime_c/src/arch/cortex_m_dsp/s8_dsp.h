@@ -9,7 +9,6 @@
 #include <arm_acle.h>
 
 #include "../../int8/s8_internal.h"
-#include "rt_kernels_s8.h"
 
 #if !defined(__ARM_FEATURE_DSP)
 #error "runtime_c/src/arch/cortex_m_dsp needs a CPU with the DSP extension (__ARM_FEATURE_DSP)"
@@ -91,6 +90,70 @@ static inline int32_t rt_dsp_requant(int32_t x, int32_t mult, int32_t shift)
         return (r + (1 << (-shift - 1)) + (r >> 31)) >> -shift;
     }
     return rt_requantize(x, mult, shift);   /* out of line: rare, and large */
+}
+
+/* rt_dsp_requant with the choices that depend on (mult, shift) made once, for a loop that
+ * applies one pair to many values (the add's three rescalings): what is left per value is a
+ * range check, SMMULR and the rounding shift, ten instructions. */
+typedef struct rt_dsp_rq {
+    int32_t mult, shift;
+    int32_t lo, hi;        /* the fast path takes lo < x < hi (lo = hi = 0: never) */
+    int32_t pre;           /* x << pre feeds SMMULR */
+    int32_t half, neg, e;  /* r -> (r + half + (neg & [r < 0] * -1)) >> e */
+} rt_dsp_rq;
+
+static inline rt_dsp_rq rt_dsp_rq_make(int32_t mult, int32_t shift)
+{
+    rt_dsp_rq q;
+    q.mult = mult;
+    q.shift = shift;
+    q.lo = q.hi = q.pre = q.half = q.neg = q.e = 0;
+    if (shift >= 0 && shift <= 29) {
+        q.hi = 1 << (30 - shift);
+        q.lo = -q.hi;
+        q.pre = shift + 1;
+    } else if (shift < 0 && shift >= -31) {
+        q.hi = 1 << 30;
+        q.lo = -q.hi;
+        q.pre = 1;
+        q.half = 1 << (-shift - 1);
+        q.neg = -1;
+        q.e = -shift;
+    }
+    return q;
+}
+
+static inline int32_t rt_dsp_rq_apply(const rt_dsp_rq *q, int32_t x)
+{
+    if (x > q->lo && x < q->hi) {
+        const int32_t r = rt_dsp_smmulr((int32_t)((uint32_t)x << q->pre), q->mult);
+        return (r + q->half + ((r >> 31) & q->neg)) >> q->e;
+    }
+    return rt_requantize(x, q->mult, q->shift);
+}
+
+/* rt_dsp_rq_apply for an x known to lie in (q->lo, q->hi), as a layer's bound on its sums
+ * proves for all of them at once (rt_dsp_sum_bound): six instructions. */
+static inline int32_t rt_dsp_rq_apply_in_range(const rt_dsp_rq *q, int32_t x)
+{
+    const int32_t r = rt_dsp_smmulr((int32_t)((uint32_t)x << q->pre), q->mult);
+    return (r + q->half + ((r >> 31) & q->neg)) >> q->e;
+}
+
+/* v saturated to int8: SSAT, one instruction. */
+static inline int8_t rt_dsp_sat8(int32_t v)
+{
+    int32_t r;
+    __asm__("ssat %0, #8, %1" : "=r"(r) : "r"(v));
+    return (int8_t)r;
+}
+
+/* A bound on |bias + sum of n products (x + x_off) * w|: |x + x_off| <= 255, |w| <= 128.
+ * Saturates at INT32_MAX (then no range is proved). */
+static inline int32_t rt_dsp_sum_bound(int32_t bias, int32_t n)
+{
+    const int64_t b = (bias < 0 ? -(int64_t)bias : (int64_t)bias) + (int64_t)n * 255 * 128;
+    return b > INT32_MAX ? INT32_MAX : (int32_t)b;
 }
 
 /* The requantized, offset and clamped int8 of an int32 accumulator. */
