@@ -30,7 +30,9 @@ static void dot_2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0, const 
     const int16x2_t off2 = rt_dsp_pair(x_off);
     int32_t a00 = a[0], a01 = a[1], a10 = a[2], a11 = a[3], r, i;
 #if defined(__OPTIMIZE__)
-    if (n % 4 == 0 && n > 0 && rows > 0) {
+    /* whole words; one run may end in a tail of 1 to 3 taps, finished by the C loop */
+    const int32_t words = n & ~3;
+    if (words > 0 && rows > 0 && (words == n || (rows == 1 && x_skip == 0 && w_skip == 0))) {
         const int8_t *end = x0;
         int32_t t0, t1, t2, t3, t4, t5;
         __asm__ volatile(
@@ -77,9 +79,11 @@ static void dot_2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0, const 
               [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1),
               [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
               [t4] "=&r"(t4), [t5] "=&r"(t5), [end] "+m"(end), [rows] "+m"(rows)
-            : [off] "m"(off2), [n] "m"(n), [xs] "m"(x_skip), [ws] "m"(w_skip)
+            : [off] "m"(off2), [n] "m"(words), [xs] "m"(x_skip), [ws] "m"(w_skip)
             : "cc", "memory");
-        rows = 0;
+        /* what is left: nothing, or the tail of the one run (from where the loop stopped) */
+        n -= words;
+        rows = n > 0 ? 1 : 0;
     }
 #endif
     for (r = 0; r < rows; ++r) {
