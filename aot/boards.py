@@ -69,7 +69,8 @@ class Board:
     apt: tuple[str, ...]
     path: Path                  # the board folder
     # runtime_c/src/arch/<runtime_arch>/ files replace their portable twins in this board's
-    # firmware ("portable": none). "cortex_m_dsp" needs a CPU with the DSP extension.
+    # firmware ("portable": none). "cortex_m_dsp" needs a CPU with the DSP extension,
+    # "cortex_m_mve" one with Helium (and builds on cortex_m_dsp).
     runtime_arch: str = "portable"
 
     @property
@@ -127,6 +128,11 @@ def parse_board(data: dict, path: Path) -> Board:
 
 # Cortex-M cores with the DSP extension (SMLAD and friends): what runtime_arch cortex_m_dsp needs.
 DSP_CPUS = ("cortex-m4", "cortex-m7", "cortex-m33", "cortex-m35p", "cortex-m55", "cortex-m85")
+# Cortex-M cores with Helium (MVE): what cortex_m_mve needs.
+MVE_CPUS = ("cortex-m55", "cortex-m85")
+# runtime_arch -> (the CPUs that can run it, the extension's name)
+ARCH_CPUS = {"cortex_m_dsp": (DSP_CPUS, "the DSP extension"),
+             "cortex_m_mve": (MVE_CPUS, "Helium (MVE)")}
 
 
 def _check_runtime_arch(board: Board, path: Path) -> None:
@@ -136,9 +142,10 @@ def _check_runtime_arch(board: Board, path: Path) -> None:
     if arch != PORTABLE and arch not in available_arches():
         raise BoardError(f"{path / 'board.json'}: runtime_arch {arch!r} is not a folder of "
                          f"runtime_c/src/arch (there are: {', '.join(available_arches())})")
-    if arch == "cortex_m_dsp" and board.cpu not in DSP_CPUS:
-        raise BoardError(f"{path / 'board.json'}: runtime_arch cortex_m_dsp needs a CPU with the "
-                         f"DSP extension ({', '.join(DSP_CPUS)}); {board.cpu} has none")
+    if arch in ARCH_CPUS and board.cpu not in ARCH_CPUS[arch][0]:
+        cpus, extension = ARCH_CPUS[arch]
+        raise BoardError(f"{path / 'board.json'}: runtime_arch {arch} needs a CPU with "
+                         f"{extension} ({', '.join(cpus)}); {board.cpu} has none")
 
 
 def load_board(name: str) -> Board:

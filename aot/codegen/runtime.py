@@ -18,6 +18,19 @@ from ..resources import data_dir
 
 PORTABLE = "portable"
 
+# An arch may build on another: its own files come first and the base's fill in the rest (the
+# M55's Helium kernels on top of the DSP ones every Armv8.1-M core also runs).
+ARCH_BASES = {"cortex_m_mve": "cortex_m_dsp"}
+
+
+def arch_chain(arch: str) -> tuple[str, ...]:
+    """``arch`` and the arches it builds on, most specific first (() for portable)."""
+    chain = []
+    while arch != PORTABLE and arch not in chain:
+        chain.append(arch)
+        arch = ARCH_BASES.get(arch, PORTABLE)
+    return tuple(chain)
+
 _DEFINITION = re.compile(r"^[A-Za-z_][\w \*]*?\b(rt_\w+)\s*\(", re.M)
 _CALL = re.compile(r"\b(rt_\w+)\s*\(")
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -82,11 +95,12 @@ def _index(arch: str) -> tuple[dict, dict, dict]:
     for rel in sorted(defs):
         for name in defs[rel]:
             defined.setdefault(name, rel)
-    if arch != PORTABLE:
-        if arch not in available_arches():
-            raise AotError(f"no runtime_c/src/arch/{arch}/ (have: {', '.join(available_arches())})")
-        by_name = {Path(rel).name: rel for rel in defs}
-        arch_defs, arch_calls = _scan(sorted((src / "arch" / arch).glob("*.c")))
+    by_name = {Path(rel).name: rel for rel in defs}
+    for layer in reversed(arch_chain(arch)):   # the base first, so the specific wins
+        if layer not in available_arches():
+            raise AotError(f"no runtime_c/src/arch/{layer}/ (have: "
+                           f"{', '.join(available_arches())})")
+        arch_defs, arch_calls = _scan(sorted((src / "arch" / layer).glob("*.c")))
         for rel, names in arch_defs.items():
             base = by_name.get(Path(rel).name)
             # Same file name, same functions: the arch file replaces the portable one whole,
@@ -116,6 +130,11 @@ def runtime_sources_for(kernels, arch: str = PORTABLE) -> tuple[str, ...]:
     taking ``src/arch/<arch>/`` files over portable ones."""
     defined, calls, _ = _index(arch)
     return _closure([defined[k] for k in kernels if k in defined], defined, calls)
+
+
+def arch_files(arch: str) -> tuple[str, ...]:
+    """The files of ``arch`` (and of the arches it builds on) that replace portable ones."""
+    return tuple(sorted(_index(arch)[2].values()))
 
 
 def for_arch(files, arch: str) -> tuple[str, ...]:

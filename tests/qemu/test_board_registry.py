@@ -84,6 +84,16 @@ def test_dsp_kernels_on_a_cpu_without_dsp_are_refused_at_load(tmp_path):
         parse_board(data, tmp_path)
 
 
+def test_helium_kernels_on_a_cpu_without_helium_are_refused_at_load(tmp_path):
+    """The M4 and M7 have DSP but no Helium: the MVE kernels are refused when the board is read."""
+    for name, cpu in [("mps2-an386", "cortex-m4"), ("mps2-an500", "cortex-m7")]:
+        data = json.loads((board_dir(name) / "board.json").read_text())
+        data["runtime_arch"] = "cortex_m_mve"
+        with pytest.raises(BoardError, match=f"cortex_m_mve needs a CPU with Helium.*{cpu} "
+                                             "has none"):
+            parse_board(data, tmp_path)
+
+
 def test_dsp_boards_link_the_dsp_dot_products():
     from aot.firmware import board_runtime
     import aot
@@ -92,3 +102,6 @@ def test_dsp_boards_link_the_dsp_dot_products():
     assert "src/arch/cortex_m_dsp/dot_s8.c" in board_runtime(sources, load_board("mps2-an386"))
     assert "src/int8/dot_s8.c" in board_runtime(sources, load_board("mps2-an385"))
     assert "src/int8/dot_s8.c" not in board_runtime(sources, load_board("mps2-an386"))
+    # the M55 takes the Helium dot products, over the DSP ones of its base arch
+    m55 = board_runtime(sources, load_board("mps3-an547"))
+    assert "src/arch/cortex_m_mve/dot_s8.c" in m55 and "src/arch/cortex_m_dsp/dot_s8.c" not in m55

@@ -1,7 +1,7 @@
 """Every fast kernel equals its portable twin, on every board that has fast kernels.
 
-fixtures/twins links a board's runtime arch (runtime_c/src/arch/<arch>/, e.g. the SMLAD
-kernels of the M4, M7 and M55 boards) beside the portable int8 kernels renamed ref_*, runs
+fixtures/twins links a board's runtime arch (runtime_c/src/arch/<arch>/: the SMLAD kernels
+of the M4 and M7 boards, the Helium ones of the M55 on top of those) beside the portable int8 kernels renamed ref_*, runs
 thousands of random layers through both under QEMU (shapes, strides, padding, dilation,
 groups, channel multipliers, offsets, per-channel requantization, activation ranges, with and
 without scratch) and requires every status and output byte to agree; the arch's
@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from aot.boards import list_boards, load_board
-from aot.codegen.runtime import PORTABLE
+from aot.codegen.runtime import PORTABLE, arch_chain, arch_files, runtime_dir
 from aot.qemu import build_firmware, run_elf
 from conftest import require_board
 
@@ -27,16 +27,23 @@ KERNELS = {"requantize", "conv", "depthwise", "fully_connected", "add"}
 
 
 def test_every_fast_arch_is_checked():
-    """The DSP boards are here (a board gaining an arch is checked without editing this)."""
+    """The DSP and Helium boards are here (a board gaining an arch is checked without editing
+    this), and each arch's every file is linked into its check."""
     assert {"mps2-an386", "mps2-an500", "mps3-an547"} <= set(FAST_BOARDS)
+    assert load_board("mps3-an547").runtime_arch == "cortex_m_mve"
+    assert "src/arch/cortex_m_mve/conv_s8.c" in arch_files("cortex_m_mve")
+    assert "src/arch/cortex_m_dsp/add_row_s8.c" in arch_files("cortex_m_mve")  # from its base
+    assert "src/arch/cortex_m_dsp/conv_s8.c" not in arch_files("cortex_m_mve")
 
 
 @pytest.mark.parametrize("opt", ["-O2", "-O0"])
 @pytest.mark.parametrize("board_name", FAST_BOARDS)
 def test_fast_kernels_equal_portable_twins(board_name, opt, tmp_path):
     board = require_board(board_name)
+    files = " ".join(str(runtime_dir() / f) for f in arch_files(board.runtime_arch))
     elf = build_firmware(FIXTURE, board, build_dir=tmp_path,
-                         make_vars={"ARCH": board.runtime_arch, "OPT": opt})
+                         make_vars={"ARCHES": " ".join(arch_chain(board.runtime_arch)),
+                                    "ARCH_FILES": files, "OPT": opt})
     result = run_elf(elf, board, timeout=300)
     counts = {m[0]: (int(m[1]), int(m[2])) for m in
               re.findall(r"^twins (\w+) cases (\d+) mismatches (\d+)$", result.stdout, re.M)}

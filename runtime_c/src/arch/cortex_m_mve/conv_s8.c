@@ -1,0 +1,188 @@
+/* conv_s8.c (Cortex-M Helium) - rt_conv2d_s8 on 2x2 tiles, two output pixels by two
+ * filters, sixteen taps a turn: four VMLADAVAs (64 multiply-accumulates) and two VADDVAs for
+ * the filters' sums, which carry the input offset. A filter row of taps is one contiguous run
+ * in the NHWC input and the OHWI filter; predicated tails take runs of any length, so no patch
+ * is gathered and the scratch stays unused. Taps outside the input are skipped, as in the
+ * portable kernel. Bit-exact with int8/conv_s8.c. */
+#include "s8_mve.h"
+#include "../../int8/conv_s8.h"
+
+/* a[0] += x0.w0, a[1] += x0.w1, a[2] += x1.w0, a[3] += x1.w1 over one run of n taps,
+ * x + x_off. Zeroed lanes multiply and add as zero, so only the loads need the predicate. */
+static void run_2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
+                    int32_t n, int32_t x_off, int32_t *a)
+{
+    int32_t a00 = 0, a01 = 0, a10 = 0, a11 = 0, s0 = 0, s1 = 0, i = 0;
+    for (; i + 16 <= n; i += 16) {   /* whole vectors, no predication */
+        const int8x16_t xa = vldrbq_s8(x0 + i), xb = vldrbq_s8(x1 + i);
+        const int8x16_t wa = vldrbq_s8(w0 + i), wb = vldrbq_s8(w1 + i);
+        a00 = vmladavaq_s8(a00, xa, wa);
+        a01 = vmladavaq_s8(a01, xa, wb);
+        a10 = vmladavaq_s8(a10, xb, wa);
+        a11 = vmladavaq_s8(a11, xb, wb);
+        s0 = vaddvaq_s8(s0, wa);
+        s1 = vaddvaq_s8(s1, wb);
+    }
+    if (i < n) {                     /* the tail: lanes past n load as zero */
+        const mve_pred16_t p = rt_mve_tail8(n - i);
+        const int8x16_t xa = vldrbq_z_s8(x0 + i, p), xb = vldrbq_z_s8(x1 + i, p);
+        const int8x16_t wa = vldrbq_z_s8(w0 + i, p), wb = vldrbq_z_s8(w1 + i, p);
+        a00 = vmladavaq_s8(a00, xa, wa);
+        a01 = vmladavaq_s8(a01, xa, wb);
+        a10 = vmladavaq_s8(a10, xb, wa);
+        a11 = vmladavaq_s8(a11, xb, wb);
+        s0 = vaddvaq_s8(s0, wa);
+        s1 = vaddvaq_s8(s1, wb);
+    }
+    a[0] += a00 + x_off * s0;
+    a[1] += a01 + x_off * s1;
+    a[2] += a10 + x_off * s0;
+    a[3] += a11 + x_off * s1;
+}
+
+/* One pixel: a[0] += x.w0, a[1] += x.w1. */
+static void run_1x2(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t n,
+                    int32_t x_off, int32_t *a)
+{
+    int32_t a0 = 0, a1 = 0, s0 = 0, s1 = 0, i;
+    for (i = 0; i < n; i += 16) {
+        const mve_pred16_t p = rt_mve_tail8(n - i);
+        const int8x16_t xv = vldrbq_z_s8(x + i, p);
+        const int8x16_t wa = vldrbq_z_s8(w0 + i, p), wb = vldrbq_z_s8(w1 + i, p);
+        a0 = vmladavaq_s8(a0, xv, wa);
+        a1 = vmladavaq_s8(a1, xv, wb);
+        s0 = vaddvaq_s8(s0, wa);
+        s1 = vaddvaq_s8(s1, wb);
+    }
+    a[0] += a0 + x_off * s0;
+    a[1] += a1 + x_off * s1;
+}
+
+/* What stays fixed across a layer's tiles. */
+typedef struct conv_ctx {
+    const rt_conv_s8_params *p;
+    rt_conv_s8_geom g;
+    const int8_t *w;
+    const int32_t *bias;
+    int32_t fsize;     /* KH * KW * Cin/groups: one filter */
+    int32_t cout_g;    /* filters per group */
+    int32_t row;       /* W * Cin: one input row */
+    int32_t runs;      /* 1: a filter row of taps is one contiguous run of the input */
+} conv_ctx;
+
+/* The taps of one output pixel that fall inside the input. */
+typedef struct window {
+    int32_t ky0, ky1, kx0, kx1;
+    const int8_t *x;   /* the input at tap (ky0, kx0), channel 0 */
+} window;
+
+static void window_at(const conv_ctx *c, const int8_t *img, int32_t oy, int32_t ox, window *v)
+{
+    const rt_conv_s8_params *p = c->p;
+    rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, c->g.kh, c->g.h, &v->ky0, &v->ky1);
+    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, c->g.kw, c->g.w, &v->kx0, &v->kx1);
+    v->x = img + (oy * p->stride_h - p->pad_h + v->ky0 * p->dilation_h) * c->row +
+           (ox * p->stride_w - p->pad_w + v->kx0 * p->dilation_w) * c->g.cin;
+}
+
+/* Filters w0, w1 (of the group starting at input channel c0) over window a and, when b is not
+ * NULL, window b, which has the same taps. */
+static void taps(const conv_ctx *c, const window *a, const window *b, int32_t c0,
+                 const int8_t *w0, const int8_t *w1, int32_t *acc)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cin_g = c->g.cin_g, x_off = p->input_offset;
+    const int32_t y_step = p->dilation_h * c->row, x_step = p->dilation_w * c->g.cin;
+    const int32_t cols = a->kx1 - a->kx0;
+    const int8_t *xa = a->x + c0, *xb = b != NULL ? b->x + c0 : NULL;
+    int32_t ky, kx, wk = (a->ky0 * c->g.kw + a->kx0) * cin_g;
+    for (ky = a->ky0; ky < a->ky1; ++ky) {
+        /* one run of the whole row, or one per tap */
+        const int32_t n = c->runs ? cols * cin_g : cin_g, runs = c->runs ? 1 : cols;
+        for (kx = 0; kx < runs; ++kx) {
+            const int32_t xo = kx * x_step, wo = wk + kx * cin_g;
+            if (xb != NULL) {
+                run_2x2(xa + xo, xb + xo, w0 + wo, w1 + wo, n, x_off, acc);
+            } else {
+                run_1x2(xa + xo, w0 + wo, w1 + wo, n, x_off, acc);
+            }
+        }
+        xa += y_step;
+        xb = xb != NULL ? xb + y_step : NULL;
+        wk += c->g.kw * cin_g;
+    }
+}
+
+/* Output pixel a and, when b is not NULL, pixel b: every filter. */
+static void tile(const conv_ctx *c, const window *a, const window *b, int8_t *out_a,
+                 int8_t *out_b)
+{
+    const rt_conv_s8_params *p = c->p;
+    int32_t grp, oc, j;
+    for (grp = 0; grp < c->g.groups; ++grp) {
+        const int32_t c0 = grp * c->g.cin_g, end = (grp + 1) * c->cout_g;
+        for (oc = grp * c->cout_g; oc < end; oc += 2) {
+            /* two filters of the group, or the last one twice */
+            const int32_t o1 = end - oc >= 2 ? oc + 1 : oc;
+            int32_t acc[4];
+            acc[0] = acc[2] = c->bias != NULL ? c->bias[oc] : 0;
+            acc[1] = acc[3] = c->bias != NULL ? c->bias[o1] : 0;
+            taps(c, a, b, c0, c->w + oc * c->fsize, c->w + o1 * c->fsize, acc);
+            for (j = 0; j <= o1 - oc; ++j) {
+                const int32_t m = p->mult[oc + j], s = p->shift[oc + j];
+                out_a[oc + j] = rt_dsp_out(acc[j], m, s, p->output_offset, p->act_min,
+                                           p->act_max);
+                if (b != NULL) {
+                    out_b[oc + j] = rt_dsp_out(acc[2 + j], m, s, p->output_offset,
+                                               p->act_min, p->act_max);
+                }
+            }
+        }
+    }
+}
+
+rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
+                       const rt_shape *in_s, const int8_t *in,
+                       const rt_shape *w_s, const int8_t *w,
+                       const rt_shape *b_s, const int32_t *bias,
+                       const rt_shape *out_s, int8_t *out)
+{
+    conv_ctx c;
+    int32_t n;
+    (void)scratch;
+    RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 0));
+    c.p = p;
+    c.w = w;
+    c.bias = bias;
+    c.fsize = c.g.kh * c.g.kw * c.g.cin_g;
+    c.cout_g = c.g.cout / c.g.groups;
+    c.row = c.g.w * c.g.cin;
+    c.runs = c.g.groups == 1 && p->dilation_w == 1;
+    for (n = 0; n < c.g.n; ++n) {
+        /* output pixels two at a time in raster order (a pair may span two rows) */
+        const int8_t *img = in + n * c.g.h * c.row;
+        const int32_t pixels = c.g.oh * c.g.ow;
+        int32_t i = 0, oy = 0, ox = 0;
+        while (i < pixels) {
+            window a, b;
+            int32_t two = 0;
+            window_at(&c, img, oy, ox, &a);
+            if (++ox == c.g.ow) {
+                ox = 0;
+                ++oy;
+            }
+            if (i + 1 < pixels) {
+                window_at(&c, img, oy, ox, &b);
+                two = a.ky0 == b.ky0 && a.ky1 == b.ky1 && a.kx0 == b.kx0 && a.kx1 == b.kx1;
+            }
+            tile(&c, &a, two ? &b : NULL, out, out + c.g.cout);
+            out += (1 + two) * c.g.cout;
+            i += 1 + two;
+            if (two && ++ox == c.g.ow) {
+                ox = 0;
+                ++oy;
+            }
+        }
+    }
+    return RT_OK;
+}

@@ -1,0 +1,148 @@
+/* depthwise_conv_s8.c (Cortex-M Helium) - rt_depthwise_conv2d_s8 sixteen channels a pass (the
+ * outer loop), four int32 lanes a vector, inputs and filter taps widened as they load
+ * (VLDRB.S32). With a channel multiplier of 1 the lanes read consecutive inputs, plus the
+ * offset, multiplied and added per tap; with a multiple of 16 all sixteen channels read one
+ * input, and VMLA takes it as a scalar. The last, partial pass and other multipliers take the
+ * portable loop. Bit-exact with int8/depthwise_conv_s8.c. */
+#include "s8_mve.h"
+#include "../../int8/conv_s8.h"
+
+/* What stays fixed across a layer's pixels. */
+typedef struct dw_ctx {
+    const rt_conv_s8_params *p;
+    rt_conv_s8_geom g;
+    const int8_t *w;
+    const int32_t *bias;
+    int32_t mult, row, x_step, y_step;
+} dw_ctx;
+
+/* The sixteen sums over a rows x cols window, from input x and filter w at its first tap:
+ * consecutive inputs (shared 0) or one input for all (shared 1). */
+static void taps16(const dw_ctx *c, const int8_t *x, const int8_t *w, int32_t rows,
+                   int32_t cols, int32_t shared, int32_t *sum)
+{
+    const int32_t x_off = c->p->input_offset, x_step = c->x_step, w_step = c->g.cout;
+    const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
+    int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
+    int32_t ky, kx;
+    for (ky = 0; ky < rows; ++ky, x += x_skip, w += w_skip) {
+        if (shared) {
+            for (kx = 0; kx < cols; ++kx, x += x_step, w += w_step) {
+                const int32_t v = (int32_t)*x + x_off;
+                a0 = vmlaq_n_s32(a0, vldrbq_s32(w), v);
+                a1 = vmlaq_n_s32(a1, vldrbq_s32(w + 4), v);
+                a2 = vmlaq_n_s32(a2, vldrbq_s32(w + 8), v);
+                a3 = vmlaq_n_s32(a3, vldrbq_s32(w + 12), v);
+            }
+        } else {
+            for (kx = 0; kx < cols; ++kx, x += x_step, w += w_step) {
+                a0 = vaddq_s32(a0, vmulq_s32(vaddq_n_s32(vldrbq_s32(x), x_off),
+                                             vldrbq_s32(w)));
+                a1 = vaddq_s32(a1, vmulq_s32(vaddq_n_s32(vldrbq_s32(x + 4), x_off),
+                                             vldrbq_s32(w + 4)));
+                a2 = vaddq_s32(a2, vmulq_s32(vaddq_n_s32(vldrbq_s32(x + 8), x_off),
+                                             vldrbq_s32(w + 8)));
+                a3 = vaddq_s32(a3, vmulq_s32(vaddq_n_s32(vldrbq_s32(x + 12), x_off),
+                                             vldrbq_s32(w + 12)));
+            }
+        }
+    }
+    vst1q_s32(sum, a0);
+    vst1q_s32(sum + 4, a1);
+    vst1q_s32(sum + 8, a2);
+    vst1q_s32(sum + 12, a3);
+}
+
+/* The window of output pixel (oy, ox): its taps inside the input, and where they start. */
+typedef struct window {
+    int32_t ky0, ky1, kx0, kx1;
+    const int8_t *x, *w;   /* input and filter at the first tap, channel 0 */
+} window;
+
+static window window_at(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t ox)
+{
+    const rt_conv_s8_params *p = c->p;
+    window v;
+    rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, c->g.kh, c->g.h, &v.ky0, &v.ky1);
+    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, c->g.kw, c->g.w, &v.kx0, &v.kx1);
+    v.x = img + (oy * p->stride_h - p->pad_h + v.ky0 * p->dilation_h) * c->row +
+          (ox * p->stride_w - p->pad_w + v.kx0 * p->dilation_w) * c->g.cin;
+    v.w = c->w + (v.ky0 * c->g.kw + v.kx0) * c->g.cout;
+    return v;
+}
+
+/* Channels oc..oc+15 of every output pixel. */
+static void pass16(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t shared = c->mult != 1;
+    int32_t n, oy, ox, j, sum[16];
+    for (n = 0; n < c->g.n; ++n) {
+        const int8_t *img = in + n * c->g.h * c->row;
+        for (oy = 0; oy < c->g.oh; ++oy) {
+            for (ox = 0; ox < c->g.ow; ++ox, out += c->g.cout) {
+                const window v = window_at(c, img, oy, ox);
+                taps16(c, v.x + (shared ? oc / c->mult : oc), v.w + oc, v.ky1 - v.ky0,
+                       v.kx1 - v.kx0, shared, sum);
+                for (j = 0; j < 16; ++j) {
+                    const int32_t ch = oc + j;
+                    out[ch] = rt_dsp_out(sum[j] + (c->bias != NULL ? c->bias[ch] : 0),
+                                         p->mult[ch], p->shift[ch], p->output_offset,
+                                         p->act_min, p->act_max);
+                }
+            }
+        }
+    }
+}
+
+/* Channel oc of every output pixel, one at a time. */
+static void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
+{
+    const rt_conv_s8_params *p = c->p;
+    int32_t n, oy, ox, ky, kx;
+    for (n = 0; n < c->g.n; ++n) {
+        const int8_t *img = in + n * c->g.h * c->row;
+        for (oy = 0; oy < c->g.oh; ++oy) {
+            for (ox = 0; ox < c->g.ow; ++ox, out += c->g.cout) {
+                const window v = window_at(c, img, oy, ox);
+                const int8_t *xr = v.x + oc / c->mult, *wr = v.w + oc;
+                int32_t acc = c->bias != NULL ? c->bias[oc] : 0;
+                for (ky = v.ky0; ky < v.ky1; ++ky, xr += c->y_step, wr += c->g.kw * c->g.cout) {
+                    const int8_t *xp = xr, *wp = wr;
+                    for (kx = v.kx0; kx < v.kx1; ++kx, xp += c->x_step, wp += c->g.cout) {
+                        acc += ((int32_t)*xp + p->input_offset) * (int32_t)*wp;
+                    }
+                }
+                out[oc] = rt_dsp_out(acc, p->mult[oc], p->shift[oc], p->output_offset,
+                                     p->act_min, p->act_max);
+            }
+        }
+    }
+}
+
+rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
+                                 const rt_shape *in_s, const int8_t *in,
+                                 const rt_shape *w_s, const int8_t *w,
+                                 const rt_shape *b_s, const int32_t *bias,
+                                 const rt_shape *out_s, int8_t *out)
+{
+    dw_ctx c;
+    int32_t oc = 0;
+    RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));
+    c.p = p;
+    c.w = w;
+    c.bias = bias;
+    c.mult = c.g.cin > 0 ? c.g.cout / c.g.cin : 1;
+    c.row = c.g.w * c.g.cin;
+    c.x_step = p->dilation_w * c.g.cin;
+    c.y_step = p->dilation_h * c.row;
+    if (c.mult == 1 || c.mult % 16 == 0) {
+        for (; oc + 16 <= c.g.cout; oc += 16) {
+            pass16(&c, in, oc, out);
+        }
+    }
+    for (; oc < c.g.cout; ++oc) {
+        one_channel(&c, in, oc, out);
+    }
+    return RT_OK;
+}
