@@ -2,8 +2,8 @@
  * outer loop), four int32 lanes a vector, inputs and filter taps widened as they load
  * (VLDRB.S32). With a channel multiplier of 1 the lanes read consecutive inputs, plus the
  * offset, multiplied and added per tap; with a multiple of 16 all sixteen channels read one
- * input, and VMLA takes it as a scalar. The last, partial pass and other multipliers take the
- * portable loop. Bit-exact with int8/depthwise_conv_s8.c. */
+ * input, and VMLA takes it as a scalar. Four lanes are requantized at once (rt_mve_requant).
+ * The last, partial pass and other multipliers take the portable loop. Bit-exact with int8/depthwise_conv_s8.c. */
 #include "s8_mve.h"
 #include "../../int8/conv_s8.h"
 
@@ -16,10 +16,22 @@ typedef struct dw_ctx {
     int32_t mult, row, x_step, y_step;
 } dw_ctx;
 
-/* The sixteen sums over a rows x cols window, from input x and filter w at its first tap:
- * consecutive inputs (shared 0) or one input for all (shared 1). */
+/* Four lanes of output: bias, requantization and clamp (rt_mve_requant), stored as bytes. */
+static inline void out4(const dw_ctx *c, int32x4_t acc, int32_t oc, int8_t *out)
+{
+    const rt_conv_s8_params *p = c->p;
+    if (c->bias != NULL) {
+        acc = vaddq_s32(acc, vldrwq_s32(c->bias + oc));
+    }
+    vstrbq_s32(out + oc, rt_mve_requant(acc, vldrwq_s32(p->mult + oc), vldrwq_s32(p->shift + oc),
+                                        p->output_offset, p->act_min, p->act_max));
+}
+
+/* Channels oc..oc+15 of one output pixel, over a rows x cols window from input x and filter w
+ * at its first tap (channel oc): consecutive inputs (shared 0) or one input for all
+ * (shared 1). */
 static void taps16(const dw_ctx *c, const int8_t *x, const int8_t *w, int32_t rows,
-                   int32_t cols, int32_t shared, int32_t *sum)
+                   int32_t cols, int32_t shared, int32_t oc, int8_t *out)
 {
     const int32_t x_off = c->p->input_offset, x_step = c->x_step, w_step = c->g.cout;
     const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
@@ -47,10 +59,10 @@ static void taps16(const dw_ctx *c, const int8_t *x, const int8_t *w, int32_t ro
             }
         }
     }
-    vst1q_s32(sum, a0);
-    vst1q_s32(sum + 4, a1);
-    vst1q_s32(sum + 8, a2);
-    vst1q_s32(sum + 12, a3);
+    out4(c, a0, oc, out);
+    out4(c, a1, oc + 4, out);
+    out4(c, a2, oc + 8, out);
+    out4(c, a3, oc + 12, out);
 }
 
 /* The window of output pixel (oy, ox): its taps inside the input, and where they start. */
@@ -74,22 +86,15 @@ static window window_at(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t 
 /* Channels oc..oc+15 of every output pixel. */
 static void pass16(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
 {
-    const rt_conv_s8_params *p = c->p;
     const int32_t shared = c->mult != 1;
-    int32_t n, oy, ox, j, sum[16];
+    int32_t n, oy, ox;
     for (n = 0; n < c->g.n; ++n) {
         const int8_t *img = in + n * c->g.h * c->row;
         for (oy = 0; oy < c->g.oh; ++oy) {
             for (ox = 0; ox < c->g.ow; ++ox, out += c->g.cout) {
                 const window v = window_at(c, img, oy, ox);
                 taps16(c, v.x + (shared ? oc / c->mult : oc), v.w + oc, v.ky1 - v.ky0,
-                       v.kx1 - v.kx0, shared, sum);
-                for (j = 0; j < 16; ++j) {
-                    const int32_t ch = oc + j;
-                    out[ch] = rt_dsp_out(sum[j] + (c->bias != NULL ? c->bias[ch] : 0),
-                                         p->mult[ch], p->shift[ch], p->output_offset,
-                                         p->act_min, p->act_max);
-                }
+                       v.kx1 - v.kx0, shared, oc, out);
             }
         }
     }

@@ -24,4 +24,23 @@ static inline mve_pred16_t rt_mve_tail8(int32_t n)
     return vctp8q((uint32_t)n);
 }
 
+/* rt_s8_requant on four lanes, bit for bit, then the output offset and the activation clamp:
+ *  - the left shift wraps like the portable one (VSHL);
+ *  - VQRDMULH is the rounding doubling high multiply, ties toward +inf, INT32_MIN squared
+ *    saturating to INT32_MAX, exactly as rt_s8_high_mul;
+ *  - a negative value less one (saturating), then the rounding right shift VRSHL (ties up),
+ *    is the division rounded half away from zero; at INT32_MIN the saturation changes nothing
+ *    (INT32_MIN / 2^e is exact). */
+static inline int32x4_t rt_mve_requant(int32x4_t acc, int32x4_t mult, int32x4_t shift,
+                                       int32_t out_off, int32_t lo, int32_t hi)
+{
+    const int32x4_t zero = vdupq_n_s32(0);
+    const int32x4_t left = vmaxq_s32(shift, zero), right = vminq_s32(shift, zero);
+    const int32x4_t h = vqrdmulhq_s32(vshlq_s32(acc, left), mult);
+    /* -1 in the lanes where h < 0 and there is a right shift */
+    const int32x4_t fix = vshrq_n_s32(vandq_s32(h, vshrq_n_s32(right, 31)), 31);
+    const int32x4_t q = vrshlq_s32(vqaddq_s32(h, fix), right);
+    return vminq_s32(vmaxq_s32(vaddq_n_s32(q, out_off), vdupq_n_s32(lo)), vdupq_n_s32(hi));
+}
+
 #endif /* RT_S8_MVE_H */
