@@ -29,16 +29,17 @@ static inline void out4(const dw_ctx *c, int32x4_t acc, int32_t oc, int8_t *out)
 
 /* Channels oc..oc+15 of one output pixel, over a rows x cols window from input x and filter w
  * at its first tap (channel oc): consecutive inputs (shared 0) or one input for all
- * (shared 1). */
-static void taps16(const dw_ctx *c, const int8_t *x, const int8_t *w, int32_t rows,
-                   int32_t cols, int32_t shared, int32_t oc, int8_t *out)
+ * (shared 1). Out of line, so that its loop keeps its pointers in registers. */
+static RT_DSP_NOINLINE void taps16(const dw_ctx *c, const int8_t *x, const int8_t *w,
+                                   int32_t rows, int32_t cols, int32_t shared, int32_t oc,
+                                   int8_t *out)
 {
     const int32_t x_off = c->p->input_offset, x_step = c->x_step, w_step = c->g.cout;
     const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
     int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
     int32_t ky, kx;
-    for (ky = 0; ky < rows; ++ky, x += x_skip, w += w_skip) {
-        if (shared) {
+    if (shared) {
+        for (ky = 0; ky < rows; ++ky, x += x_skip, w += w_skip) {
             for (kx = 0; kx < cols; ++kx, x += x_step, w += w_step) {
                 const int32_t v = (int32_t)*x + x_off;
                 a0 = vmlaq_n_s32(a0, vldrbq_s32(w), v);
@@ -46,7 +47,9 @@ static void taps16(const dw_ctx *c, const int8_t *x, const int8_t *w, int32_t ro
                 a2 = vmlaq_n_s32(a2, vldrbq_s32(w + 8), v);
                 a3 = vmlaq_n_s32(a3, vldrbq_s32(w + 12), v);
             }
-        } else {
+        }
+    } else {
+        for (ky = 0; ky < rows; ++ky, x += x_skip, w += w_skip) {
             for (kx = 0; kx < cols; ++kx, x += x_step, w += w_step) {
                 a0 = vaddq_s32(a0, vmulq_s32(vaddq_n_s32(vldrbq_s32(x), x_off),
                                              vldrbq_s32(w)));
