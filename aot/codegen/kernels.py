@@ -867,8 +867,14 @@ def q8_conv2d(ctx):
         ctx.invalid(f"filter {list(w.shape)} for {x.shape[3]} input channels")
     c = _conv_common(ctx, x, w, out, w.shape[0])
     p = ctx.params("rt_conv_s8_params", **c["params"])
-    return "rt_conv2d_s8", [ctx.scratch("scratch"), p, *x.pair, *w.pair, *c["bias"].pair,
-                            *out.pair]
+    q = c["params"]
+    # A pointwise layer has its own entry point (same contract and result), so that a model
+    # whose convolutions are all pointwise links no general convolution.
+    pointwise = (tuple(w.shape[1:3]) == (1, 1) and w.shape[3] == x.shape[3]
+                 and (q["stride_h"], q["stride_w"], q["pad_h"], q["pad_w"]) == (1, 1, 0, 0)
+                 and tuple(out.shape[1:3]) == tuple(x.shape[1:3]))
+    return ("rt_conv2d_1x1_s8" if pointwise else "rt_conv2d_s8"), [
+        ctx.scratch("scratch"), p, *x.pair, *w.pair, *c["bias"].pair, *out.pair]
 
 
 def q8_conv2d_scratch(args: dict, outs: list) -> int:

@@ -52,6 +52,15 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                        const rt_shape *b_s, const int32_t *bias,
                        const rt_shape *out_s, int8_t *out);
 
+/* Same contract as rt_conv2d_s8, for a pointwise layer only: 1x1 taps, stride
+ * 1, padding 0, one group (RT_ERR_PARAM otherwise). Bit-exact with
+ * rt_conv2d_s8; the scratch is not used. */
+rt_status rt_conv2d_1x1_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
+                           const rt_shape *in_s, const int8_t *in,
+                           const rt_shape *w_s, const int8_t *w,
+                           const rt_shape *b_s, const int32_t *bias,
+                           const rt_shape *out_s, int8_t *out);
+
 /* Depthwise convolution. in [N,H,W,Cin], w [1,KH,KW,Cout] with Cout a
  * multiple of Cin (channel multiplier Cout / Cin; output channel c reads
  * input channel c / multiplier), bias [Cout] or (NULL, NULL),

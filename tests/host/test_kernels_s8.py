@@ -99,6 +99,31 @@ def test_requantize_matches_the_python_model_including_ties(rt):
 
 # -- convolution ----------------------------------------------------------------------------------
 
+@SETTINGS
+@given(st.data())
+def test_pointwise_entry_point_equals_the_general_conv(rt, data):
+    """rt_conv2d_1x1_s8 (the generator's choice for a pointwise layer) gives exactly what
+    rt_conv2d_s8 gives, and refuses a layer that is not pointwise."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 31)))
+    n, h, w_, cin, cout = (data.draw(st.integers(1, k)) for k in (2, 6, 6, 20, 9))
+    x, wt = i8(rng, (n, h, w_, cin)), i8(rng, (cout, 1, 1, cin))
+    bias = rng.integers(-5000, 5000, cout).astype(np.int32)
+    m_arr = rt.int32s(rng.integers(1 << 30, 1 << 31, cout))   # kept alive for the calls
+    s_arr = rt.int32s(rng.integers(-10, 2, cout))
+    p = rt.params("rt_conv_s8_params", stride_h=1, stride_w=1, pad_h=0, pad_w=0, dilation_h=1,
+                  dilation_w=1, input_offset=int(rng.integers(-127, 129)),
+                  output_offset=int(rng.integers(-128, 128)), act_min=-128, act_max=127,
+                  mult=m_arr, shift=s_arr)
+    want, got = (np.zeros((n, h, w_, cout), np.int8) for _ in range(2))
+    rt.call("rt_conv2d_s8", scratch(rt), p, x, wt, bias, want)
+    rt.call("rt_conv2d_1x1_s8", scratch(rt), p, x, wt, bias, got)
+    np.testing.assert_array_equal(got, want)
+    p.stride_w = 2
+    with pytest.raises(KernelError, match="RT_ERR_PARAM"):
+        rt.call("rt_conv2d_1x1_s8", scratch(rt), p, x, wt, bias,
+                np.zeros((n, h, (w_ + 1) // 2, cout), np.int8))
+
+
 def test_conv_scratch_size_is_the_planners(rt):
     """The planner gives rt_conv2d_s8 exactly the scratch the C says it takes (two gathered
     patches when the filter rows are not whole words), the same on every arch."""

@@ -33,6 +33,14 @@ static inline void rt_s8_tap_range(int32_t o, int32_t stride, int32_t pad, int32
     *k1 = hi < lo ? lo : hi;
 }
 
+/* A pointwise layer: 1x1 taps, stride 1, no padding, one group, the output the input's size
+ * (what rt_conv2d_1x1_s8 takes). */
+static inline int rt_conv_s8_is_pointwise(const rt_conv_s8_geom *g, const rt_conv_s8_params *p)
+{
+    return g->kh == 1 && g->kw == 1 && g->groups == 1 && p->stride_h == 1 && p->stride_w == 1 &&
+           p->pad_h == 0 && p->pad_w == 0 && g->oh == g->h && g->ow == g->w;
+}
+
 /* rt_conv2d_s8's scratch: two int8 patches (two output pixels' taps, gathered as the filter
  * holds them) when the filter's rows of taps are not whole words (Cin per group not a multiple
  * of 4) and there is more than one tap, else nothing. Kernels that convolve directly ignore
