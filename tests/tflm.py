@@ -136,6 +136,8 @@ def to_tflite(method, stop: int | None = None) -> tuple[bytes, int, int]:
             continue
         if first is None:
             first = c.reads[0] if g.tensors[c.reads[0]].qparams is not None else None
+            while first is not None and g.tensors[first].alias_of is not None:
+                first = g.tensors[first].alias_of    # a view of the input: the input itself
         if key == "cortex_m::transpose.out":
             perm = np.array(args["perm"], np.int32)
             b.op(BO.TRANSPOSE, [b.read(args["input"].id),

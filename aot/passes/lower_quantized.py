@@ -162,9 +162,18 @@ class _Lowering:
         key = (v.node, want)
         if key not in self.converted:
             perm = TO_NHWC if want == NHWC else TO_NCHW
-            # Right after the value: every later reader (in any order) may share it.
-            self.converted[key] = self.call(Q8.transpose.default, [v.node, list(perm)], before,
-                                            after=v.node)
+            shape = list(v.node.meta["val"].shape)
+            moved = [d for d in perm if shape[d] > 1]
+            # Right after the value: every later reader (in any order) may share it. When only
+            # size-1 dims move (a one-channel input, a 1x1 map), the bytes are already in the
+            # new order: a view, no copy and no kernel.
+            if moved == sorted(moved):
+                self.converted[key] = self.call(aten.view.default,
+                                                [v.node, [shape[d] for d in perm]], before,
+                                                after=v.node)
+            else:
+                self.converted[key] = self.call(Q8.transpose.default, [v.node, list(perm)],
+                                                before, after=v.node)
         return QValue(self.converted[key], v.scale, v.zp, want)
 
     def nchw_view_ok(self, v: QValue) -> bool:

@@ -55,15 +55,15 @@ static RT_DSP_NOINLINE void store_pair(const out_pair *t, const int32_t *acc, in
         o[t->cout + 1] = rt_dsp_sat8(rt_dsp_rq_apply_in_range(&t->q1, acc[3]) + t->off);
         return;
     }
-    o[0] = rt_s8_clamp(rt_dsp_rq_apply(&t->q0, acc[0]) + t->off, t->lo, t->hi);
-    if (t->both) {
-        o[1] = rt_s8_clamp(rt_dsp_rq_apply(&t->q1, acc[1]) + t->off, t->lo, t->hi);
-    }
-    if (two) {
-        o += t->cout;
-        o[0] = rt_s8_clamp(rt_dsp_rq_apply(&t->q0, acc[2]) + t->off, t->lo, t->hi);
-        if (t->both) {
-            o[1] = rt_s8_clamp(rt_dsp_rq_apply(&t->q1, acc[3]) + t->off, t->lo, t->hi);
+    {
+        /* lane j: pixel j / 2, filter j % 2 */
+        int32_t j;
+        for (j = 0; j < 4; ++j) {
+            if ((j & 1) <= t->both && (j >> 1) <= two) {
+                const rt_dsp_rq *q = (j & 1) ? &t->q1 : &t->q0;
+                o[(j >> 1) * t->cout + (j & 1)] =
+                    rt_s8_clamp(rt_dsp_rq_apply(q, acc[j]) + t->off, t->lo, t->hi);
+            }
         }
     }
 }
@@ -107,8 +107,9 @@ static void pointwise(const rt_conv_s8_params *p, const rt_conv_s8_geom *g, cons
                 run_2x2(x, x + cin, w0, w1, cin, rt_dsp_pair(x_off), acc);
             }
 #endif
-            else {
-                dot_2x2(x, x + cin, w0, w1, 1, cin, 0, 0, x_off, acc);
+            else {   /* runs that are not whole words: the pixels one at a time */
+                dot_1x2(x, w0, w1, cin, x_off, acc);
+                dot_1x2(x + cin, w0, w1, cin, x_off, acc + 2);
             }
             store_pair(&t, acc, o, i + 1 < pixels);
             x += 2 * cin;

@@ -12,6 +12,92 @@
  * (conv_1x1_s8.c). Same sums, same requantization: bit-exact with int8/conv_s8.c. */
 #include "conv_dsp.h"
 
+/* The 2x2 tile's sums over rows runs of n taps: a[0] += x0.w0, a[1] += x0.w1,
+ * a[2] += x1.w0, a[3] += x1.w1 (x + x_off); after each run the inputs step on by x_skip and
+ * the filters by w_skip.
+ *
+ * The loop needs fifteen values live (four sums, four pointers, six halfword pairs and the
+ * offset pair), one more than Thumb-2 has registers, and gcc spills the pointers it then
+ * post-increments (three loads and stores a turn). Written out, the offset pair and the end are
+ * reloaded from the stack once a turn instead: 24 instructions for 16 multiply-accumulates,
+ * every run of a window in one call. It takes whole words (n a multiple of 4); other runs and
+ * an unoptimized build (-O0 keeps r7 for the frame) take the C loop. */
+static void dot_2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
+                    int32_t rows, int32_t n, int32_t x_skip, int32_t w_skip, int32_t x_off,
+                    int32_t *a)
+{
+    const int16x2_t off2 = rt_dsp_pair(x_off);
+    int32_t a00 = a[0], a01 = a[1], a10 = a[2], a11 = a[3], r, i;
+#if defined(__OPTIMIZE__)
+    /* whole words; one run may end in a tail of 1 to 3 taps, finished by the C loop */
+    const int32_t words = n & ~3;
+    if (words > 0 && rows > 0 && (words == n || (rows == 1 && x_skip == 0 && w_skip == 0))) {
+        const int8_t *end = x0;
+        int32_t t0, t1, t2, t3, t4, t5;
+        __asm__ volatile(
+            "2:\n\t"
+            "ldr %[t5], %[n]\n\t"
+            "add %[t5], %[x0], %[t5]\n\t"
+            "str %[t5], %[end]\n\t"
+            "1:\n\t"
+            RT_DSP_2X2_TURN
+            "ldr %[t5], %[end]\n\t"
+            "cmp %[x0], %[t5]\n\t"
+            "bne 1b\n\t"
+            "ldr %[t5], %[xs]\n\t"
+            "add %[x0], %[x0], %[t5]\n\t"
+            "add %[x1], %[x1], %[t5]\n\t"
+            "ldr %[t5], %[ws]\n\t"
+            "add %[w0], %[w0], %[t5]\n\t"
+            "add %[w1], %[w1], %[t5]\n\t"
+            "ldr %[t5], %[rows]\n\t"
+            "subs %[t5], %[t5], #1\n\t"
+            "str %[t5], %[rows]\n\t"
+            "bne 2b"
+            : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
+              [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1),
+              [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
+              [t4] "=&r"(t4), [t5] "=&r"(t5), [end] "+m"(end), [rows] "+m"(rows)
+            : [off] "m"(off2), [n] "m"(words), [xs] "m"(x_skip), [ws] "m"(w_skip)
+            : "cc", "memory");
+        /* what is left: nothing, or the tail of the one run (from where the loop stopped) */
+        n -= words;
+        rows = n > 0 ? 1 : 0;
+    }
+#endif
+    for (r = 0; r < rows; ++r) {
+        for (i = 0; i + 4 <= n; i += 4) {
+            const int32_t xa = rt_dsp_load4(x0 + i), xb = rt_dsp_load4(x1 + i);
+            const int16x2_t ae = rt_dsp_even(off2, xa), ao = rt_dsp_odd(off2, xa);
+            const int16x2_t be = rt_dsp_even(off2, xb), bo = rt_dsp_odd(off2, xb);
+            int32_t wv = rt_dsp_load4(w0 + i);
+            int16x2_t we = rt_dsp_w_even(wv), wo = rt_dsp_w_odd(wv);
+            a00 = __smlad(ae, we, __smlad(ao, wo, a00));
+            a10 = __smlad(be, we, __smlad(bo, wo, a10));
+            wv = rt_dsp_load4(w1 + i);
+            we = rt_dsp_w_even(wv);
+            wo = rt_dsp_w_odd(wv);
+            a01 = __smlad(ae, we, __smlad(ao, wo, a01));
+            a11 = __smlad(be, we, __smlad(bo, wo, a11));
+        }
+        for (; i < n; ++i) {
+            const int32_t u = (int32_t)x0[i] + x_off, v = (int32_t)x1[i] + x_off;
+            a00 += u * w0[i];
+            a01 += u * w1[i];
+            a10 += v * w0[i];
+            a11 += v * w1[i];
+        }
+        x0 += n + x_skip;
+        x1 += n + x_skip;
+        w0 += n + w_skip;
+        w1 += n + w_skip;
+    }
+    a[0] = a00;
+    a[1] = a01;
+    a[2] = a10;
+    a[3] = a11;
+}
+
 /* What stays fixed across a layer's tiles. */
 typedef struct conv_ctx {
     const rt_conv_s8_params *p;
