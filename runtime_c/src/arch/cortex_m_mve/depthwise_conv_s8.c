@@ -1,9 +1,10 @@
 /* depthwise_conv_s8.c (Cortex-M Helium) - rt_depthwise_conv2d_s8 sixteen channels a pass (the
- * outer loop), four int32 lanes a vector, inputs and filter taps widened as they load
+ * outer loop; eight for what is left), four int32 lanes a vector, inputs and filter taps widened as they load
  * (VLDRB.S32). With a channel multiplier of 1 the lanes read consecutive inputs, plus the
- * offset, multiplied and added per tap; with a multiple of 16 all sixteen channels read one
+ * offset, multiplied and added per tap; with a multiple of the pass all its channels read one
  * input, and VMLA takes it as a scalar. Four lanes are requantized at once (rt_mve_requant).
- * The last, partial pass and other multipliers take the portable loop. Bit-exact with int8/depthwise_conv_s8.c. */
+ * The last, partial pass and other multipliers take the portable loop. Bit-exact with
+ * int8/depthwise_conv_s8.c. */
 #include "s8_mve.h"
 #include "../../int8/conv_s8.h"
 
@@ -25,6 +26,40 @@ static inline void out4(const dw_ctx *c, int32x4_t acc, int32_t oc, int8_t *out)
     }
     vstrbq_s32(out + oc, rt_mve_requant(acc, vldrwq_s32(p->mult + oc), vldrwq_s32(p->shift + oc),
                                         p->output_offset, p->act_min, p->act_max));
+}
+
+/* Channels oc..oc+7 of one output pixel, over a rows x cols window from input x and filter w
+ * at its first tap (channel oc): consecutive inputs (shared 0) or one input for all
+ * (shared 1). Two vectors a pass leave the Q registers room for the loop (four spill);
+ * out of line, so that its loop keeps its pointers in registers. */
+static RT_DSP_NOINLINE void taps8(const dw_ctx *c, const int8_t *x, const int8_t *w,
+                                  int32_t rows, int32_t cols, int32_t shared, int32_t oc,
+                                  int8_t *out)
+{
+    const int32_t x_off = c->p->input_offset, x_step = c->x_step, w_step = c->g.cout;
+    const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
+    int32x4_t a0 = vdupq_n_s32(0), a1 = a0;
+    int32_t ky, kx;
+    if (shared) {
+        for (ky = 0; ky < rows; ++ky, x += x_skip, w += w_skip) {
+            for (kx = 0; kx < cols; ++kx, x += x_step, w += w_step) {
+                const int32_t v = (int32_t)*x + x_off;
+                a0 = vmlaq_n_s32(a0, vldrbq_s32(w), v);
+                a1 = vmlaq_n_s32(a1, vldrbq_s32(w + 4), v);
+            }
+        }
+    } else {
+        for (ky = 0; ky < rows; ++ky, x += x_skip, w += w_skip) {
+            for (kx = 0; kx < cols; ++kx, x += x_step, w += w_step) {
+                a0 = vaddq_s32(a0, vmulq_s32(vaddq_n_s32(vldrbq_s32(x), x_off),
+                                             vldrbq_s32(w)));
+                a1 = vaddq_s32(a1, vmulq_s32(vaddq_n_s32(vldrbq_s32(x + 4), x_off),
+                                             vldrbq_s32(w + 4)));
+            }
+        }
+    }
+    out4(c, a0, oc, out);
+    out4(c, a1, oc + 4, out);
 }
 
 /* Channels oc..oc+15 of one output pixel, over a rows x cols window from input x and filter w
@@ -86,8 +121,8 @@ static window window_at(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t 
     return v;
 }
 
-/* Channels oc..oc+15 of every output pixel. */
-static void pass16(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
+/* Channels oc..oc+width-1 (16 or 8) of every output pixel. */
+static void pass(const dw_ctx *c, const int8_t *in, int32_t oc, int32_t width, int8_t *out)
 {
     const int32_t shared = c->mult != 1;
     int32_t n, oy, ox;
@@ -96,8 +131,12 @@ static void pass16(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
         for (oy = 0; oy < c->g.oh; ++oy) {
             for (ox = 0; ox < c->g.ow; ++ox, out += c->g.cout) {
                 const window v = window_at(c, img, oy, ox);
-                taps16(c, v.x + (shared ? oc / c->mult : oc), v.w + oc, v.ky1 - v.ky0,
-                       v.kx1 - v.kx0, shared, oc, out);
+                const int8_t *x = v.x + (shared ? oc / c->mult : oc);
+                if (width == 16) {
+                    taps16(c, x, v.w + oc, v.ky1 - v.ky0, v.kx1 - v.kx0, shared, oc, out);
+                } else {
+                    taps8(c, x, v.w + oc, v.ky1 - v.ky0, v.kx1 - v.kx0, shared, oc, out);
+                }
             }
         }
     }
@@ -146,7 +185,12 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
     c.y_step = p->dilation_h * c.row;
     if (c.mult == 1 || c.mult % 16 == 0) {
         for (; oc + 16 <= c.g.cout; oc += 16) {
-            pass16(&c, in, oc, out);
+            pass(&c, in, oc, 16, out);
+        }
+    }
+    if (c.mult == 1 || c.mult % 8 == 0) {
+        for (; oc + 8 <= c.g.cout; oc += 8) {
+            pass(&c, in, oc, 8, out);
         }
     }
     for (; oc < c.g.cout; ++oc) {
