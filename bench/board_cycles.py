@@ -27,7 +27,6 @@ from pathlib import Path
 import torch
 
 import aot
-from aot.config import EdgeCompileConfig
 from aot.report import op_rows
 from aot.zoo import ZOO, calibration_set
 
@@ -45,12 +44,12 @@ TARGETS = {  # (dtype, board): per network, QEMU instructions
 }
 
 
-def _run(program, board):
+def _run(program, board, int8_io):
     """A RunReport, or None where the network does not fit the board."""
     from aot.errors import BoardError
     from aot.firmware import run_on_board
     try:
-        return run_on_board(program, board, timeout=600)
+        return run_on_board(program, board, timeout=600, int8_io=int8_io)
     except BoardError as e:
         if "does not fit" not in str(e):
             raise
@@ -69,13 +68,12 @@ def main() -> None:
     rows = []
     for name in args.nets:
         model, example = ZOO[name]()
-        f32 = aot.to_edge(torch.export.export(model, example)).to_executorch()
-        ep = aot.quantize(model, example, calibration_set(name))
-        q = aot.to_edge(ep, compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
-        macs = sum(r.macs for r in op_rows(f32.lowered()))
+        f32 = torch.export.export(model, example)
+        q = aot.quantize(model, example, calibration_set(name))
+        macs = sum(r.macs for r in op_rows(aot.to_edge(f32).to_executorch().lowered()))
         for dtype, program in (("int8", q), ("float32", f32)):
             for board in args.boards:
-                r = _run(program, board)
+                r = _run(program, board, int8_io=dtype == "int8")
                 rows.append((name, dtype, board, macs, r))
                 print(f"  {name} {dtype} {board}: "
                       f"{r.instructions if r else 'does not fit'}", file=sys.stderr, flush=True)
