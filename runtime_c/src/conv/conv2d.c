@@ -44,7 +44,7 @@ static void conv_plane(const rt_conv_geom *g, const float *in_g,
                     const float *row = ip + (oy * g->sh + yoff) * g->w;
                     float *orow = o + oy * g->ow;
                     for (ox = ox0; ox < ox1; ++ox) {
-                        orow[ox] += row[ox * g->sw + xoff] * wv;
+                        orow[ox] = rt_mac_f32(orow[ox], row[ox * g->sw + xoff], wv);
                     }
                 }
             }

@@ -23,7 +23,7 @@ static float dw_border(const rt_conv_geom *g, const float *in_c,
         for (kx = 0; kx < g->kw; ++kx) {
             const int32_t x = x0 + kx * g->dw;
             if (x >= 0 && x < g->w) {
-                acc += row[x] * wc[ky * g->kw + kx];
+                acc = rt_mac_f32(acc, row[x], wc[ky * g->kw + kx]);
             }
         }
     }
@@ -62,10 +62,10 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
             for (kx = 0; kx < g->kw; ++kx) {
                 const float *ip = row + kx * g->dw;
                 const float wv = wr[kx];
-                a0 += ip[0] * wv;
-                a1 += ip[s] * wv;
-                a2 += ip[2 * s] * wv;
-                a3 += ip[3 * s] * wv;
+                a0 = rt_mac_f32(a0, ip[0], wv);
+                a1 = rt_mac_f32(a1, ip[s], wv);
+                a2 = rt_mac_f32(a2, ip[2 * s], wv);
+                a3 = rt_mac_f32(a3, ip[3 * s], wv);
             }
         }
         o[ox] = a0 + bias;

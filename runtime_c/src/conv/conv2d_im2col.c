@@ -65,7 +65,7 @@ rt_status rt_conv2d_im2col_f32(const rt_scratch *scratch,
                         const float *wp = w + oc * len;
                         float acc = 0.0f;
                         for (i = 0; i < len; ++i) {
-                            acc += col[i] * wp[i];
+                            acc = rt_mac_f32(acc, col[i], wp[i]);
                         }
                         out_n[(oc * g.oh + oy) * g.ow + ox] =
                             acc + (b != NULL ? b[oc] : 0.0f);

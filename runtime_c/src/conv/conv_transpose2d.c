@@ -66,7 +66,8 @@ rt_status rt_conv_transpose2d_f32(const rt_conv_transpose2d_params *p,
                                     const int32_t ox = x * p->stride_w - p->pad_w +
                                                        kx * p->dilation_w;
                                     if (ox >= 0 && ox < ow) {
-                                        op[oy * ow + ox] += xv * wp[ky * kw + kx];
+                                        op[oy * ow + ox] =
+                                            rt_mac_f32(op[oy * ow + ox], xv, wp[ky * kw + kx]);
                                     }
                                 }
                             }

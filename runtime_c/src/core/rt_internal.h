@@ -15,6 +15,24 @@ int32_t rt_dims_prod(const rt_shape *s, int32_t lo, int32_t hi);
 /* 1 if both shapes are valid and hold the same number of elements. */
 int rt_same_numel(const rt_shape *a, const rt_shape *b);
 
+/* acc + a * b, the product rounded before the sum: what the kernels' `acc += a * b` computes
+ * under -ffp-contract=off (no fused multiply-add). On an Arm FPU with single precision, gcc
+ * still emits that as VMUL then VADD; VMLA.F32 is the same two roundings in one instruction
+ * (Arm ARM: "the result of the multiply is rounded before the accumulation"), so the inner
+ * loops take it there, bit for bit the same. */
+#if defined(__ARM_FP) && (__ARM_FP & 4) && defined(__thumb2__) && defined(__OPTIMIZE__)
+static inline float rt_mac_f32(float acc, float a, float b)
+{
+    __asm__("vmla.f32 %0, %1, %2" : "+t"(acc) : "t"(a), "t"(b));
+    return acc;
+}
+#else
+static inline float rt_mac_f32(float acc, float a, float b)
+{
+    return acc + a * b;
+}
+#endif
+
 /* Compensated (Kahan) float sum: close to double accuracy using single
  * precision only (no soft-float on an FPv4-SP core). `plain` is the naive
  * sum, used when the result is not finite (Kahan's correction turns inf into

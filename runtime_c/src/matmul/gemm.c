@@ -24,10 +24,14 @@ static void block4x4(int32_t n, int32_t k, const float *a, const float *b,
         const float *br = b + p * n;
         const float b0 = br[0], b1 = br[1], b2 = br[2], b3 = br[3];
         const float v0 = a[p], v1 = a1[p], v2 = a2[p], v3 = a3[p];
-        c00 += v0 * b0; c01 += v0 * b1; c02 += v0 * b2; c03 += v0 * b3;
-        c10 += v1 * b0; c11 += v1 * b1; c12 += v1 * b2; c13 += v1 * b3;
-        c20 += v2 * b0; c21 += v2 * b1; c22 += v2 * b2; c23 += v2 * b3;
-        c30 += v3 * b0; c31 += v3 * b1; c32 += v3 * b2; c33 += v3 * b3;
+        c00 = rt_mac_f32(c00, v0, b0); c01 = rt_mac_f32(c01, v0, b1);
+        c02 = rt_mac_f32(c02, v0, b2); c03 = rt_mac_f32(c03, v0, b3);
+        c10 = rt_mac_f32(c10, v1, b0); c11 = rt_mac_f32(c11, v1, b1);
+        c12 = rt_mac_f32(c12, v1, b2); c13 = rt_mac_f32(c13, v1, b3);
+        c20 = rt_mac_f32(c20, v2, b0); c21 = rt_mac_f32(c21, v2, b1);
+        c22 = rt_mac_f32(c22, v2, b2); c23 = rt_mac_f32(c23, v2, b3);
+        c30 = rt_mac_f32(c30, v3, b0); c31 = rt_mac_f32(c31, v3, b1);
+        c32 = rt_mac_f32(c32, v3, b2); c33 = rt_mac_f32(c33, v3, b3);
     }
     c[0] = c00; c[1] = c01; c[2] = c02; c[3] = c03;
     c += n;
@@ -60,10 +64,10 @@ static void gemm_nn(int32_t m, int32_t n, int32_t k, const float *a,
             float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
             for (p = 0; p < k; ++p) {
                 const float av = ar[p];
-                s0 += av * bc[p * n];
-                s1 += av * bc[p * n + 1];
-                s2 += av * bc[p * n + 2];
-                s3 += av * bc[p * n + 3];
+                s0 = rt_mac_f32(s0, av, bc[p * n]);
+                s1 = rt_mac_f32(s1, av, bc[p * n + 1]);
+                s2 = rt_mac_f32(s2, av, bc[p * n + 2]);
+                s3 = rt_mac_f32(s3, av, bc[p * n + 3]);
             }
             cr[j] = s0;
             cr[j + 1] = s1;
@@ -73,7 +77,7 @@ static void gemm_nn(int32_t m, int32_t n, int32_t k, const float *a,
         for (; j < n; ++j) {
             float s = 0.0f;
             for (p = 0; p < k; ++p) {
-                s += ar[p] * b[p * n + j];
+                s = rt_mac_f32(s, ar[p], b[p * n + j]);
             }
             cr[j] = s;
         }
@@ -92,10 +96,10 @@ static void gemm_nt(int32_t m, int32_t n, int32_t k, const float *a,
             float s0 = 0.0f, s1 = 0.0f, s2 = 0.0f, s3 = 0.0f;
             for (p = 0; p < k; ++p) {
                 const float av = ar[p];
-                s0 += av * b0[p];
-                s1 += av * b0[k + p];
-                s2 += av * b0[2 * k + p];
-                s3 += av * b0[3 * k + p];
+                s0 = rt_mac_f32(s0, av, b0[p]);
+                s1 = rt_mac_f32(s1, av, b0[k + p]);
+                s2 = rt_mac_f32(s2, av, b0[2 * k + p]);
+                s3 = rt_mac_f32(s3, av, b0[3 * k + p]);
             }
             cr[j] = s0;
             cr[j + 1] = s1;
@@ -106,7 +110,7 @@ static void gemm_nt(int32_t m, int32_t n, int32_t k, const float *a,
             const float *br = b + j * k;
             float s = 0.0f;
             for (p = 0; p < k; ++p) {
-                s += ar[p] * br[p];
+                s = rt_mac_f32(s, ar[p], br[p]);
             }
             cr[j] = s;
         }
