@@ -10,21 +10,23 @@
  * rt_conv2d_f32. */
 #include "../core/rt_internal.h"
 
-/* One output, taps checked against the row (border columns). */
+/* One output over the taps of its window inside the input (border columns): the column range
+ * is worked out once, so the loop has no checks. */
 static float dw_border(const rt_conv_geom *g, const float *in_c,
                        const float *wc, int32_t iy0, int32_t ky0, int32_t ky1,
                        int32_t ox)
 {
     const int32_t x0 = ox * g->sw - g->pw;
     float acc = 0.0f;
-    int32_t ky, kx;
+    int32_t ky, kx, kx0, kx1;
+    kx0 = x0 >= 0 ? 0 : (-x0 + g->dw - 1) / g->dw;
+    kx1 = g->w - x0 > 0 ? (g->w - x0 - 1) / g->dw + 1 : 0;
+    kx1 = kx1 < g->kw ? kx1 : g->kw;
     for (ky = ky0; ky < ky1; ++ky) {
-        const float *row = in_c + (iy0 + ky * g->dh) * g->w;
-        for (kx = 0; kx < g->kw; ++kx) {
-            const int32_t x = x0 + kx * g->dw;
-            if (x >= 0 && x < g->w) {
-                acc = rt_mac_f32(acc, row[x], wc[ky * g->kw + kx]);
-            }
+        const float *row = in_c + (iy0 + ky * g->dh) * g->w + x0;
+        const float *wr = wc + ky * g->kw;
+        for (kx = kx0; kx < kx1; ++kx) {
+            acc = rt_mac_f32(acc, row[kx * g->dw], wr[kx]);
         }
     }
     return acc;
