@@ -100,13 +100,14 @@ static void pixel4(const rt_conv_geom *g, const float *in_g, const float *w0, in
  * registers, each input and weight loaded once. The 16 sums are spelled out: GCC at -O2
  * keeps a float[4][4] in memory. */
 static void block4x4(const rt_conv_geom *g, const float *in_g, const float *w0, int32_t fsize,
-                     int32_t oy, int32_t ox, float *o, int32_t plane, const float *bias)
+                     int32_t oy, int32_t ox, float *o, int32_t plane, const float *bias,
+                     int32_t sw)
 {
     float a00 = 0.0f, a01 = 0.0f, a02 = 0.0f, a03 = 0.0f;
     float a10 = 0.0f, a11 = 0.0f, a12 = 0.0f, a13 = 0.0f;
     float a20 = 0.0f, a21 = 0.0f, a22 = 0.0f, a23 = 0.0f;
     float a30 = 0.0f, a31 = 0.0f, a32 = 0.0f, a33 = 0.0f;
-    const int32_t sw = g->sw, dw = g->dw;
+    const int32_t dw = g->dw;
     const float *w1 = w0 + fsize, *w2 = w1 + fsize, *w3 = w2 + fsize;
     int32_t c, ky, kx;
     for (c = 0; c < g->cin_g; ++c) {
@@ -145,24 +146,43 @@ static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_o
     const int32_t fsize = g->cin_g * g->kh * g->kw, plane = g->oh * g->ow;
     const float bias[4] = {b != NULL ? b[0] : 0.0f, b != NULL ? b[1] : 0.0f,
                            b != NULL ? b[2] : 0.0f, b != NULL ? b[3] : 0.0f};
+    /* the columns whose taps are all inside the input: [xa, xb) */
+    const int32_t span = (g->kw - 1) * g->dw;
+    int32_t xa = (g->pw + g->sw - 1) / g->sw, xb = g->w - 1 - span + g->pw;
     int32_t oy, ox, j;
+    xb = xb >= 0 ? xb / g->sw + 1 : 0;
+    xb = xb < g->ow ? xb : g->ow;
+    xa = xa < xb ? xa : xb;
     for (oy = 0; oy < g->oh; ++oy) {
         const int32_t iy0 = oy * g->sh - g->ph;
         const int32_t rows_in = iy0 >= 0 && iy0 + (g->kh - 1) * g->dh < g->h;
-        for (ox = 0; ox < g->ow;) {
-            const int32_t ix0 = ox * g->sw - g->pw;
-            float *op = o + oy * g->ow + ox;
-            if (rows_in && ox + 4 <= g->ow && ix0 >= 0 &&
-                ix0 + 3 * g->sw + (g->kw - 1) * g->dw < g->w) {
-                block4x4(g, in_g, w_oc, fsize, oy, ox, op, plane, bias);
-                ox += 4;
-            } else {
+        const int32_t a = rows_in ? xa : g->ow, b = rows_in ? xb : g->ow;
+        float *orow = o + oy * g->ow;
+        for (ox = 0; ox < g->ow; ++ox) {
+            if (ox == a && b - a >= 4) {
+                /* blocks of 4; a ragged end takes the last 4 again (same values) */
+                int32_t x;
+                for (x = a; x < b; x += 4) {
+                    const int32_t x4 = x + 4 <= b ? x : b - 4;
+                    /* stride 1 by its own call: gcc then loads the inputs at constant
+                       offsets */
+                    if (g->sw == 1) {
+                        block4x4(g, in_g, w_oc, fsize, oy, x4, orow + x4, plane, bias, 1);
+                    } else {
+                        block4x4(g, in_g, w_oc, fsize, oy, x4, orow + x4, plane, bias, g->sw);
+                    }
+                }
+                ox = b;
+                if (ox >= g->ow) {
+                    break;
+                }
+            }
+            {
                 float acc[4];
                 pixel4(g, in_g, w_oc, fsize, oy, ox, acc);
                 for (j = 0; j < 4; ++j) {
-                    op[j * plane] = acc[j] + bias[j];
+                    orow[ox + j * plane] = acc[j] + bias[j];
                 }
-                ox += 1;
             }
         }
     }

@@ -75,6 +75,18 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
         o[ox + 2] = a2 + bias;
         o[ox + 3] = a3 + bias;
     }
+    for (; ox < xi1; ++ox) {   /* interior columns left over: every tap inside, no checks */
+        const float *base = in_c + ox * g->sw - g->pw;
+        float a = 0.0f;
+        for (ky = ky0; ky < ky1; ++ky) {
+            const float *row = base + (iy0 + ky * g->dh) * g->w;
+            const float *wr = wc + ky * g->kw;
+            for (kx = 0; kx < g->kw; ++kx) {
+                a = rt_mac_f32(a, row[kx * g->dw], wr[kx]);
+            }
+        }
+        o[ox] = a + bias;
+    }
     for (; ox < g->ow; ++ox) {
         o[ox] = dw_border(g, in_c, wc, iy0, ky0, ky1, ox) + bias;
     }
