@@ -156,14 +156,14 @@ static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_o
     for (oy = 0; oy < g->oh; ++oy) {
         const int32_t iy0 = oy * g->sh - g->ph;
         const int32_t rows_in = iy0 >= 0 && iy0 + (g->kh - 1) * g->dh < g->h;
-        const int32_t a = rows_in ? xa : g->ow, b = rows_in ? xb : g->ow;
+        const int32_t first = rows_in ? xa : g->ow, end = rows_in ? xb : g->ow;
         float *orow = o + oy * g->ow;
         for (ox = 0; ox < g->ow; ++ox) {
-            if (ox == a && b - a >= 4) {
+            if (ox == first && end - first >= 4) {
                 /* blocks of 4; a ragged end takes the last 4 again (same values) */
                 int32_t x;
-                for (x = a; x < b; x += 4) {
-                    const int32_t x4 = x + 4 <= b ? x : b - 4;
+                for (x = first; x < end; x += 4) {
+                    const int32_t x4 = x + 4 <= end ? x : end - 4;
                     /* stride 1 by its own call: gcc then loads the inputs at constant
                        offsets */
                     if (g->sw == 1) {
@@ -172,7 +172,7 @@ static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_o
                         block4x4(g, in_g, w_oc, fsize, oy, x4, orow + x4, plane, bias, g->sw);
                     }
                 }
-                ox = b;
+                ox = end;
                 if (ox >= g->ow) {
                     break;
                 }

@@ -33,6 +33,25 @@ static inline void rt_s8_tap_range(int32_t o, int32_t stride, int32_t pad, int32
     *k1 = hi < lo ? lo : hi;
 }
 
+/* The taps of output pixel (oy, ox) that fall inside the input: rows [ky0, ky1), columns
+ * [kx0, kx1), and where the first of them is in the image (channel 0). */
+typedef struct rt_s8_window {
+    int32_t oy, ox;
+    int32_t ky0, ky1, kx0, kx1;
+    const int8_t *x;
+} rt_s8_window;
+
+static inline void rt_s8_window_at(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
+                                   const int8_t *img, int32_t oy, int32_t ox, rt_s8_window *v)
+{
+    v->oy = oy;
+    v->ox = ox;
+    rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, g->kh, g->h, &v->ky0, &v->ky1);
+    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, g->kw, g->w, &v->kx0, &v->kx1);
+    v->x = img + (oy * p->stride_h - p->pad_h + v->ky0 * p->dilation_h) * g->w * g->cin +
+           (ox * p->stride_w - p->pad_w + v->kx0 * p->dilation_w) * g->cin;
+}
+
 /* A pointwise layer: 1x1 taps, stride 1, no padding, one group, the output the input's size
  * (what rt_conv2d_1x1_s8 takes). */
 static inline int rt_conv_s8_is_pointwise(const rt_conv_s8_geom *g, const rt_conv_s8_params *p)

@@ -111,27 +111,9 @@ typedef struct conv_ctx {
     int8_t *patch;     /* two gathered patches, or NULL */
 } conv_ctx;
 
-/* The taps of one output pixel that fall inside the input. */
-typedef struct window {
-    int32_t oy, ox;
-    int32_t ky0, ky1, kx0, kx1;
-    const int8_t *x;   /* the input at tap (ky0, kx0), channel 0 */
-} window;
-
-static void window_at(const conv_ctx *c, const int8_t *img, int32_t oy, int32_t ox, window *v)
-{
-    const rt_conv_s8_params *p = c->p;
-    v->oy = oy;
-    v->ox = ox;
-    rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, c->g.kh, c->g.h, &v->ky0, &v->ky1);
-    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, c->g.kw, c->g.w, &v->kx0, &v->kx1);
-    v->x = img + (oy * p->stride_h - p->pad_h + v->ky0 * p->dilation_h) * c->row +
-           (ox * p->stride_w - p->pad_w + v->kx0 * p->dilation_w) * c->g.cin;
-}
-
 /* Pixel v's taps of group c0 / Cin_g as one patch laid out like a filter. */
-static void gather(const conv_ctx *c, const int8_t *img, const window *v, int32_t c0,
-                   int8_t *dst)
+static void gather(const conv_ctx *c, const int8_t *img, const rt_s8_window *v,
+                   int32_t c0, int8_t *dst)
 {
     const rt_conv_s8_params *p = c->p;
     const int8_t zero = (int8_t)(-p->input_offset);
@@ -158,8 +140,8 @@ static void gather(const conv_ctx *c, const int8_t *img, const window *v, int32_
 
 /* Filters w0, w1 over the taps of window a and, when b is not NULL, of window b, which has
  * the same taps inside the input. */
-static void taps(const conv_ctx *c, const window *a, const window *b, int32_t c0,
-                 const int8_t *w0, const int8_t *w1, int32_t *acc)
+static void taps(const conv_ctx *c, const rt_s8_window *a, const rt_s8_window *b,
+                 int32_t c0, const int8_t *w0, const int8_t *w1, int32_t *acc)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t cin_g = c->g.cin_g, x_off = p->input_offset;
@@ -193,8 +175,8 @@ static void taps(const conv_ctx *c, const window *a, const window *b, int32_t c0
 }
 
 /* Output pixel a and, when b is not NULL, pixel b: every filter. */
-static void tile(const conv_ctx *c, const int8_t *img, const window *a, const window *b,
-                 int8_t *out_a, int8_t *out_b)
+static void tile(const conv_ctx *c, const int8_t *img, const rt_s8_window *a,
+                 const rt_s8_window *b, int8_t *out_a, int8_t *out_b)
 {
     const rt_conv_s8_params *p = c->p;
     int32_t grp, oc;
@@ -252,14 +234,14 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
         const int32_t pixels = c.g.oh * c.g.ow;
         int32_t i = 0, oy = 0, ox = 0;
         while (i < pixels) {
-            window a, b;
-            window_at(&c, img, oy, ox, &a);
+            rt_s8_window a, b;
+            rt_s8_window_at(&c.g, p, img, oy, ox, &a);
             if (++ox == c.g.ow) {
                 ox = 0;
                 ++oy;
             }
             if (i + 1 < pixels) {
-                window_at(&c, img, oy, ox, &b);
+                rt_s8_window_at(&c.g, p, img, oy, ox, &b);
                 if (c.patch != NULL || (a.ky0 == b.ky0 && a.ky1 == b.ky1 && a.kx0 == b.kx0 &&
                                         a.kx1 == b.kx1)) {
                     tile(&c, img, &a, &b, out, out + c.g.cout);

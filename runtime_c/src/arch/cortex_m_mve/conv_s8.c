@@ -69,25 +69,10 @@ typedef struct conv_ctx {
     int32_t runs;      /* 1: a filter row of taps is one contiguous run of the input */
 } conv_ctx;
 
-/* The taps of one output pixel that fall inside the input. */
-typedef struct window {
-    int32_t ky0, ky1, kx0, kx1;
-    const int8_t *x;   /* the input at tap (ky0, kx0), channel 0 */
-} window;
-
-static void window_at(const conv_ctx *c, const int8_t *img, int32_t oy, int32_t ox, window *v)
-{
-    const rt_conv_s8_params *p = c->p;
-    rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, c->g.kh, c->g.h, &v->ky0, &v->ky1);
-    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, c->g.kw, c->g.w, &v->kx0, &v->kx1);
-    v->x = img + (oy * p->stride_h - p->pad_h + v->ky0 * p->dilation_h) * c->row +
-           (ox * p->stride_w - p->pad_w + v->kx0 * p->dilation_w) * c->g.cin;
-}
-
 /* Filters w0, w1 (of the group starting at input channel c0) over window a and, when b is not
  * NULL, window b, which has the same taps. */
-static void taps(const conv_ctx *c, const window *a, const window *b, int32_t c0,
-                 const int8_t *w0, const int8_t *w1, int32_t *acc)
+static void taps(const conv_ctx *c, const rt_s8_window *a, const rt_s8_window *b,
+                 int32_t c0, const int8_t *w0, const int8_t *w1, int32_t *acc)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t cin_g = c->g.cin_g, x_off = p->input_offset;
@@ -113,7 +98,8 @@ static void taps(const conv_ctx *c, const window *a, const window *b, int32_t c0
 }
 
 /* Output pixel a and, when b is not NULL, pixel b: every filter. */
-static void tile(const conv_ctx *c, const window *a, const window *b, int8_t *out)
+static void tile(const conv_ctx *c, const rt_s8_window *a, const rt_s8_window *b,
+                 int8_t *out)
 {
     const rt_conv_s8_params *p = c->p;
     int32_t grp, oc;
@@ -154,15 +140,15 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
         const int32_t pixels = c.g.oh * c.g.ow;
         int32_t i = 0, oy = 0, ox = 0;
         while (i < pixels) {
-            window a, b;
+            rt_s8_window a, b;
             int32_t two = 0;
-            window_at(&c, img, oy, ox, &a);
+            rt_s8_window_at(&c.g, p, img, oy, ox, &a);
             if (++ox == c.g.ow) {
                 ox = 0;
                 ++oy;
             }
             if (i + 1 < pixels) {
-                window_at(&c, img, oy, ox, &b);
+                rt_s8_window_at(&c.g, p, img, oy, ox, &b);
                 two = a.ky0 == b.ky0 && a.ky1 == b.ky1 && a.kx0 == b.kx0 && a.kx1 == b.kx1;
             }
             tile(&c, &a, two ? &b : NULL, out);

@@ -1,10 +1,10 @@
 /* depthwise_conv_s8.c (Cortex-M Helium) - rt_depthwise_conv2d_s8 sixteen channels a pass (the
- * outer loop; eight for what is left), four int32 lanes a vector, inputs and filter taps widened as they load
- * (VLDRB.S32). With a channel multiplier of 1 the lanes read consecutive inputs, plus the
- * offset, multiplied and added per tap; with a multiple of the pass all its channels read one
- * input, and VMLA takes it as a scalar. Four lanes are requantized at once (rt_mve_requant).
- * The last, partial pass and other multipliers take the portable loop. Bit-exact with
- * int8/depthwise_conv_s8.c. */
+ * outer loop; eight for what is left), four int32 lanes a vector, inputs and filter taps
+ * widened as they load (VLDRB.S32). With a channel multiplier of 1 the lanes read consecutive
+ * inputs, plus the offset, multiplied and added per tap; with a multiple of the pass all its
+ * channels read one input, and VMLA takes it as a scalar. Four lanes are requantized at once
+ * (rt_mve_requant). The last, partial pass and other multipliers take the portable loop.
+ * Bit-exact with int8/depthwise_conv_s8.c. */
 #include "s8_mve.h"
 #include "../../int8/conv_s8.h"
 
@@ -103,23 +103,6 @@ static RT_DSP_NOINLINE void taps16(const dw_ctx *c, const int8_t *x, const int8_
     out4(c, a3, oc + 12, out);
 }
 
-/* The window of output pixel (oy, ox): its taps inside the input, and where they start. */
-typedef struct window {
-    int32_t ky0, ky1, kx0, kx1;
-    const int8_t *x, *w;   /* input and filter at the first tap, channel 0 */
-} window;
-
-static window window_at(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t ox)
-{
-    const rt_conv_s8_params *p = c->p;
-    window v;
-    rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, c->g.kh, c->g.h, &v.ky0, &v.ky1);
-    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, c->g.kw, c->g.w, &v.kx0, &v.kx1);
-    v.x = img + (oy * p->stride_h - p->pad_h + v.ky0 * p->dilation_h) * c->row +
-          (ox * p->stride_w - p->pad_w + v.kx0 * p->dilation_w) * c->g.cin;
-    v.w = c->w + (v.ky0 * c->g.kw + v.kx0) * c->g.cout;
-    return v;
-}
 
 /* Channels oc..oc+width-1 (16 or 8) of every output pixel. */
 static void pass(const dw_ctx *c, const int8_t *in, int32_t oc, int32_t width, int8_t *out)
@@ -130,12 +113,15 @@ static void pass(const dw_ctx *c, const int8_t *in, int32_t oc, int32_t width, i
         const int8_t *img = in + n * c->g.h * c->row;
         for (oy = 0; oy < c->g.oh; ++oy) {
             for (ox = 0; ox < c->g.ow; ++ox, out += c->g.cout) {
-                const window v = window_at(c, img, oy, ox);
+                rt_s8_window v;
+                const int8_t *vw;
+                rt_s8_window_at(&c->g, c->p, img, oy, ox, &v);
+                vw = c->w + (v.ky0 * c->g.kw + v.kx0) * c->g.cout;
                 const int8_t *x = v.x + (shared ? oc / c->mult : oc);
                 if (width == 16) {
-                    taps16(c, x, v.w + oc, v.ky1 - v.ky0, v.kx1 - v.kx0, shared, oc, out);
+                    taps16(c, x, vw + oc, v.ky1 - v.ky0, v.kx1 - v.kx0, shared, oc, out);
                 } else {
-                    taps8(c, x, v.w + oc, v.ky1 - v.ky0, v.kx1 - v.kx0, shared, oc, out);
+                    taps8(c, x, vw + oc, v.ky1 - v.ky0, v.kx1 - v.kx0, shared, oc, out);
                 }
             }
         }
@@ -151,8 +137,11 @@ static void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *o
         const int8_t *img = in + n * c->g.h * c->row;
         for (oy = 0; oy < c->g.oh; ++oy) {
             for (ox = 0; ox < c->g.ow; ++ox, out += c->g.cout) {
-                const window v = window_at(c, img, oy, ox);
-                const int8_t *xr = v.x + oc / c->mult, *wr = v.w + oc;
+                rt_s8_window v;
+                const int8_t *vw;
+                rt_s8_window_at(&c->g, c->p, img, oy, ox, &v);
+                vw = c->w + (v.ky0 * c->g.kw + v.kx0) * c->g.cout;
+                const int8_t *xr = v.x + oc / c->mult, *wr = vw + oc;
                 int32_t acc = c->bias != NULL ? c->bias[oc] : 0;
                 for (ky = v.ky0; ky < v.ky1; ++ky, xr += c->y_step, wr += c->g.kw * c->g.cout) {
                     const int8_t *xp = xr, *wp = wr;
