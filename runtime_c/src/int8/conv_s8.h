@@ -52,6 +52,24 @@ static inline void rt_s8_window_at(const rt_conv_s8_geom *g, const rt_conv_s8_pa
            (ox * p->stride_w - p->pad_w + v->kx0 * p->dilation_w) * g->cin;
 }
 
+/* One depthwise output channel's sum over a rows x cols window of taps: (x + x_off) * w, x
+ * and w at the first tap, stepping x_step and w_step a tap and y_step and w_row a row, in
+ * (ky, kx) order (the scalar path of the arch depthwise kernels, for the channels their
+ * vectors do not take). */
+static inline int32_t rt_s8_dw_sum(const int8_t *x, const int8_t *w, int32_t rows, int32_t cols,
+                                   int32_t x_step, int32_t y_step, int32_t w_step,
+                                   int32_t w_row, int32_t x_off)
+{
+    int32_t acc = 0, ky, kx;
+    for (ky = 0; ky < rows; ++ky, x += y_step, w += w_row) {
+        const int8_t *xp = x, *wp = w;
+        for (kx = 0; kx < cols; ++kx, xp += x_step, wp += w_step) {
+            acc += ((int32_t)*xp + x_off) * (int32_t)*wp;
+        }
+    }
+    return acc;
+}
+
 /* A pointwise layer: 1x1 taps, stride 1, no padding, one group, the output the input's size
  * (what rt_conv2d_1x1_s8 takes). */
 static inline int rt_conv_s8_is_pointwise(const rt_conv_s8_geom *g, const rt_conv_s8_params *p)

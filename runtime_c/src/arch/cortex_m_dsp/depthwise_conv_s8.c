@@ -217,8 +217,9 @@ static void quad_channels(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t 
     t.hi = p->act_max;
     t.direct = t.lo == -128 && t.hi == 127;
     for (j = 0; j < 4; ++j) {
-        const int32_t bound = rt_dsp_sum_bound(c->bias != NULL ? c->bias[oc + j] : 0, taps);
+        int32_t bound;
         b[j] = c->bias != NULL ? c->bias[oc + j] : 0;
+        bound = rt_dsp_sum_bound(b[j], taps);
         t.q[j] = rt_dsp_rq_make(p->mult[oc + j], p->shift[oc + j]);
         t.direct = t.direct && bound < t.q[j].hi && -bound > t.q[j].lo;
     }
@@ -249,27 +250,17 @@ static void quad_channels(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t 
 static void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
 {
     const rt_conv_s8_params *p = c->p;
-    int32_t n, oy, ox, ky, kx;
+    int32_t n, oy, ox;
     for (n = 0; n < c->g.n; ++n) {
         const int8_t *img = in + n * c->g.h * c->row;
         for (oy = 0; oy < c->g.oh; ++oy) {
-            for (ox = 0; ox < c->g.ow; ++ox) {
+            for (ox = 0; ox < c->g.ow; ++ox, out += c->g.cout) {
                 const window v = window_at(c, img, oy, ox);
-                const int8_t *xr = v.x + oc / c->mult, *wr = v.w + oc;
-                int32_t acc = c->bias != NULL ? c->bias[oc] : 0;
-                for (ky = 0; ky < v.rows; ++ky) {
-                    const int8_t *xp = xr, *wp = wr;
-                    for (kx = 0; kx < v.cols; ++kx) {
-                        acc += ((int32_t)*xp + p->input_offset) * (int32_t)*wp;
-                        xp += c->x_step;
-                        wp += c->g.cout;
-                    }
-                    xr += c->y_step;
-                    wr += c->g.kw * c->g.cout;
-                }
-                out[oc] = rt_dsp_out(acc, p->mult[oc], p->shift[oc], p->output_offset,
-                                     p->act_min, p->act_max);
-                out += c->g.cout;
+                const int32_t acc = rt_s8_dw_sum(v.x + oc / c->mult, v.w + oc, v.rows, v.cols,
+                                                 c->x_step, c->y_step, c->g.cout,
+                                                 c->g.kw * c->g.cout, p->input_offset);
+                out[oc] = rt_dsp_out((c->bias != NULL ? c->bias[oc] : 0) + acc, p->mult[oc],
+                                     p->shift[oc], p->output_offset, p->act_min, p->act_max);
             }
         }
     }

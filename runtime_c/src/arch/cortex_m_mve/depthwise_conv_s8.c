@@ -132,25 +132,20 @@ static void pass(const dw_ctx *c, const int8_t *in, int32_t oc, int32_t width, i
 static void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
 {
     const rt_conv_s8_params *p = c->p;
-    int32_t n, oy, ox, ky, kx;
+    int32_t n, oy, ox;
     for (n = 0; n < c->g.n; ++n) {
         const int8_t *img = in + n * c->g.h * c->row;
         for (oy = 0; oy < c->g.oh; ++oy) {
             for (ox = 0; ox < c->g.ow; ++ox, out += c->g.cout) {
                 rt_s8_window v;
-                const int8_t *vw;
-                rt_s8_window_at(&c->g, c->p, img, oy, ox, &v);
-                vw = c->w + (v.ky0 * c->g.kw + v.kx0) * c->g.cout;
-                const int8_t *xr = v.x + oc / c->mult, *wr = vw + oc;
-                int32_t acc = c->bias != NULL ? c->bias[oc] : 0;
-                for (ky = v.ky0; ky < v.ky1; ++ky, xr += c->y_step, wr += c->g.kw * c->g.cout) {
-                    const int8_t *xp = xr, *wp = wr;
-                    for (kx = v.kx0; kx < v.kx1; ++kx, xp += c->x_step, wp += c->g.cout) {
-                        acc += ((int32_t)*xp + p->input_offset) * (int32_t)*wp;
-                    }
-                }
-                out[oc] = rt_dsp_out(acc, p->mult[oc], p->shift[oc], p->output_offset,
-                                     p->act_min, p->act_max);
+                int32_t acc;
+                rt_s8_window_at(&c->g, p, img, oy, ox, &v);
+                acc = rt_s8_dw_sum(v.x + oc / c->mult,
+                                   c->w + (v.ky0 * c->g.kw + v.kx0) * c->g.cout + oc,
+                                   v.ky1 - v.ky0, v.kx1 - v.kx0, c->x_step, c->y_step,
+                                   c->g.cout, c->g.kw * c->g.cout, p->input_offset);
+                out[oc] = rt_dsp_out((c->bias != NULL ? c->bias[oc] : 0) + acc, p->mult[oc],
+                                     p->shift[oc], p->output_offset, p->act_min, p->act_max);
             }
         }
     }
