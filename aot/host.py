@@ -26,7 +26,7 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .codegen.c import CSources
-from .codegen.runtime import for_arch, host_arch, runtime_dir, status_name
+from .codegen.runtime import for_arch, host_arch, host_cflags, runtime_dir, status_name
 from .errors import AotError
 
 STRICT_FLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
@@ -121,13 +121,16 @@ def build(sources: CSources, *, cflags: Sequence[str] = (), sanitize: bool = Fal
           cache_dir: Optional[os.PathLike] = None, arch: Optional[str] = None) -> HostModel:
     """Compile ``sources`` (from aot.generate_c) and the runtime into a shared library and load
     it through cffi. The runtime files are those of ``arch`` (default: this machine's, e.g.
-    ``runtime_c/src/arch/x86_64/`` kernels on x86-64; ``"portable"`` for the reference ones).
+    ``runtime_c/src/arch/x86_64/`` kernels on x86-64, with AVX2 where the CPU has it;
+    ``"portable"`` for the reference ones).
     A sanitized build (``sanitize=True``) can only be loaded by a Python process started with
     libasan preloaded (see the README)."""
     import cffi
 
-    flags = list(STRICT_FLAGS) + (list(SANITIZE_FLAGS) if sanitize else []) + list(cflags)
-    runtime = for_arch(sources.runtime_sources, arch or host_arch())
+    arch = arch or host_arch()
+    flags = list(STRICT_FLAGS) + (list(SANITIZE_FLAGS) if sanitize else []) + \
+        list(host_cflags(arch)) + list(cflags)
+    runtime = for_arch(sources.runtime_sources, arch)
     key = _digest(sources, runtime, flags)
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     target = cache / key

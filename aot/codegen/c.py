@@ -19,6 +19,7 @@ from ..calls import ArgError, TensorValue, decode_call
 from ..emit import frame_text
 from ..errors import AotError, UnsupportedOpError
 from ..ops import by_et_name
+from .epilogue import find_epilogues
 from .context import (DTYPES as _DTYPES, NONE_PAIR, CallContext, Invalid, TensorArg,
                       Unsupported as _Unsupported, c_literals, dtype_name, f32_literal)
 from .render import render_template
@@ -42,6 +43,7 @@ class OpRow:
     kernel: str
     out_shape: tuple[int, ...]
     source: str
+    fused_into: Optional[int] = None   # an activation the kernel of that instruction runs
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,7 @@ class CSources:
 
     @property
     def kernels(self) -> tuple[str, ...]:
-        return tuple(sorted({r.kernel for r in self.ops}))
+        return tuple(sorted({r.kernel for r in self.ops if r.fused_into is None}))
 
 
 class _Generator:
@@ -208,6 +210,9 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
     calls, rows, missing = [], [], []
     from .delegates import DelegateCalls   # it builds on this module's types
     delegates = DelegateCalls(gen, chain)
+    epilogues = find_epilogues(gen.plan, chain)
+    act_of = {e.producer: (e.lo, e.hi) for e in epilogues}
+    fused_into = {e.activation: e.producer for e in epilogues}
     for i, ins in enumerate(chain.instructions):
         source = frame_text(chain, i)
         if isinstance(ins, P.DelegateCall):
@@ -227,6 +232,11 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
             continue
         op = by_et_name(opr.name, opr.overload)
         label = f"{opr.name}.{opr.overload}" if opr.overload else opr.name
+        if i in fused_into:    # the producer's kernel clamps its outputs as it stores them
+            out = gen.values[ins.args[-1]]
+            rows.append(OpRow(i, label, f"(in #{fused_into[i]})", tuple(out.sizes), source,
+                              fused_into[i]))
+            continue
         if op is None or op.render is None:
             missing.append((label, source))
             continue
@@ -234,7 +244,7 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
             values = decode_call(gen.plan, ins, op.schema)
         except ArgError as e:
             raise AotError(f"instruction {i} ({label}) at {source}: {e}") from None
-        ctx = CallContext(gen, op, values)
+        ctx = CallContext(gen, op, values, act=act_of.get(i))
         try:
             rendered = op.render(ctx)
         except _Unsupported as e:
@@ -301,7 +311,8 @@ def _render(gen: _Generator, calls: list, rows: list, delegates) -> CSources:
                 for s, n in gen.shapes.items() if f"&{n}," in used or f"&{n})" in used],
         statics=gen.statics, constants=list(gen.constants.values()), state=gen.state,
         constant_bytes=constant_bytes, method=gen.plan.name,
-        kernels=sorted({c["fn"] for c in calls} | {r.kernel for r in rows}),
+        kernels=sorted({c["fn"] for c in calls} | {r.kernel for r in rows
+                                                     if r.fused_into is None}),
         delegate_sources=delegates.sources, runtime_delegates=delegates.runtime,
         delegate_blobs=list(delegates.blobs.values()), backends=delegates.backends,
     )

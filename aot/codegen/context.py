@@ -101,8 +101,9 @@ def dtype_name(t: P.Tensor) -> str:
 class CallContext:
     """One call's arguments (``values``: schema name -> checked value, see aot.calls)."""
 
-    def __init__(self, gen, op, values: dict[str, Any]):
+    def __init__(self, gen, op, values: dict[str, Any], act=None):
         self.gen, self.op, self.values = gen, op, values
+        self.act = act   # (lo, hi) of an activation fused into this call (aot.codegen.epilogue)
         self.op_name = op.et_name
         self.prelude: list[str] = []   # statements that must run right before the call
 
@@ -265,6 +266,12 @@ class CallContext:
     # -- static data ---------------------------------------------------------------------------
     def params(self, ctype: str, **fields: Any) -> str:
         return self.gen.static_struct(ctype, fields)
+
+    def act_ptr(self) -> str:
+        """The fused activation as ``const rt_act_f32 *`` (NULL when there is none)."""
+        if self.act is None:
+            return "NULL"
+        return self.params("rt_act_f32", on=1, lo=float(self.act[0]), hi=float(self.act[1]))
 
     def int_array(self, values: list[int]) -> str:
         return self.gen.static_array("int32_t", [str(v) for v in values])

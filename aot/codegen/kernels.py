@@ -43,8 +43,9 @@ def convolution(ctx):
     if spatial == 1:   # 1-D: the kernel treats [N,C,L] as [N,C,1,L]
         stride, pad, dil = [1] + stride, [0] + pad, [1] + dil
     groups = ctx.int("groups", lo=1)
+    act = {} if ctx.act is None else {"act": (1, float(ctx.act[0]), float(ctx.act[1]))}
     p = ctx.params("rt_conv2d_params", stride_h=stride[0], stride_w=stride[1], pad_h=pad[0],
-                   pad_w=pad[1], dilation_h=dil[0], dilation_w=dil[1], groups=groups)
+                   pad_w=pad[1], dilation_h=dil[0], dilation_w=dil[1], groups=groups, **act)
     fn = _conv_variant(w.shape[2:], stride, pad, groups, x.shape[1])
     return fn, [p, *x.pair, *w.pair, *ctx.opt("bias").pair, *out.pair]
 
@@ -60,8 +61,9 @@ def _conv_variant(kernel, stride, pad, groups, cin) -> str:
 
 
 def addmm(ctx):
-    return "rt_addmm_f32", [ctx.float("beta"), ctx.float("alpha"), *ctx.t("self").pair,
-                            *ctx.t("mat1").pair, *ctx.t("mat2").pair, *ctx.out("out").pair]
+    return "rt_addmm_f32", [ctx.act_ptr(), ctx.float("beta"), ctx.float("alpha"),
+                            *ctx.t("self").pair, *ctx.t("mat1").pair, *ctx.t("mat2").pair,
+                            *ctx.out("out").pair]
 
 
 def mm(ctx):
@@ -119,7 +121,8 @@ def binary(ctx):
     if _is_int(ctx):
         return _int_binary(ctx, op)
     alpha = [ctx.float("alpha")] if op in ("add", "sub") else []
-    return f"rt_{op}_f32", [*alpha, *ctx.t("self").pair, *ctx.t("other").pair,
+    act = [ctx.act_ptr()] if op == "add" else []
+    return f"rt_{op}_f32", [*act, *alpha, *ctx.t("self").pair, *ctx.t("other").pair,
                             *ctx.out("out").pair]
 
 

@@ -26,6 +26,17 @@
  * 0..RT_MAX_DIMS, a negative size, or more than INT32_MAX elements). */
 int32_t rt_shape_numel(const rt_shape *s);
 
+/* ---- fused activation ---------------------------------------------------- */
+
+/* An activation fused into a kernel's epilogue (conv, addmm, add): every
+ * output is clamped to [lo, hi] as rt_clamp_f32 does it, so relu is
+ * [0, INFINITY], relu6 [0, 6]; NaN passes through. `on` == 0 is none, so a
+ * zeroed struct (or a NULL pointer where one is passed) fuses nothing. */
+typedef struct rt_act_f32 {
+    int32_t on;
+    float lo, hi;
+} rt_act_f32;
+
 /* ---- conv --------------------------------------------------------------- */
 
 typedef struct rt_conv2d_params {
@@ -33,6 +44,7 @@ typedef struct rt_conv2d_params {
     int32_t pad_h, pad_w;           /* >= 0, same before and after */
     int32_t dilation_h, dilation_w; /* >= 1 */
     int32_t groups;                 /* >= 1, divides Cin and Cout */
+    rt_act_f32 act;                 /* fused activation (zero: none) */
 } rt_conv2d_params;
 
 /* aten.convolution (not transposed). in [N,Cin,H,W], w [Cout,Cin/g,KH,KW],
@@ -90,9 +102,10 @@ rt_status rt_bmm_f32(const rt_shape *a_s, const float *a,
 rt_status rt_bmm_bt_f32(const rt_shape *a_s, const float *a,
                         const rt_shape *bt_s, const float *bt,
                         const rt_shape *out_s, float *out);
-/* out[M,N] = beta * self + alpha * (a[M,K] @ b[K,N]); self broadcasts to
- * [M,N] (rank 0..2). beta == 0 ignores self (NaN/inf in it too). */
-rt_status rt_addmm_f32(float beta, float alpha,
+/* out[M,N] = act(beta * self + alpha * (a[M,K] @ b[K,N])); self broadcasts
+ * to [M,N] (rank 0..2). beta == 0 ignores self (NaN/inf in it too). act is
+ * a fused activation or NULL. */
+rt_status rt_addmm_f32(const rt_act_f32 *act, float beta, float alpha,
                        const rt_shape *self_s, const float *self,
                        const rt_shape *a_s, const float *a,
                        const rt_shape *b_s, const float *b,
@@ -106,8 +119,8 @@ rt_status rt_linear_f32(const rt_shape *in_s, const float *in,
 
 /* ---- elementwise binary (numpy broadcasting up to RT_MAX_DIMS) ---------- */
 
-/* out = a + alpha * b */
-rt_status rt_add_f32(float alpha, const rt_shape *a_s, const float *a,
+/* out = act(a + alpha * b); act is a fused activation or NULL */
+rt_status rt_add_f32(const rt_act_f32 *act, float alpha, const rt_shape *a_s, const float *a,
                      const rt_shape *b_s, const float *b,
                      const rt_shape *out_s, float *out);
 /* out = a - alpha * b */

@@ -2,10 +2,11 @@
 
     rt = kernel_harness.load()                     # all kernels, cached build
     out = rt.empty((2, 3))                         # NaN-filled float32 output
-    rt.call("rt_add_f32", 1.0, a, b, out)          # array -> (rt_shape*, data*)
+    rt.call("rt_mul_f32", a, b, out)               # array -> (rt_shape*, data*)
 
 `call` turns each numpy array into the (shape, data) pair of the runtime's
-argument convention and None into (NULL, NULL); any other argument is passed
+argument convention, None into (NULL, NULL) and `NULL` into one NULL pointer
+(an absent `const rt_act_f32 *`, say); any other argument is passed
 through (floats, ints, `rt.params(...)` structs, `rt.int32s(...)` arrays). A
 status other than RT_OK raises KernelError.
 
@@ -32,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
+NULL = type("NullPointer", (), {"__repr__": lambda self: "NULL"})()   # one NULL argument
 RUNTIME = REPO / "runtime_c"
 INCLUDE = RUNTIME / "include"
 CACHE = REPO / "build" / "kernel_harness"
@@ -183,7 +185,9 @@ class Runtime:
     def call(self, name: str, *args) -> None:
         cargs = []
         for a in args:
-            if isinstance(a, np.ndarray):
+            if a is NULL:
+                cargs.append(self.ffi.NULL)
+            elif isinstance(a, np.ndarray):
                 cargs += [self.shape(a.shape), self.data(a)]
             elif a is None:
                 cargs += [self.ffi.NULL, self.ffi.NULL]

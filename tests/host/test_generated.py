@@ -107,6 +107,50 @@ def test_conv_and_pool_parameters(p, cache):
     _check(model, example, "sweep", cache)
 
 
+class _Epilogues(torch.nn.Module):
+    """Activations after a conv, a linear and a residual add, and three that must stay calls:
+    one whose input is read twice, one after a transposed conv, one on a graph output's
+    producer."""
+
+    def __init__(self):
+        super().__init__()
+        self.c1 = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.pw = torch.nn.Conv2d(8, 8, 1)
+        self.dw = torch.nn.Conv2d(8, 8, 3, padding=1, groups=8)
+        self.up = torch.nn.ConvTranspose2d(8, 8, 1)
+        self.fc = torch.nn.Linear(8 * 36, 10)
+
+    def forward(self, x):
+        a = torch.relu(self.c1(x))                       # conv + relu
+        b = torch.nn.functional.relu6(self.pw(a))        # 1x1 conv + relu6 (hardtanh)
+        d = torch.relu(self.dw(b) + a)                   # add + relu
+        e = torch.clamp(self.pw(d), min=-0.1)            # 1x1 conv + clamp
+        f = self.pw(e)
+        g = torch.relu(f) + f                            # f read twice: relu stays a call
+        h = torch.relu(self.up(g))                       # transposed conv: relu stays a call
+        y = self.fc(h.flatten(1))
+        return torch.nn.functional.hardtanh(y), y        # y is an output: hardtanh stays
+
+
+def test_activations_fuse_into_their_producers(cache):
+    """The C runs relu / relu6 / clamp inside the conv, addmm and add before them when nothing
+    else reads the producer's output; the .pte keeps both ops; results match torch."""
+    model, example = _Epilogues().eval(), (torch.randn(1, 3, 6, 6),)
+    manager = _lower(model, example)
+    sources = aot.generate_c(manager, name="epi")
+    fused = [(r.op.split("::")[1].split(".")[0], sources.ops[r.fused_into].kernel)
+             for r in sources.ops if r.fused_into is not None]
+    assert fused == [("relu", "rt_conv2d_f32"), ("hardtanh", "rt_conv2d_1x1_f32"),
+                     ("relu", "rt_add_f32"), ("clamp", "rt_conv2d_1x1_f32")]
+    calls = [r.kernel for r in sources.ops if r.fused_into is None]
+    assert calls.count("rt_relu_f32") == 2 and "rt_clamp_f32" in calls   # the three left
+    ops = {o.name for o in manager.executorch_program.method("forward").operators}
+    assert {"aten::relu", "aten::hardtanh", "aten::clamp"} <= ops
+    got = aot.host.build(sources, cache_dir=cache)(example[0].numpy())
+    for g, want in zip(got, _reference(model, example)):
+        np.testing.assert_allclose(g, want, rtol=RTOL, atol=ATOL)
+
+
 def test_generation_is_deterministic():
     model, example = ZOO["resnet8"]()
     a = aot.generate_c(_lower(model, example), name="net")

@@ -17,7 +17,7 @@ import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st
 
 import kernel_harness
-from kernel_harness import REPO, KernelError
+from kernel_harness import NULL, REPO, KernelError
 
 aten = torch.ops.aten
 RTOL, ATOL = 1e-4, 1e-5
@@ -166,7 +166,7 @@ def test_matmul(rt, case):
             self_[0, 0] = np.nan  # ignored when beta == 0
         ref = torch.addmm(T(self_), T(a), T(b), beta=beta, alpha=alpha)
         out = rt.empty(tuple(ref.shape))
-        rt.call("rt_addmm_f32", beta, alpha, self_, a, b, out)
+        rt.call("rt_addmm_f32", NULL, beta, alpha, self_, a, b, out)
     else:
         x, w = randn(*case[1], seed=1), randn(*case[2], seed=2)
         b = randn(*case[3], seed=3) if case[3] else None
@@ -204,7 +204,8 @@ def test_binary(rt, op, shapes):
         fn, alpha = BINARY[op]
         ref = fn(T(a), T(b), alpha if alpha is not None else 1)
         out = rt.empty(tuple(ref.shape))
-        rt.call(f"rt_{op}_f32", *([alpha] if alpha is not None else []), a, b, out)
+        act = [NULL] if op == "add" else []   # no fused activation
+        rt.call(f"rt_{op}_f32", *act, *([alpha] if alpha is not None else []), a, b, out)
     else:
         fn, alpha = SCALAR_OPS[op]
         scalar = -1.75
@@ -565,7 +566,8 @@ def test_validation_errors(rt):
                     dilation_w=1, groups=1)
     cases = [
         ("RT_ERR_SHAPE", lambda: rt.call("rt_conv2d_f32", prm, x, w, None, rt.empty((1, 4, 4, 4)))),
-        ("RT_ERR_SHAPE", lambda: rt.call("rt_add_f32", 1.0, randn(2, 3), randn(4), rt.empty((2, 3)))),
+        ("RT_ERR_SHAPE", lambda: rt.call("rt_add_f32", NULL, 1.0, randn(2, 3), randn(4),
+                                         rt.empty((2, 3)))),
         ("RT_ERR_SHAPE", lambda: rt.call("rt_relu_f32", randn(2, 3), rt.empty((7,)))),
         ("RT_ERR_PARAM", lambda: rt.call("rt_softmax_f32", 2, randn(2, 3), rt.empty((2, 3)))),
         ("RT_ERR_PARAM", lambda: rt.call("rt_sum_f32", 1 << 3, randn(2, 3), rt.empty((2, 3)))),
@@ -573,7 +575,7 @@ def test_validation_errors(rt):
                                          rt.empty((2, 2)))),
         ("RT_ERR_RANK", lambda: rt.call("rt_mm_f32", randn(2, 3, 1), randn(3, 2), rt.empty((2, 2)))),
         ("RT_ERR_NULL", lambda: rt.call("rt_linear_f32", randn(2, 3), randn(4, 3),
-                                        rt.shape((4,)), rt.ffi.NULL, rt.empty((2, 4)))),
+                                        rt.shape((4,)), NULL, rt.empty((2, 4)))),
     ]
     for status, fn in cases:
         with pytest.raises(KernelError, match=status):

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.util
+import math
 import os
 import platform
 import shutil
@@ -32,8 +33,8 @@ import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st
 
 import kernel_harness
-from kernel_harness import (CACHE, INCLUDE, RUNTIME, SANITIZE_FLAGS, STRICT_FLAGS, KernelError,
-                            Runtime)
+from kernel_harness import (CACHE, INCLUDE, NULL, RUNTIME, SANITIZE_FLAGS, STRICT_FLAGS,
+                            KernelError, Runtime)
 
 RTOL, ATOL = 1e-4, 1e-5
 HERE = Path(__file__).resolve().parent
@@ -43,11 +44,19 @@ EXTRA_WARNINGS = ["-Wdouble-promotion", "-Wconversion", "-Wshadow", "-Wstrict-pr
 
 
 def host_arches() -> list[str]:
-    """Arch folders whose code runs on this machine."""
-    return [a for a in (platform.machine(),) if (ARCH_DIR / a).is_dir()]
+    """Arch folders whose code runs on this machine, and "<arch>+wide" for their build with
+    the flags aot.host adds here (x86-64: AVX2, when the CPU has it)."""
+    from aot.codegen.runtime import host_cflags
+    arches = [a for a in (platform.machine(),) if (ARCH_DIR / a).is_dir()]
+    return arches + [f"{a}+wide" for a in arches if host_cflags(a)]
+
+
+def _folder(arch: str) -> str:
+    return arch.split("+")[0]
 
 
 ARCHES = ["portable"] + host_arches()
+BUILD_ARCHES = sorted({_folder(a) for a in ARCHES})   # what aot.host.build(arch=...) takes
 
 
 def arch_sources(arch: str) -> list[Path]:
@@ -55,7 +64,7 @@ def arch_sources(arch: str) -> list[Path]:
     files = kernel_harness.runtime_sources()
     if arch == "portable":
         return files
-    override = {p.name: p for p in (ARCH_DIR / arch).glob("*.c")}
+    override = {p.name: p for p in (ARCH_DIR / _folder(arch)).glob("*.c")}
     return [override.get(p.name, p) for p in files]
 
 
@@ -63,15 +72,17 @@ def _build_arch(arch: str, sanitize: bool) -> Path:
     """kernel_harness's build, for the arch's files (its private headers in the cache key)."""
     import cffi
 
+    from aot.codegen.runtime import host_cflags
     sources = arch_sources(arch)
-    cflags = STRICT_FLAGS + (SANITIZE_FLAGS if sanitize else [])
+    cflags = STRICT_FLAGS + (SANITIZE_FLAGS if sanitize else []) + \
+        (list(host_cflags(_folder(arch))) if arch.endswith("+wide") else [])
     h = hashlib.sha256()
     for part in [sys.version, arch, " ".join(cflags), kernel_harness.cdef_text()]:
         h.update(part.encode())
     for f in sorted(sources) + sorted(INCLUDE.glob("*.h")) + sorted(RUNTIME.glob("src/**/*.h")):
         h.update(str(f.relative_to(RUNTIME)).encode() + f.read_bytes())
     key = f"{arch}-{h.hexdigest()[:16]}"
-    modname = f"_rt_{arch}_{h.hexdigest()[:16]}"
+    modname = f"_rt_{arch.replace('+', '_')}_{h.hexdigest()[:16]}"
     final = CACHE / key
     found = list(final.glob(f"{modname}*.so")) if final.is_dir() else []
     if found:
@@ -125,8 +136,9 @@ VARIANTS = {"general": "rt_conv2d_f32", "1x1": "rt_conv2d_1x1_f32",
             "depthwise": "rt_conv2d_depthwise_f32"}
 
 
-def conv(rt, fn, x, w, b, stride, pad, dil, groups):
-    """Run one conv kernel; 1-D when x is rank 3 (the *_h params are ignored)."""
+def conv(rt, fn, x, w, b, stride, pad, dil, groups, act=None):
+    """Run one conv kernel; 1-D when x is rank 3 (the *_h params are ignored); act = (lo, hi)
+    of a fused activation."""
     h_one = x.ndim == 3
     kh, kw = (1, w.shape[-1]) if h_one else w.shape[2:]
     h, wd = (1, x.shape[-1]) if h_one else x.shape[2:]
@@ -135,6 +147,8 @@ def conv(rt, fn, x, w, b, stride, pad, dil, groups):
     shape = (x.shape[0], w.shape[0], ow) if h_one else (x.shape[0], w.shape[0], oh, ow)
     prm = rt.params("rt_conv2d_params", stride_h=stride[0], stride_w=stride[1], pad_h=pad[0],
                     pad_w=pad[1], dilation_h=dil[0], dilation_w=dil[1], groups=groups)
+    if act is not None:
+        prm.act.on, prm.act.lo, prm.act.hi = 1, *act
     out = rt.empty(shape)
     rt.call(fn, prm, x, w, b, out)
     return out
@@ -173,6 +187,9 @@ GENERAL_CASES = [
     (1, 4, 6, 3, 6, (2, 2), (1, 3), (1, 1), (1, 1), 2, True),        # groups, stride 3
     (1, 6, 5, 5, 3, (3, 3), (1, 1), (1, 1), (1, 1), 3, False),       # 1 channel per group
     (1, 2, 3, 2, 5, (3, 3), (1, 1), (1, 1), (1, 1), 1, True),        # plane narrower than 4
+    (1, 5, 12, 35, 8, (3, 3), (2, 2), (1, 1), (1, 1), 1, True),      # stride 2, 18 columns
+    (1, 3, 6, 20, 4, (1, 5), (2, 2), (0, 2), (1, 2), 1, True),       # stride 2, dilated, 8
+    (1, 4, 5, 9, 4, (3, 3), (1, 1), (3, 3), (1, 1), 1, False),       # padding wider than taps
     (1, 70, 5, 9, 70, (3, 3), (1, 1), (1, 1), (1, 1), 1, True),
     (1, 8, 12, 12, 4, (1, 1), (2, 2), (0, 0), (1, 1), 1, True),      # strided 1x1 shortcut
     (1, 3, 4, 21, 9, (1, 7), (1, 1), (0, 3), (1, 2), 1, True),
@@ -275,6 +292,60 @@ def test_variants_reject_other_convs(arch):
         assert e.value.status == 4  # RT_ERR_PARAM
 
 
+# ------------------------------------------------------ fused activation ---
+
+# (lo, hi) of relu, relu6, a clamp, and an empty range (torch.clamp then gives hi everywhere)
+ACTS = [(0.0, math.inf), (0.0, 6.0), (-0.5, 0.25), (1.0, -1.0)]
+FUSED_CONVS = [("general", GENERAL_CASES[0]), ("general", GENERAL_CASES[1]),
+               ("general", GENERAL_CASES[4]), ("general", GENERAL_CASES[7]),
+               ("1x1", (1, 24, 7, 9, 13, (1, 1), (1, 1), (0, 0), (1, 1), 1, True)),
+               ("1x1", (1, 5, 1, 3, 2, (1, 1), (1, 1), (0, 0), (1, 1), 1, False)),
+               ("depthwise", (1, 9, 11, 10, 18, (3, 3), (1, 1), (1, 1), (1, 1), 9, True)),
+               ("depthwise", (1, 4, 9, 3, 4, (3, 3), (2, 2), (1, 1), (1, 1), 4, False))]
+
+
+def _with_specials(a: np.ndarray) -> np.ndarray:
+    flat = a.reshape(-1)
+    flat[0], flat[len(flat) // 2], flat[-1] = np.nan, np.inf, -np.inf
+    return a
+
+
+@pytest.mark.parametrize("arch", ARCHES)
+@pytest.mark.parametrize("act", ACTS, ids=str)
+def test_fused_activation(arch, act):
+    """A fused activation gives the bits of the unfused kernel followed by rt_clamp_f32 (NaN
+    and infinities included), in every conv variant, in addmm and in add."""
+    rt, ref_rt = runtime(arch), runtime("portable")
+
+    def clamped(plain):
+        want = ref_rt.empty(plain.shape)
+        ref_rt.call("rt_clamp_f32", *act, plain, want)
+        return want
+
+    for variant, (n, cin, h, wd, cout, k, stride, pad, dil, groups, bias) in FUSED_CONVS:
+        x = _with_specials(randn(n, cin, h, wd, seed=5))
+        w = randn(cout, cin // groups, *k, seed=6)
+        b = randn(cout, seed=7) if bias else None
+        args = (x, w, b, stride, pad, dil, groups)
+        got = conv(rt, VARIANTS[variant], *args, act=act)
+        np.testing.assert_array_equal(got, clamped(conv(rt, VARIANTS[variant], *args)),
+                                      err_msg=variant)
+    a, bm, bias = _with_specials(randn(6, 9, seed=1)), randn(9, 5, seed=2), randn(5, seed=3)
+    on = rt.params("rt_act_f32", on=1, lo=act[0], hi=act[1])
+    got, plain = rt.empty((6, 5)), rt.empty((6, 5))
+    rt.call("rt_addmm_f32", on, 0.5, 1.5, bias, a, bm, got)
+    rt.call("rt_addmm_f32", NULL, 0.5, 1.5, bias, a, bm, plain)
+    np.testing.assert_array_equal(got, clamped(plain), err_msg="addmm")
+    y = randn(3, 1, 5, seed=4)
+    x = _with_specials(randn(3, 4, 5, seed=8))
+    got, plain = rt.empty((3, 4, 5)), rt.empty((3, 4, 5))
+    rt.call("rt_add_f32", on, -1.0, x, y, got)
+    rt.call("rt_add_f32", NULL, -1.0, x, y, plain)
+    np.testing.assert_array_equal(got, clamped(plain), err_msg="add")
+    rt.call("rt_add_f32", on, -1.0, x, y, x)    # in place, as a residual add writes
+    np.testing.assert_array_equal(x, clamped(plain), err_msg="add in place")
+
+
 # ---------------------------------------------------------------- matmul ---
 
 MATMUL_SHAPES = [(1, 640, 128), (1, 128, 8), (1, 8, 128), (1, 64, 12), (1, 256, 2),
@@ -291,8 +362,8 @@ def test_matmul_kernels(arch, mkn):
     ta, tb, tbias = map(torch.from_numpy, (a, b, bias))
     cases = [
         ("rt_mm_f32", (a, b), torch.mm(ta, tb)),
-        ("rt_addmm_f32", (1.0, 1.0, bias, a, b), torch.addmm(tbias, ta, tb)),
-        ("rt_addmm_f32", (0.5, -2.0, bias, a, b), torch.addmm(tbias, ta, tb, beta=0.5,
+        ("rt_addmm_f32", (NULL, 1.0, 1.0, bias, a, b), torch.addmm(tbias, ta, tb)),
+        ("rt_addmm_f32", (NULL, 0.5, -2.0, bias, a, b), torch.addmm(tbias, ta, tb, beta=0.5,
                                                                 alpha=-2.0)),
         ("rt_bmm_f32", (np.stack([a, a[::-1].copy()]), np.stack([b, b * 2])),
          torch.bmm(torch.stack([ta, ta.flip(0)]), torch.stack([tb, tb * 2]))),
@@ -334,7 +405,7 @@ def test_renderer_picks_the_conv_variant():
         "rt_conv2d_1x1_f32", "rt_conv2d_depthwise_f32", "rt_conv2d_depthwise_f32",
         "rt_conv2d_f32", "rt_conv2d_f32", "rt_conv2d_f32"]
     import aot.host
-    for arch in ARCHES:
+    for arch in BUILD_ARCHES:
         (got,) = aot.host.build(sources, arch=arch)(example[0].numpy())
         np.testing.assert_allclose(got, model(*example).detach().numpy(), rtol=RTOL, atol=ATOL)
 
@@ -372,20 +443,22 @@ def test_host_build_links_arch_files(tmp_path):
     assert not any(f.startswith("src/arch/") for f in sources.runtime_sources)
     want = model(*example).detach().numpy()
     libraries = set()
-    for arch in ARCHES:
+    for arch in BUILD_ARCHES:
         built = aot.host.build(sources, arch=arch, cache_dir=tmp_path)
         (got,) = built(example[0].numpy())
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
         libraries.add(built.library_path)
-    assert len(libraries) == len(ARCHES)  # one build per arch: different runtime files
+    assert len(libraries) == len(BUILD_ARCHES)  # one build per arch: different runtime files
 
 
 @pytest.mark.parametrize("checks", ["checks", "no_checks"])
 @pytest.mark.parametrize("arch", host_arches())
 def test_arch_files_compile_strict(arch, checks, tmp_path):
+    from aot.codegen.runtime import host_cflags
     flags = STRICT_FLAGS + EXTRA_WARNINGS + (["-DRT_CONFIG_NO_CHECKS"] if checks == "no_checks"
                                              else [])
-    files = sorted((ARCH_DIR / arch).glob("*.c"))
+    flags += list(host_cflags(_folder(arch))) if arch.endswith("+wide") else []
+    files = sorted((ARCH_DIR / _folder(arch)).glob("*.c"))
     res = subprocess.run(["gcc", *flags, f"-I{INCLUDE}", "-c", *map(str, files)], cwd=tmp_path,
                          capture_output=True, text=True)
     assert res.returncode == 0 and res.stderr == "", res.stderr

@@ -10,7 +10,8 @@
  * in a group) go plane by plane: the plane is cleared, then every (input
  * channel, ky, kx) tap adds w * input to the rectangle of outputs whose
  * input it reaches, the row and column ranges computed once per tap.
- * Accumulation per output is in (c, ky, kx) order, bias last, either way. */
+ * Accumulation per output is in (c, ky, kx) order, bias last, either way;
+ * the fused activation (p->act) clamps each output as it is stored. */
 #include "../core/rt_internal.h"
 
 /* Outputs o in [0, n) with 0 <= o * s + off < len: returns the first, sets
@@ -55,7 +56,7 @@ static void conv_plane(const rt_conv_geom *g, const float *in_g,
         }
     }
     for (i = 0; i < npix; ++i) {
-        o[i] += bias;
+        o[i] = rt_act(o[i] + bias, g->lo, g->hi);
     }
 }
 
@@ -108,6 +109,7 @@ static void block4x4(const rt_conv_geom *g, const float *in_g, const float *w0, 
     float a20 = 0.0f, a21 = 0.0f, a22 = 0.0f, a23 = 0.0f;
     float a30 = 0.0f, a31 = 0.0f, a32 = 0.0f, a33 = 0.0f;
     const int32_t dw = g->dw;
+    const float lo = g->lo, hi = g->hi;
     const float *w1 = w0 + fsize, *w2 = w1 + fsize, *w3 = w2 + fsize;
     int32_t c, ky, kx;
     for (c = 0; c < g->cin_g; ++c) {
@@ -130,13 +132,17 @@ static void block4x4(const rt_conv_geom *g, const float *in_g, const float *w0, 
             }
         }
     }
-    o[0] = a00 + bias[0]; o[1] = a01 + bias[0]; o[2] = a02 + bias[0]; o[3] = a03 + bias[0];
+    o[0] = rt_act(a00 + bias[0], lo, hi); o[1] = rt_act(a01 + bias[0], lo, hi);
+    o[2] = rt_act(a02 + bias[0], lo, hi); o[3] = rt_act(a03 + bias[0], lo, hi);
     o += plane;
-    o[0] = a10 + bias[1]; o[1] = a11 + bias[1]; o[2] = a12 + bias[1]; o[3] = a13 + bias[1];
+    o[0] = rt_act(a10 + bias[1], lo, hi); o[1] = rt_act(a11 + bias[1], lo, hi);
+    o[2] = rt_act(a12 + bias[1], lo, hi); o[3] = rt_act(a13 + bias[1], lo, hi);
     o += plane;
-    o[0] = a20 + bias[2]; o[1] = a21 + bias[2]; o[2] = a22 + bias[2]; o[3] = a23 + bias[2];
+    o[0] = rt_act(a20 + bias[2], lo, hi); o[1] = rt_act(a21 + bias[2], lo, hi);
+    o[2] = rt_act(a22 + bias[2], lo, hi); o[3] = rt_act(a23 + bias[2], lo, hi);
     o += plane;
-    o[0] = a30 + bias[3]; o[1] = a31 + bias[3]; o[2] = a32 + bias[3]; o[3] = a33 + bias[3];
+    o[0] = rt_act(a30 + bias[3], lo, hi); o[1] = rt_act(a31 + bias[3], lo, hi);
+    o[2] = rt_act(a32 + bias[3], lo, hi); o[3] = rt_act(a33 + bias[3], lo, hi);
 }
 
 /* Output channels oc..oc+3 (one group) of one image, every pixel. */
@@ -181,7 +187,7 @@ static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_o
                 float acc[4];
                 pixel4(g, in_g, w_oc, fsize, oy, ox, acc);
                 for (j = 0; j < 4; ++j) {
-                    orow[ox + j * plane] = acc[j] + bias[j];
+                    orow[ox + j * plane] = rt_act(acc[j] + bias[j], g->lo, g->hi);
                 }
             }
         }

@@ -5,14 +5,14 @@
  * blocks of 4 output channels x 4 pixels: 16 independent accumulators in
  * registers (a Cortex-M4 has 32 single-precision registers), each input
  * value and weight loaded once per block. Ragged ends reuse the last full
- * block shifted back. Accumulation is in input channel order, bias last:
- * results are bit-identical to rt_conv2d_f32. */
+ * block shifted back. Accumulation is in input channel order, bias last,
+ * then the fused activation: results are bit-identical to rt_conv2d_f32. */
 #include "../core/rt_internal.h"
 
 /* out[oc + i][p + j], i, j < 4. The 16 accumulators are spelled out: GCC
  * at -O2 keeps a float[4][4] in memory. */
 static void block4x4(const float *in, int32_t hw, const float *w, int32_t cin,
-                     const float *b, float *o)
+                     const float *b, float lo, float hi, float *o)
 {
     float a00 = 0.0f, a01 = 0.0f, a02 = 0.0f, a03 = 0.0f;
     float a10 = 0.0f, a11 = 0.0f, a12 = 0.0f, a13 = 0.0f;
@@ -40,13 +40,17 @@ static void block4x4(const float *in, int32_t hw, const float *w, int32_t cin,
         b2 = b[2];
         b3 = b[3];
     }
-    o[0] = a00 + b0; o[1] = a01 + b0; o[2] = a02 + b0; o[3] = a03 + b0;
+    o[0] = rt_act(a00 + b0, lo, hi); o[1] = rt_act(a01 + b0, lo, hi);
+    o[2] = rt_act(a02 + b0, lo, hi); o[3] = rt_act(a03 + b0, lo, hi);
     o += hw;
-    o[0] = a10 + b1; o[1] = a11 + b1; o[2] = a12 + b1; o[3] = a13 + b1;
+    o[0] = rt_act(a10 + b1, lo, hi); o[1] = rt_act(a11 + b1, lo, hi);
+    o[2] = rt_act(a12 + b1, lo, hi); o[3] = rt_act(a13 + b1, lo, hi);
     o += hw;
-    o[0] = a20 + b2; o[1] = a21 + b2; o[2] = a22 + b2; o[3] = a23 + b2;
+    o[0] = rt_act(a20 + b2, lo, hi); o[1] = rt_act(a21 + b2, lo, hi);
+    o[2] = rt_act(a22 + b2, lo, hi); o[3] = rt_act(a23 + b2, lo, hi);
     o += hw;
-    o[0] = a30 + b3; o[1] = a31 + b3; o[2] = a32 + b3; o[3] = a33 + b3;
+    o[0] = rt_act(a30 + b3, lo, hi); o[1] = rt_act(a31 + b3, lo, hi);
+    o[2] = rt_act(a32 + b3, lo, hi); o[3] = rt_act(a33 + b3, lo, hi);
 }
 
 /* out[oc][p], one dot product (small planes, fewer than 4 channels) */
@@ -85,15 +89,15 @@ rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
                 for (px = 0; px < hw; px += 4) {
                     const int32_t p0 = px + 4 <= hw ? px : hw - 4;
                     block4x4(in_n + p0, hw, w + c0 * g.cin, g.cin,
-                             b != NULL ? b + c0 : NULL, out_n + c0 * hw + p0);
+                             b != NULL ? b + c0 : NULL, g.lo, g.hi, out_n + c0 * hw + p0);
                 }
             }
         } else {
             for (oc = 0; oc < g.cout; ++oc) {
                 for (px = 0; px < hw; ++px) {
                     out_n[oc * hw + px] =
-                        dot(in_n + px, hw, w + oc * g.cin, g.cin) +
-                        (b != NULL ? b[oc] : 0.0f);
+                        rt_act(dot(in_n + px, hw, w + oc * g.cin, g.cin) +
+                               (b != NULL ? b[oc] : 0.0f), g.lo, g.hi);
                 }
             }
         }

@@ -6,8 +6,8 @@
  * the valid kernel rows are computed once; the columns split into a border
  * (taps checked against the row) and an interior where every tap is inside,
  * done 4 outputs at a time with independent accumulators. Accumulation per
- * output is in (ky, kx) order, bias last: results are bit-identical to
- * rt_conv2d_f32. */
+ * output is in (ky, kx) order, bias last, then the fused activation:
+ * results are bit-identical to rt_conv2d_f32. */
 #include "../core/rt_internal.h"
 
 /* One output over the taps of its window inside the input (border columns): the column range
@@ -38,6 +38,7 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
 {
     const int32_t iy0 = oy * g->sh - g->ph;
     const int32_t span = (g->kw - 1) * g->dw;
+    const float lo = g->lo, hi = g->hi;
     int32_t ky0 = 0, ky1 = g->kh, xi0, xi1, ox, ky, kx;
     while (ky0 < ky1 && iy0 + ky0 * g->dh < 0) {
         ++ky0;
@@ -52,7 +53,7 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
     xi1 = xi1 < g->ow ? xi1 : g->ow;
     xi0 = xi0 < xi1 ? xi0 : xi1;
     for (ox = 0; ox < xi0; ++ox) {
-        o[ox] = dw_border(g, in_c, wc, iy0, ky0, ky1, ox) + bias;
+        o[ox] = rt_act(dw_border(g, in_c, wc, iy0, ky0, ky1, ox) + bias, lo, hi);
     }
     for (ox = xi0; ox + 4 <= xi1; ox += 4) {
         const float *base = in_c + ox * g->sw - g->pw;
@@ -70,10 +71,10 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
                 a3 = rt_mac_f32(a3, ip[3 * s], wv);
             }
         }
-        o[ox] = a0 + bias;
-        o[ox + 1] = a1 + bias;
-        o[ox + 2] = a2 + bias;
-        o[ox + 3] = a3 + bias;
+        o[ox] = rt_act(a0 + bias, lo, hi);
+        o[ox + 1] = rt_act(a1 + bias, lo, hi);
+        o[ox + 2] = rt_act(a2 + bias, lo, hi);
+        o[ox + 3] = rt_act(a3 + bias, lo, hi);
     }
     for (; ox < xi1; ++ox) {   /* interior columns left over: every tap inside, no checks */
         const float *base = in_c + ox * g->sw - g->pw;
@@ -85,10 +86,10 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
                 a = rt_mac_f32(a, row[kx * g->dw], wr[kx]);
             }
         }
-        o[ox] = a + bias;
+        o[ox] = rt_act(a + bias, lo, hi);
     }
     for (; ox < g->ow; ++ox) {
-        o[ox] = dw_border(g, in_c, wc, iy0, ky0, ky1, ox) + bias;
+        o[ox] = rt_act(dw_border(g, in_c, wc, iy0, ky0, ky1, ox) + bias, lo, hi);
     }
 }
 

@@ -68,7 +68,7 @@ rt_status rt_conv2d_im2col_f32(const rt_scratch *scratch,
                             acc = rt_mac_f32(acc, col[i], wp[i]);
                         }
                         out_n[(oc * g.oh + oy) * g.ow + ox] =
-                            acc + (b != NULL ? b[oc] : 0.0f);
+                            rt_act(acc + (b != NULL ? b[oc] : 0.0f), g.lo, g.hi);
                     }
                 }
             }

@@ -29,6 +29,8 @@ rt_status rt_conv2d_geom(rt_conv_geom *g, const rt_conv2d_params *p,
     g->dh = one_d ? 1 : p->dilation_h;
     g->dw = p->dilation_w;
     g->groups = p->groups;
+    g->lo = rt_act_lo(&p->act);
+    g->hi = rt_act_hi(&p->act);
     RT_CHECK(g->sh >= 1 && g->sw >= 1 && g->ph >= 0 && g->pw >= 0 &&
              g->dh >= 1 && g->dw >= 1 && g->groups >= 1,
              RT_ERR_PARAM);

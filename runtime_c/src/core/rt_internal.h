@@ -2,6 +2,7 @@
 #ifndef RT_INTERNAL_H
 #define RT_INTERNAL_H
 
+#include <math.h>
 #include <string.h>
 
 #include "rt.h"
@@ -32,6 +33,25 @@ static inline float rt_mac_f32(float acc, float a, float b)
     return acc + a * b;
 }
 #endif
+
+/* A fused activation's bounds: [-INFINITY, INFINITY] when there is none,
+ * so rt_act(x, lo, hi) then leaves every x, NaN and infinities included. */
+static inline float rt_act_lo(const rt_act_f32 *a)
+{
+    return a != NULL && a->on ? a->lo : -INFINITY;
+}
+
+static inline float rt_act_hi(const rt_act_f32 *a)
+{
+    return a != NULL && a->on ? a->hi : INFINITY;
+}
+
+/* x clamped to [lo, hi] exactly as rt_clamp_f32 does it (NaN passes). */
+static inline float rt_act(float x, float lo, float hi)
+{
+    x = x < lo ? lo : x;
+    return x > hi ? hi : x;
+}
 
 /* Compensated (Kahan) float sum: close to double accuracy using single
  * precision only (no soft-float on an FPv4-SP core). `plain` is the naive
@@ -139,6 +159,7 @@ typedef struct rt_conv_geom {
     int32_t oh, ow;                 /* output */
     int32_t groups, cin_g, cout_g;  /* channels per group */
     int32_t sh, sw, ph, pw, dh, dw; /* stride, padding, dilation */
+    float lo, hi;                   /* fused activation bounds (rt_act_lo/hi) */
 } rt_conv_geom;
 
 /* Validates the conv shapes and params (bias optional) and fills g. */

@@ -1,13 +1,20 @@
-/* add.c - rt_add_f32: out = a + alpha * b, numpy broadcasting;
+/* add.c - rt_add_f32: out = a + alpha * b, numpy broadcasting, with a fused
+ * activation when act is given (a residual add + relu in one pass);
  * rt_add_scalar_f32: out = in + alpha * other.
  */
 #include "../core/rt_internal.h"
 
-rt_status rt_add_f32(float alpha, const rt_shape *a_s, const float *a,
+rt_status rt_add_f32(const rt_act_f32 *act, float alpha,
+                     const rt_shape *a_s, const float *a,
                      const rt_shape *b_s, const float *b,
                      const rt_shape *out_s, float *out)
 {
-    RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, x + alpha * y);
+    if (act != NULL && act->on) {
+        const float lo = act->lo, hi = act->hi;
+        RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, rt_act(x + alpha * y, lo, hi));
+    } else {
+        RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, x + alpha * y);
+    }
     return RT_OK;
 }
 

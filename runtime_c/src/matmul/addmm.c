@@ -1,13 +1,15 @@
 /* addmm.c - rt_addmm_f32: out[M,N] = beta * self + alpha * (a @ b), self
- * broadcast to [M,N]; beta == 0 ignores self entirely (as torch does). */
+ * broadcast to [M,N]; beta == 0 ignores self entirely (as torch does). A
+ * fused activation (act) clamps each output in the same pass. */
 #include "../core/rt_internal.h"
 
-rt_status rt_addmm_f32(float beta, float alpha,
+rt_status rt_addmm_f32(const rt_act_f32 *act, float beta, float alpha,
                        const rt_shape *self_s, const float *self,
                        const rt_shape *a_s, const float *a,
                        const rt_shape *b_s, const float *b,
                        const rt_shape *out_s, float *out)
 {
+    const float lo = rt_act_lo(act), hi = rt_act_hi(act);
     int32_t m, n, sm, sn, i, j;
     RT_CHECK(self_s != NULL && self != NULL && a_s != NULL && a != NULL &&
              b_s != NULL && b != NULL && out_s != NULL && out != NULL,
@@ -30,7 +32,7 @@ rt_status rt_addmm_f32(float beta, float alpha,
         float *o = out + i * n;
         for (j = 0; j < n; ++j) {
             const float prod = alpha * o[j];
-            o[j] = beta == 0.0f ? prod : beta * sr[sn == 1 ? 0 : j] + prod;
+            o[j] = rt_act(beta == 0.0f ? prod : beta * sr[sn == 1 ? 0 : j] + prod, lo, hi);
         }
     }
     return RT_OK;

@@ -66,7 +66,7 @@ X86_INLINE __m128 mk1x4(const float *in, int32_t hw, const float *w,
 }
 
 /* Channels [oc, oc + 4) over pixels [p0, p1) (p1 >= 4). */
-static void block_rows4(const float *in, int32_t hw, const float *w,
+static void block_rows4(const rt_conv_geom *g, const float *in, int32_t hw, const float *w,
                         int32_t cin, const float *b, float *o, int32_t p0,
                         int32_t p1)
 {
@@ -78,22 +78,22 @@ static void block_rows4(const float *in, int32_t hw, const float *w,
     for (; p + 8 <= p1; p += 8) {
         mk4x8(in + p, hw, w, cin, acc);
         for (j = 0; j < 4; ++j) {
-            _mm_storeu_ps(o + j * hw + p, _mm_add_ps(acc[2 * j], bv[j]));
-            _mm_storeu_ps(o + j * hw + p + 4, _mm_add_ps(acc[2 * j + 1], bv[j]));
+            _mm_storeu_ps(o + j * hw + p, x86_bias_act(acc[2 * j], bv[j], g));
+            _mm_storeu_ps(o + j * hw + p + 4, x86_bias_act(acc[2 * j + 1], bv[j], g));
         }
     }
     while (p < p1) {
         const int32_t x = p + 4 <= p1 ? p : p1 - 4;
         mk4x4(in + x, hw, w, cin, acc);
         for (j = 0; j < 4; ++j) {
-            _mm_storeu_ps(o + j * hw + x, _mm_add_ps(acc[j], bv[j]));
+            _mm_storeu_ps(o + j * hw + x, x86_bias_act(acc[j], bv[j], g));
         }
         p = x + 4;
     }
 }
 
 /* Channel oc over pixels [p0, p1) (p1 >= 4). */
-static void block_row1(const float *in, int32_t hw, const float *w,
+static void block_row1(const rt_conv_geom *g, const float *in, int32_t hw, const float *w,
                        int32_t cin, const float *b, float *o, int32_t p0,
                        int32_t p1)
 {
@@ -101,13 +101,13 @@ static void block_row1(const float *in, int32_t hw, const float *w,
     int32_t p = p0;
     while (p < p1) {
         const int32_t x = p + 4 <= p1 ? p : p1 - 4;
-        _mm_storeu_ps(o + x, _mm_add_ps(mk1x4(in + x, hw, w, cin), bv));
+        _mm_storeu_ps(o + x, x86_bias_act(mk1x4(in + x, hw, w, cin), bv, g));
         p = x + 4;
     }
 }
 
 /* Fewer than 4 pixels: one dot product per output. */
-static void small_plane(const float *in, int32_t hw, const float *w,
+static void small_plane(const rt_conv_geom *g, const float *in, int32_t hw, const float *w,
                         int32_t cin, int32_t cout, const float *b, float *o)
 {
     int32_t oc, p, c;
@@ -117,7 +117,7 @@ static void small_plane(const float *in, int32_t hw, const float *w,
             for (c = 0; c < cin; ++c) {
                 acc += in[c * hw + p] * w[oc * cin + c];
             }
-            o[oc * hw + p] = acc + (b != NULL ? b[oc] : 0.0f);
+            o[oc * hw + p] = rt_act(acc + (b != NULL ? b[oc] : 0.0f), g->lo, g->hi);
         }
     }
 }
@@ -144,7 +144,7 @@ rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
         const float *in_n = in + n * g.cin * hw;
         float *out_n = out + n * g.cout * hw;
         if (hw < 4) {
-            small_plane(in_n, hw, w, g.cin, g.cout, b, out_n);
+            small_plane(&g, in_n, hw, w, g.cin, g.cout, b, out_n);
             continue;
         }
         for (t0 = 0; t0 < hw; t0 += tile) {
@@ -153,13 +153,13 @@ rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
             if (g.cout >= 4) {
                 for (oc = 0; oc < g.cout; oc += 4) {
                     const int32_t c0 = oc + 4 <= g.cout ? oc : g.cout - 4;
-                    block_rows4(in_n, hw, w + c0 * g.cin, g.cin,
+                    block_rows4(&g, in_n, hw, w + c0 * g.cin, g.cin,
                                 b != NULL ? b + c0 : NULL, out_n + c0 * hw,
                                 p0, t1);
                 }
             } else {
                 for (oc = 0; oc < g.cout; ++oc) {
-                    block_row1(in_n, hw, w + oc * g.cin, g.cin,
+                    block_row1(&g, in_n, hw, w + oc * g.cin, g.cin,
                                b != NULL ? b + oc : NULL, out_n + oc * hw, p0,
                                t1);
                 }

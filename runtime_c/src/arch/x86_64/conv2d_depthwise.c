@@ -63,15 +63,15 @@ X86_INLINE void dw_rows4(const rt_conv_geom *g, const float *in_c,
             }
         }
     }
-    _mm_storeu_ps(q, _mm_add_ps(a0, bv));
-    _mm_storeu_ps(q + g->ow, _mm_add_ps(a1, bv));
-    _mm_storeu_ps(q + 2 * g->ow, _mm_add_ps(a2, bv));
-    _mm_storeu_ps(q + 3 * g->ow, _mm_add_ps(a3, bv));
+    _mm_storeu_ps(q, x86_bias_act(a0, bv, g));
+    _mm_storeu_ps(q + g->ow, x86_bias_act(a1, bv, g));
+    _mm_storeu_ps(q + 2 * g->ow, x86_bias_act(a2, bv, g));
+    _mm_storeu_ps(q + 3 * g->ow, x86_bias_act(a3, bv, g));
     if (nv == 2) {
-        _mm_storeu_ps(q1, _mm_add_ps(a4, bv));
-        _mm_storeu_ps(q1 + g->ow, _mm_add_ps(a5, bv));
-        _mm_storeu_ps(q1 + 2 * g->ow, _mm_add_ps(a6, bv));
-        _mm_storeu_ps(q1 + 3 * g->ow, _mm_add_ps(a7, bv));
+        _mm_storeu_ps(q1, x86_bias_act(a4, bv, g));
+        _mm_storeu_ps(q1 + g->ow, x86_bias_act(a5, bv, g));
+        _mm_storeu_ps(q1 + 2 * g->ow, x86_bias_act(a6, bv, g));
+        _mm_storeu_ps(q1 + 3 * g->ow, x86_bias_act(a7, bv, g));
     }
 }
 
@@ -139,7 +139,7 @@ X86_INLINE void dw_plane(const rt_conv_geom *g, const float *in_c,
         x = 0;
         while (x < g->ow) {
             const int32_t xb = g->ow >= 4 ? (x + 4 <= g->ow ? x : g->ow - 4) : 0;
-            const __m128 v = _mm_add_ps(dw_row1(g, in_c, wc, y, xb, s, wide), bv);
+            const __m128 v = x86_bias_act(dw_row1(g, in_c, wc, y, xb, s, wide), bv, g);
             if (g->ow >= 4) {
                 _mm_storeu_ps(o + y * g->ow + xb, v);
             } else {

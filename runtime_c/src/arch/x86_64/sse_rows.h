@@ -81,6 +81,14 @@ X86_INLINE __m128 x86_row4(const float *row, int32_t x, int32_t s, int32_t w,
 }
 
 /* Store lanes [0, n) of v, n <= 4. */
+/* acc + bias, clamped to the conv's fused activation bounds as rt_act does
+ * (max(lo, v) and min(hi, v) in that operand order keep NaN). */
+static inline __m128 x86_bias_act(__m128 acc, __m128 bias, const rt_conv_geom *g)
+{
+    const __m128 v = _mm_add_ps(acc, bias);
+    return _mm_min_ps(_mm_set1_ps(g->hi), _mm_max_ps(_mm_set1_ps(g->lo), v));
+}
+
 static inline void x86_store_part(float *o, __m128 v, int32_t n)
 {
     float t[4];
