@@ -1,5 +1,7 @@
 /* conv_dsp.h - what the DSP convolutions (conv_s8.c and conv_1x1_s8.c of this folder)
- * share: the 2x2 tile's loop turn, written out, and the one-pixel dot product. */
+ * share: the 2x2 tile's loop turn, written out, and the widened
+ * path: pixel pairs widened once to halfwords, the tile's loop over them, and its output
+ * stage for a layer whose sums are proved in range. */
 #ifndef RT_CONV_DSP_H
 #define RT_CONV_DSP_H
 
@@ -31,26 +33,151 @@
     "smlad %[a11], %[t3], %[t5], %[a11]\n\t" \
     "smlad %[a11], %[t1], %[t4], %[a11]\n\t"
 
-/* One pixel, two filters: a[0] += x.w0, a[1] += x.w1. */
-static RT_DSP_NOINLINE void dot_1x2(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t n,
-                    int32_t x_off, int32_t *a)
+/* The widened path's pixel pair lives on the stack (not in the planned arena, so a layer's
+ * arena stays at its activations): up to this many words, 4 per patch byte, 2.25 KB (a 3x3
+ * filter over 64 channels). Larger patches take the unwidened path. */
+#define RT_DSP_WIDE_WORDS 576
+
+/* Two pixels' inputs plus the input offset, widened once to halfword pairs in the order a
+ * filter word's SXTB16 halves pair with them: per four channels, pixel 0's bytes 0 and 2, its
+ * bytes 1 and 3, then pixel 1's. Every filter pair of the layer then reads them as they are. */
+static inline void rt_dsp_widen_pair(const int8_t *x0, const int8_t *x1, int32_t cin, int16x2_t off2,
+                       int32_t *dst)
 {
-    const int16x2_t off2 = rt_dsp_pair(x_off);
-    int32_t a0 = a[0], a1 = a[1], i = 0;
-    for (; i + 4 <= n; i += 4) {
-        const int32_t xv = rt_dsp_load4(x + i);
-        const int16x2_t xe = rt_dsp_even(off2, xv), xo = rt_dsp_odd(off2, xv);
+    int32_t i;
+    for (i = 0; i < cin; i += 4, dst += 4) {
+        const int32_t a = rt_dsp_load4(x0 + i), b = rt_dsp_load4(x1 + i);
+        dst[0] = (int32_t)rt_dsp_even(off2, a);
+        dst[1] = (int32_t)rt_dsp_odd(off2, a);
+        dst[2] = (int32_t)rt_dsp_even(off2, b);
+        dst[3] = (int32_t)rt_dsp_odd(off2, b);
+    }
+}
+
+/* acc += the 2x2 tile's sums over n / 4 widened words (x from widen_pair, n % 4 == 0, n > 0):
+ * per four channels two LDRDs of inputs, a word of each filter split by SXTB16, eight SMLADs:
+ * 18 instructions for 16 multiply-accumulates. */
+static inline __attribute__((always_inline)) void rt_dsp_widened_2x2(
+    const int32_t *x, const int8_t *w0, const int8_t *w1, int32_t n, int32_t *acc)
+{
+#if defined(__OPTIMIZE__)
+    int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
+    const int8_t *const end = w0 + n;
+    int32_t t0, t1, t2, t3, t4, t5;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldrd %[t0], %[t1], [%[x]], #8\n\t"
+        "ldrd %[t2], %[t3], [%[x]], #8\n\t"
+        "ldr %[t4], [%[w0]], #4\n\t"
+        "sxtb16 %[t5], %[t4]\n\t"
+        "sxtb16 %[t4], %[t4], ror #8\n\t"
+        "smlad %[a00], %[t0], %[t5], %[a00]\n\t"
+        "smlad %[a00], %[t1], %[t4], %[a00]\n\t"
+        "smlad %[a10], %[t2], %[t5], %[a10]\n\t"
+        "smlad %[a10], %[t3], %[t4], %[a10]\n\t"
+        "ldr %[t4], [%[w1]], #4\n\t"
+        "sxtb16 %[t5], %[t4]\n\t"
+        "sxtb16 %[t4], %[t4], ror #8\n\t"
+        "smlad %[a01], %[t0], %[t5], %[a01]\n\t"
+        "smlad %[a01], %[t1], %[t4], %[a01]\n\t"
+        "smlad %[a11], %[t2], %[t5], %[a11]\n\t"
+        "smlad %[a11], %[t3], %[t4], %[a11]\n\t"
+        "cmp %[w0], %[end]\n\t"
+        "bne 1b"
+        : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
+          [x] "+r"(x), [w0] "+r"(w0), [w1] "+r"(w1),
+          [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
+          [t4] "=&r"(t4), [t5] "=&r"(t5)
+        : [end] "r"(end)
+        : "cc", "memory");
+    acc[0] = a00;
+    acc[1] = a01;
+    acc[2] = a10;
+    acc[3] = a11;
+#else
+    int32_t i;
+    for (i = 0; i < n; i += 4, x += 4) {
         const int32_t v0 = rt_dsp_load4(w0 + i), v1 = rt_dsp_load4(w1 + i);
-        a0 = __smlad(xe, rt_dsp_w_even(v0), __smlad(xo, rt_dsp_w_odd(v0), a0));
-        a1 = __smlad(xe, rt_dsp_w_even(v1), __smlad(xo, rt_dsp_w_odd(v1), a1));
+        const int16x2_t e0 = rt_dsp_w_even(v0), d0 = rt_dsp_w_odd(v0);
+        const int16x2_t e1 = rt_dsp_w_even(v1), d1 = rt_dsp_w_odd(v1);
+        acc[0] = __smlad((int16x2_t)x[0], e0, __smlad((int16x2_t)x[1], d0, acc[0]));
+        acc[2] = __smlad((int16x2_t)x[2], e0, __smlad((int16x2_t)x[3], d0, acc[2]));
+        acc[1] = __smlad((int16x2_t)x[0], e1, __smlad((int16x2_t)x[1], d1, acc[1]));
+        acc[3] = __smlad((int16x2_t)x[2], e1, __smlad((int16x2_t)x[3], d1, acc[3]));
     }
-    for (; i < n; ++i) {
-        const int32_t u = (int32_t)x[i] + x_off;
-        a0 += u * w0[i];
-        a1 += u * w1[i];
+#endif
+}
+
+/* One filter's requantization with the choices made once: out = (SMMULR(acc << pre, mult) +
+ * half + [r < 0] * neg) >> e, exact for |acc| under the layer's proved bound (see
+ * rt_dsp_requant). */
+typedef struct rt_dsp_fast_rq {
+    int32_t mult, pre, half, neg, e;
+} rt_dsp_fast_rq;
+
+static inline int32_t rt_dsp_fast_rq_apply(const rt_dsp_fast_rq *q, int32_t x)
+{
+    const int32_t r = rt_dsp_smmulr((int32_t)((uint32_t)x << q->pre), q->mult);
+    return (r + q->half + ((r >> 31) & q->neg)) >> q->e;
+}
+
+/* Does every filter's sum (bias + n products) fall where rt_dsp_fast_rq_apply is exact? */
+static inline int rt_dsp_layer_in_range(const rt_conv_s8_params *p, const int32_t *bias,
+                                        int32_t n, int32_t cout)
+{
+    int32_t oc;
+    for (oc = 0; oc < cout; ++oc) {
+        const int32_t s = p->shift[oc];
+        const int32_t bound = rt_dsp_sum_bound(bias != NULL ? bias[oc] : 0, n);
+        if (s < -31 || s > 29 || bound >= (s > 0 ? 1 << (30 - s) : 1 << 30)) {
+            return 0;
+        }
     }
-    a[0] = a0;
-    a[1] = a1;
+    return 1;
+}
+
+/* One filter's rt_dsp_fast_rq, without branches: per tile it costs less than a table. */
+static inline rt_dsp_fast_rq rt_dsp_fast_rq_of(int32_t mult, int32_t shift)
+{
+    rt_dsp_fast_rq q;
+    q.mult = mult;
+    q.neg = shift >> 31;                /* -1 when the shift is to the right */
+    q.e = -shift & q.neg;               /* -shift then, else 0 */
+    q.pre = (shift & ~q.neg) + 1;       /* shift + 1 when to the left, else 1 */
+    q.half = (int32_t)((1u << q.e) >> 1);
+    return q;
+}
+
+/* A 2x2 tile's outputs with the layer proved in range: filters oc and o1 (o1 == oc: one
+ * filter) of pixel a (acc[0], acc[1]) and, when b is not NULL, pixel b (acc[2], acc[3]).
+ * full: the activation range is all of int8, so SSAT alone clamps. */
+static inline void rt_dsp_store_2x2(const rt_conv_s8_params *p, int32_t oc, int32_t o1,
+                                    const int32_t *acc, int8_t *a, int8_t *b, int full)
+{
+    const rt_dsp_fast_rq q0 = rt_dsp_fast_rq_of(p->mult[oc], p->shift[oc]);
+    const rt_dsp_fast_rq q1 = rt_dsp_fast_rq_of(p->mult[o1], p->shift[o1]);
+    const int32_t off = p->output_offset;
+    int32_t v0 = rt_dsp_fast_rq_apply(&q0, acc[0]) + off;
+    int32_t v1 = rt_dsp_fast_rq_apply(&q1, acc[1]) + off;
+    int32_t v2 = rt_dsp_fast_rq_apply(&q0, acc[2]) + off;
+    int32_t v3 = rt_dsp_fast_rq_apply(&q1, acc[3]) + off;
+    if (!full) {
+        const int32_t lo = p->act_min, hi = p->act_max;
+        v0 = rt_s8_clamp(v0, lo, hi);
+        v1 = rt_s8_clamp(v1, lo, hi);
+        v2 = rt_s8_clamp(v2, lo, hi);
+        v3 = rt_s8_clamp(v3, lo, hi);
+    }
+    a[oc] = rt_dsp_sat8(v0);
+    if (o1 != oc) {
+        a[o1] = rt_dsp_sat8(v1);
+    }
+    if (b != NULL) {
+        b[oc] = rt_dsp_sat8(v2);
+        if (o1 != oc) {
+            b[o1] = rt_dsp_sat8(v3);
+        }
+    }
 }
 
 #endif /* RT_CONV_DSP_H */

@@ -3,7 +3,10 @@
  * (SXTAB16), four filter bytes two more (SXTB16), and eight SMLADs make sixteen
  * multiply-accumulates.
  *
- * The taps of one filter row are contiguous in both the NHWC input and the OHWI filter, so a
+ * One group whose sums are proved in range (every real layer) takes the widened path: the two
+ * pixels' whole patches (padding as zero) are widened to halfwords once, on the stack, and
+ * every filter pair runs over them in one loop, 18 instructions per 16 multiply-accumulates
+ * (conv_dsp.h). Otherwise the taps of one filter row are contiguous in both the NHWC input and the OHWI filter, so a
  * row of taps is one run of the dot product; taps outside the input are skipped, as in the
  * portable kernel. When those runs are not whole words (Cin per group not a multiple of 4, e.g.
  * a first layer on one or three channels) and the scratch holds two patches, the two pixels'
@@ -11,6 +14,28 @@
  * is one run over the whole filter. Pointwise layers have their own entry point
  * (conv_1x1_s8.c). Same sums, same requantization: bit-exact with int8/conv_s8.c. */
 #include "conv_dsp.h"
+
+/* One pixel, two filters: a[0] += x.w0, a[1] += x.w1. */
+static RT_DSP_NOINLINE void dot_1x2(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t n,
+                    int32_t x_off, int32_t *a)
+{
+    const int16x2_t off2 = rt_dsp_pair(x_off);
+    int32_t a0 = a[0], a1 = a[1], i = 0;
+    for (; i + 4 <= n; i += 4) {
+        const int32_t xv = rt_dsp_load4(x + i);
+        const int16x2_t xe = rt_dsp_even(off2, xv), xo = rt_dsp_odd(off2, xv);
+        const int32_t v0 = rt_dsp_load4(w0 + i), v1 = rt_dsp_load4(w1 + i);
+        a0 = __smlad(xe, rt_dsp_w_even(v0), __smlad(xo, rt_dsp_w_odd(v0), a0));
+        a1 = __smlad(xe, rt_dsp_w_even(v1), __smlad(xo, rt_dsp_w_odd(v1), a1));
+    }
+    for (; i < n; ++i) {
+        const int32_t u = (int32_t)x[i] + x_off;
+        a0 += u * w0[i];
+        a1 += u * w1[i];
+    }
+    a[0] = a0;
+    a[1] = a1;
+}
 
 /* The 2x2 tile's sums over rows runs of n taps: a[0] += x0.w0, a[1] += x0.w1,
  * a[2] += x1.w0, a[3] += x1.w1 (x + x_off); after each run the inputs step on by x_skip and
@@ -209,6 +234,118 @@ static void tile(const conv_ctx *c, const int8_t *img, const rt_s8_window *a,
     }
 }
 
+/* Pixels u and v's patches (one group, every tap) widened into xw as rt_dsp_widen_pair lays
+ * a pixel pair out, Cin a multiple of 4: tap by tap, straight from the input. A pixel's tap
+ * outside the input is a widened zero (x + x_off = 0) in its lanes only. */
+static void widen_taps(const conv_ctx *c, const int8_t *img, const rt_s8_window *u,
+                       const rt_s8_window *v, int32_t *xw)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int16x2_t off2 = rt_dsp_pair(p->input_offset);
+    const int32_t cin = c->g.cin;
+    const int32_t uy = u->oy * p->stride_h - p->pad_h, ux = u->ox * p->stride_w - p->pad_w;
+    const int32_t vy = v->oy * p->stride_h - p->pad_h, vx = v->ox * p->stride_w - p->pad_w;
+    int32_t ky, kx, i;
+    for (ky = 0; ky < c->g.kh; ++ky) {
+        const int32_t iy = uy + ky * p->dilation_h, jy = vy + ky * p->dilation_h;
+        for (kx = 0; kx < c->g.kw; ++kx, xw += cin) {
+            const int32_t ix = ux + kx * p->dilation_w, jx = vx + kx * p->dilation_w;
+            const int in_u = iy >= 0 && iy < c->g.h && ix >= 0 && ix < c->g.w;
+            const int in_v = jy >= 0 && jy < c->g.h && jx >= 0 && jx < c->g.w;
+            const int8_t *a = in_u ? img + iy * c->row + ix * cin : img;
+            const int8_t *b = in_v ? img + jy * c->row + jx * cin : img;
+            if (in_u && in_v) {
+                rt_dsp_widen_pair(a, b, cin, off2, xw);
+                continue;
+            }
+            for (i = 0; i < cin; i += 4) {
+                const int32_t wa = in_u ? rt_dsp_load4(a + i) : 0;
+                const int32_t wb = in_v ? rt_dsp_load4(b + i) : 0;
+                xw[i] = in_u ? (int32_t)rt_dsp_even(off2, wa) : 0;
+                xw[i + 1] = in_u ? (int32_t)rt_dsp_odd(off2, wa) : 0;
+                xw[i + 2] = in_v ? (int32_t)rt_dsp_even(off2, wb) : 0;
+                xw[i + 3] = in_v ? (int32_t)rt_dsp_odd(off2, wb) : 0;
+            }
+        }
+    }
+}
+
+/* Words the widened path needs: the pixel pair widened (one per patch byte, rounded up to
+ * whole groups of 4) and, when Cin is not a multiple of 4, the two int8 patches gathered
+ * first (half a word per byte). */
+static int32_t widened_words(const conv_ctx *c)
+{
+    const int32_t f4 = (c->fsize + 3) & ~3;
+    return f4 + (c->g.cin % 4 != 0 ? f4 / 2 : 0);
+}
+
+/* One group, sums proved in range, xw room for widened_words: output pixels two at a time in
+ * raster order (a pair may span two rows; an odd last pixel is its own pair), their patches
+ * widened once, then every filter pair over them in one run (rt_dsp_widened_2x2) and the
+ * tile stored on the spot. A filter length that is not whole words ends in a C tail. */
+static void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out, int32_t *xw)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t fsize = c->fsize, words = fsize & ~3, f4 = (fsize + 3) & ~3, cout = c->g.cout;
+    const int full = p->act_min == -128 && p->act_max == 127;
+    int8_t *stage = (int8_t *)(xw + f4);   /* two gathered int8 patches (Cin % 4 != 0) */
+    int32_t n;
+    for (n = 0; n < c->g.n; ++n) {
+        const int8_t *img = in + n * c->g.h * c->row;
+        const int32_t pixels = c->g.oh * c->g.ow;
+        int32_t i, oy = 0, ox = 0, oc, k, two = 1;
+        for (i = 0; i < pixels; i += 2, out += two ? 2 * cout : cout) {
+            rt_s8_window a, b;
+            two = i + 1 < pixels;
+            rt_s8_window_at(&c->g, p, img, oy, ox, &a);
+            if (++ox == c->g.ow) {
+                ox = 0;
+                ++oy;
+            }
+            b = a;
+            if (two) {
+                rt_s8_window_at(&c->g, p, img, oy, ox, &b);
+                if (++ox == c->g.ow) {
+                    ox = 0;
+                    ++oy;
+                }
+            }
+            if (c->g.cin % 4 == 0) {
+                widen_taps(c, img, &a, &b, xw);
+            } else {
+                const int8_t zero = (int8_t)(-p->input_offset);
+                gather(c, img, &a, 0, stage);
+                gather(c, img, &b, 0, stage + f4);
+                for (k = fsize; k < f4; ++k) {
+                    stage[k] = stage[f4 + k] = zero;
+                }
+                rt_dsp_widen_pair(stage, stage + f4, f4, rt_dsp_pair(p->input_offset), xw);
+            }
+            for (oc = 0; oc < cout; oc += 2) {
+                const int32_t o1 = cout - oc >= 2 ? oc + 1 : oc;
+                const int8_t *w0 = c->w + oc * fsize, *w1 = c->w + o1 * fsize;
+                int32_t acc[4];
+                acc[0] = acc[2] = c->bias != NULL ? c->bias[oc] : 0;
+                acc[1] = acc[3] = c->bias != NULL ? c->bias[o1] : 0;
+                if (words > 0) {
+                    rt_dsp_widened_2x2(xw, w0, w1, words, acc);
+                }
+                for (k = words; k < fsize; ++k) {
+                    /* byte k of the last group: word k & 1 of each pixel, halfword k & 2 */
+                    const int32_t xa = xw[words + (k & 1)], xb = xw[words + 2 + (k & 1)];
+                    const int32_t ua = (k & 2) ? xa >> 16 : (int16_t)xa;
+                    const int32_t ub = (k & 2) ? xb >> 16 : (int16_t)xb;
+                    acc[0] += ua * w0[k];
+                    acc[1] += ua * w1[k];
+                    acc[2] += ub * w0[k];
+                    acc[3] += ub * w1[k];
+                }
+                rt_dsp_store_2x2(p, oc, o1, acc, out, two ? out + cout : NULL, full);
+            }
+        }
+    }
+}
+
 rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                        const rt_shape *in_s, const int8_t *in,
                        const rt_shape *w_s, const int8_t *w,
@@ -225,6 +362,12 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
     c.cout_g = c.g.cout / c.g.groups;
     c.row = c.g.w * c.g.cin;
     c.runs = c.g.groups == 1 && p->dilation_w == 1;
+    if (c.g.groups == 1 && widened_words(&c) <= RT_DSP_WIDE_WORDS &&
+        rt_dsp_layer_in_range(p, bias, c.fsize, c.g.cout)) {
+        int32_t xw[RT_DSP_WIDE_WORDS];
+        conv_widened(&c, in, out, xw);
+        return RT_OK;
+    }
     need = rt_conv_s8_patch_bytes(w_s);
     c.patch = (need > 0 && scratch != NULL && scratch->buf != NULL && scratch->size >= need)
                   ? (int8_t *)scratch->buf : NULL;

@@ -1,10 +1,11 @@
 /* depthwise_conv_s8.c (Cortex-M DSP) - rt_depthwise_conv2d_s8 four channels at a time (the
- * outer loop, so that their output stage is set up once): one word of filter taps and one
- * word of inputs per tap. SXTAB16 adds the input offset to two
- * channels at once, and the halfword multiply-accumulates (SMLABB, SMLATT) keep the four
- * channels' sums apart. With a channel multiplier that is a multiple of 4 (a first layer on one
- * channel, say), the four channels read the same input, loaded once. Other channels take the
- * portable loop. Same sums, same requantization: bit-exact with int8/depthwise_conv_s8.c. */
+ * outer loop, so that their output stage is set up and their filter taps widened to halfwords
+ * once): one word of inputs and one LDRD of filter halfwords per tap. SXTAB16 adds the input
+ * offset to two channels at once, and the halfword multiply-accumulates (SMLABB, SMLATT) keep
+ * the four channels' sums apart. With a channel multiplier that is a multiple of 4 (a first
+ * layer on one channel, say), the four channels read the same input, loaded once. Other
+ * channels, and filters of more than DW_WIDE_TAPS taps, take the one-channel loop. Same sums,
+ * same requantization: bit-exact with int8/depthwise_conv_s8.c. */
 #include "s8_dsp.h"
 #include "../../int8/conv_s8.h"
 
@@ -20,138 +21,120 @@ typedef struct dw_ctx {
     int32_t quads;            /* channels [0, quads) go four at a time */
 } dw_ctx;
 
-/* Four channels' sums over a rows x cols window of taps; x and w point at the first tap's
- * input and filter of the first channel, and the four read four consecutive inputs. Written
- * out (gcc spills the steps of the C loop inside the kernel): 14 instructions a tap for four
- * multiply-accumulates, the rows' steps reloaded from the stack. -O0 takes the C loop. */
-static RT_DSP_NOINLINE void quad_taps(const dw_ctx *c, const int8_t *x, const int8_t *w,
-                                      int32_t rows, int32_t cols, int32_t *a)
+/* The end of a tap and of a row of taps in quad_taps_wide's loops: the next tap, else the
+ * next row (the skips and the row count kept on the stack). */
+#define DW_ROW_END \
+    "subs %[k], %[k], #1\n\t" \
+    "bne 1b\n\t" \
+    "ldr %[t0], %[xskip]\n\t" \
+    "add %[x], %[x], %[t0]\n\t" \
+    "ldr %[t0], %[wskip]\n\t" \
+    "add %[w], %[w], %[t0]\n\t" \
+    "ldr %[t0], %[rows]\n\t" \
+    "subs %[t0], %[t0], #1\n\t" \
+    "str %[t0], %[rows]\n\t" \
+    "bne 2b"
+
+/* A quad's filter taps widened once (kept for all its pixels): per tap, channels 0 and 2 as
+ * halfwords, then 1 and 3. Layers with more taps take the one-channel loop. */
+#define DW_WIDE_TAPS 64
+
+static void widen_quad(const dw_ctx *c, int32_t oc, int32_t *wq)
 {
-    const int16x2_t off2 = rt_dsp_pair(c->p->input_offset);
-    const int32_t x_step = c->x_step, w_step = c->g.cout;
-    const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
+    const int32_t taps = c->g.kh * c->g.kw;
+    int32_t t;
+    for (t = 0; t < taps; ++t) {
+        const int32_t v = rt_dsp_load4(c->w + t * c->g.cout + oc);
+        wq[2 * t] = (int32_t)rt_dsp_w_even(v);
+        wq[2 * t + 1] = (int32_t)rt_dsp_w_odd(v);
+    }
+}
+
+/* Four channels' sums over a rows x cols window of taps: x points at the first tap's input
+ * of the first channel (the four read four consecutive inputs), wq at its widened filter taps.
+ * One word of inputs a tap, SXTAB16 adding the offset to two channels at once, one LDRD of
+ * filter halfwords, and halfword multiply-accumulates (SMLABB, SMLATT) keeping the four sums
+ * apart: 11 instructions for four multiply-accumulates. shared: the four channels read one
+ * input (a channel multiplier of 4k), taken as a byte. Written out (gcc spills the steps of
+ * the C loop); -O0 takes the C loop. */
+static RT_DSP_NOINLINE void quad_taps_wide(const dw_ctx *c, const int8_t *x, const int32_t *wq,
+                                           int32_t rows, int32_t cols, int32_t shared,
+                                           int32_t *a)
+{
+    const int32_t x_step = c->x_step, x_skip = c->y_step - cols * c->x_step;
+    const int32_t w_skip = (c->g.kw - cols) * 8;
     int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
     if (rows > 0 && cols > 0) {
 #if defined(__OPTIMIZE__)
         int32_t k, t0, t1, t2, t3;
-        __asm__ volatile(
-            "2:\n\t"
-            "ldr %[k], %[cols]\n\t"
-            "1:\n\t"
-            "ldr %[t0], [%[x]]\n\t"
-            "ldr %[t2], [%[w]]\n\t"
-            "add %[x], %[x], %[xs]\n\t"
-            "add %[w], %[w], %[ws]\n\t"
-            "sxtab16 %[t1], %[off], %[t0]\n\t"            /* channels 0 and 2 */
-            "sxtab16 %[t0], %[off], %[t0], ror #8\n\t"    /* channels 1 and 3 */
-            "sxtb16 %[t3], %[t2]\n\t"
-            "sxtb16 %[t2], %[t2], ror #8\n\t"
-            "smlabb %[a0], %[t1], %[t3], %[a0]\n\t"
-            "smlatt %[a2], %[t1], %[t3], %[a2]\n\t"
-            "smlabb %[a1], %[t0], %[t2], %[a1]\n\t"
-            "smlatt %[a3], %[t0], %[t2], %[a3]\n\t"
-            "subs %[k], %[k], #1\n\t"
-            "bne 1b\n\t"
-            "ldr %[t0], %[xskip]\n\t"
-            "add %[x], %[x], %[t0]\n\t"
-            "ldr %[t0], %[wskip]\n\t"
-            "add %[w], %[w], %[t0]\n\t"
-            "ldr %[t0], %[rows]\n\t"
-            "subs %[t0], %[t0], #1\n\t"
-            "str %[t0], %[rows]\n\t"
-            "bne 2b"
-            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
-              [w] "+r"(w), [k] "=&r"(k), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
-              [t3] "=&r"(t3), [rows] "+m"(rows)
-            : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off2), [cols] "m"(cols),
-              [xskip] "m"(x_skip), [wskip] "m"(w_skip)
-            : "cc", "memory");
-#else
-        int32_t ky, kx;
-        for (ky = 0; ky < rows; ++ky) {
-            for (kx = 0; kx < cols; ++kx) {
-                const int32_t xv = rt_dsp_load4(x), wv = rt_dsp_load4(w);
-                const int16x2_t xe = rt_dsp_even(off2, xv), xo = rt_dsp_odd(off2, xv);
-                const int16x2_t we = rt_dsp_w_even(wv), wo = rt_dsp_w_odd(wv);
-                a0 = __smlabb(xe, we, a0);
-                a1 = __smlabb(xo, wo, a1);
-                a2 = __smlatt(xe, we, a2);
-                a3 = __smlatt(xo, wo, a3);
-                x += x_step;
-                w += w_step;
-            }
-            x += x_skip;
-            w += w_skip;
+        if (!shared) {
+            const int16x2_t off2 = rt_dsp_pair(c->p->input_offset);
+            __asm__ volatile(
+                "2:\n\t"
+                "ldr %[k], %[cols]\n\t"
+                "1:\n\t"
+                "ldr %[t0], [%[x]]\n\t"
+                "add %[x], %[x], %[xs]\n\t"
+                "ldrd %[t2], %[t3], [%[w]], #8\n\t"
+                "sxtab16 %[t1], %[off], %[t0]\n\t"            /* channels 0 and 2 */
+                "sxtab16 %[t0], %[off], %[t0], ror #8\n\t"    /* channels 1 and 3 */
+                "smlabb %[a0], %[t1], %[t2], %[a0]\n\t"
+                "smlatt %[a2], %[t1], %[t2], %[a2]\n\t"
+                "smlabb %[a1], %[t0], %[t3], %[a1]\n\t"
+                "smlatt %[a3], %[t0], %[t3], %[a3]\n\t"
+                DW_ROW_END
+                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
+                  [w] "+r"(wq), [k] "=&r"(k), [t0] "=&r"(t0), [t1] "=&r"(t1),
+                  [t2] "=&r"(t2), [t3] "=&r"(t3), [rows] "+m"(rows)
+                : [xs] "r"(x_step), [off] "r"(off2), [cols] "m"(cols), [xskip] "m"(x_skip),
+                  [wskip] "m"(w_skip)
+                : "cc", "memory");
+        } else {
+            const int32_t x_off = c->p->input_offset;
+            __asm__ volatile(
+                "2:\n\t"
+                "ldr %[k], %[cols]\n\t"
+                "1:\n\t"
+                "ldrsb %[t0], [%[x]]\n\t"
+                "add %[x], %[x], %[xs]\n\t"
+                "ldrd %[t2], %[t3], [%[w]], #8\n\t"
+                "add %[t0], %[t0], %[off]\n\t"
+                "smlabb %[a0], %[t0], %[t2], %[a0]\n\t"
+                "smlabt %[a2], %[t0], %[t2], %[a2]\n\t"
+                "smlabb %[a1], %[t0], %[t3], %[a1]\n\t"
+                "smlabt %[a3], %[t0], %[t3], %[a3]\n\t"
+                DW_ROW_END
+                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
+                  [w] "+r"(wq), [k] "=&r"(k), [t0] "=&r"(t0), [t2] "=&r"(t2), [t3] "=&r"(t3),
+                  [rows] "+m"(rows)
+                : [xs] "r"(x_step), [off] "r"(x_off), [cols] "m"(cols), [xskip] "m"(x_skip),
+                  [wskip] "m"(w_skip)
+                : "cc", "memory");
+            (void)t1;
         }
-#endif
-    }
-    a[0] = a0;
-    a[1] = a1;
-    a[2] = a2;
-    a[3] = a3;
-}
-
-/* The same for four channels that read one input (a channel multiplier of 4k). The input plus
- * its offset sits in a register's bottom halfword, which SMLABB and SMLABT take against each
- * filter halfword: 13 instructions a tap written out, 17 as gcc compiles the C. */
-static RT_DSP_NOINLINE void quad_taps_shared(const dw_ctx *c, const int8_t *x, const int8_t *w,
-                                             int32_t rows, int32_t cols, int32_t *a)
-{
-    const int32_t x_off = c->p->input_offset;
-    const int32_t x_step = c->x_step, w_step = c->g.cout;
-    const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
-    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-    if (rows > 0 && cols > 0) {
-#if defined(__OPTIMIZE__)
-        int32_t k, t0, t1, t2;
-        __asm__ volatile(
-            "2:\n\t"
-            "ldr %[k], %[cols]\n\t"
-            "1:\n\t"
-            "ldrsb %[t0], [%[x]]\n\t"
-            "ldr %[t1], [%[w]]\n\t"
-            "add %[x], %[x], %[xs]\n\t"
-            "add %[w], %[w], %[ws]\n\t"
-            "add %[t0], %[t0], %[off]\n\t"
-            "sxtb16 %[t2], %[t1]\n\t"                     /* channels 0 and 2 */
-            "sxtb16 %[t1], %[t1], ror #8\n\t"             /* channels 1 and 3 */
-            "smlabb %[a0], %[t0], %[t2], %[a0]\n\t"
-            "smlabt %[a2], %[t0], %[t2], %[a2]\n\t"
-            "smlabb %[a1], %[t0], %[t1], %[a1]\n\t"
-            "smlabt %[a3], %[t0], %[t1], %[a3]\n\t"
-            "subs %[k], %[k], #1\n\t"
-            "bne 1b\n\t"
-            "ldr %[t0], %[xskip]\n\t"
-            "add %[x], %[x], %[t0]\n\t"
-            "ldr %[t0], %[wskip]\n\t"
-            "add %[w], %[w], %[t0]\n\t"
-            "ldr %[t0], %[rows]\n\t"
-            "subs %[t0], %[t0], #1\n\t"
-            "str %[t0], %[rows]\n\t"
-            "bne 2b"
-            : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
-              [w] "+r"(w), [k] "=&r"(k), [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2),
-              [rows] "+m"(rows)
-            : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(x_off), [cols] "m"(cols),
-              [xskip] "m"(x_skip), [wskip] "m"(w_skip)
-            : "cc", "memory");
 #else
-        const int16x2_t off2 = rt_dsp_pair(x_off);
+        const int16x2_t off2 = rt_dsp_pair(c->p->input_offset);
         int32_t ky, kx;
         for (ky = 0; ky < rows; ++ky) {
-            for (kx = 0; kx < cols; ++kx) {
-                const int16x2_t xx = __sadd16(off2, rt_dsp_pair(*x));
-                const int32_t wv = rt_dsp_load4(w);
-                const int16x2_t we = rt_dsp_w_even(wv), wo = rt_dsp_w_odd(wv);
-                a0 = __smlabb(xx, we, a0);
-                a1 = __smlabb(xx, wo, a1);
-                a2 = __smlatt(xx, we, a2);
-                a3 = __smlatt(xx, wo, a3);
-                x += x_step;
-                w += w_step;
+            for (kx = 0; kx < cols; ++kx, x += x_step, wq += 2) {
+                const int16x2_t we = (int16x2_t)wq[0], wo = (int16x2_t)wq[1];
+                if (shared) {
+                    const int32_t u = *x + c->p->input_offset;
+                    a0 += u * (int16_t)(we & 0xffff);
+                    a2 += u * (int16_t)((uint32_t)we >> 16);
+                    a1 += u * (int16_t)(wo & 0xffff);
+                    a3 += u * (int16_t)((uint32_t)wo >> 16);
+                } else {
+                    const int32_t xv = rt_dsp_load4(x);
+                    const int16x2_t xe = rt_dsp_even(off2, xv), xo = rt_dsp_odd(off2, xv);
+                    a0 = __smlabb(xe, we, a0);
+                    a2 = __smlatt(xe, we, a2);
+                    a1 = __smlabb(xo, wo, a1);
+                    a3 = __smlatt(xo, wo, a3);
+                }
             }
             x += x_skip;
-            w += w_skip;
+            wq += w_skip / 4;
         }
 #endif
     }
@@ -205,12 +188,16 @@ static window window_at(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t 
     return v;
 }
 
-/* Channels oc..oc+3 of every output pixel. */
+/* Channels oc..oc+3 of every output pixel, their filter taps widened once (at most
+ * DW_WIDE_TAPS taps). A row's interior pixels (every tap inside the input) step their input
+ * pointer along the row; border pixels work out their window. */
 static void quad_channels(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t taps = c->g.kh * c->g.kw;
-    int32_t n, oy, ox, j, b[4];
+    const int32_t xo = c->mult == 1 ? oc : oc / c->mult;   /* the input channel read */
+    int32_t wq[2 * DW_WIDE_TAPS];
+    int32_t n, oy, ox, j, b[4], xa, xb;
     out_quad t;
     t.off = p->output_offset;
     t.lo = p->act_min;
@@ -223,20 +210,42 @@ static void quad_channels(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t 
         t.q[j] = rt_dsp_rq_make(p->mult[oc + j], p->shift[oc + j]);
         t.direct = t.direct && bound < t.q[j].hi && -bound > t.q[j].lo;
     }
+    widen_quad(c, oc, wq);
+    /* interior columns: ox * stride_w - pad_w >= 0 and the last tap inside, [xa, xb) */
+    xa = (p->pad_w + p->stride_w - 1) / p->stride_w;
+    xb = c->g.w - 1 - (c->g.kw - 1) * p->dilation_w + p->pad_w;
+    xb = xb >= 0 ? xb / p->stride_w + 1 : 0;
+    xb = xb < c->g.ow ? xb : c->g.ow;
+    xa = xa < xb ? xa : xb;
     for (n = 0; n < c->g.n; ++n) {
         const int8_t *img = in + n * c->g.h * c->row;
         for (oy = 0; oy < c->g.oh; ++oy) {
             for (ox = 0; ox < c->g.ow; ++ox) {
-                const window v = window_at(c, img, oy, ox);
                 int32_t acc[4];
                 acc[0] = b[0];
                 acc[1] = b[1];
                 acc[2] = b[2];
                 acc[3] = b[3];
-                if (c->mult == 1) {
-                    quad_taps(c, v.x + oc, v.w + oc, v.rows, v.cols, acc);
+                if (ox == xa && xa < xb) {
+                    /* the interior run: the window's rows once, then a step per pixel */
+                    const window v = window_at(c, img, oy, ox);
+                    const int32_t first = (v.w - c->w) / c->g.cout;   /* ky0 * kw */
+                    const int8_t *x = v.x + xo;
+                    for (; ox < xb; ++ox, x += p->stride_w * c->g.cin, out += c->g.cout) {
+                        acc[0] = b[0];
+                        acc[1] = b[1];
+                        acc[2] = b[2];
+                        acc[3] = b[3];
+                        quad_taps_wide(c, x, wq + 2 * first, v.rows, c->g.kw, c->mult != 1,
+                                       acc);
+                        store_quad(&t, acc, out + oc);
+                    }
+                    --ox;
+                    continue;
                 } else {
-                    quad_taps_shared(c, v.x + oc / c->mult, v.w + oc, v.rows, v.cols, acc);
+                    const window v = window_at(c, img, oy, ox);
+                    quad_taps_wide(c, v.x + xo, wq + 2 * ((v.w - c->w) / c->g.cout), v.rows,
+                                   v.cols, c->mult != 1, acc);
                 }
                 store_quad(&t, acc, out + oc);
                 out += c->g.cout;
@@ -259,8 +268,9 @@ static void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *o
                 const int32_t acc = rt_s8_dw_sum(v.x + oc / c->mult, v.w + oc, v.rows, v.cols,
                                                  c->x_step, c->y_step, c->g.cout,
                                                  c->g.kw * c->g.cout, p->input_offset);
-                out[oc] = rt_dsp_out((c->bias != NULL ? c->bias[oc] : 0) + acc, p->mult[oc],
-                                     p->shift[oc], p->output_offset, p->act_min, p->act_max);
+                out[oc] = rt_s8_clamp(rt_requantize((c->bias != NULL ? c->bias[oc] : 0) + acc,
+                                                    p->mult[oc], p->shift[oc]) +
+                                      p->output_offset, p->act_min, p->act_max);
             }
         }
     }
@@ -282,7 +292,8 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
     c.row = c.g.w * c.g.cin;
     c.x_step = p->dilation_w * c.g.cin;
     c.y_step = p->dilation_h * c.row;
-    c.quads = (c.mult == 1 || c.mult % 4 == 0) ? c.g.cout / 4 * 4 : 0;
+    c.quads = (c.mult == 1 || c.mult % 4 == 0) && c.g.kh * c.g.kw <= DW_WIDE_TAPS
+                  ? c.g.cout / 4 * 4 : 0;
     for (oc = 0; oc < c.quads; oc += 4) {
         quad_channels(&c, in, oc, out);
     }
