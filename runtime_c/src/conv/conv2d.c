@@ -145,6 +145,103 @@ static void block4x4(const rt_conv_geom *g, const float *in_g, const float *w0, 
     o[2] = rt_act(a32 + bias[3], lo, hi); o[3] = rt_act(a33 + bias[3], lo, hi);
 }
 
+/* block4x4 for a row of three taps at stride s (1 or 2, a constant where it is inlined),
+ * dilation 1 along the row (the 3x3 layers of ResNets), over the filter rows [ky0, ky1) that fall inside the input (so the top and bottom
+ * output rows take it too): per tap row the six inputs the block reads are loaded once, at
+ * constant offsets (6 at stride 1, 9 at stride 2), and each tap's four weights once: 16
+ * sums, the inputs and 4 weights fit the FPU's 32 registers. Same sums in the same (c, ky, kx) order as pixel4 and block4x4. */
+#if defined(__GNUC__)
+#define K3_INLINE static inline __attribute__((always_inline))
+#else
+#define K3_INLINE static inline
+#endif
+
+K3_INLINE void block4x4_k3(const rt_conv_geom *g, const float *in_g, const float *w0,
+                           int32_t fsize, int32_t oy, int32_t ox, float *o, int32_t plane,
+                           const float *bias, int32_t ky0, int32_t ky1, const int32_t s)
+{
+    float a00 = 0.0f, a01 = 0.0f, a02 = 0.0f, a03 = 0.0f;
+    float a10 = 0.0f, a11 = 0.0f, a12 = 0.0f, a13 = 0.0f;
+    float a20 = 0.0f, a21 = 0.0f, a22 = 0.0f, a23 = 0.0f;
+    float a30 = 0.0f, a31 = 0.0f, a32 = 0.0f, a33 = 0.0f;
+    const float lo = g->lo, hi = g->hi;
+    const float *w1 = w0 + fsize, *w2 = w1 + fsize, *w3 = w2 + fsize;
+    const int32_t rows = ky1 - ky0, step = g->dh * g->w, next = g->h * g->w - rows * step;
+    const int32_t skip = 3 * (g->kh - rows);   /* the filter rows outside the input */
+    const float *x = in_g + (oy * g->sh - g->ph + ky0 * g->dh) * g->w + ox * s - g->pw;
+    int32_t c, ky;
+    w0 += 3 * ky0;
+    w1 += 3 * ky0;
+    w2 += 3 * ky0;
+    w3 += 3 * ky0;
+    for (c = 0; c < g->cin_g; ++c, x += next, w0 += skip, w1 += skip, w2 += skip, w3 += skip) {
+      for (ky = 0; ky < rows; ++ky, x += step) {
+        /* the inputs of tap kx are x[kx + s * j], j < 4: xk below is x[k] (stride 1) or
+           x[k] with the odd ones between (stride 2) */
+        const float x0 = x[0], x1 = x[s], x2 = x[2 * s], x3 = x[3 * s];
+        const float y0 = x[1], y1 = x[1 + s], y2 = x[1 + 2 * s], y3 = x[1 + 3 * s];
+        const float x4 = x[2 + 3 * s];
+        float v0 = w0[0], v1 = w1[0], v2 = w2[0], v3 = w3[0];
+        a00 = rt_mac_f32(a00, x0, v0); a01 = rt_mac_f32(a01, x1, v0);
+        a02 = rt_mac_f32(a02, x2, v0); a03 = rt_mac_f32(a03, x3, v0);
+        a10 = rt_mac_f32(a10, x0, v1); a11 = rt_mac_f32(a11, x1, v1);
+        a12 = rt_mac_f32(a12, x2, v1); a13 = rt_mac_f32(a13, x3, v1);
+        a20 = rt_mac_f32(a20, x0, v2); a21 = rt_mac_f32(a21, x1, v2);
+        a22 = rt_mac_f32(a22, x2, v2); a23 = rt_mac_f32(a23, x3, v2);
+        a30 = rt_mac_f32(a30, x0, v3); a31 = rt_mac_f32(a31, x1, v3);
+        a32 = rt_mac_f32(a32, x2, v3); a33 = rt_mac_f32(a33, x3, v3);
+        v0 = w0[1]; v1 = w1[1]; v2 = w2[1]; v3 = w3[1];
+        a00 = rt_mac_f32(a00, y0, v0); a01 = rt_mac_f32(a01, y1, v0);
+        a02 = rt_mac_f32(a02, y2, v0); a03 = rt_mac_f32(a03, y3, v0);
+        a10 = rt_mac_f32(a10, y0, v1); a11 = rt_mac_f32(a11, y1, v1);
+        a12 = rt_mac_f32(a12, y2, v1); a13 = rt_mac_f32(a13, y3, v1);
+        a20 = rt_mac_f32(a20, y0, v2); a21 = rt_mac_f32(a21, y1, v2);
+        a22 = rt_mac_f32(a22, y2, v2); a23 = rt_mac_f32(a23, y3, v2);
+        a30 = rt_mac_f32(a30, y0, v3); a31 = rt_mac_f32(a31, y1, v3);
+        a32 = rt_mac_f32(a32, y2, v3); a33 = rt_mac_f32(a33, y3, v3);
+        v0 = w0[2]; v1 = w1[2]; v2 = w2[2]; v3 = w3[2];
+        {
+            /* tap 2 reads x[2 + s * j]: stride 1 x2, x3, y3, x4; stride 2 x1, x2, x3, x4 */
+            const float z0 = s == 1 ? x2 : x1, z1 = s == 1 ? x3 : x2, z2 = s == 1 ? y3 : x3;
+            a00 = rt_mac_f32(a00, z0, v0); a01 = rt_mac_f32(a01, z1, v0);
+            a02 = rt_mac_f32(a02, z2, v0); a03 = rt_mac_f32(a03, x4, v0);
+            a10 = rt_mac_f32(a10, z0, v1); a11 = rt_mac_f32(a11, z1, v1);
+            a12 = rt_mac_f32(a12, z2, v1); a13 = rt_mac_f32(a13, x4, v1);
+            a20 = rt_mac_f32(a20, z0, v2); a21 = rt_mac_f32(a21, z1, v2);
+            a22 = rt_mac_f32(a22, z2, v2); a23 = rt_mac_f32(a23, x4, v2);
+            a30 = rt_mac_f32(a30, z0, v3); a31 = rt_mac_f32(a31, z1, v3);
+            a32 = rt_mac_f32(a32, z2, v3); a33 = rt_mac_f32(a33, x4, v3);
+        }
+        w0 += 3; w1 += 3; w2 += 3; w3 += 3;
+      }
+    }
+    o[0] = rt_act(a00 + bias[0], lo, hi); o[1] = rt_act(a01 + bias[0], lo, hi);
+    o[2] = rt_act(a02 + bias[0], lo, hi); o[3] = rt_act(a03 + bias[0], lo, hi);
+    o += plane;
+    o[0] = rt_act(a10 + bias[1], lo, hi); o[1] = rt_act(a11 + bias[1], lo, hi);
+    o[2] = rt_act(a12 + bias[1], lo, hi); o[3] = rt_act(a13 + bias[1], lo, hi);
+    o += plane;
+    o[0] = rt_act(a20 + bias[2], lo, hi); o[1] = rt_act(a21 + bias[2], lo, hi);
+    o[2] = rt_act(a22 + bias[2], lo, hi); o[3] = rt_act(a23 + bias[2], lo, hi);
+    o += plane;
+    o[0] = rt_act(a30 + bias[3], lo, hi); o[1] = rt_act(a31 + bias[3], lo, hi);
+    o[2] = rt_act(a32 + bias[3], lo, hi); o[3] = rt_act(a33 + bias[3], lo, hi);
+}
+
+static void block4x4_k3s1(const rt_conv_geom *g, const float *in_g, const float *w0,
+                          int32_t fsize, int32_t oy, int32_t ox, float *o, int32_t plane,
+                          const float *bias, int32_t ky0, int32_t ky1)
+{
+    block4x4_k3(g, in_g, w0, fsize, oy, ox, o, plane, bias, ky0, ky1, 1);
+}
+
+static void block4x4_k3s2(const rt_conv_geom *g, const float *in_g, const float *w0,
+                          int32_t fsize, int32_t oy, int32_t ox, float *o, int32_t plane,
+                          const float *bias, int32_t ky0, int32_t ky1)
+{
+    block4x4_k3(g, in_g, w0, fsize, oy, ox, o, plane, bias, ky0, ky1, 2);
+}
+
 /* Output channels oc..oc+3 (one group) of one image, every pixel. */
 static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_oc,
                       const float *b, float *o)
@@ -159,10 +256,16 @@ static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_o
     xb = xb >= 0 ? xb / g->sw + 1 : 0;
     xb = xb < g->ow ? xb : g->ow;
     xa = xa < xb ? xa : xb;
+    const int32_t k3 = g->sw <= 2 && g->kw == 3 && g->dw == 1;
     for (oy = 0; oy < g->oh; ++oy) {
         const int32_t iy0 = oy * g->sh - g->ph;
         const int32_t rows_in = iy0 >= 0 && iy0 + (g->kh - 1) * g->dh < g->h;
-        const int32_t first = rows_in ? xa : g->ow, end = rows_in ? xb : g->ow;
+        /* filter rows inside the input: [ky0, ky1) */
+        const int32_t ky0 = iy0 >= 0 ? 0 : (-iy0 + g->dh - 1) / g->dh;
+        const int32_t ky_end = g->h - iy0 > 0 ? (g->h - iy0 - 1) / g->dh + 1 : 0;
+        const int32_t ky1 = ky_end < g->kh ? ky_end : g->kh;
+        const int32_t blocks = rows_in || (k3 && ky1 > ky0);
+        const int32_t first = blocks ? xa : g->ow, end = blocks ? xb : g->ow;
         float *orow = o + oy * g->ow;
         for (ox = 0; ox < g->ow; ++ox) {
             if (ox == first && end - first >= 4) {
@@ -172,7 +275,13 @@ static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_o
                     const int32_t x4 = x + 4 <= end ? x : end - 4;
                     /* stride 1 by its own call: gcc then loads the inputs at constant
                        offsets */
-                    if (g->sw == 1) {
+                    if (k3 && g->sw == 1) {
+                        block4x4_k3s1(g, in_g, w_oc, fsize, oy, x4, orow + x4, plane, bias,
+                                      rows_in ? 0 : ky0, rows_in ? g->kh : ky1);
+                    } else if (k3) {
+                        block4x4_k3s2(g, in_g, w_oc, fsize, oy, x4, orow + x4, plane, bias,
+                                      rows_in ? 0 : ky0, rows_in ? g->kh : ky1);
+                    } else if (g->sw == 1) {
                         block4x4(g, in_g, w_oc, fsize, oy, x4, orow + x4, plane, bias, 1);
                     } else {
                         block4x4(g, in_g, w_oc, fsize, oy, x4, orow + x4, plane, bias, g->sw);
