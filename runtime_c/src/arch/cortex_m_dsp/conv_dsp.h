@@ -54,9 +54,39 @@ static inline void rt_dsp_widen_pair(const int8_t *x0, const int8_t *x1, int32_t
     }
 }
 
+/* One turn of the widened 2x2 loop: four channels of both pixels (two LDRDs), a word of
+ * each filter split by SXTB16, eight SMLADs (operands as in rt_dsp_widened_2x2). */
+#define RT_DSP_WIDE_TURN \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t" \
+    "ldrd %[t2], %[t3], [%[x]], #8\n\t" \
+    "ldr %[t4], [%[w0]], #4\n\t" \
+    "sxtb16 %[t5], %[t4]\n\t" \
+    "sxtb16 %[t4], %[t4], ror #8\n\t" \
+    "smlad %[a00], %[t0], %[t5], %[a00]\n\t" \
+    "smlad %[a00], %[t1], %[t4], %[a00]\n\t" \
+    "smlad %[a10], %[t2], %[t5], %[a10]\n\t" \
+    "smlad %[a10], %[t3], %[t4], %[a10]\n\t" \
+    "ldr %[t4], [%[w1]], #4\n\t" \
+    "sxtb16 %[t5], %[t4]\n\t" \
+    "sxtb16 %[t4], %[t4], ror #8\n\t" \
+    "smlad %[a01], %[t0], %[t5], %[a01]\n\t" \
+    "smlad %[a01], %[t1], %[t4], %[a01]\n\t" \
+    "smlad %[a11], %[t2], %[t5], %[a11]\n\t" \
+    "smlad %[a11], %[t3], %[t4], %[a11]\n\t"
+
+/* The loop's operands: the four sums, the pointers it steps, six temporaries and the end. */
+#define RT_DSP_WIDE_OPERANDS \
+    : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), \
+      [x] "+r"(x), [w0] "+r"(w0), [w1] "+r"(w1), \
+      [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), \
+      [t4] "=&r"(t4), [t5] "=&r"(t5) \
+    : [end] "r"(end) \
+    : "cc", "memory"
+
 /* acc += the 2x2 tile's sums over n / 4 widened words (x from widen_pair, n % 4 == 0, n > 0):
  * per four channels two LDRDs of inputs, a word of each filter split by SXTB16, eight SMLADs:
- * 18 instructions for 16 multiply-accumulates. */
+ * 16 instructions for 16 multiply-accumulates, and a compare and branch per two turns (one
+ * when n is not a multiple of 8). */
 static inline __attribute__((always_inline)) void rt_dsp_widened_2x2(
     const int32_t *x, const int8_t *w0, const int8_t *w1, int32_t n, int32_t *acc)
 {
@@ -64,32 +94,15 @@ static inline __attribute__((always_inline)) void rt_dsp_widened_2x2(
     int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
     const int8_t *const end = w0 + n;
     int32_t t0, t1, t2, t3, t4, t5;
-    __asm__ volatile(
-        "1:\n\t"
-        "ldrd %[t0], %[t1], [%[x]], #8\n\t"
-        "ldrd %[t2], %[t3], [%[x]], #8\n\t"
-        "ldr %[t4], [%[w0]], #4\n\t"
-        "sxtb16 %[t5], %[t4]\n\t"
-        "sxtb16 %[t4], %[t4], ror #8\n\t"
-        "smlad %[a00], %[t0], %[t5], %[a00]\n\t"
-        "smlad %[a00], %[t1], %[t4], %[a00]\n\t"
-        "smlad %[a10], %[t2], %[t5], %[a10]\n\t"
-        "smlad %[a10], %[t3], %[t4], %[a10]\n\t"
-        "ldr %[t4], [%[w1]], #4\n\t"
-        "sxtb16 %[t5], %[t4]\n\t"
-        "sxtb16 %[t4], %[t4], ror #8\n\t"
-        "smlad %[a01], %[t0], %[t5], %[a01]\n\t"
-        "smlad %[a01], %[t1], %[t4], %[a01]\n\t"
-        "smlad %[a11], %[t2], %[t5], %[a11]\n\t"
-        "smlad %[a11], %[t3], %[t4], %[a11]\n\t"
-        "cmp %[w0], %[end]\n\t"
-        "bne 1b"
-        : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11),
-          [x] "+r"(x), [w0] "+r"(w0), [w1] "+r"(w1),
-          [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3),
-          [t4] "=&r"(t4), [t5] "=&r"(t5)
-        : [end] "r"(end)
-        : "cc", "memory");
+    if (n % 8 == 0) {   /* two turns a loop: one compare and branch per 32 MACs */
+        __asm__ volatile("1:\n\t" RT_DSP_WIDE_TURN RT_DSP_WIDE_TURN
+                         "cmp %[w0], %[end]\n\t"
+                         "bne 1b" RT_DSP_WIDE_OPERANDS);
+    } else {
+        __asm__ volatile("1:\n\t" RT_DSP_WIDE_TURN
+                         "cmp %[w0], %[end]\n\t"
+                         "bne 1b" RT_DSP_WIDE_OPERANDS);
+    }
     acc[0] = a00;
     acc[1] = a01;
     acc[2] = a10;
