@@ -1,5 +1,6 @@
 /* fully_connected_s8.c - rt_fully_connected_s8: int8 x int8 -> int32 dot products per
- * output, requantized per tensor or per output channel (arm_fully_connected_s8). */
+ * output, requantized per tensor or per output channel (arm_fully_connected_s8). The checks;
+ * each input row goes to rt_s8_fc_row (fc_row_s8.c, which an arch folder may replace). */
 #include "s8_internal.h"
 
 rt_status rt_fully_connected_s8(const rt_fc_s8_params *p,
@@ -8,7 +9,7 @@ rt_status rt_fully_connected_s8(const rt_fc_s8_params *p,
                                 const rt_shape *b_s, const int32_t *bias,
                                 const rt_shape *out_s, int8_t *out)
 {
-    int32_t rows, k, cout, r, oc, i;
+    int32_t rows, k, cout, r;
     RT_CHECK(p != NULL && in_s != NULL && in != NULL && w_s != NULL && w != NULL &&
              out_s != NULL && out != NULL && p->mult != NULL && p->shift != NULL,
              RT_ERR_NULL);
@@ -23,29 +24,7 @@ rt_status rt_fully_connected_s8(const rt_fc_s8_params *p,
     RT_CHECK(RT_S8_RANGE_OK(p->act_min, p->act_max) && (p->per_channel == 0 ||
              p->per_channel == 1), RT_ERR_PARAM);
     for (r = 0; r < rows; ++r) {
-        const int8_t *x = in + r * k;
-        for (oc = 0; oc < cout;) {
-            /* symmetric weights (the common case): four outputs share each input load */
-            const int32_t block = (p->filter_offset == 0 && cout - oc >= 4) ? 4 : 1;
-            const int8_t *wr = w + oc * k;
-            int32_t acc[4] = {0, 0, 0, 0}, j;
-            if (block == 4) {
-                rt_s8_dot4(x, wr, k, k, p->input_offset, acc);
-            } else if (p->filter_offset == 0) {
-                acc[0] = rt_s8_dot(x, wr, k, p->input_offset);
-            } else {
-                for (i = 0; i < k; ++i) {
-                    acc[0] += ((int32_t)x[i] + p->input_offset) *
-                              ((int32_t)wr[i] + p->filter_offset);
-                }
-            }
-            for (j = 0; j < block; ++j, ++oc) {
-                const int32_t c = p->per_channel ? oc : 0;
-                const int32_t v = rt_s8_requant(acc[j] + (bias != NULL ? bias[oc] : 0),
-                                                p->mult[c], p->shift[c]) + p->output_offset;
-                *out++ = rt_s8_clamp(v, p->act_min, p->act_max);
-            }
-        }
+        rt_s8_fc_row(p, in + r * k, w, k, cout, bias, out + r * cout);
     }
     return RT_OK;
 }

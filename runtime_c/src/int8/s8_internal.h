@@ -55,6 +55,11 @@ int32_t rt_s8_dot(const int8_t *x, const int8_t *w, int32_t n, int32_t x_off);
 void rt_s8_dot4(const int8_t *x, const int8_t *w, int32_t stride, int32_t n, int32_t x_off,
                 int32_t *a);
 
+/* One input row of rt_fully_connected_s8 (fc_row_s8.c, which an arch folder may replace):
+ * out[oc] for every oc < cout, from x[k] and the filters w[cout][k]; p is checked. */
+void rt_s8_fc_row(const rt_fc_s8_params *p, const int8_t *x, const int8_t *w, int32_t k,
+                  int32_t cout, const int32_t *bias, int8_t *out);
+
 /* One row of rt_add_s8 (add_row_s8.c, which an arch folder may replace): out[i] = a[i * a_step]
  * + b[i * b_step] (or minus, for a negative in2_mult), i < n, in the output's qparams. */
 void rt_s8_add_row(const rt_add_s8_params *p, const int8_t *a, int32_t a_step, const int8_t *b,

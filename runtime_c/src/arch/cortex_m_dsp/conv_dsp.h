@@ -74,13 +74,15 @@ static inline void rt_dsp_widen_pair(const int8_t *x0, const int8_t *x1, int32_t
     "smlad %[a11], %[t2], %[t5], %[a11]\n\t" \
     "smlad %[a11], %[t3], %[t4], %[a11]\n\t"
 
-/* The loop's operands: the four sums, the pointers it steps, six temporaries and the end. */
+/* The loop's operands: the four sums, the pointers it steps, six temporaries and the end.
+ * The end is in-out, so that it gets a register of its own: as a plain input gcc may share
+ * one with w1 when both hold the same address (the next filter starts where w0 ends). */
 #define RT_DSP_WIDE_OPERANDS \
     : [a00] "+r"(a00), [a01] "+r"(a01), [a10] "+r"(a10), [a11] "+r"(a11), \
       [x] "+r"(x), [w0] "+r"(w0), [w1] "+r"(w1), \
       [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), \
-      [t4] "=&r"(t4), [t5] "=&r"(t5) \
-    : [end] "r"(end) \
+      [t4] "=&r"(t4), [t5] "=&r"(t5), [end] "+r"(end) \
+    : \
     : "cc", "memory"
 
 /* acc += the 2x2 tile's sums over n / 4 widened words (x from widen_pair, n % 4 == 0, n > 0):
@@ -92,7 +94,7 @@ static inline __attribute__((always_inline)) void rt_dsp_widened_2x2(
 {
 #if defined(__OPTIMIZE__)
     int32_t a00 = acc[0], a01 = acc[1], a10 = acc[2], a11 = acc[3];
-    const int8_t *const end = w0 + n;
+    const int8_t *end = w0 + n;
     int32_t t0, t1, t2, t3, t4, t5;
     if (n % 8 == 0) {   /* two turns a loop: one compare and branch per 32 MACs */
         __asm__ volatile("1:\n\t" RT_DSP_WIDE_TURN RT_DSP_WIDE_TURN
