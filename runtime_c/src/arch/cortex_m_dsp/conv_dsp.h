@@ -123,44 +123,30 @@ static inline __attribute__((always_inline)) void rt_dsp_widened_2x2(
 #endif
 }
 
-/* One filter's requantization with the choices made once: out = (SMMULR(acc << pre, mult) +
- * half + [r < 0] * neg) >> e, exact for |acc| under the layer's proved bound (see
- * rt_dsp_requant). */
-typedef struct rt_dsp_fast_rq {
-    int32_t mult, pre, half, neg, e;
-} rt_dsp_fast_rq;
-
-static inline int32_t rt_dsp_fast_rq_apply(const rt_dsp_fast_rq *q, int32_t x)
+/* The requantization of a layer proved in range (rt_dsp_layer_in_range: every shift to the
+ * right or none, every sum under 2^30): round(2x * mult / 2^32) by SMMULR, then the rounding
+ * shift right by e = -shift as floor((r + 2^(e-1) - [r < 0]) / 2^e) (see rt_dsp_requant).
+ * half = 2^e (halved where it is added), neg = -1 when e > 0, else 0. */
+static inline int32_t rt_dsp_rshift_rq(int32_t x, int32_t mult, int32_t e, uint32_t half,
+                                       int32_t neg)
 {
-    const int32_t r = rt_dsp_smmulr((int32_t)((uint32_t)x << q->pre), q->mult);
-    return (r + q->half + ((r >> 31) & q->neg)) >> q->e;
+    const int32_t r = rt_dsp_smmulr(x * 2, mult);
+    return (r + ((r >> 31) & neg) + (int32_t)(half >> 1)) >> e;
 }
 
-/* Does every filter's sum (bias + n products) fall where rt_dsp_fast_rq_apply is exact? */
+/* Does every filter's shift go right (or nowhere) and every sum (bias + n products) stay
+ * under 2^30, where rt_dsp_rshift_rq is exact? */
 static inline int rt_dsp_layer_in_range(const rt_conv_s8_params *p, const int32_t *bias,
                                         int32_t n, int32_t cout)
 {
     int32_t oc;
     for (oc = 0; oc < cout; ++oc) {
-        const int32_t s = p->shift[oc];
-        const int32_t bound = rt_dsp_sum_bound(bias != NULL ? bias[oc] : 0, n);
-        if (s < -31 || s > 29 || bound >= (s > 0 ? 1 << (30 - s) : 1 << 30)) {
+        if (p->shift[oc] > 0 || p->shift[oc] < -31 ||
+            rt_dsp_sum_bound(bias != NULL ? bias[oc] : 0, n) >= 1 << 30) {
             return 0;
         }
     }
     return 1;
-}
-
-/* One filter's rt_dsp_fast_rq, without branches: per tile it costs less than a table. */
-static inline rt_dsp_fast_rq rt_dsp_fast_rq_of(int32_t mult, int32_t shift)
-{
-    rt_dsp_fast_rq q;
-    q.mult = mult;
-    q.neg = shift >> 31;                /* -1 when the shift is to the right */
-    q.e = -shift & q.neg;               /* -shift then, else 0 */
-    q.pre = (shift & ~q.neg) + 1;       /* shift + 1 when to the left, else 1 */
-    q.half = (int32_t)((1u << q.e) >> 1);
-    return q;
 }
 
 /* A 2x2 tile's outputs with the layer proved in range: filters oc and o1 (o1 == oc: one
@@ -169,13 +155,13 @@ static inline rt_dsp_fast_rq rt_dsp_fast_rq_of(int32_t mult, int32_t shift)
 static inline void rt_dsp_store_2x2(const rt_conv_s8_params *p, int32_t oc, int32_t o1,
                                     const int32_t *acc, int8_t *a, int8_t *b, int full)
 {
-    const rt_dsp_fast_rq q0 = rt_dsp_fast_rq_of(p->mult[oc], p->shift[oc]);
-    const rt_dsp_fast_rq q1 = rt_dsp_fast_rq_of(p->mult[o1], p->shift[o1]);
-    const int32_t off = p->output_offset;
-    int32_t v0 = rt_dsp_fast_rq_apply(&q0, acc[0]) + off;
-    int32_t v1 = rt_dsp_fast_rq_apply(&q1, acc[1]) + off;
-    int32_t v2 = rt_dsp_fast_rq_apply(&q0, acc[2]) + off;
-    int32_t v3 = rt_dsp_fast_rq_apply(&q1, acc[3]) + off;
+    const int32_t m0 = p->mult[oc], e0 = -p->shift[oc], m1 = p->mult[o1], e1 = -p->shift[o1];
+    const uint32_t h0 = 1u << e0, h1 = 1u << e1;
+    const int32_t n0 = -(e0 != 0), n1 = -(e1 != 0), off = p->output_offset;
+    int32_t v0 = rt_dsp_rshift_rq(acc[0], m0, e0, h0, n0) + off;
+    int32_t v1 = rt_dsp_rshift_rq(acc[1], m1, e1, h1, n1) + off;
+    int32_t v2 = rt_dsp_rshift_rq(acc[2], m0, e0, h0, n0) + off;
+    int32_t v3 = rt_dsp_rshift_rq(acc[3], m1, e1, h1, n1) + off;
     if (!full) {
         const int32_t lo = p->act_min, hi = p->act_max;
         v0 = rt_s8_clamp(v0, lo, hi);
