@@ -1,14 +1,18 @@
 """Every fast kernel equals its portable twin, on every board that has fast kernels.
 
 fixtures/twins links a board's runtime arch (runtime_c/src/arch/<arch>/: the SMLAD kernels
-of the M4 and M7 boards, the Helium ones of the M55 on top of those) beside the portable int8 kernels renamed ref_*, runs
-thousands of random layers through both under QEMU (shapes, strides, padding, dilation,
-groups, channel multipliers, offsets, per-channel requantization, activation ranges, with and
-without scratch) and requires every status and output byte to agree; the arch's
-requantization shortcut is swept against the portable one too. The -O0 build checks the C
-loops that stand in for the written-out inner loops. Boards whose CPU has no such extension
-(M3, RISC-V) use the portable kernels only: tests/qemu/test_board_registry.py checks that
-they cannot ask for a DSP arch."""
+of the M4 and M7 boards, the Helium ones of the M55 on top of those) beside the portable int8
+kernels renamed ref_*, runs thousands of random layers through both under QEMU (shapes,
+strides, padding, dilation, groups, channel multipliers, offsets, per-channel requantization,
+activation ranges, with and without scratch) and requires every status and output byte to
+agree; the arch's requantization shortcut is swept against the portable one too. The float32
+kernels an arch replaces (the Helium conv2d, conv2d_1x1, conv2d_depthwise and gemm of the M55)
+go through the same against the portable float kernels (fixtures/twins/twins_f32.c: 1-D,
+groups, depthwise multipliers, fused activations, NaN and infinite inputs, NaN guards around
+every tensor): equal statuses, and outputs equal to float32 rounding (fused multiply-adds and
+another summation order). The -O0 build checks the C loops that stand in for the
+written-out inner loops. Boards whose CPU has no such extension (M3, RISC-V) use the portable
+kernels only: tests/qemu/test_board_registry.py checks that they cannot ask for a DSP arch."""
 from __future__ import annotations
 
 import re
@@ -24,6 +28,15 @@ from conftest import require_board
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "twins"
 FAST_BOARDS = [b for b in list_boards() if load_board(b).runtime_arch != PORTABLE]
 KERNELS = {"requantize", "conv", "depthwise", "fully_connected", "add"}
+# The float32 kernels' files, and the line each prints where the arch replaces it (no line
+# elsewhere: the "fast" kernel would be the portable one).
+F32_KERNELS = {"conv2d.c": "conv_f32", "conv2d_1x1.c": "conv_1x1_f32",
+               "conv2d_depthwise.c": "depthwise_f32", "gemm.c": "gemm_f32"}
+
+
+def expected_kernels(arch: str) -> set[str]:
+    names = {f.rsplit("/", 1)[-1] for f in arch_files(arch)}
+    return KERNELS | {line for file, line in F32_KERNELS.items() if file in names}
 
 
 def test_every_fast_arch_is_checked():
@@ -34,6 +47,9 @@ def test_every_fast_arch_is_checked():
     assert "src/arch/cortex_m_mve/conv_s8.c" in arch_files("cortex_m_mve")
     assert "src/arch/cortex_m_dsp/add_row_s8.c" in arch_files("cortex_m_mve")  # from its base
     assert "src/arch/cortex_m_dsp/conv_s8.c" not in arch_files("cortex_m_mve")
+    assert "src/arch/cortex_m_mve/conv2d.c" in arch_files("cortex_m_mve")
+    assert expected_kernels("cortex_m_mve") == KERNELS | set(F32_KERNELS.values())
+    assert expected_kernels("cortex_m_dsp") == KERNELS
 
 
 @pytest.mark.parametrize("opt", ["-O2", "-O0"])
@@ -47,7 +63,7 @@ def test_fast_kernels_equal_portable_twins(board_name, opt, tmp_path):
     result = run_elf(elf, board, timeout=300)
     counts = {m[0]: (int(m[1]), int(m[2])) for m in
               re.findall(r"^twins (\w+) cases (\d+) mismatches (\d+)$", result.stdout, re.M)}
-    assert set(counts) == KERNELS, result.stdout
+    assert set(counts) == expected_kernels(board.runtime_arch), result.stdout
     for kernel, (cases, bad) in counts.items():
         assert cases >= 2000 and bad == 0, result.stdout
     assert result.exit_code == 0, result.stdout

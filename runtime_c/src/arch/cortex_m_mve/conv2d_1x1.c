@@ -1,0 +1,40 @@
+/* conv2d_1x1.c (Cortex-M Helium, float32) - rt_conv2d_1x1_f32: pointwise convolution (1x1
+ * kernel, stride 1, no padding, groups 1); same contract as src/conv/conv2d_1x1.c.
+ *
+ * Per image it is the matrix product out[Cout, HW] = w[Cout, Cin] x in[Cin, HW] of
+ * gemm_mve.h: tiles of 3 output channels x 8 pixels keep 6 Q-register accumulators over all
+ * input channels; each input channel loads 2 vectors of pixels and 3 weights (as scalars,
+ * VFMA.F32 Qd, Qn, Rm) for 6 fused multiply-adds. Ragged edges reuse the last full tile
+ * shifted back; planes of fewer than 8 pixels load and store under lane predicates. The
+ * bias of each channel and the fused activation are applied as the tile is stored. Results
+ * differ from the portable kernel's by float rounding (fused multiply-adds). */
+#define GEMM_MVE_EPILOGUE 1
+#include "gemm_mve.h"
+
+rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
+                            const rt_shape *in_s, const float *in,
+                            const rt_shape *w_s, const float *w,
+                            const rt_shape *b_s, const float *b,
+                            const rt_shape *out_s, float *out)
+{
+    rt_conv_geom g;
+    gemm_out o;
+    int32_t n, hw;
+    RT_CHECK(p != NULL && in_s != NULL && in != NULL && w_s != NULL &&
+             w != NULL && out_s != NULL && out != NULL,
+             RT_ERR_NULL);
+    RT_TRY(rt_conv2d_geom(&g, p, in_s, w_s, b_s, b, out_s));
+    RT_CHECK(g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 &&
+             g.pw == 0 && g.groups == 1,
+             RT_ERR_PARAM);
+    hw = g.h * g.w;
+    o.ldc = hw;
+    o.bias = b;
+    o.lo = g.lo;
+    o.hi = g.hi;
+    for (n = 0; n < g.n; ++n) {
+        o.c = out + n * g.cout * hw;
+        mve_gemm(g.cout, hw, g.cin, w, g.cin, in + n * g.cin * hw, hw, &o);
+    }
+    return RT_OK;
+}
