@@ -5,9 +5,12 @@
  * Each output channel is a stencil over one input channel. Per output row
  * the valid kernel rows are computed once; the columns split into a border
  * (taps checked against the row) and an interior where every tap is inside,
- * done 4 outputs at a time with independent accumulators. Accumulation per
- * output is in (ky, kx) order, bias last, then the fused activation:
- * results are bit-identical to rt_conv2d_f32. */
+ * done 4 outputs at a time with independent accumulators. A small plane
+ * (DW_PAD_FLOATS with its padding) is first copied zero-padded onto the stack,
+ * so that all of it is interior. Accumulation per output is in (ky, kx)
+ * order, bias last, then the fused activation: results are bit-identical to
+ * rt_conv2d_f32 for finite weights (a tap over padding adds 0 * w, as torch
+ * does, where rt_conv2d_f32 skips it: a NaN or infinite weight differs). */
 #include "../core/rt_internal.h"
 
 /* One output over the taps of its window inside the input (border columns): the column range
@@ -93,23 +96,53 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
     }
 }
 
+/* Planes this small (padding included) are copied zero-padded onto the stack first: every
+ * tap is then inside, and narrow rows (KWS's 25x5) take no border path. 2 KB of stack. */
+#define DW_PAD_FLOATS 512
+
 rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
                                   const rt_shape *in_s, const float *in,
                                   const rt_shape *w_s, const float *w,
                                   const rt_shape *b_s, const float *b,
                                   const rt_shape *out_s, float *out)
 {
-    rt_conv_geom g;
-    int32_t n, oc, oy;
+    rt_conv_geom g, gp;
+    float padded[DW_PAD_FLOATS];
+    int32_t n, oc, oy, y, x;
+    int pad;
     RT_CHECK(p != NULL && in_s != NULL && in != NULL && w_s != NULL &&
              w != NULL && out_s != NULL && out != NULL,
              RT_ERR_NULL);
     RT_TRY(rt_conv2d_geom(&g, p, in_s, w_s, b_s, b, out_s));
     RT_CHECK(g.cin_g == 1, RT_ERR_PARAM);
+    gp = g;
+    gp.h = g.h + 2 * g.ph;
+    gp.w = g.w + 2 * g.pw;
+    gp.ph = gp.pw = 0;
+    pad = (g.ph > 0 || g.pw > 0) && gp.h * gp.w <= DW_PAD_FLOATS;
+    if (pad) {
+        for (x = 0; x < gp.h * gp.w; ++x) {
+            padded[x] = 0.0f;
+        }
+    }
     for (n = 0; n < g.n; ++n) {
         for (oc = 0; oc < g.cout; ++oc) {
             const float *in_c = in + (n * g.cin + oc / g.cout_g) * g.h * g.w;
             float *o = out + (n * g.cout + oc) * g.oh * g.ow;
+            if (pad) {
+                if (oc % g.cout_g == 0) {   /* a new input channel: its plane, padded */
+                    for (y = 0; y < g.h; ++y) {
+                        for (x = 0; x < g.w; ++x) {
+                            padded[(y + g.ph) * gp.w + g.pw + x] = in_c[y * g.w + x];
+                        }
+                    }
+                }
+                for (oy = 0; oy < g.oh; ++oy) {
+                    dw_row(&gp, padded, w + oc * g.kh * g.kw, b != NULL ? b[oc] : 0.0f, oy,
+                           o + oy * g.ow);
+                }
+                continue;
+            }
             for (oy = 0; oy < g.oh; ++oy) {
                 dw_row(&g, in_c, w + oc * g.kh * g.kw, b != NULL ? b[oc] : 0.0f,
                        oy, o + oy * g.ow);
