@@ -143,9 +143,24 @@ static void gather(const conv_ctx *c, const int8_t *img, const rt_s8_window *v,
     const rt_conv_s8_params *p = c->p;
     const int8_t zero = (int8_t)(-p->input_offset);
     const int32_t iy0 = v->oy * p->stride_h - p->pad_h, ix0 = v->ox * p->stride_w - p->pad_w;
+    const int32_t run = c->g.kw * c->g.cin;   /* one filter row, when it is one input run */
+    const int rows_are_runs = c->g.groups == 1 && p->dilation_w == 1 && ix0 >= 0 &&
+                              ix0 + c->g.kw <= c->g.w;
     int32_t ky, kx, i;
     for (ky = 0; ky < c->g.kh; ++ky) {
         const int32_t iy = iy0 + ky * p->dilation_h;
+        if (rows_are_runs && iy >= 0 && iy < c->g.h) {   /* the row in words, the rest bytes */
+            const int8_t *src = img + iy * c->row + ix0 * c->g.cin;
+            for (i = 0; i + 4 <= run; i += 4) {
+                const int32_t v = rt_dsp_load4(src + i);
+                __builtin_memcpy(dst + i, &v, sizeof v);
+            }
+            for (; i < run; ++i) {
+                dst[i] = src[i];
+            }
+            dst += run;
+            continue;
+        }
         for (kx = 0; kx < c->g.kw; ++kx) {
             const int32_t ix = ix0 + kx * p->dilation_w;
             if (iy >= 0 && iy < c->g.h && ix >= 0 && ix < c->g.w) {
