@@ -31,6 +31,25 @@ typedef struct conv_row {
     int32_t iy0;        /* input row of ky = 0 */
 } conv_row;
 
+/* Runs the block given as the last argument (commas and all) once per tap of output row r's
+ * window, in (c, ky, kx) order, for the filters at w0: row is the tap's input row, xk its
+ * column offset (kx * dilation), wp the filter row (the tap's weight is wp[kx], the next
+ * filters' wp[wst + kx], ...). The blocks below share it; g is r->g. */
+#define FOR_EACH_TAP(r, w0, ...)                                                       \
+    do {                                                                               \
+        int32_t c_, ky_, kx;                                                           \
+        for (c_ = 0; c_ < g->cin_g; ++c_) {                                            \
+            for (ky_ = (r)->ky0; ky_ < (r)->ky1; ++ky_) {                              \
+                const float *row = (r)->in + (c_ * g->h + (r)->iy0 + ky_ * g->dh) * g->w; \
+                const float *wp = (w0) + (c_ * g->kh + ky_) * g->kw;                   \
+                for (kx = 0; kx < g->kw; ++kx) {                                       \
+                    const int32_t xk = kx * g->dw;                                     \
+                    __VA_ARGS__                                                        \
+                }                                                                      \
+            }                                                                          \
+        }                                                                              \
+    } while (0)
+
 /* 4 output channels (filters w0 + j*wst) x 2 vectors of 4 columns, from
  * columns xa and xb (xb may overlap xa). inside: every tap of both vectors
  * lies inside the input row, so the loads skip the border checks. */
@@ -40,35 +59,28 @@ X86_INLINE void block4x8(const conv_row *r, const float *w0, int32_t wst,
 {
     const rt_conv_geom *g = r->g;
     const int32_t x0 = xa * s - g->pw, x1 = xb * s - g->pw;
-    int32_t c, ky, kx, j;
+    int32_t j;
     for (j = 0; j < 8; ++j) {
         acc[j] = _mm_setzero_ps();
     }
-    for (c = 0; c < g->cin_g; ++c) {
-        for (ky = r->ky0; ky < r->ky1; ++ky) {
-            const float *row = r->in + (c * g->h + r->iy0 + ky * g->dh) * g->w;
-            const float *wp = w0 + (c * g->kh + ky) * g->kw;
-            for (kx = 0; kx < g->kw; ++kx) {
-                const int32_t xk = kx * g->dw;
-                const __m128 v0 = inside ? x86_load4(row + x0 + xk, s)
-                                         : x86_row4(row, x0 + xk, s, g->w, wide);
-                const __m128 v1 = inside ? x86_load4(row + x1 + xk, s)
-                                         : x86_row4(row, x1 + xk, s, g->w, wide);
-                const __m128 wa = _mm_set1_ps(wp[kx]);
-                const __m128 wb = _mm_set1_ps(wp[wst + kx]);
-                const __m128 wc = _mm_set1_ps(wp[2 * wst + kx]);
-                const __m128 wd = _mm_set1_ps(wp[3 * wst + kx]);
-                acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v0, wa));
-                acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v1, wa));
-                acc[2] = _mm_add_ps(acc[2], _mm_mul_ps(v0, wb));
-                acc[3] = _mm_add_ps(acc[3], _mm_mul_ps(v1, wb));
-                acc[4] = _mm_add_ps(acc[4], _mm_mul_ps(v0, wc));
-                acc[5] = _mm_add_ps(acc[5], _mm_mul_ps(v1, wc));
-                acc[6] = _mm_add_ps(acc[6], _mm_mul_ps(v0, wd));
-                acc[7] = _mm_add_ps(acc[7], _mm_mul_ps(v1, wd));
-            }
-        }
-    }
+    FOR_EACH_TAP(r, w0, {
+        const __m128 v0 = inside ? x86_load4(row + x0 + xk, s)
+                                 : x86_row4(row, x0 + xk, s, g->w, wide);
+        const __m128 v1 = inside ? x86_load4(row + x1 + xk, s)
+                                 : x86_row4(row, x1 + xk, s, g->w, wide);
+        const __m128 wa = _mm_set1_ps(wp[kx]);
+        const __m128 wb = _mm_set1_ps(wp[wst + kx]);
+        const __m128 wc = _mm_set1_ps(wp[2 * wst + kx]);
+        const __m128 wd = _mm_set1_ps(wp[3 * wst + kx]);
+        acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v0, wa));
+        acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v1, wa));
+        acc[2] = _mm_add_ps(acc[2], _mm_mul_ps(v0, wb));
+        acc[3] = _mm_add_ps(acc[3], _mm_mul_ps(v1, wb));
+        acc[4] = _mm_add_ps(acc[4], _mm_mul_ps(v0, wc));
+        acc[5] = _mm_add_ps(acc[5], _mm_mul_ps(v1, wc));
+        acc[6] = _mm_add_ps(acc[6], _mm_mul_ps(v0, wd));
+        acc[7] = _mm_add_ps(acc[7], _mm_mul_ps(v1, wd));
+    });
 }
 
 /* 4 output channels x 4 columns. */
@@ -77,24 +89,14 @@ X86_INLINE void block4x4(const conv_row *r, const float *w0, int32_t wst,
 {
     const rt_conv_geom *g = r->g;
     const int32_t x0 = ox * s - g->pw;
-    int32_t c, ky, kx;
     acc[0] = acc[1] = acc[2] = acc[3] = _mm_setzero_ps();
-    for (c = 0; c < g->cin_g; ++c) {
-        for (ky = r->ky0; ky < r->ky1; ++ky) {
-            const float *row = r->in + (c * g->h + r->iy0 + ky * g->dh) * g->w;
-            const float *wp = w0 + (c * g->kh + ky) * g->kw;
-            for (kx = 0; kx < g->kw; ++kx) {
-                const __m128 v = x86_row4(row, x0 + kx * g->dw, s, g->w, wide);
-                acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v, _mm_set1_ps(wp[kx])));
-                acc[1] = _mm_add_ps(acc[1],
-                                    _mm_mul_ps(v, _mm_set1_ps(wp[wst + kx])));
-                acc[2] = _mm_add_ps(acc[2],
-                                    _mm_mul_ps(v, _mm_set1_ps(wp[2 * wst + kx])));
-                acc[3] = _mm_add_ps(acc[3],
-                                    _mm_mul_ps(v, _mm_set1_ps(wp[3 * wst + kx])));
-            }
-        }
-    }
+    FOR_EACH_TAP(r, w0, {
+        const __m128 v = x86_row4(row, x0 + xk, s, g->w, wide);
+        acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v, _mm_set1_ps(wp[kx])));
+        acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v, _mm_set1_ps(wp[wst + kx])));
+        acc[2] = _mm_add_ps(acc[2], _mm_mul_ps(v, _mm_set1_ps(wp[2 * wst + kx])));
+        acc[3] = _mm_add_ps(acc[3], _mm_mul_ps(v, _mm_set1_ps(wp[3 * wst + kx])));
+    });
 }
 
 /* 1 output channel x 2 vectors of 4 columns from xa and xb (groups with
@@ -104,21 +106,14 @@ X86_INLINE void block1x8(const conv_row *r, const float *w0, int32_t xa,
 {
     const rt_conv_geom *g = r->g;
     const int32_t x0 = xa * s - g->pw, x1 = xb * s - g->pw;
-    int32_t c, ky, kx;
     acc[0] = acc[1] = _mm_setzero_ps();
-    for (c = 0; c < g->cin_g; ++c) {
-        for (ky = r->ky0; ky < r->ky1; ++ky) {
-            const float *row = r->in + (c * g->h + r->iy0 + ky * g->dh) * g->w;
-            const float *wp = w0 + (c * g->kh + ky) * g->kw;
-            for (kx = 0; kx < g->kw; ++kx) {
-                const __m128 wv = _mm_set1_ps(wp[kx]);
-                const __m128 v0 = x86_row4(row, x0 + kx * g->dw, s, g->w, wide);
-                const __m128 v1 = x86_row4(row, x1 + kx * g->dw, s, g->w, wide);
-                acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v0, wv));
-                acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v1, wv));
-            }
-        }
-    }
+    FOR_EACH_TAP(r, w0, {
+        const __m128 wv = _mm_set1_ps(wp[kx]);
+        const __m128 v0 = x86_row4(row, x0 + xk, s, g->w, wide);
+        const __m128 v1 = x86_row4(row, x1 + xk, s, g->w, wide);
+        acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v0, wv));
+        acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v1, wv));
+    });
 }
 
 #if defined(__AVX2__)
@@ -147,35 +142,28 @@ X86_INLINE void block4x16(const conv_row *r, const float *w0, int32_t wst,
 {
     const rt_conv_geom *g = r->g;
     const int32_t x0 = xa * s - g->pw, x1 = xb * s - g->pw;
-    int32_t c, ky, kx, j;
+    int32_t j;
     for (j = 0; j < 8; ++j) {
         acc[j] = _mm256_setzero_ps();
     }
-    for (c = 0; c < g->cin_g; ++c) {
-        for (ky = r->ky0; ky < r->ky1; ++ky) {
-            const float *row = r->in + (c * g->h + r->iy0 + ky * g->dh) * g->w;
-            const float *wp = w0 + (c * g->kh + ky) * g->kw;
-            for (kx = 0; kx < g->kw; ++kx) {
-                const int32_t xk = kx * g->dw;
-                const __m256 v0 = row8(row, x0 + xk, s, g->w, inside);
-                const __m256 wa = _mm256_set1_ps(wp[kx]);
-                const __m256 wb = _mm256_set1_ps(wp[wst + kx]);
-                const __m256 wc = _mm256_set1_ps(wp[2 * wst + kx]);
-                const __m256 wd = _mm256_set1_ps(wp[3 * wst + kx]);
-                acc[0] = _mm256_add_ps(acc[0], _mm256_mul_ps(v0, wa));
-                acc[2] = _mm256_add_ps(acc[2], _mm256_mul_ps(v0, wb));
-                acc[4] = _mm256_add_ps(acc[4], _mm256_mul_ps(v0, wc));
-                acc[6] = _mm256_add_ps(acc[6], _mm256_mul_ps(v0, wd));
-                if (nv == 2) {
-                    const __m256 v1 = row8(row, x1 + xk, s, g->w, inside);
-                    acc[1] = _mm256_add_ps(acc[1], _mm256_mul_ps(v1, wa));
-                    acc[3] = _mm256_add_ps(acc[3], _mm256_mul_ps(v1, wb));
-                    acc[5] = _mm256_add_ps(acc[5], _mm256_mul_ps(v1, wc));
-                    acc[7] = _mm256_add_ps(acc[7], _mm256_mul_ps(v1, wd));
-                }
-            }
+    FOR_EACH_TAP(r, w0, {
+        const __m256 v0 = row8(row, x0 + xk, s, g->w, inside);
+        const __m256 wa = _mm256_set1_ps(wp[kx]);
+        const __m256 wb = _mm256_set1_ps(wp[wst + kx]);
+        const __m256 wc = _mm256_set1_ps(wp[2 * wst + kx]);
+        const __m256 wd = _mm256_set1_ps(wp[3 * wst + kx]);
+        acc[0] = _mm256_add_ps(acc[0], _mm256_mul_ps(v0, wa));
+        acc[2] = _mm256_add_ps(acc[2], _mm256_mul_ps(v0, wb));
+        acc[4] = _mm256_add_ps(acc[4], _mm256_mul_ps(v0, wc));
+        acc[6] = _mm256_add_ps(acc[6], _mm256_mul_ps(v0, wd));
+        if (nv == 2) {
+            const __m256 v1 = row8(row, x1 + xk, s, g->w, inside);
+            acc[1] = _mm256_add_ps(acc[1], _mm256_mul_ps(v1, wa));
+            acc[3] = _mm256_add_ps(acc[3], _mm256_mul_ps(v1, wb));
+            acc[5] = _mm256_add_ps(acc[5], _mm256_mul_ps(v1, wc));
+            acc[7] = _mm256_add_ps(acc[7], _mm256_mul_ps(v1, wd));
         }
-    }
+    });
 }
 
 X86_INLINE __m256 bias_act8(__m256 acc, float bias, const rt_conv_geom *g)
