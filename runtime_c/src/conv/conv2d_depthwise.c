@@ -6,8 +6,8 @@
  * the valid kernel rows are computed once; the columns split into a border
  * (taps checked against the row) and an interior where every tap is inside,
  * done 4 outputs at a time with independent accumulators. A small plane
- * (DW_PAD_FLOATS with its padding) is first copied zero-padded onto the stack,
- * so that all of it is interior. Accumulation per output is in (ky, kx)
+ * whose rows are too narrow for such a block is first copied zero-padded onto
+ * the stack (DW_PAD_FLOATS), so that all of it is interior. Accumulation per output is in (ky, kx)
  * order, bias last, then the fused activation: results are bit-identical to
  * rt_conv2d_f32 for finite weights (a tap over padding adds 0 * w, as torch
  * does, where rt_conv2d_f32 skips it: a NaN or infinite weight differs). */
@@ -96,8 +96,10 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
     }
 }
 
-/* Planes this small (padding included) are copied zero-padded onto the stack first: every
- * tap is then inside, and narrow rows (KWS's 25x5) take no border path. 2 KB of stack. */
+/* A plane this small (padding included), at stride 1 and with rows too narrow for a block
+ * of 4 interior outputs but not for a block of 4 outputs (KWS's 25x5), is copied
+ * zero-padded onto the stack first: every tap is then inside and the rows take blocks.
+ * 2 KB of stack. */
 #define DW_PAD_FLOATS 512
 
 rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
@@ -108,8 +110,8 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
 {
     rt_conv_geom g, gp;
     float padded[DW_PAD_FLOATS];
+    const rt_conv_geom *use = &g;
     int32_t n, oc, oy, y, x;
-    int pad;
     RT_CHECK(p != NULL && in_s != NULL && in != NULL && w_s != NULL &&
              w != NULL && out_s != NULL && out != NULL,
              RT_ERR_NULL);
@@ -119,8 +121,11 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
     gp.h = g.h + 2 * g.ph;
     gp.w = g.w + 2 * g.pw;
     gp.ph = gp.pw = 0;
-    pad = (g.ph > 0 || g.pw > 0) && gp.h * gp.w <= DW_PAD_FLOATS;
-    if (pad) {
+    /* only where the row's interior is too narrow for a block of 4 (stride 1: the columns
+       whose taps all lie inside number w - span) and the padded row is not */
+    if ((g.ph > 0 || g.pw > 0) && g.sh == 1 && g.sw == 1 && g.w - (g.kw - 1) * g.dw < 4 &&
+        g.ow >= 4 && gp.h * gp.w <= DW_PAD_FLOATS) {
+        use = &gp;
         for (x = 0; x < gp.h * gp.w; ++x) {
             padded[x] = 0.0f;
         }
@@ -129,7 +134,7 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
         for (oc = 0; oc < g.cout; ++oc) {
             const float *in_c = in + (n * g.cin + oc / g.cout_g) * g.h * g.w;
             float *o = out + (n * g.cout + oc) * g.oh * g.ow;
-            if (pad) {
+            if (use == &gp) {
                 if (oc % g.cout_g == 0) {   /* a new input channel: its plane, padded */
                     for (y = 0; y < g.h; ++y) {
                         for (x = 0; x < g.w; ++x) {
@@ -137,14 +142,10 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
                         }
                     }
                 }
-                for (oy = 0; oy < g.oh; ++oy) {
-                    dw_row(&gp, padded, w + oc * g.kh * g.kw, b != NULL ? b[oc] : 0.0f, oy,
-                           o + oy * g.ow);
-                }
-                continue;
+                in_c = padded;
             }
             for (oy = 0; oy < g.oh; ++oy) {
-                dw_row(&g, in_c, w + oc * g.kh * g.kw, b != NULL ? b[oc] : 0.0f,
+                dw_row(use, in_c, w + oc * g.kh * g.kw, b != NULL ? b[oc] : 0.0f,
                        oy, o + oy * g.ow);
             }
         }
