@@ -58,9 +58,10 @@ RESERVED_NAMES = frozenset({"main", "platform", "printf_min", "math", "string", 
 
 # The flash estimate, before any compiler has run: constants and inputs exactly, code from
 # these sizes, fitted to the zoo networks on RV32 (the largest code of the boards) and rounded
-# up by about 20%. The linker has the last word: run_on_board reports its overflow too.
+# up by about 20% (refitted when the kernels gained fused activations: KWS 24.9 KB of code).
+# The linker has the last word: run_on_board reports its overflow too.
 CODE_BASE = 6_000           # startup, platform, printf_min, mathf_min, libc_min, main
-CODE_PER_RUNTIME_FILE = 1_300
+CODE_PER_RUNTIME_FILE = 1_800
 CODE_PER_CALL = 100         # one kernel call, its shapes and parameter structs
 RAM_BASE = 512              # the platform's and printf's static data
 

@@ -252,7 +252,7 @@ static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_o
     xb = xb >= 0 ? xb / g->sw + 1 : 0;
     xb = xb < g->ow ? xb : g->ow;
     xa = xa < xb ? xa : xb;
-    const int32_t k3 = g->sw <= 2 && g->kw == 3 && g->dw == 1;
+    const int32_t k3 = RT_HARD_FLOAT && g->sw <= 2 && g->kw == 3 && g->dw == 1;
     for (oy = 0; oy < g->oh; ++oy) {
         const int32_t iy0 = oy * g->sh - g->ph;
         const int32_t rows_in = iy0 >= 0 && iy0 + (g->kh - 1) * g->dh < g->h;

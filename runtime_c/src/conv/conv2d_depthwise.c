@@ -99,7 +99,8 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
 /* A plane this small (padding included), at stride 1 and with rows too narrow for a block
  * of 4 interior outputs but not for a block of 4 outputs (KWS's 25x5), is copied
  * zero-padded onto the stack first: every tap is then inside and the rows take blocks.
- * 2 KB of stack. */
+ * 2 KB of stack. Hard float only: with soft float the products dominate, and the copy
+ * would only cost flash. */
 #define DW_PAD_FLOATS 512
 
 rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
@@ -123,7 +124,8 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
     gp.ph = gp.pw = 0;
     /* only where the row's interior is too narrow for a block of 4 (stride 1: the columns
        whose taps all lie inside number w - span) and the padded row is not */
-    if ((g.ph > 0 || g.pw > 0) && g.sh == 1 && g.sw == 1 && g.w - (g.kw - 1) * g.dw < 4 &&
+    if (RT_HARD_FLOAT && (g.ph > 0 || g.pw > 0) && g.sh == 1 && g.sw == 1 &&
+        g.w - (g.kw - 1) * g.dw < 4 &&
         g.ow >= 4 && gp.h * gp.w <= DW_PAD_FLOATS) {
         use = &gp;
         for (x = 0; x < gp.h * gp.w; ++x) {

@@ -16,6 +16,15 @@ int32_t rt_dims_prod(const rt_shape *s, int32_t lo, int32_t hi);
 /* 1 if both shapes are valid and hold the same number of elements. */
 int rt_same_numel(const rt_shape *a, const rt_shape *b);
 
+/* 1 where float arithmetic is in hardware (an Arm FPU, or a host): kernels unroll float
+ * loops there; with soft float (the M3, RV32IMAC) every operation is a library call and the
+ * unrolled copies would only cost flash. */
+#if (defined(__ARM_FP) && (__ARM_FP & 4)) || !(defined(__arm__) || defined(__riscv))
+#define RT_HARD_FLOAT 1
+#else
+#define RT_HARD_FLOAT 0
+#endif
+
 /* acc + a * b, the product rounded before the sum: what the kernels' `acc += a * b` computes
  * under -ffp-contract=off (no fused multiply-add). On an Arm FPU with single precision, gcc
  * still emits that as VMUL then VADD; VMLA.F32 is the same two roundings in one instruction
