@@ -60,16 +60,6 @@ static void conv_plane(const rt_conv_geom *g, const float *in_g,
     }
 }
 
-/* Four outputs of one channel: sum + bias, then the fused activation. */
-static inline void store4(float *o, float a0, float a1, float a2, float a3, float bias,
-                          float lo, float hi)
-{
-    o[0] = rt_act(a0 + bias, lo, hi);
-    o[1] = rt_act(a1 + bias, lo, hi);
-    o[2] = rt_act(a2 + bias, lo, hi);
-    o[3] = rt_act(a3 + bias, lo, hi);
-}
-
 /* Output pixel (oy, ox) of four channels, over the taps of its window that fall inside the
  * input (ranges worked out once), in (c, ky, kx) order; w0 points at the first channel's
  * filter, the others follow fsize apart. */
@@ -142,10 +132,10 @@ static void block4x4(const rt_conv_geom *g, const float *in_g, const float *w0, 
             }
         }
     }
-    store4(o, a00, a01, a02, a03, bias[0], lo, hi);
-    store4(o + plane, a10, a11, a12, a13, bias[1], lo, hi);
-    store4(o + 2 * plane, a20, a21, a22, a23, bias[2], lo, hi);
-    store4(o + 3 * plane, a30, a31, a32, a33, bias[3], lo, hi);
+    rt_act_store4(o, a00, a01, a02, a03, bias[0], lo, hi);
+    rt_act_store4(o + plane, a10, a11, a12, a13, bias[1], lo, hi);
+    rt_act_store4(o + 2 * plane, a20, a21, a22, a23, bias[2], lo, hi);
+    rt_act_store4(o + 3 * plane, a30, a31, a32, a33, bias[3], lo, hi);
 }
 
 /* block4x4 for a row of three taps at stride s (1 or 2, a constant where it is inlined),
@@ -218,10 +208,10 @@ K3_INLINE void block4x4_k3(const rt_conv_geom *g, const float *in_g, const float
         w0 += 3; w1 += 3; w2 += 3; w3 += 3;
       }
     }
-    store4(o, a00, a01, a02, a03, bias[0], lo, hi);
-    store4(o + plane, a10, a11, a12, a13, bias[1], lo, hi);
-    store4(o + 2 * plane, a20, a21, a22, a23, bias[2], lo, hi);
-    store4(o + 3 * plane, a30, a31, a32, a33, bias[3], lo, hi);
+    rt_act_store4(o, a00, a01, a02, a03, bias[0], lo, hi);
+    rt_act_store4(o + plane, a10, a11, a12, a13, bias[1], lo, hi);
+    rt_act_store4(o + 2 * plane, a20, a21, a22, a23, bias[2], lo, hi);
+    rt_act_store4(o + 3 * plane, a30, a31, a32, a33, bias[3], lo, hi);
 }
 
 static void block4x4_k3s1(const rt_conv_geom *g, const float *in_g, const float *w0,

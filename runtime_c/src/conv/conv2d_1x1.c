@@ -40,17 +40,10 @@ static void block4x4(const float *in, int32_t hw, const float *w, int32_t cin,
         b2 = b[2];
         b3 = b[3];
     }
-    o[0] = rt_act(a00 + b0, lo, hi); o[1] = rt_act(a01 + b0, lo, hi);
-    o[2] = rt_act(a02 + b0, lo, hi); o[3] = rt_act(a03 + b0, lo, hi);
-    o += hw;
-    o[0] = rt_act(a10 + b1, lo, hi); o[1] = rt_act(a11 + b1, lo, hi);
-    o[2] = rt_act(a12 + b1, lo, hi); o[3] = rt_act(a13 + b1, lo, hi);
-    o += hw;
-    o[0] = rt_act(a20 + b2, lo, hi); o[1] = rt_act(a21 + b2, lo, hi);
-    o[2] = rt_act(a22 + b2, lo, hi); o[3] = rt_act(a23 + b2, lo, hi);
-    o += hw;
-    o[0] = rt_act(a30 + b3, lo, hi); o[1] = rt_act(a31 + b3, lo, hi);
-    o[2] = rt_act(a32 + b3, lo, hi); o[3] = rt_act(a33 + b3, lo, hi);
+    rt_act_store4(o, a00, a01, a02, a03, b0, lo, hi);
+    rt_act_store4(o + hw, a10, a11, a12, a13, b1, lo, hi);
+    rt_act_store4(o + 2 * hw, a20, a21, a22, a23, b2, lo, hi);
+    rt_act_store4(o + 3 * hw, a30, a31, a32, a33, b3, lo, hi);
 }
 
 /* out[oc][p], one dot product (small planes, fewer than 4 channels) */

@@ -62,6 +62,17 @@ static inline float rt_act(float x, float lo, float hi)
     return x > hi ? hi : x;
 }
 
+/* Four consecutive outputs of one channel of a register block: sum + bias, then the fused
+ * activation (the conv kernels' stores). */
+static inline void rt_act_store4(float *o, float a0, float a1, float a2, float a3,
+                                 float bias, float lo, float hi)
+{
+    o[0] = rt_act(a0 + bias, lo, hi);
+    o[1] = rt_act(a1 + bias, lo, hi);
+    o[2] = rt_act(a2 + bias, lo, hi);
+    o[3] = rt_act(a3 + bias, lo, hi);
+}
+
 /* Compensated (Kahan) float sum: close to double accuracy using single
  * precision only (no soft-float on an FPv4-SP core). `plain` is the naive
  * sum, used when the result is not finite (Kahan's correction turns inf into
