@@ -62,36 +62,28 @@ def _same_storage(plan, a: int, b: int) -> bool:
 
 
 def find_epilogues(plan, chain) -> list[Epilogue]:
-    """Every (producer, activation) pair of ``chain`` the C may render as one call."""
-    decoded = {}
-    for i, ins in enumerate(chain.instructions):
-        if isinstance(ins, P.KernelCall):
-            opr = plan.operators[ins.op_index]
-            op = by_et_name(opr.name, opr.overload)
-            if (opr.name, opr.overload) != _VIEW and op is not None:
-                decoded[i] = op
+    """Every (producer, activation) pair of ``chain`` the C may render as one call: an
+    activation and the kernel call before it, views aside (anything else in between breaks
+    the pair)."""
     readers: dict[int, set] = {}
     for k, ins in enumerate(chain.instructions):
         for v in getattr(ins, "args", ()):
             readers.setdefault(v, set()).add(k)
-    found, previous = [], None
+    found, previous = [], None     # previous: (index, op) of the last kernel call
     for j, ins in enumerate(chain.instructions):
-        op = decoded.get(j)
+        op = None
+        if isinstance(ins, P.KernelCall):
+            opr = plan.operators[ins.op_index]
+            if (opr.name, opr.overload) == _VIEW:
+                continue
+            op = by_et_name(opr.name, opr.overload)
         if op is None:
-            previous = None if not _is_view(plan, ins) else previous
+            previous = None
             continue
         fused = _match(plan, chain, previous, j, op, readers)
-        if fused is not None:
-            found.append(fused)
-            previous = None
-        else:
-            previous = j
+        found += [fused] if fused is not None else []
+        previous = None if fused is not None else (j, op)
     return found
-
-
-def _is_view(plan, ins) -> bool:
-    return isinstance(ins, P.KernelCall) and \
-        (plan.operators[ins.op_index].name, plan.operators[ins.op_index].overload) == _VIEW
 
 
 def _values(plan, ins, op) -> dict:
@@ -101,13 +93,12 @@ def _values(plan, ins, op) -> dict:
         return {}
 
 
-def _match(plan, chain, i, j, act_op, readers) -> Epilogue | None:
-    if i is None:
+def _match(plan, chain, previous, j, act_op, readers) -> Epilogue | None:
+    if previous is None:
         return None
+    i, prod_op = previous
     act_ins, prod_ins = chain.instructions[j], chain.instructions[i]
-    prod_op = by_et_name(plan.operators[prod_ins.op_index].name,
-                         plan.operators[prod_ins.op_index].overload)
-    if prod_op is None or prod_op.aten not in _PRODUCERS:
+    if prod_op.aten not in _PRODUCERS:
         return None
     act, prod = _values(plan, act_ins, act_op), _values(plan, prod_ins, prod_op)
     bounds = _bounds(act_op, act) if act else None
