@@ -5,6 +5,7 @@ from .codegen.c import CSources, generate_c
 from .config import EdgeCompileConfig, ExecutorchBackendConfig, MemoryPlanningPass
 from .errors import AotError
 from .executorch import ExecutorchProgramManager
+from .profile import Profile, format_profile, render_profile_svg
 from .pte import load_program
 from . import zoo
 
@@ -25,4 +26,5 @@ def __getattr__(name):
 __all__ = ["to_edge", "to_edge_transform_and_lower", "export", "EdgeProgramManager",
            "ExecutorchProgramManager", "EdgeCompileConfig", "ExecutorchBackendConfig",
            "MemoryPlanningPass", "AotError", "generate_c", "CSources", "load_program",
-           "to_backend", "LoweredBackendModule", "quantize", "Int8Quantizer"]
+           "to_backend", "LoweredBackendModule", "quantize", "Int8Quantizer",
+           "Profile", "format_profile", "render_profile_svg"]

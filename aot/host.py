@@ -5,6 +5,10 @@
     model = aot.host.build(sources)          # compiled once, cached by content hash
     (scores,) = model(features)              # numpy in, numpy out
 
+    timed = aot.host.build(sources, profile=True)
+    timed(features)
+    print(aot.format_profile(timed.last_profile()))   # nanoseconds per kernel call
+
 ``build`` compiles the generated translation unit and exactly the runtime_c files it needs
 (this machine's ``runtime_c/src/arch/<arch>/`` kernels where there are some, see
 ``aot.codegen.runtime``) into a shared library (gcc, -std=c99 -Wall -Wextra -Wpedantic -Werror)
@@ -43,9 +47,11 @@ def default_cache_dir() -> Path:
 class HostModel:
     """A compiled model: call it with numpy arrays, get a list of numpy arrays."""
 
-    def __init__(self, sources: CSources, lib, ffi, library_path: Path):
+    def __init__(self, sources: CSources, lib, ffi, library_path: Path,
+                 profiled: bool = False):
         self.sources, self._lib, self._ffi = sources, lib, ffi
         self.library_path = library_path
+        self.profiled = profiled
         # The arena lives as long as this object, so state survives from call to call.
         self._arena_buf = np.zeros(max(sources.arena_size, 1) + 64, dtype=np.uint8)
         start = (-self._arena_buf.ctypes.data) % 64
@@ -78,6 +84,16 @@ class HostModel:
         self._check(run(self._arena_ptr, in_ptrs, out_ptrs), "run")
         return outs
 
+    def last_profile(self):
+        """The last call's per-layer profile (aot.profile.Profile, nanoseconds per kernel
+        call); the model must be built with ``profile=True``."""
+        from .profile import profile_of
+        if not self.profiled:
+            raise AotError(f"{self.sources.name} was built without profile=True")
+        ticks = getattr(self._lib, f"{self.sources.name}_profile_ticks")
+        n = len(self.sources.calls) + 2
+        return profile_of(self.sources, [int(ticks[k]) for k in range(n)], "ns", "host")
+
 
 def _digest(sources: CSources, runtime: Sequence[str], flags: Sequence[str]) -> str:
     h = hashlib.sha256()
@@ -96,6 +112,22 @@ _CDEF = """
 int32_t {name}_init(uint8_t *arena);
 int32_t {name}_run(uint8_t *arena, const void *const *inputs, void *const *outputs);
 """
+_CDEF_PROFILE = "extern uint64_t {name}_profile_ticks[{slots}];\n"
+
+# The profile's clock on the host: CLOCK_MONOTONIC in nanoseconds.
+_PROFILE_CLOCK = """#define _POSIX_C_SOURCE 199309L
+#include <stdint.h>
+#include <time.h>
+
+uint64_t {name}_profile_clock(void);
+
+uint64_t {name}_profile_clock(void)
+{{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
+}}
+"""
 
 
 def _compile(sources: CSources, runtime: Sequence[str], flags: Sequence[str],
@@ -108,8 +140,13 @@ def _compile(sources: CSources, runtime: Sequence[str], flags: Sequence[str],
         (work / fname).write_text(text)
     root = runtime_dir()
     lib = work / f"lib{sources.name}.so"
+    extra = []
+    if f"-D{sources.name.upper()}_PROFILE" in flags:
+        clock = work / f"{sources.name}_profile_clock.c"
+        clock.write_text(_PROFILE_CLOCK.format(name=sources.name))
+        extra.append(str(clock))
     cmd = [cc, *flags, "-shared", "-fPIC", f"-I{work}", f"-I{root / 'include'}",
-           str(work / f"{sources.name}.c"), *[str(root / rel) for rel in runtime],
+           str(work / f"{sources.name}.c"), *extra, *[str(root / rel) for rel in runtime],
            "-o", str(lib), "-lm"]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
@@ -118,18 +155,21 @@ def _compile(sources: CSources, runtime: Sequence[str], flags: Sequence[str],
 
 
 def build(sources: CSources, *, cflags: Sequence[str] = (), sanitize: bool = False,
-          cache_dir: Optional[os.PathLike] = None, arch: Optional[str] = None) -> HostModel:
+          cache_dir: Optional[os.PathLike] = None, arch: Optional[str] = None,
+          profile: bool = False) -> HostModel:
     """Compile ``sources`` (from aot.generate_c) and the runtime into a shared library and load
     it through cffi. The runtime files are those of ``arch`` (default: this machine's, e.g.
     ``runtime_c/src/arch/x86_64/`` kernels on x86-64, with AVX2 where the CPU has it;
     ``"portable"`` for the reference ones).
     A sanitized build (``sanitize=True``) can only be loaded by a Python process started with
-    libasan preloaded (see the README)."""
+    libasan preloaded (see the README). ``profile=True`` builds the per-layer profile in:
+    after each call, ``last_profile()`` gives nanoseconds per kernel call."""
     import cffi
 
     arch = arch or host_arch()
     flags = list(STRICT_FLAGS) + (list(SANITIZE_FLAGS) if sanitize else []) + \
-        list(host_cflags(arch)) + list(cflags)
+        list(host_cflags(arch)) + list(cflags) + \
+        ([f"-D{sources.name.upper()}_PROFILE"] if profile else [])
     runtime = for_arch(sources.runtime_sources, arch)
     key = _digest(sources, runtime, flags)
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
@@ -147,5 +187,6 @@ def build(sources: CSources, *, cflags: Sequence[str] = (), sanitize: bool = Fal
         finally:
             shutil.rmtree(work, ignore_errors=True)
     ffi = cffi.FFI()
-    ffi.cdef(_CDEF.format(name=sources.name))
-    return HostModel(sources, ffi.dlopen(str(lib_path)), ffi, lib_path)
+    ffi.cdef(_CDEF.format(name=sources.name) + (_CDEF_PROFILE.format(
+        name=sources.name, slots=len(sources.calls) + 2) if profile else ""))
+    return HostModel(sources, ffi.dlopen(str(lib_path)), ffi, lib_path, profile)

@@ -29,11 +29,32 @@ _NUMPY_NAMES = {"float32": "float32", "int64": "int64", "int32": "int32", "bool"
 _VIEW_OPS = {("executorch_prim::et_view", "default")}
 
 
+_C_KEYWORDS = frozenset("""auto break case char const continue default do double else enum extern
+float for goto if inline int long register restrict return short signed sizeof static struct
+switch typedef union unsigned void volatile while _Bool _Complex _Imaginary bool true false
+asm""".split())
+# Prefixes the runtime, the boards' platform code and the CMake library output own.
+_TAKEN = (("rt", "the runtime's rt_* functions and RT_* macros"),
+          ("plat", "the board platform's plat_* functions"),
+          ("mcu_aot", "mcu-aot's own names (the mcu_aot_runtime library target)"))
+
+
 def c_ident(name: str) -> str:
-    ident = re.sub(r"\W", "_", name).lower()
-    if not ident or ident[0].isdigit():
-        ident = "m_" + ident
-    return ident
+    """The model's name as its C prefix (<name>_run, <NAME>_ARENA_SIZE, <name>.c): it must
+    be a C identifier that no C keyword, runtime or platform name can clash with; AotError
+    says why not."""
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise AotError(f"model name {name!r} is not a C identifier (letters, digits and _, "
+                       "not starting with a digit): it prefixes the generated C symbols")
+    if name in _C_KEYWORDS:
+        raise AotError(f"model name {name!r} is a C keyword; pick another name")
+    if name.startswith("__") or re.match(r"_[A-Z]", name):
+        raise AotError(f"model name {name!r} starts with a prefix C reserves for the "
+                       "compiler and its library; pick another name")
+    for prefix, owner in _TAKEN:
+        if name.lower() == prefix or name.lower().startswith(prefix + "_"):
+            raise AotError(f"model name {name!r} clashes with {owner}; pick another name")
+    return name
 
 
 @dataclass(frozen=True)
@@ -44,6 +65,7 @@ class OpRow:
     out_shape: tuple[int, ...]
     source: str
     fused_into: Optional[int] = None   # an activation the kernel of that instruction runs
+    macs: int = 0                      # multiply-accumulates (0 where the op has none)
 
 
 @dataclass(frozen=True)
@@ -64,6 +86,9 @@ class CSources:
     runtime_sources: tuple[str, ...]   # runtime_c/ files the model calls into
     inputs: tuple[IOSpec, ...] = ()
     outputs: tuple[IOSpec, ...] = ()
+    # The instruction index of each kernel call <name>_run makes, in order (an instruction
+    # may take several calls, a fused activation none): the profile's slots.
+    calls: tuple[int, ...] = ()
 
     def write(self, directory: Union[str, Path]) -> list[Path]:
         out = Path(directory)
@@ -260,10 +285,19 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
         out = gen.values[ins.args[len(op.schema.arguments) - 1]] \
             if op.schema.arguments[-1].is_out else None
         rows.append(OpRow(i, label, rendered[0] if isinstance(rendered, tuple) else
-                          rendered[0][0], tuple(getattr(out, "sizes", ())), source))
+                          rendered[0][0], tuple(getattr(out, "sizes", ())), source,
+                          macs=_macs(op, values)))
     if missing:
         raise UnsupportedOpError(missing, where=f"the C runtime (method {method!r})")
     return _render(gen, calls, rows, delegates)
+
+
+def _macs(op, values: dict) -> int:
+    """The op table's MAC count for one call (tensors as their shapes, as aot.report does)."""
+    args = {k: v.shape if isinstance(v, TensorValue) else v for k, v in values.items()}
+    outs = [v.shape for a, v in zip(op.schema.arguments, values.values())
+            if a.is_out and isinstance(v, TensorValue)]
+    return op.macs(args, outs)
 
 
 def _io_qparams(manager, method: str) -> dict:
@@ -324,4 +358,5 @@ def _render(gen: _Generator, calls: list, rows: list, delegates) -> CSources:
                              for t in items)
     runtime = set(runtime_sources_for(ctx["kernels"])) | delegates.runtime_sources
     return CSources(gen.name, files, gen.arena_size, constant_bytes, tuple(rows),
-                    tuple(sorted(runtime)), io(inputs), io(outputs))
+                    tuple(sorted(runtime)), io(inputs), io(outputs),
+                    tuple(c["index"] for c in calls))
