@@ -48,8 +48,11 @@ LDFLAGS := -Wl,--gc-sections $(BOARD_LDFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS :=
 else
 COMMON_SOURCES += $(COMMON_DIR)/libc_min.c
+# --orphan-handling=error: every section must be placed by the board's script (a section
+# it lacks, asked for by a model's <NAME>_WEIGHTS_SECTION, fails the link with its name).
 LDFLAGS := -nostdlib -nostartfiles -Wl,--gc-sections -Wl,--print-memory-usage \
-           -Wl,-Map=$(BUILD_DIR)/$(TARGET).map -L$(BUILD_DIR) -T$(BOARD_LDSCRIPT) \
+           -Wl,--orphan-handling=error -Wl,-Map=$(BUILD_DIR)/$(TARGET).map \
+           -L$(BUILD_DIR) -L$(COMMON_DIR) -T$(BOARD_LDSCRIPT) \
            $(BOARD_LDFLAGS) $(EXTRA_LDFLAGS)
 LDLIBS := -lgcc
 endif
