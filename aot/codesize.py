@@ -28,16 +28,17 @@ class CodeBytes:
         return self.runtime + self.model
 
 
-def _part(obj: str) -> str:
+def _part(obj: str, model: str) -> str:
     if "/runtime_c/" in obj:
         return "runtime"
-    if obj.endswith("/model.o") or obj == "model.o":
+    if obj.endswith(f"/{model}.o") or obj == f"{model}.o":
         return "model"
     return "platform"
 
 
-def code_bytes(map_file: Path) -> Optional[CodeBytes]:
-    """The split of a GNU ld map (``-Wl,-Map``); None when there is no map (host builds)."""
+def code_bytes(map_file: Path, model: str = "model") -> Optional[CodeBytes]:
+    """The split of a GNU ld map (``-Wl,-Map``); None when there is no map (host builds).
+    ``model`` is the generated model's name: its object is <model>.o."""
     path = Path(map_file)
     if not path.is_file():
         return None
@@ -51,7 +52,7 @@ def code_bytes(map_file: Path) -> Optional[CodeBytes]:
         if pending is not None:   # a long section name puts address, size, object below
             m = _PLACEMENT.match(line)
             if m:
-                _add(sums, pending, int(m.group(2), 16), m.group(3))
+                _add(sums, pending, int(m.group(2), 16), m.group(3), model)
             pending = None
             continue
         m = _SECTION.match(line)
@@ -60,12 +61,12 @@ def code_bytes(map_file: Path) -> Optional[CodeBytes]:
         if m.group(3) is None:
             pending = m.group(1)
         else:
-            _add(sums, m.group(1), int(m.group(4), 16), m.group(5))
+            _add(sums, m.group(1), int(m.group(4), 16), m.group(5), model)
     return CodeBytes(**sums)
 
 
-def _add(sums: dict, kind: str, size: int, obj: str) -> None:
+def _add(sums: dict, kind: str, size: int, obj: str, model: str) -> None:
     if kind == ".rodata":
         sums["constants"] += size
     else:
-        sums[_part(obj)] += size
+        sums[_part(obj, model)] += size
