@@ -17,8 +17,10 @@ DEMO_DIR := build/demo
 #   gcc-arm-none-eabi        Cortex-M firmware; no newlib: boards/common/include is the libc
 #   qemu-system-arm          mps2-an385/386/500, mps3-an547
 #   gcc-riscv64-unknown-elf, qemu-system-misc   riscv32-virt
+#   cmake                    building `aot compile`'s library folder, for the host and with an
+#                            arm-none-eabi toolchain file (tests/qemu/test_library.py)
 APT_PACKAGES := gcc libc6-dev make flatbuffers-compiler gcc-arm-none-eabi qemu-system-arm \
-                qemu-system-misc gcc-riscv64-unknown-elf
+                qemu-system-misc gcc-riscv64-unknown-elf cmake
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
@@ -51,7 +53,8 @@ demo: bootstrap
 	$(VENV)/bin/aot compile $(DEMO_DIR)/kws_int8.pt2 -o $(DEMO_DIR)/c --name kws
 	$(VENV)/bin/aot firmware $(DEMO_DIR)/kws_int8.pt2 --board $(DEMO_BOARD) -o $(DEMO_DIR)/firmware --name kws
 	@echo "== int8 KWS on $(DEMO_BOARD) =="
-	$(VENV)/bin/aot run $(DEMO_DIR)/kws_int8.pt2 --board $(DEMO_BOARD) --name kws
+	$(VENV)/bin/aot run $(DEMO_DIR)/kws_int8.pt2 --board $(DEMO_BOARD) --name kws --profile \
+	    --svg $(DEMO_DIR)/kws-int8-profile.svg
 	$(VENV)/bin/aot zoo kws -o $(DEMO_DIR)/kws.pt2
 	@echo "== float32 KWS on $(DEMO_BOARD), for comparison =="
 	$(VENV)/bin/aot run $(DEMO_DIR)/kws.pt2 --board $(DEMO_BOARD) --name kws

@@ -39,18 +39,21 @@ def cmd_report(args) -> int:
 def cmd_compile(args) -> int:
     from .codegen.c import generate_c
     from .codegen.report import format_c_report
+    from .library import check_arch, library_files, write_library
+    check_arch(args.arch)
     model = load_model(args.model, int8_io=args.int8_io)
     sources = generate_c(model, name=args.name, method=args.method)   # fails before writing
-    files = dict(sources.files)
+    files = library_files(sources, args.arch, label=Path(args.model).name, method=args.method)
     if hasattr(model, "buffer"):
         files[f"{sources.name}.pte"] = model.buffer
     report = format_c_report(sources)
-    files[f"{sources.name}_report.txt"] = report
-    out = Path(args.output)
-    for fname, data in files.items():
-        _write_atomic(out / fname, data)
+    files[f"{sources.name}_report.txt"] = report.encode()
+    out = write_library(files, args.output)
     print(report)
-    print(f"wrote {', '.join(sorted(files))} to {out}/")
+    runtime = sum(1 for f in files if f.startswith("runtime_c/src/") and f.endswith(".c"))
+    print(f"wrote {out}/: {sources.name}.c/.h, CMakeLists.txt (library {sources.name}), "
+          f"README.md, {runtime} runtime files ({args.arch})"
+          + (f", {sources.name}.pte" if hasattr(model, "buffer") else ""))
     if hasattr(model, "buffer"):
         from .passes.verify_program import executorch_lacks
         lacks = executorch_lacks(model.executorch_program)
@@ -107,7 +110,8 @@ def cmd_boards(args) -> int:
 def cmd_firmware(args) -> int:
     from .firmware import generate_firmware
     p = generate_firmware(args.model, args.board, args.output, inputs=args.inputs,
-                          name=args.name, method=args.method, int8_io=args.int8_io)
+                          name=args.name, method=args.method, int8_io=args.int8_io,
+                          weights_section=args.weights_section)
     fp, b = p.footprint, p.board
     fit = lambda need, region: f"~{need:,} bytes" + (f" of {region.length:,}" if region else "")
     print(f"wrote {len(p.files)} files to {p.directory}/: {p.name} ({p.model}) for {b.name} "
@@ -120,11 +124,21 @@ def cmd_firmware(args) -> int:
 
 def cmd_run(args) -> int:
     from .firmware import format_run_report, run_on_board
+    if args.svg and not args.profile:
+        raise AotError("--svg draws the per-layer profile: give --profile too")
     report = run_on_board(args.model, args.board, inputs=args.inputs, name=args.name,
                           method=args.method, out_dir=args.output, timeout=args.timeout,
                           tolerance=args.tolerance, int8_io=args.int8_io,
-                          lsb_tolerance=args.lsb_tolerance)
+                          lsb_tolerance=args.lsb_tolerance, profile=args.profile,
+                          weights_section=args.weights_section)
     print(format_run_report(report))
+    if report.profile is not None:
+        from .profile import format_profile, render_profile_svg
+        print()
+        print(format_profile(report.profile))
+        if args.svg:
+            _write_atomic(Path(args.svg), render_profile_svg(report.profile))
+            print(f"profile chart  {args.svg}")
     return 0 if report.ok else 1
 
 
@@ -142,11 +156,15 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--svg", help="also draw the arena (offset against time) to this SVG file")
     _int8_io_flag(r)
     r.set_defaults(func=cmd_report)
-    c = sub.add_parser("compile", help="generate the static C sources (and the .pte)")
+    c = sub.add_parser("compile", help="write the model as a C library folder (CMake target, "
+                       "its runtime files, README) and its .pte")
     c.add_argument("model", help="a torch.export .pt2 file, or a .pte file")
     c.add_argument("-o", "--output", required=True, help="output directory")
     c.add_argument("--name", default="model", help="C symbol prefix and file name (model)")
     c.add_argument("--method", default="forward")
+    c.add_argument("--arch", default="portable", help="runtime kernels to include: portable "
+                   "(any C99 compiler), cortex_m_dsp (M4, M7, M33), cortex_m_mve (M55), "
+                   "x86_64")
     _int8_io_flag(c)
     c.set_defaults(func=cmd_compile)
     z = sub.add_parser("zoo", help="export one of the MLPerf Tiny reference networks to .pt2")
@@ -167,6 +185,9 @@ def build_parser() -> argparse.ArgumentParser:
                        "input (default: seeded random inputs)")
         f.add_argument("--name", default="model", help="C symbol prefix and file name (model)")
         f.add_argument("--method", default="forward")
+        f.add_argument("--weights-section", metavar="SECTION", help="put the model's "
+                       "constants in this linker section (the board's script must place it: "
+                       ".model_weights on the QEMU boards)")
         if cmd == "firmware":
             f.add_argument("-o", "--output", required=True, help="project directory")
         else:
@@ -178,6 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
             f.add_argument("--lsb-tolerance", type=float, default=3.0,
                            help="for a quantized model: largest error accepted, in output "
                            "steps (3)")
+            f.add_argument("--profile", action="store_true", help="also print what each "
+                           "kernel call costs (instructions under QEMU, ns on the host)")
+            f.add_argument("--svg", help="with --profile: draw it as a bar chart to this SVG")
         _int8_io_flag(f)
         f.set_defaults(func=func)
     return p
