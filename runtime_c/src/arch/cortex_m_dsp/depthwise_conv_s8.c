@@ -1,273 +1,296 @@
 /* depthwise_conv_s8.c (Cortex-M DSP) - rt_depthwise_conv2d_s8 four channels at a time (the
- * outer loop, so that their output stage is set up and their filter taps widened to halfwords
- * once): one word of inputs and one LDRD of filter halfwords per tap. SXTAB16 adds the input
- * offset to two channels at once, and the halfword multiply-accumulates (SMLABB, SMLATT) keep
- * the four channels' sums apart. With a channel multiplier that is a multiple of 4 (a first
- * layer on one channel, say), the four channels read the same input, loaded once. Other
- * channels, and filters of more than DW_WIDE_TAPS taps, take the one-channel loop. Same sums,
- * same requantization: bit-exact with int8/depthwise_conv_s8.c. */
+ * outer loop). A quad's filter taps are widened to halfwords once, pre-scaled so that one
+ * SMMLAR requantizes; its input rows are widened once each (offset added, padding as zeros)
+ * into a ring on the stack, so every output pixel, border or not, is the same run of taps:
+ * one LDRD of inputs, one of filter halfwords and four halfword multiply-accumulates (SMLABB,
+ * SMLATT) per tap, a row of output pixels in one written-out loop (rows of up to four taps
+ * written out, longer ones a loop) that also requantizes and stores. Images wider than the
+ * ring go in column slices. A channel multiplier of 4k (a first layer on one channel, say)
+ * reads one input for the four channels. Layers this does not fit (dilation, other
+ * multipliers, shifts, sums out of range, clamped activations) and the last Cout % 4 channels
+ * take the one-channel loop. Same sums, same requantization: bit-exact with
+ * int8/depthwise_conv_s8.c. */
 #include "s8_dsp.h"
 #include "../../int8/conv_s8.h"
 
-/* What stays fixed across a layer's pixels. */
+#define DW_TAPS 48          /* filter taps a quad widens (10x4 and less) */
+#define DW_ROWS 12          /* filter rows */
+#define DW_RING_WORDS 448   /* the ring of widened input rows: (KH + 1) x padded width x 2 */
+
+/* A quad's constants on the stack: the accumulator's start and four channels'
+ * requantization in front of the filter taps (the loop reads them at negative offsets from
+ * the taps). Filter halfwords and bias carry the factor 2^pre = 2^(1 + max(shift, 0)), so
+ * the sum is x * 2^pre, SMMLAR's input (see rt_dsp_requant); the rounding shift right by e
+ * then adds half + out_off * 2^e (c1) and, for e > 0, -1 when the sum is negative (neg). */
+typedef struct dw_quad {
+    int32_t acc0[4];          /* bias * 2^pre */
+    int32_t rq[4][4];         /* neg, c1, mult, e per channel */
+    int32_t wq[2 * DW_TAPS];  /* per tap channels 0 and 2 as halfwords, then 1 and 3 */
+} dw_quad;
+
+/* What stays fixed across a layer. */
 typedef struct dw_ctx {
     const rt_conv_s8_params *p;
     rt_conv_s8_geom g;
-    const int8_t *w;
     const int32_t *bias;
     int32_t mult;             /* channel multiplier */
-    int32_t row;              /* W * Cin: one input row */
-    int32_t x_step, y_step;   /* the input from one tap to the next, one tap row to the next */
-    int32_t quads;            /* channels [0, quads) go four at a time */
+    int32_t pw;               /* a ring row's columns: the ones the slice's outputs read */
+    int32_t pad_w;            /* the slice's padding columns on the left */
+    int32_t row, orow;        /* an input row, an output row of the layer (bytes) */
 } dw_ctx;
 
-/* The end of a tap and of a row of taps in quad_taps_wide's loops: the next tap, else the
- * next row (the skips and the row count kept on the stack). */
-#define DW_ROW_END \
-    "subs %[k], %[k], #1\n\t" \
-    "bne 1b\n\t" \
-    "ldr %[t0], %[xskip]\n\t" \
-    "add %[x], %[x], %[t0]\n\t" \
-    "ldr %[t0], %[wskip]\n\t" \
-    "add %[w], %[w], %[t0]\n\t" \
-    "ldr %[t0], %[rows]\n\t" \
-    "subs %[t0], %[t0], #1\n\t" \
-    "str %[t0], %[rows]\n\t" \
-    "bne 2b"
-
-/* A quad's filter taps widened once (kept for all its pixels): per tap, channels 0 and 2 as
- * halfwords, then 1 and 3. Layers with more taps take the one-channel loop. */
-#define DW_WIDE_TAPS 64
-
-static void widen_quad(const dw_ctx *c, int32_t oc, int32_t *wq)
+/* Can the quads take the layer: all filters' shifts and sums in range, multipliers >= 0 (a
+ * sum's sign is then its product's, which the rounding reads), the activation all of int8
+ * (SSAT clamps), the taps and a ring row of one output column's window (c->pw) fit? */
+static int quad_fits(const dw_ctx *c)
 {
+    const rt_conv_s8_params *p = c->p;
     const int32_t taps = c->g.kh * c->g.kw;
-    int32_t t;
+    int32_t oc;
+    if (p->dilation_h != 1 || p->dilation_w != 1 || (c->mult != 1 && c->mult % 4 != 0) ||
+        taps > DW_TAPS || c->g.kh > DW_ROWS || (c->g.kh + 1) * c->pw * 2 > DW_RING_WORDS ||
+        p->act_min != -128 || p->act_max != 127 || p->output_offset < -128 ||
+        p->output_offset > 127) {
+        return 0;
+    }
+    for (oc = 0; oc < c->g.cout; ++oc) {
+        const int32_t s = p->shift[oc], up = s > 0 ? s : 0;
+        if (s < -22 || s > 6 || p->mult[oc] < 0 ||
+            rt_dsp_sum_bound(c->bias != NULL ? c->bias[oc] : 0, taps) >= 1 << (30 - up)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Channels oc..oc+3's constants (see dw_quad). */
+static void quad_setup(const dw_ctx *c, const int8_t *w, int32_t oc, dw_quad *q)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t taps = c->g.kh * c->g.kw;
+    int32_t j, t, pre[4];
+    for (j = 0; j < 4; ++j) {
+        const int32_t s = p->shift[oc + j], e = s < 0 ? -s : 0;
+        pre[j] = 1 + (s > 0 ? s : 0);
+        q->acc0[j] = (c->bias != NULL ? c->bias[oc + j] : 0) * (1 << pre[j]);
+        q->rq[j][0] = -(e > 0);
+        q->rq[j][1] = ((1 << e) >> 1) + p->output_offset * (1 << e);
+        q->rq[j][2] = p->mult[oc + j];
+        q->rq[j][3] = e;
+    }
     for (t = 0; t < taps; ++t) {
-        const int32_t v = rt_dsp_load4(c->w + t * c->g.cout + oc);
-        wq[2 * t] = (int32_t)rt_dsp_w_even(v);
-        wq[2 * t + 1] = (int32_t)rt_dsp_w_odd(v);
+        const int8_t *v = w + t * c->g.cout + oc;
+        for (j = 0; j < 4; ++j) {   /* channel j: word j & 1, halfword j >> 1 */
+            const uint32_t h = (uint16_t)(int16_t)(v[j] * (1 << pre[j]));
+            const int32_t i = 2 * t + (j & 1);
+            q->wq[i] = (int32_t)((j >> 1) ? ((uint32_t)q->wq[i] | h << 16) : h);
+        }
     }
 }
 
-/* Four channels' sums over a rows x cols window of taps: x points at the first tap's input
- * of the first channel (the four read four consecutive inputs), wq at its widened filter taps.
- * One word of inputs a tap, SXTAB16 adding the offset to two channels at once, one LDRD of
- * filter halfwords, and halfword multiply-accumulates (SMLABB, SMLATT) keeping the four sums
- * apart: 11 instructions for four multiply-accumulates. shared: the four channels read one
- * input (a channel multiplier of 4k), taken as a byte. Written out (gcc spills the steps of
- * the C loop); -O0 takes the C loop. */
-static RT_DSP_NOINLINE void quad_taps_wide(const dw_ctx *c, const int8_t *x, const int32_t *wq,
-                                           int32_t rows, int32_t cols, int32_t shared,
-                                           int32_t *a)
+/* An input row (channel xo on) widened over the slice's columns: per column the quad's four
+ * inputs plus the offset as halfwords, channels 0 and 2 then 1 and 3 (one input four times
+ * when the quad shares it). The padding columns keep the zeros the ring started with. */
+static void widen_row(const dw_ctx *c, const int8_t *src, int32_t *dst)
 {
-    const int32_t x_step = c->x_step, x_skip = c->y_step - cols * c->x_step;
-    const int32_t w_skip = (c->g.kw - cols) * 8;
-    int32_t a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
-    if (rows > 0 && cols > 0) {
-#if defined(__OPTIMIZE__)
-        int32_t k, t0, t1, t2, t3;
-        if (!shared) {
-            const int16x2_t off2 = rt_dsp_pair(c->p->input_offset);
-            __asm__ volatile(
-                "2:\n\t"
-                "ldr %[k], %[cols]\n\t"
-                "1:\n\t"
-                "ldr %[t0], [%[x]]\n\t"
-                "add %[x], %[x], %[xs]\n\t"
-                "ldrd %[t2], %[t3], [%[w]], #8\n\t"
-                "sxtab16 %[t1], %[off], %[t0]\n\t"            /* channels 0 and 2 */
-                "sxtab16 %[t0], %[off], %[t0], ror #8\n\t"    /* channels 1 and 3 */
-                "smlabb %[a0], %[t1], %[t2], %[a0]\n\t"
-                "smlatt %[a2], %[t1], %[t2], %[a2]\n\t"
-                "smlabb %[a1], %[t0], %[t3], %[a1]\n\t"
-                "smlatt %[a3], %[t0], %[t3], %[a3]\n\t"
-                DW_ROW_END
-                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
-                  [w] "+r"(wq), [k] "=&r"(k), [t0] "=&r"(t0), [t1] "=&r"(t1),
-                  [t2] "=&r"(t2), [t3] "=&r"(t3), [rows] "+m"(rows)
-                : [xs] "r"(x_step), [off] "r"(off2), [cols] "m"(cols), [xskip] "m"(x_skip),
-                  [wskip] "m"(w_skip)
-                : "cc", "memory");
-        } else {
-            const int32_t x_off = c->p->input_offset;
-            __asm__ volatile(
-                "2:\n\t"
-                "ldr %[k], %[cols]\n\t"
-                "1:\n\t"
-                "ldrsb %[t0], [%[x]]\n\t"
-                "add %[x], %[x], %[xs]\n\t"
-                "ldrd %[t2], %[t3], [%[w]], #8\n\t"
-                "add %[t0], %[t0], %[off]\n\t"
-                "smlabb %[a0], %[t0], %[t2], %[a0]\n\t"
-                "smlabt %[a2], %[t0], %[t2], %[a2]\n\t"
-                "smlabb %[a1], %[t0], %[t3], %[a1]\n\t"
-                "smlabt %[a3], %[t0], %[t3], %[a3]\n\t"
-                DW_ROW_END
-                : [a0] "+r"(a0), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [x] "+r"(x),
-                  [w] "+r"(wq), [k] "=&r"(k), [t0] "=&r"(t0), [t2] "=&r"(t2), [t3] "=&r"(t3),
-                  [rows] "+m"(rows)
-                : [xs] "r"(x_step), [off] "r"(x_off), [cols] "m"(cols), [xskip] "m"(x_skip),
-                  [wskip] "m"(w_skip)
-                : "cc", "memory");
-            (void)t1;
+    const int32_t x_off = c->p->input_offset, cin = c->g.cin, pad = c->pad_w;
+    const int16x2_t off2 = rt_dsp_pair(x_off);
+    const int32_t *const end = dst + 2 * (c->pw < pad + c->g.w ? c->pw : pad + c->g.w);
+    dst += 2 * pad;
+    if (c->mult != 1) {
+        for (; dst < end; dst += 2, src += cin) {
+            dst[0] = dst[1] = (int32_t)rt_dsp_pair(*src + x_off);
         }
-#else
-        const int16x2_t off2 = rt_dsp_pair(c->p->input_offset);
-        int32_t ky, kx;
-        for (ky = 0; ky < rows; ++ky) {
-            for (kx = 0; kx < cols; ++kx, x += x_step, wq += 2) {
-                const int16x2_t we = (int16x2_t)wq[0], wo = (int16x2_t)wq[1];
-                if (shared) {
-                    const int32_t u = *x + c->p->input_offset;
-                    a0 += u * (int16_t)(we & 0xffff);
-                    a2 += u * (int16_t)((uint32_t)we >> 16);
-                    a1 += u * (int16_t)(wo & 0xffff);
-                    a3 += u * (int16_t)((uint32_t)wo >> 16);
-                } else {
-                    const int32_t xv = rt_dsp_load4(x);
-                    const int16x2_t xe = rt_dsp_even(off2, xv), xo = rt_dsp_odd(off2, xv);
-                    a0 = __smlabb(xe, we, a0);
-                    a2 = __smlatt(xe, we, a2);
-                    a1 = __smlabb(xo, wo, a1);
-                    a3 = __smlatt(xo, wo, a3);
-                }
-            }
-            x += x_skip;
-            wq += w_skip / 4;
+    } else {
+        for (; dst < end; dst += 2, src += cin) {
+            const int32_t v = rt_dsp_load4(src);
+            dst[0] = (int32_t)rt_dsp_even(off2, v);
+            dst[1] = (int32_t)rt_dsp_odd(off2, v);
         }
+    }
+}
+
+/* One channel's requantization as the written-out loop does it: SMMLAR adds c1. */
+#if !defined(__OPTIMIZE__)
+static int32_t quad_rq(const int32_t *rq, int32_t acc)
+{
+    const int32_t t = (rq[0] & (acc >> 31)) + rq[1];
+    return rt_dsp_sat8((t + rt_dsp_smmulr(acc, rq[2])) >> rq[3]);
+}
 #endif
-    }
-    a[0] = a0;
-    a[1] = a1;
-    a[2] = a2;
-    a[3] = a3;
-}
 
-/* Four channels' output stage, set up once for all pixels. */
-typedef struct out_quad {
-    rt_dsp_rq q[4];
-    int32_t off, lo, hi;
-    int32_t direct;   /* every sum in its rescaling's fast range, activation range all of
-                         int8: no checks, SSAT clamps */
-} out_quad;
-
-static RT_DSP_NOINLINE void store_quad(const out_quad *t, const int32_t *acc, int8_t *o)
+/* A row of n output pixels of one quad: rows[] the tap rows' widened inputs (NULL after the
+ * last), pixel i reading columns from i * step on; outputs at o, o + cout, ... */
+static RT_DSP_NOINLINE void quad_row(const dw_quad *q, int32_t *const *rows, int32_t kw,
+                                     int32_t step, int32_t cout, int32_t n, int8_t *o)
 {
-    int32_t j;
-    if (t->direct) {
-        o[0] = rt_dsp_sat8(rt_dsp_rq_apply_in_range(&t->q[0], acc[0]) + t->off);
-        o[1] = rt_dsp_sat8(rt_dsp_rq_apply_in_range(&t->q[1], acc[1]) + t->off);
-        o[2] = rt_dsp_sat8(rt_dsp_rq_apply_in_range(&t->q[2], acc[2]) + t->off);
-        o[3] = rt_dsp_sat8(rt_dsp_rq_apply_in_range(&t->q[3], acc[3]) + t->off);
-        return;
-    }
-    for (j = 0; j < 4; ++j) {
-        o[j] = rt_s8_clamp(rt_dsp_rq_apply(&t->q[j], acc[j]) + t->off, t->lo, t->hi);
-    }
-}
-
-/* The window of output pixel (oy, ox): its taps inside the input, and where they start. */
-typedef struct window {
-    int32_t rows, cols;
-    const int8_t *x, *w;   /* input and filter at the first tap, channel 0 */
-} window;
-
-static window window_at(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t ox)
-{
-    const rt_conv_s8_params *p = c->p;
-    int32_t ky0, ky1, kx0, kx1;
-    window v;
-    rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, c->g.kh, c->g.h, &ky0, &ky1);
-    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, c->g.kw, c->g.w, &kx0, &kx1);
-    v.rows = ky1 - ky0;
-    v.cols = kx1 - kx0;
-    v.x = img + (oy * p->stride_h - p->pad_h + ky0 * p->dilation_h) * c->row +
-          (ox * p->stride_w - p->pad_w + kx0 * p->dilation_w) * c->g.cin;
-    v.w = c->w + (ky0 * c->g.kw + kx0) * c->g.cout;
-    return v;
-}
-
-/* Channels oc..oc+3 of every output pixel, their filter taps widened once (at most
- * DW_WIDE_TAPS taps). A row's interior pixels (every tap inside the input) step their input
- * pointer along the row; border pixels work out their window. */
-static void quad_channels(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
-{
-    const rt_conv_s8_params *p = c->p;
-    const int32_t taps = c->g.kh * c->g.kw;
-    const int32_t xo = c->mult == 1 ? oc : oc / c->mult;   /* the input channel read */
-    int32_t wq[2 * DW_WIDE_TAPS];
-    int32_t n, oy, ox, j, b[4], xa, xb;
-    out_quad t;
-    t.off = p->output_offset;
-    t.lo = p->act_min;
-    t.hi = p->act_max;
-    t.direct = t.lo == -128 && t.hi == 127;
-    for (j = 0; j < 4; ++j) {
-        int32_t bound;
-        b[j] = c->bias != NULL ? c->bias[oc + j] : 0;
-        bound = rt_dsp_sum_bound(b[j], taps);
-        t.q[j] = rt_dsp_rq_make(p->mult[oc + j], p->shift[oc + j]);
-        t.direct = t.direct && bound < t.q[j].hi && -bound > t.q[j].lo;
-    }
-    widen_quad(c, oc, wq);
-    /* interior columns: ox * stride_w - pad_w >= 0 and the last tap inside, [xa, xb) */
-    xa = (p->pad_w + p->stride_w - 1) / p->stride_w;
-    xb = c->g.w - 1 - (c->g.kw - 1) * p->dilation_w + p->pad_w;
-    xb = xb >= 0 ? xb / p->stride_w + 1 : 0;
-    xb = xb < c->g.ow ? xb : c->g.ow;
-    xa = xa < xb ? xa : xb;
-    for (n = 0; n < c->g.n; ++n) {
-        const int8_t *img = in + n * c->g.h * c->row;
-        for (oy = 0; oy < c->g.oh; ++oy) {
-            for (ox = 0; ox < c->g.ow; ++ox) {
-                int32_t acc[4];
-                acc[0] = b[0];
-                acc[1] = b[1];
-                acc[2] = b[2];
-                acc[3] = b[3];
-                if (ox == xa && xa < xb) {
-                    /* the interior run: the window's rows once, then a step per pixel */
-                    const window v = window_at(c, img, oy, ox);
-                    const int32_t first = (v.w - c->w) / c->g.cout;   /* ky0 * kw */
-                    const int8_t *x = v.x + xo;
-                    for (; ox < xb; ++ox, x += p->stride_w * c->g.cin, out += c->g.cout) {
-                        acc[0] = b[0];
-                        acc[1] = b[1];
-                        acc[2] = b[2];
-                        acc[3] = b[3];
-                        quad_taps_wide(c, x, wq + 2 * first, v.rows, c->g.kw, c->mult != 1,
-                                       acc);
-                        store_quad(&t, acc, out + oc);
-                    }
-                    --ox;
-                    continue;
-                } else {
-                    const window v = window_at(c, img, oy, ox);
-                    quad_taps_wide(c, v.x + xo, wq + 2 * ((v.w - c->w) / c->g.cout), v.rows,
-                                   v.cols, c->mult != 1, acc);
-                }
-                store_quad(&t, acc, out + oc);
-                out += c->g.cout;
+#if defined(__OPTIMIZE__)
+    const int32_t *wb = q->wq;
+    int32_t a0, a1, a2, a3, t0, t1, t2, t3, k, po = 0, entry = 0;
+    const int32_t *x, *wp;
+    int32_t *const *rp;
+    step *= 8;
+#define DW_TAP \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t" \
+    "ldrd %[t2], %[t3], [%[wp]], #8\n\t" \
+    "smlabb %[a0], %[t0], %[t2], %[a0]\n\t" \
+    "smlatt %[a2], %[t0], %[t2], %[a2]\n\t" \
+    "smlabb %[a1], %[t1], %[t3], %[a1]\n\t" \
+    "smlatt %[a3], %[t1], %[t3], %[a3]\n\t"
+#define DW_RQ(a, at) \
+    "ldrd %[t0], %[t1], [%[wp], #" #at "]\n\t"    /* neg, c1 */ \
+    "and %[t0], %[t0], %[" a "], asr #31\n\t" \
+    "add %[t0], %[t0], %[t1]\n\t" \
+    "ldrd %[t1], %[t2], [%[wp], #" #at " + 8]\n\t"   /* mult, e */ \
+    "smmlar %[" a "], %[" a "], %[t1], %[t0]\n\t" \
+    "asr %[" a "], %[" a "], %[t2]\n\t" \
+    "ssat %[" a "], #8, %[" a "]\n\t"
+    __asm__ volatile(
+        /* where a row of kw taps starts: 4 - kw taps into the written-out four (each 24
+           bytes), or the loop for wider filters */
+        "ldr %[t0], %[kw]\n\t"
+        "adr.w %[k], 3f\n\t"
+        "cmp %[t0], #4\n\t"
+        "bgt 6f\n\t"
+        "adr.w %[k], 5f\n\t"
+        "rsb %[t0], %[t0], #4\n\t"
+        "add %[t0], %[t0], %[t0], lsl #1\n\t"
+        "add %[k], %[k], %[t0], lsl #3\n\t"
+        "6:\n\t"
+        "orr %[k], %[k], #1\n\t"
+        "str %[k], %[entry]\n\t"
+        "1:\n\t"
+        "ldr %[wp], %[wb]\n\t"
+        "ldrd %[a0], %[a1], [%[wp], #-80]\n\t"
+        "ldrd %[a2], %[a3], [%[wp], #-72]\n\t"
+        "ldr %[rp], %[rows]\n\t"
+        "ldr %[k], %[entry]\n\t"
+        "2:\n\t"
+        "ldr %[x], [%[rp]], #4\n\t"
+        "cmp %[x], #0\n\t"
+        "beq 4f\n\t"
+        "add %[x], %[x], %[po]\n\t"
+        "bx %[k]\n\t"
+        "3:\n\t"
+        "ldr %[k], %[kw]\n\t"
+        "7:\n\t"
+        DW_TAP
+        "subs %[k], %[k], #1\n\t"
+        "bne 7b\n\t"
+        "ldr %[k], %[entry]\n\t"
+        "b 2b\n\t"
+        "5:\n\t"
+        DW_TAP DW_TAP DW_TAP DW_TAP
+        "b 2b\n\t"
+        "4:\n\t"
+        "ldr %[wp], %[wb]\n\t"
+        DW_RQ("a0", -64) DW_RQ("a1", -48) DW_RQ("a2", -32) DW_RQ("a3", -16)
+        "ldr %[x], %[o]\n\t"
+        "strb %[a0], [%[x]]\n\t"
+        "strb %[a1], [%[x], #1]\n\t"
+        "strb %[a2], [%[x], #2]\n\t"
+        "strb %[a3], [%[x], #3]\n\t"
+        "ldr %[k], %[cout]\n\t"
+        "add %[x], %[x], %[k]\n\t"
+        "str %[x], %[o]\n\t"
+        "ldr %[k], %[step]\n\t"
+        "add %[po], %[po], %[k]\n\t"
+        "ldr %[k], %[n]\n\t"
+        "subs %[k], %[k], #1\n\t"
+        "str %[k], %[n]\n\t"
+        "bne 1b"
+        : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [t0] "=&r"(t0),
+          [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [k] "=&r"(k), [x] "=&r"(x),
+          [wp] "=&r"(wp), [rp] "=&r"(rp), [po] "+r"(po), [o] "+m"(o), [n] "+m"(n),
+          [entry] "+m"(entry)
+        : [wb] "m"(wb), [rows] "m"(rows), [kw] "m"(kw), [step] "m"(step), [cout] "m"(cout)
+        : "cc", "memory");
+#undef DW_TAP
+#undef DW_RQ
+#else
+    int32_t i, j;
+    for (i = 0; i < n; ++i, o += cout) {
+        int32_t acc[4], *const *rp;
+        const int32_t *wp = q->wq;
+        for (j = 0; j < 4; ++j) {
+            acc[j] = q->acc0[j];
+        }
+        for (rp = rows; *rp != NULL; ++rp) {
+            const int32_t *x = *rp + 2 * i * step;
+            for (j = 0; j < kw; ++j, x += 2, wp += 2) {
+                acc[0] = __smlabb(x[0], wp[0], acc[0]);
+                acc[2] = __smlatt(x[0], wp[0], acc[2]);
+                acc[1] = __smlabb(x[1], wp[1], acc[1]);
+                acc[3] = __smlatt(x[1], wp[1], acc[3]);
             }
+        }
+        for (j = 0; j < 4; ++j) {
+            o[j] = (int8_t)quad_rq(q->rq[j], acc[j]);
+        }
+    }
+#endif
+}
+
+/* Channels oc..oc+3 of every output pixel of the slice c. The ring holds KH widened input
+ * rows (row iy in slot iy % KH) and a row of zeros for the padding rows; it is all zeros to
+ * start with. */
+static RT_DSP_NOINLINE void quad_channels(const dw_ctx *c, const int8_t *in, const int8_t *w,
+                                          int32_t oc, int8_t *out, int32_t *ring)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t kh = c->g.kh, row = c->row;
+    const int32_t xo = c->mult == 1 ? oc : oc / c->mult;   /* the input channel read */
+    int32_t *const zero = ring + kh * 2 * c->pw;
+    int32_t *rows[DW_ROWS + 1], held[DW_ROWS];
+    int32_t n, oy, ky;
+    dw_quad q;
+    quad_setup(c, w, oc, &q);
+    for (n = 0; n < c->g.n; ++n) {
+        const int8_t *img = in + n * c->g.h * row + xo;
+        for (ky = 0; ky < kh; ++ky) {
+            held[ky] = -1;
+        }
+        for (oy = 0; oy < c->g.oh; ++oy, out += c->orow) {
+            const int32_t iy0 = oy * p->stride_h - p->pad_h;
+            int32_t s = iy0 % kh;   /* the slot of row iy0 + ky */
+            s += s < 0 ? kh : 0;
+            for (ky = 0; ky < kh; ++ky, s = s + 1 == kh ? 0 : s + 1) {
+                const int32_t iy = iy0 + ky;
+                rows[ky] = zero;
+                if (iy >= 0 && iy < c->g.h) {
+                    rows[ky] = ring + s * 2 * c->pw;
+                    if (held[s] != iy) {
+                        held[s] = iy;
+                        widen_row(c, img + iy * row, rows[ky]);
+                    }
+                }
+            }
+            rows[kh] = NULL;
+            quad_row(&q, rows, c->g.kw, p->stride_w, c->g.cout, c->g.ow, out + oc);
         }
     }
 }
 
-/* Channel oc of every output pixel, one at a time (a multiplier that is neither 1 nor 4k, or
- * the last Cout % 4 channels). */
-static void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
+/* Channel oc of every output pixel, one at a time (the layers and channels the quads do not
+ * take). */
+static void one_channel(const dw_ctx *c, const int8_t *in, const int8_t *w, int32_t oc,
+                        int8_t *out)
 {
     const rt_conv_s8_params *p = c->p;
+    const int32_t row = c->g.w * c->g.cin;
     int32_t n, oy, ox;
     for (n = 0; n < c->g.n; ++n) {
-        const int8_t *img = in + n * c->g.h * c->row;
+        const int8_t *img = in + n * c->g.h * row;
         for (oy = 0; oy < c->g.oh; ++oy) {
             for (ox = 0; ox < c->g.ow; ++ox, out += c->g.cout) {
-                const window v = window_at(c, img, oy, ox);
-                const int32_t acc = rt_s8_dw_sum(v.x + oc / c->mult, v.w + oc, v.rows, v.cols,
-                                                 c->x_step, c->y_step, c->g.cout,
-                                                 c->g.kw * c->g.cout, p->input_offset);
+                rt_s8_window v;
+                int32_t acc;
+                rt_s8_window_at(&c->g, p, img, oy, ox, &v);
+                acc = rt_s8_dw_sum(v.x + oc / c->mult,
+                                   w + (v.ky0 * c->g.kw + v.kx0) * c->g.cout + oc,
+                                   v.ky1 - v.ky0, v.kx1 - v.kx0, p->dilation_w * c->g.cin,
+                                   p->dilation_h * row, c->g.cout, c->g.kw * c->g.cout,
+                                   p->input_offset);
                 out[oc] = rt_s8_clamp(rt_requantize((c->bias != NULL ? c->bias[oc] : 0) + acc,
                                                     p->mult[oc], p->shift[oc]) +
                                       p->output_offset, p->act_min, p->act_max);
@@ -283,22 +306,40 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
                                  const rt_shape *out_s, int8_t *out)
 {
     dw_ctx c;
-    int32_t oc;
+    int32_t oc = 0;
     RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));
     c.p = p;
-    c.w = w;
     c.bias = bias;
     c.mult = c.g.cin > 0 ? c.g.cout / c.g.cin : 1;
     c.row = c.g.w * c.g.cin;
-    c.x_step = p->dilation_w * c.g.cin;
-    c.y_step = p->dilation_h * c.row;
-    c.quads = (c.mult == 1 || c.mult % 4 == 0) && c.g.kh * c.g.kw <= DW_WIDE_TAPS
-                  ? c.g.cout / 4 * 4 : 0;
-    for (oc = 0; oc < c.quads; oc += 4) {
-        quad_channels(&c, in, oc, out);
+    c.orow = c.g.ow * c.g.cout;
+    c.pw = DW_RING_WORDS / (2 * (c.g.kh + 1));   /* columns a ring row holds */
+    c.pw = c.pw < c.g.kw ? c.g.kw : c.pw;
+    if (quad_fits(&c)) {
+        /* column slices of at most cw output columns, each a layer of its own whose input
+           starts at its first column (padding then only at its edges) */
+        const int32_t cw = (c.pw - c.g.kw) / p->stride_w + 1, ow = c.g.ow, iw = c.g.w;
+        int32_t ox;
+        for (ox = 0; ox < ow; ox += cw) {
+            const int32_t cx0 = ox * p->stride_w - p->pad_w, x0 = cx0 > 0 ? cx0 : 0;
+            int32_t ring[DW_RING_WORDS];
+            int32_t i;
+            c.g.ow = ow - ox < cw ? ow - ox : cw;
+            c.g.w = iw - x0;
+            c.pad_w = x0 - cx0;
+            c.pw = (c.g.ow - 1) * p->stride_w + c.g.kw;
+            for (i = 0; i < (c.g.kh + 1) * 2 * c.pw; ++i) {
+                ring[i] = 0;
+            }
+            for (oc = 0; oc + 4 <= c.g.cout; oc += 4) {
+                quad_channels(&c, in + x0 * c.g.cin, w, oc, out + ox * c.g.cout, ring);
+            }
+        }
+        c.g.ow = ow;
+        c.g.w = iw;
     }
     for (; oc < c.g.cout; ++oc) {
-        one_channel(&c, in, oc, out);
+        one_channel(&c, in, w, oc, out);
     }
     return RT_OK;
 }
