@@ -1,26 +1,477 @@
-/* conv_mve.h - the 2x2 tiles' output stage of the Helium convolutions (conv_s8.c and
- * conv_1x1_s8.c of this folder). */
+/* conv_mve.h - the matrix product under the Helium convolutions (conv_s8.c, conv_1x1_s8.c
+ * and, for a layer on one input channel, depthwise_conv_s8.c of this folder): rows of k int8
+ * taps (a pointwise layer's input pixels, or gathered patches) times every filter of a block,
+ * requantized and stored.
+ *
+ * 2x2 tiles: two pixels by two filters, four VMLADAVAs per sixteen taps. Everything a filter
+ * pair needs besides its taps is made once per block (rt_mve_pairs_make): the bias plus the
+ * input offset times the filter's sum, and the requantization, as vectors laid out like a
+ * tile's four sums. Then, at -O2, one assembly call takes every pair of rows across all the
+ * block's filter pairs: sixteen taps a turn in a low-overhead loop (WLS/LE), a predicated
+ * turn for a tail, the four sums moved into one vector (four single-lane VMOVs: the order of
+ * the two-lane form's registers is not relied on), requantized there and scattered (about 25
+ * instructions a tile beyond the products). A lone last filter or row, and -O0, take the
+ * same steps in C. Integer sums in another order are the same sums, and the requantization
+ * is rt_mve_requant's: bit-exact with the portable kernels. */
 #ifndef RT_CONV_MVE_H
 #define RT_CONV_MVE_H
 
 #include "s8_mve.h"
 #include "../../int8/conv_s8.h"
 
-/* A 2x2 tile's outputs: lanes (pixel a: filter oc, o1; pixel b: filter oc, o1), the bias in,
- * requantized in one vector (rt_mve_requant) and scattered as bytes to out[oc], out[oc + 1],
- * out[cout + oc], out[cout + oc + 1]. A lane is stored only for a second filter that exists
- * (o1 > oc) and a second pixel that exists (two). */
-static inline void store_tile(const rt_conv_s8_params *p, const int32_t *acc, int32_t oc, int32_t o1,
-                       int32_t two, int32_t cout, int8_t *out)
+/* Filter pairs a block holds (its parameters take 64 bytes a pair, on the stack). */
+#define RT_MVE_BLOCK_PAIRS 32
+
+/* One filter pair's output stage, each vector in a tile's lanes (pixel 0: filters oc, o1;
+ * pixel 1: filters oc, o1). The assembly loop reads them in this order. */
+typedef struct rt_mve_pair {
+    int32_t fold[4];    /* bias + input offset * the filter's sum of taps */
+    int32_t mult[4];
+    int32_t right[4];   /* min(shift, 0) */
+    int32_t left[4];    /* max(shift, 0) */
+} rt_mve_pair;
+
+/* What every tile of a layer shares: where its four outputs go (out[oc], out[oc + 1],
+ * out[cout + oc], out[cout + oc + 1]), the output offset and the activation range. */
+typedef struct rt_mve_out {
+    uint32x4_t offs;
+    int32x4_t off, lo, hi;
+} rt_mve_out;
+
+static inline rt_mve_out rt_mve_out_make(const rt_conv_s8_params *p, int32_t cout)
 {
     const uint32_t offs[4] = {0u, 1u, (uint32_t)cout, (uint32_t)cout + 1u};
-    const int32_t m[4] = {p->mult[oc], p->mult[o1], p->mult[oc], p->mult[o1]};
-    const int32_t s[4] = {p->shift[oc], p->shift[o1], p->shift[oc], p->shift[o1]};
-    const mve_pred16_t lanes = (mve_pred16_t)(0x000Fu | (o1 > oc ? 0x00F0u : 0u) |
-                                              (two ? 0x0F00u | (o1 > oc ? 0xF000u : 0u) : 0u));
-    const int32x4_t r = rt_mve_requant(vldrwq_s32(acc), vldrwq_s32(m), vldrwq_s32(s),
-                                       p->output_offset, p->act_min, p->act_max);
-    vstrbq_scatter_offset_p_s32(out + oc, vldrwq_u32(offs), r, lanes);
+    rt_mve_out o;
+    o.offs = vldrwq_u32(offs);
+    o.off = vdupq_n_s32(p->output_offset);
+    o.lo = vdupq_n_s32(p->act_min);
+    o.hi = vdupq_n_s32(p->act_max);
+    return o;
+}
+
+/* The parameters of filters oc .. oc + count - 1 in pairs (an odd last filter is a pair
+ * of itself), w their taps (k a filter, filter oc first). Returns whether any filter shifts
+ * left. */
+static inline int32_t rt_mve_pairs_make(const rt_conv_s8_params *p, const int8_t *w,
+                                        const int32_t *bias, int32_t k, int32_t oc,
+                                        int32_t count, rt_mve_pair *q)
+{
+    int32_t j, i, lane, any_left = 0;
+    for (j = 0; j < count; j += 2, ++q) {
+        for (lane = 0; lane < 2; ++lane) {
+            const int32_t i_c = j + lane < count ? j + lane : j, c = oc + i_c;
+            const int8_t *wc = w + i_c * k;
+            int32_t s = 0;
+            for (i = 0; i < k; i += 16) {
+                s = vaddvaq_s8(s, vldrbq_z_s8(wc + i, rt_mve_tail8(k - i)));
+            }
+            q->fold[lane] = q->fold[lane + 2] = (bias != NULL ? bias[c] : 0) +
+                                                 p->input_offset * s;
+            q->mult[lane] = q->mult[lane + 2] = p->mult[c];
+            q->right[lane] = q->right[lane + 2] = p->shift[c] < 0 ? p->shift[c] : 0;
+            q->left[lane] = q->left[lane + 2] = p->shift[c] > 0 ? p->shift[c] : 0;
+            any_left |= p->shift[c] > 0;
+        }
+    }
+    return any_left;
+}
+
+/* a = (x0.w0, x0.w1, x1.w0, x1.w1) over n taps, without the offset (predicated tail). */
+static inline int32x4_t rt_mve_mac_2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0,
+                                       const int8_t *w1, int32_t n)
+{
+    int32_t a[4] = {0, 0, 0, 0}, i;
+    for (i = 0; i < n; i += 16) {
+        const mve_pred16_t p = rt_mve_tail8(n - i);
+        const int8x16_t va = vldrbq_z_s8(x0 + i, p), vb = vldrbq_z_s8(x1 + i, p);
+        const int8x16_t fa = vldrbq_z_s8(w0 + i, p), fb = vldrbq_z_s8(w1 + i, p);
+        a[0] = vmladavaq_s8(a[0], va, fa);
+        a[1] = vmladavaq_s8(a[1], va, fb);
+        a[2] = vmladavaq_s8(a[2], vb, fa);
+        a[3] = vmladavaq_s8(a[3], vb, fb);
+    }
+    return vldrwq_s32(a);
+}
+
+/* One tile's output stage: its sums plus the fold, requantized (rt_mve_requant's steps, with
+ * the shift split), offset, clamped and scattered to the lanes asked for. */
+static inline void rt_mve_tile_out(int32x4_t acc, const rt_mve_pair *q, const rt_mve_out *o,
+                                   int8_t *out, mve_pred16_t lanes)
+{
+    const int32x4_t right = vldrwq_s32(q->right);
+    int32x4_t h = vqrdmulhq_s32(vshlq_s32(vaddq_s32(acc, vldrwq_s32(q->fold)),
+                                          vldrwq_s32(q->left)), vldrwq_s32(q->mult));
+    h = vrshlq_s32(vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, right), 31)), right);
+    h = vminq_s32(vmaxq_s32(vaddq_s32(h, o->off), o->lo), o->hi);
+    vstrbq_scatter_offset_p_s32(out, o->offs, h, lanes);
+}
+
+/* Tiles in C: pixels x0 and x1 (x1 == x0: one pixel, two = 0) by `pairs` filter pairs from
+ * w (filters of k taps, pair j at w + 2jk; the last pair a lone filter when lone), outputs
+ * from out (filter oc of pixel 0). */
+static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, int32_t two,
+                                           const int8_t *w, int32_t k, int32_t pairs,
+                                           int32_t lone, const rt_mve_pair *q,
+                                           const rt_mve_out *o, int8_t *out)
+{
+    int32_t j;
+    for (j = 0; j < pairs; ++j, ++q, w += 2 * k, out += 2) {
+        const int32_t one = lone && j == pairs - 1;
+        const mve_pred16_t lanes = (mve_pred16_t)(0x000Fu | (one ? 0u : 0x00F0u) |
+                                                  (two ? 0x0F00u | (one ? 0u : 0xF000u) : 0u));
+        rt_mve_tile_out(rt_mve_mac_2x2(x0, x1, w, one ? w : w + k, k), q, o, out, lanes);
+    }
+}
+
+#if defined(__OPTIMIZE__)
+/* The assembly loop's pieces. Operands: the sums a00 a01 a10 a11 (even registers, "Te"),
+ * pointers x0 x1 w0 w1, prm (the pair's parameters), out, kf (the taps in whole vectors);
+ * lr counts turns; q0-q3 are scratch, offs/off/lo/hi the layer's output vectors. */
+#define RT_MVE_FIRST_TURN \
+    "vldrb.8 q0, [%[x0]], #16\n\t" \
+    "vldrb.8 q1, [%[w0]], #16\n\t" \
+    "vldrb.8 q2, [%[w1]], #16\n\t" \
+    "vmladav.s8 %[a00], q0, q1\n\t" \
+    "vldrb.8 q3, [%[x1]], #16\n\t" \
+    "vmladav.s8 %[a01], q0, q2\n\t" \
+    "vmladav.s8 %[a10], q3, q1\n\t" \
+    "vmladav.s8 %[a11], q3, q2\n\t"
+#define RT_MVE_TURNS \
+    "ldr lr, %[turns]\n\t" \
+    "wls lr, lr, 2f\n\t" \
+    "1:\n\t" \
+    "vldrb.8 q0, [%[x0]], #16\n\t" \
+    "vldrb.8 q1, [%[w0]], #16\n\t" \
+    "vldrb.8 q2, [%[w1]], #16\n\t" \
+    "vmlava.s8 %[a00], q0, q1\n\t" \
+    "vldrb.8 q3, [%[x1]], #16\n\t" \
+    "vmlava.s8 %[a01], q0, q2\n\t" \
+    "vmlava.s8 %[a10], q3, q1\n\t" \
+    "vmlava.s8 %[a11], q3, q2\n\t" \
+    "le lr, 1b\n\t" \
+    "2:\n\t"
+/* the tail: the lanes past k load as zero (the predicate set once, before the loop) */
+#define RT_MVE_TAIL_TURN \
+    "vpstttt\n\t" \
+    "vldrbt.8 q0, [%[x0]]\n\t" \
+    "vldrbt.8 q1, [%[w0]]\n\t" \
+    "vldrbt.8 q2, [%[w1]]\n\t" \
+    "vldrbt.8 q3, [%[x1]]\n\t" \
+    "vmlava.s8 %[a00], q0, q1\n\t" \
+    "vmlava.s8 %[a01], q0, q2\n\t" \
+    "vmlava.s8 %[a10], q3, q1\n\t" \
+    "vmlava.s8 %[a11], q3, q2\n\t"
+/* fewer than 16 taps: the one, predicated, turn sets the sums */
+#define RT_MVE_TAIL_ONLY \
+    "vpstttt\n\t" \
+    "vldrbt.8 q0, [%[x0]]\n\t" \
+    "vldrbt.8 q1, [%[w0]]\n\t" \
+    "vldrbt.8 q2, [%[w1]]\n\t" \
+    "vldrbt.8 q3, [%[x1]]\n\t" \
+    "vmladav.s8 %[a00], q0, q1\n\t" \
+    "vmladav.s8 %[a01], q0, q2\n\t" \
+    "vmladav.s8 %[a10], q3, q1\n\t" \
+    "vmladav.s8 %[a11], q3, q2\n\t"
+#define RT_MVE_SUMS_IN \
+    "vmov.32 q0[0], %[a00]\n\t" \
+    "vmov.32 q0[1], %[a01]\n\t" \
+    "vmov.32 q0[2], %[a10]\n\t" \
+    "vmov.32 q0[3], %[a11]\n\t" \
+    "vldrw.32 q1, [%[prm]], #16\n\t" \
+    "vadd.i32 q0, q0, q1\n\t"
+#define RT_MVE_LEFT \
+    "vldrw.32 q1, [%[prm], #32]\n\t" \
+    "vshl.s32 q0, q0, q1\n\t"
+#define RT_MVE_REQUANT_STORE \
+    "vldrw.32 q1, [%[prm]], #16\n\t" \
+    "vqrdmulh.s32 q0, q0, q1\n\t" \
+    "vldrw.32 q1, [%[prm]], #32\n\t" \
+    "vand q2, q0, q1\n\t" \
+    "vshr.s32 q2, q2, #31\n\t" \
+    "vqadd.s32 q0, q0, q2\n\t" \
+    "vrshl.s32 q0, q0, q1\n\t" \
+    "vadd.i32 q0, q0, %q[off]\n\t" \
+    "vmax.s32 q0, q0, %q[lo]\n\t" \
+    "vmin.s32 q0, q0, %q[hi]\n\t" \
+    "vstrb.32 q0, [%[out], %q[offs]]\n\t" \
+    "add %[out], %[out], #2\n\t" \
+    "sub %[x0], %[x0], %[kf]\n\t" \
+    "sub %[x1], %[x1], %[kf]\n\t"
+/* whole vectors: the next pair starts where the second filter ended */
+#define RT_MVE_NEXT_WHOLE \
+    "mov %[w0], %[w1]\n\t" \
+    "add %[w1], %[w1], %[kf]\n\t"
+/* a tail: both filters move on by adj = 2k - kf */
+#define RT_MVE_NEXT_TAIL \
+    "ldr lr, %[adj]\n\t" \
+    "add %[w0], %[w0], lr\n\t" \
+    "add %[w1], %[w1], lr\n\t"
+#define RT_MVE_LOOP_END \
+    "ldr lr, %[wend]\n\t" \
+    "cmp %[w0], lr\n\t" \
+    "bne 3b"
+/* the tail's predicate, once: rem = k - kf = (adj - kf) / 2 lanes */
+#define RT_MVE_TAIL_PREDICATE \
+    "ldr lr, %[adj]\n\t" \
+    "sub lr, lr, %[kf]\n\t" \
+    "lsr lr, lr, #1\n\t" \
+    "vctp.8 lr\n\t"
+/* the next pixel pair (npx pairs in all): x0 and x1 on by xstep, out by ostep, the block's
+ * first filter pair and parameters again */
+#define RT_MVE_PIXELS_END \
+    "\n\t" \
+    "ldr lr, %[xstep]\n\t" \
+    "add %[x0], %[x0], lr\n\t" \
+    "add %[x1], %[x1], lr\n\t" \
+    "ldr lr, %[ostep]\n\t" \
+    "add %[out], %[out], lr\n\t" \
+    "ldr %[prm], %[qbeg]\n\t" \
+    "ldr %[w0], %[wbeg]\n\t" \
+    "ldr lr, %[adj]\n\t" \
+    "add lr, lr, %[kf]\n\t" \
+    "add %[w1], %[w0], lr, lsr #1\n\t" \
+    "ldr lr, %[npx]\n\t" \
+    "subs lr, lr, #1\n\t" \
+    "str lr, %[npx]\n\t" \
+    "bne 4b"
+#define RT_MVE_OPERANDS \
+    : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11), \
+      [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1), [prm] "+r"(q), \
+      [out] "+r"(out), [npx] "+m"(npx) \
+    : [kf] "r"(kf), [turns] "m"(turns), [adj] "m"(adj), [wend] "m"(wend), \
+      [xstep] "m"(xstep), [ostep] "m"(ostep), [qbeg] "m"(qbeg), [wbeg] "m"(w), \
+      [offs] "w"(o->offs), [off] "w"(o->off), [lo] "w"(o->lo), [hi] "w"(o->hi) \
+    : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"
+
+/* npx pixel pairs, the first x0 and x1, each xstep bytes on from the last and its outputs
+ * ostep bytes on, by `pairs` whole filter pairs from w (k > 0 taps), in assembly. */
+static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1, int32_t npx,
+                                             int32_t xstep, int32_t ostep, const int8_t *w,
+                                             int32_t k, int32_t pairs, int32_t any_left,
+                                             const rt_mve_pair *q, const rt_mve_out *o,
+                                             int8_t *out)
+{
+    const int32_t kf = k & ~15, rem = k & 15, turns = (kf >> 4) - 1, adj = 2 * k - kf;
+    const int8_t *w0 = w, *w1 = w + k, *wend = w + 2 * k * pairs;
+    const rt_mve_pair *qbeg = q;
+    int32_t a00, a01, a10, a11;
+    if (kf == 0 && !any_left) {
+        __asm__ volatile(RT_MVE_TAIL_PREDICATE
+                         "4:\n\t3:\n\t" RT_MVE_TAIL_ONLY RT_MVE_SUMS_IN RT_MVE_REQUANT_STORE
+                         RT_MVE_NEXT_TAIL RT_MVE_LOOP_END RT_MVE_PIXELS_END RT_MVE_OPERANDS);
+    } else if (kf == 0) {
+        __asm__ volatile(RT_MVE_TAIL_PREDICATE
+                         "4:\n\t3:\n\t" RT_MVE_TAIL_ONLY RT_MVE_SUMS_IN RT_MVE_LEFT
+                         RT_MVE_REQUANT_STORE RT_MVE_NEXT_TAIL RT_MVE_LOOP_END
+                         RT_MVE_PIXELS_END RT_MVE_OPERANDS);
+    } else if (rem == 0 && !any_left) {
+        __asm__ volatile("4:\n\t3:\n\t" RT_MVE_FIRST_TURN RT_MVE_TURNS RT_MVE_SUMS_IN
+                         RT_MVE_REQUANT_STORE RT_MVE_NEXT_WHOLE RT_MVE_LOOP_END
+                         RT_MVE_PIXELS_END RT_MVE_OPERANDS);
+    } else if (rem == 0) {
+        __asm__ volatile("4:\n\t3:\n\t" RT_MVE_FIRST_TURN RT_MVE_TURNS RT_MVE_SUMS_IN RT_MVE_LEFT
+                         RT_MVE_REQUANT_STORE RT_MVE_NEXT_WHOLE RT_MVE_LOOP_END
+                         RT_MVE_PIXELS_END RT_MVE_OPERANDS);
+    } else if (!any_left) {
+        __asm__ volatile(RT_MVE_TAIL_PREDICATE
+                         "4:\n\t3:\n\t" RT_MVE_FIRST_TURN RT_MVE_TURNS RT_MVE_TAIL_TURN
+                         RT_MVE_SUMS_IN RT_MVE_REQUANT_STORE RT_MVE_NEXT_TAIL
+                         RT_MVE_LOOP_END RT_MVE_PIXELS_END RT_MVE_OPERANDS);
+    } else {
+        __asm__ volatile(RT_MVE_TAIL_PREDICATE
+                         "4:\n\t3:\n\t" RT_MVE_FIRST_TURN RT_MVE_TURNS RT_MVE_TAIL_TURN
+                         RT_MVE_SUMS_IN RT_MVE_LEFT RT_MVE_REQUANT_STORE RT_MVE_NEXT_TAIL
+                         RT_MVE_LOOP_END RT_MVE_PIXELS_END RT_MVE_OPERANDS);
+    }
+    (void)a00;
+    (void)a01;
+    (void)a10;
+    (void)a11;
+}
+#endif
+
+/* Pixels x0 and x1 (two = 0: x0 alone) by the filters of one block: `count` filters from w
+ * (k taps each), their parameters q (rt_mve_pairs_make), outputs from out (the block's first
+ * filter, pixel 0). Whole pairs of two pixels go to the assembly loop when it can take them. */
+static inline void rt_mve_block(const int8_t *x0, const int8_t *x1, int32_t two,
+                                const int8_t *w, int32_t k, int32_t count, int32_t any_left,
+                                const rt_mve_pair *q, const rt_mve_out *o, int8_t *out)
+{
+    const int32_t pairs = (count + 1) >> 1;
+    int32_t done = 0;
+#if defined(__OPTIMIZE__)
+    if (two && k > 0 && count >= 2) {
+        done = count >> 1;
+        rt_mve_tiles_asm(x0, x1, 1, 0, 0, w, k, done, any_left, q, o, out);
+    }
+#else
+    (void)any_left;
+#endif
+    if (done < pairs) {
+        rt_mve_tiles_c(x0, two ? x1 : x0, two, w + 2 * done * k, k, pairs - done, count & 1,
+                       q + done, o, out + 2 * done);
+    }
+}
+
+/* Pixels rows: n rows of k taps from x (row i at x + i * k), their outputs from out (filter
+ * oc of row 0; row i at out + i * cout), by the block's `count` filters from w. Whole pairs
+ * of rows by whole pairs of filters in one assembly call; then the lone last filter and the
+ * lone last row in C (-O0: everything, a pair of rows at a time). */
+static inline void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k,
+                               int32_t cout, int32_t count, int32_t any_left,
+                               const rt_mve_pair *q, const rt_mve_out *o, int8_t *out)
+{
+    int32_t i = 0;
+#if defined(__OPTIMIZE__)
+    const int32_t pairs = count >> 1, wide = 2 * pairs;
+    if (n >= 2 && pairs > 0) {
+        rt_mve_tiles_asm(x, x + k, n >> 1, 2 * k, 2 * cout - wide, w, k, pairs, any_left, q, o,
+                         out);
+        for (; (count & 1) && i + 1 < n; i += 2) {
+            rt_mve_tiles_c(x + i * k, x + (i + 1) * k, 1, w + wide * k, k, 1, 1, q + pairs, o,
+                           out + i * cout + wide);
+        }
+        if (n & 1) {
+            rt_mve_tiles_c(x + (n - 1) * k, x + (n - 1) * k, 0, w, k, (count + 1) >> 1,
+                           count & 1, q, o, out + (n - 1) * cout);
+        }
+        return;
+    }
+#endif
+    for (; i < n; i += 2) {
+        rt_mve_block(x + i * k, x + (i + 1) * k, i + 1 < n, w, k, count, any_left, q, o,
+                     out + i * cout);
+    }
+}
+
+/* n bytes from src to dst: whole vectors, then one predicated. */
+static inline void rt_mve_copy(int8_t *dst, const int8_t *src, int32_t n)
+{
+    for (; n >= 16; n -= 16, dst += 16, src += 16) {
+        vstrbq_s8(dst, vldrbq_s8(src));
+    }
+    if (n > 0) {
+        const mve_pred16_t t = rt_mve_tail8(n);
+        vstrbq_p_s8(dst, vldrbq_z_s8(src, t), t);
+    }
+}
+
+/* n bytes of v at dst. */
+static inline void rt_mve_fill(int8_t *dst, int8x16_t v, int32_t n)
+{
+    for (; n >= 16; n -= 16, dst += 16) {
+        vstrbq_s8(dst, v);
+    }
+    if (n > 0) {
+        vstrbq_p_s8(dst, v, rt_mve_tail8(n));
+    }
+}
+
+/* Output pixel (oy, ox)'s patch when all its taps lie inside the input and a filter row is
+ * one run (no dilation along rows): kh runs copied, whole vectors and a predicated tail.
+ * Returns 0, copying nothing, for any other pixel. */
+static inline int32_t rt_mve_gather_inside(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
+                                           const int8_t *img, int32_t oy, int32_t ox,
+                                           int8_t *dst)
+{
+    const int32_t cin = g->cin, run = g->kw * cin, row = g->w * cin;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+    const int32_t whole = run & ~15, step = p->dilation_h * row;
+    const int8_t *src;
+    int32_t ky, i;
+    if (p->dilation_w != 1 || ix0 < 0 || ix0 + g->kw > g->w || iy0 < 0 ||
+        iy0 + (g->kh - 1) * p->dilation_h >= g->h) {
+        return 0;
+    }
+    src = img + iy0 * row + ix0 * cin;
+    for (ky = 0; ky < g->kh; ++ky, src += step, dst += run) {
+        for (i = 0; i < whole; i += 16) {
+            vstrbq_s8(dst + i, vldrbq_s8(src + i));
+        }
+        if (whole < run) {
+            const mve_pred16_t t = rt_mve_tail8(run - whole);
+            vstrbq_p_s8(dst + whole, vldrbq_z_s8(src + whole, t), t);
+        }
+    }
+    return 1;
+}
+
+/* Output pixel (oy, ox)'s patch (one group of g->cin channels) as one row laid out like an
+ * OHWI filter, taps outside the input holding the input zero point (which adds nothing).
+ * Without dilation along a row, a filter row is one run of the input between two fills. */
+static RT_DSP_NOINLINE void rt_mve_gather(const rt_conv_s8_geom *g,
+                                          const rt_conv_s8_params *p, const int8_t *img,
+                                          int32_t oy, int32_t ox, int8_t *dst)
+{
+    const int8x16_t zero = vdupq_n_s8((int8_t)(-p->input_offset));
+    const int32_t cin = g->cin, run = g->kw * cin, row = g->w * cin;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+    int32_t ky, kx, kx0 = 0, kx1 = g->kw;
+    if (p->dilation_w == 1) {   /* the taps inside: [kx0, kx1) */
+        kx0 = ix0 < 0 ? (-ix0 < g->kw ? -ix0 : g->kw) : 0;
+        kx1 = g->w - ix0 < g->kw ? g->w - ix0 : g->kw;
+        kx1 = kx1 < kx0 ? kx0 : kx1;
+    }
+    for (ky = 0; ky < g->kh; ++ky, dst += run) {
+        const int32_t iy = iy0 + ky * p->dilation_h;
+        const int8_t *src = img + iy * row;
+        if (iy < 0 || iy >= g->h) {
+            rt_mve_fill(dst, zero, run);
+        } else if (p->dilation_w == 1) {
+            if (kx0 > 0) {
+                rt_mve_fill(dst, zero, kx0 * cin);
+            }
+            if (kx1 > kx0) {
+                rt_mve_copy(dst + kx0 * cin, src + (ix0 + kx0) * cin, (kx1 - kx0) * cin);
+            }
+            if (kx1 < g->kw) {
+                rt_mve_fill(dst + kx1 * cin, zero, (g->kw - kx1) * cin);
+            }
+        } else {
+            for (kx = 0; kx < g->kw; ++kx) {
+                const int32_t ix = ix0 + kx * p->dilation_w;
+                if (ix < 0 || ix >= g->w) {
+                    rt_mve_fill(dst + kx * cin, zero, cin);
+                } else {
+                    rt_mve_copy(dst + kx * cin, src + ix * cin, cin);
+                }
+            }
+        }
+    }
+}
+
+/* Filters oc .. oc + count - 1 (w: their rows of k = KH * KW * Cin taps; patch room for
+ * `room` bytes, at least two rows; q for (count + 1) / 2 pairs) over every output pixel of a
+ * one-group layer: as many pixels as the patch holds, in raster order, gathered (a row each),
+ * then their matrix product by the block (rt_mve_rows). */
+static inline void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
+                                   const int8_t *in, const int8_t *w, const int32_t *bias,
+                                   int32_t oc, int32_t count, int8_t *patch, int32_t room,
+                                   rt_mve_pair *q, int8_t *out)
+{
+    const int32_t k = g->kh * g->kw * g->cin, cout = g->cout, pixels = g->oh * g->ow;
+    const int32_t batch = room / k & ~1;
+    const rt_mve_out o = rt_mve_out_make(p, cout);
+    const int32_t any_left = rt_mve_pairs_make(p, w, bias, k, oc, count, q);
+    int32_t n, i, j;
+    for (n = 0; n < g->n; ++n) {
+        const int8_t *img = in + n * g->h * g->w * g->cin;
+        int8_t *on = out + n * pixels * cout + oc;
+        int32_t oy = 0, ox = 0;
+        for (i = 0; i < pixels; i += batch) {
+            const int32_t m = pixels - i < batch ? pixels - i : batch;
+            for (j = 0; j < m; ++j) {
+                if (!rt_mve_gather_inside(g, p, img, oy, ox, patch + j * k)) {
+                    rt_mve_gather(g, p, img, oy, ox, patch + j * k);
+                }
+                if (++ox == g->ow) {
+                    ox = 0;
+                    ++oy;
+                }
+            }
+            rt_mve_rows(patch, m, w, k, cout, count, any_left, q, &o, on + i * cout);
+        }
+    }
 }
 
 #endif /* RT_CONV_MVE_H */

@@ -1,10 +1,35 @@
-/* conv_s8.c (Cortex-M Helium) - rt_conv2d_s8 on 2x2 tiles, two output pixels by two
- * filters, sixteen taps a turn: four VMLADAVAs (64 multiply-accumulates) and two VADDVAs for
- * the filters' sums, which carry the input offset. A filter row of taps is one contiguous run
- * in the NHWC input and the OHWI filter; predicated tails take runs of any length, so no patch
- * is gathered and the scratch stays unused. Taps outside the input are skipped, as in the
- * portable kernel. Bit-exact with int8/conv_s8.c. */
+/* conv_s8.c (Cortex-M Helium) - rt_conv2d_s8. One group with up to RT_MVE_PATCH_MAX taps per
+ * filter (every real layer): output pixels in raster order, as many as 1.5 KB holds, their
+ * patches gathered into one contiguous row each (taps outside the input as the input zero
+ * point, which adds nothing), then the matrix product of conv_mve.h over them: 2x2 tiles,
+ * four VMLADAVAs per sixteen taps, a predicated turn for a tail, the output stage made once
+ * per block of 64 filters. About 3.6 KB of stack (the patches and a block's parameters).
+ * Other layers (groups, longer filters) take 2x2 tiles straight from the input: a filter row
+ * of taps is one contiguous run in the NHWC input and the OHWI filter, four VMLADAVAs and two
+ * VADDVAs (the filters' sums, which carry the input offset) per sixteen taps; taps outside
+ * the input are skipped, as in the portable kernel. The scratch stays unused. Bit-exact with
+ * int8/conv_s8.c. */
 #include "conv_mve.h"
+
+/* The longest filter (KH * KW * Cin) the gathered path takes. */
+#define RT_MVE_PATCH_MAX 768
+
+/* A 2x2 tile's outputs: lanes (pixel a: filter oc, o1; pixel b: filter oc, o1), the bias in,
+ * requantized in one vector (rt_mve_requant) and scattered as bytes to out[oc], out[oc + 1],
+ * out[cout + oc], out[cout + oc + 1]. A lane is stored only for a second filter that exists
+ * (o1 > oc) and a second pixel that exists (two). */
+static void store_tile(const rt_conv_s8_params *p, const int32_t *acc, int32_t oc, int32_t o1,
+                       int32_t two, int32_t cout, int8_t *out)
+{
+    const uint32_t offs[4] = {0u, 1u, (uint32_t)cout, (uint32_t)cout + 1u};
+    const int32_t m[4] = {p->mult[oc], p->mult[o1], p->mult[oc], p->mult[o1]};
+    const int32_t s[4] = {p->shift[oc], p->shift[o1], p->shift[oc], p->shift[o1]};
+    const mve_pred16_t lanes = (mve_pred16_t)(0x000Fu | (o1 > oc ? 0x00F0u : 0u) |
+                                              (two ? 0x0F00u | (o1 > oc ? 0xF000u : 0u) : 0u));
+    const int32x4_t r = rt_mve_requant(vldrwq_s32(acc), vldrwq_s32(m), vldrwq_s32(s),
+                                       p->output_offset, p->act_min, p->act_max);
+    vstrbq_scatter_offset_p_s32(out + oc, vldrwq_u32(offs), r, lanes);
+}
 
 /* a[0] += x0.w0, a[1] += x0.w1, a[2] += x1.w0, a[3] += x1.w1 over one run of n taps,
  * x + x_off. Zeroed lanes multiply and add as zero, so only the loads need the predicate. */
@@ -117,6 +142,21 @@ static void tile(const conv_ctx *c, const rt_s8_window *a, const rt_s8_window *b
     }
 }
 
+/* One group, up to RT_MVE_PATCH_MAX taps a filter: the gathered matrix product of
+ * conv_mve.h, a block of filters at a time. */
+static void conv_gathered(const conv_ctx *c, const int8_t *in, int8_t *out)
+{
+    int8_t patch[2 * RT_MVE_PATCH_MAX];
+    rt_mve_pair q[RT_MVE_BLOCK_PAIRS];
+    int32_t oc;
+    for (oc = 0; oc < c->g.cout; oc += 2 * RT_MVE_BLOCK_PAIRS) {
+        const int32_t left = c->g.cout - oc;
+        rt_mve_gathered(&c->g, c->p, in, c->w + oc * c->fsize, c->bias, oc,
+                        left < 2 * RT_MVE_BLOCK_PAIRS ? left : 2 * RT_MVE_BLOCK_PAIRS, patch,
+                        (int32_t)sizeof patch, q, out);
+    }
+}
+
 rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                        const rt_shape *in_s, const int8_t *in,
                        const rt_shape *w_s, const int8_t *w,
@@ -134,6 +174,10 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
     c.cout_g = c.g.cout / c.g.groups;
     c.row = c.g.w * c.g.cin;
     c.runs = c.g.groups == 1 && p->dilation_w == 1;
+    if (c.g.groups == 1 && c.fsize <= RT_MVE_PATCH_MAX) {
+        conv_gathered(&c, in, out);
+        return RT_OK;
+    }
     for (n = 0; n < c.g.n; ++n) {
         /* output pixels two at a time in raster order (a pair may span two rows) */
         const int8_t *img = in + n * c.g.h * c.row;

@@ -1,14 +1,19 @@
-/* depthwise_conv_s8.c (Cortex-M Helium) - rt_depthwise_conv2d_s8 sixteen channels a pass (the
- * outer loop; eight for what is left), four int32 lanes a vector, inputs and filter taps
- * widened as they load (VLDRB.S32). With a channel multiplier of 1 the lanes read consecutive
- * inputs, plus the offset, multiplied and added per tap; with a multiple of the pass all its
- * channels read one input, and VMLA takes it as a scalar. Four lanes are requantized at once
- * (rt_mve_requant). With a multiplier of 1 a 16-channel pass widens to 16 bits instead
- * (taps16_c: VMULLB/VMULLT). The last, partial pass and other multipliers take the portable
- * loop. No stack buffer.
- * Bit-exact with int8/depthwise_conv_s8.c. */
-#include "s8_mve.h"
-#include "../../int8/conv_s8.h"
+/* depthwise_conv_s8.c (Cortex-M Helium) - rt_depthwise_conv2d_s8.
+ * - One input channel (a first layer) with 16 to 64 taps: a convolution, so the gathered
+ *   matrix product of conv_mve.h takes it, its filters transposed a block at a time.
+ * - Otherwise sixteen channels a pass, up to four passes sharing each output pixel's window,
+ *   each pass's output stage (bias, fold, requantization vectors) made once. With a channel
+ *   multiplier of 1 the inputs and taps load widened to 16 bits and VMULLB/VMULLT multiply
+ *   even and odd channels into four int32 accumulators; a window with every tap inside leaves
+ *   the input offset to the fold (bias + x_off * sum of the taps), 12 vector instructions a
+ *   tap for 16 channels. With a multiple of 16 all the pass's channels read one input, VMLA
+ *   by a scalar. -O2 runs each pixel's taps and output stage in one assembly block (DLS/LE);
+ *   -O0 the same steps in C. Eight channels left with a multiplier of 1 take half of that
+ *   (taps8_c); other channels the older 8-channel loop or the portable one, one at a time.
+ *   Up to about 3.5 KB of stack. Bit-exact with int8/depthwise_conv_s8.c. */
+#include "conv_mve.h"
+
+#include <stddef.h>
 
 /* What stays fixed across a layer's pixels. */
 typedef struct dw_ctx {
@@ -64,101 +69,373 @@ static RT_DSP_NOINLINE void taps8(const dw_ctx *c, const int8_t *x, const int8_t
     out4(c, a1, oc + 4, out);
 }
 
-/* Four lanes of output holding every other channel, oc, oc + 2, oc + 4, oc + 6: bias,
- * requantization and clamp as out4, gathered and scattered with a stride of two. */
-static inline void out4_even(const dw_ctx *c, int32x4_t acc, int32_t oc, int8_t *out)
+/* A 16-channel pass's output stage, made once for all its pixels, in the order of the four
+ * accumulators' lanes (lane i of vector v is channel oc + ch[4v + i]): the bias, the bias plus
+ * the input offset times the channel's sum of all taps (for windows with every tap inside the
+ * input), the multipliers and the shift split in two; where vector v's four bytes go
+ * (out + at[v], lanes offs apart), the output offset and the activation range. */
+typedef struct dw_pass {
+    int32_t bias[16], fold[16], mult[16], right[16], left[16];
+    int32_t at[4];
+    uint32x4_t offs;
+    int32x4_t off, lo, hi;
+} dw_pass;
+
+#if defined(__OPTIMIZE__)
+/* The assembly below reads dw_pass at these byte offsets: bias 0, fold 64, mult 128,
+ * right 192, left 256, offs 336, lo 368, hi 384 (off 352). */
+typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass, right) == 192 &&
+                             offsetof(dw_pass, left) == 256 && offsetof(dw_pass, offs) == 336 &&
+                             offsetof(dw_pass, off) == 352 && offsetof(dw_pass, lo) == 368 &&
+                             offsetof(dw_pass, hi) == 384) ? 1 : -1];
+
+/* The window's loops: rows (a register, > 0) of cols (memory, > 0) taps; x and w step by xs
+ * and ws a tap, by xskip and wskip (memory) a row; lr counts taps (DLS/LE). */
+#define DW_ZERO \
+    "vmov.i32 q0, #0\n\t" \
+    "vmov.i32 q1, #0\n\t" \
+    "vmov.i32 q2, #0\n\t" \
+    "vmov.i32 q3, #0\n\t" \
+    "2:\n\t" \
+    "ldr lr, %[cols]\n\t" \
+    "dls lr, lr\n\t" \
+    "1:\n\t"
+#define DW_NEXT \
+    "add %[x], %[x], %[xs]\n\t" \
+    "add %[w], %[w], %[ws]\n\t" \
+    "le lr, 1b\n\t" \
+    "ldr lr, %[xskip]\n\t" \
+    "add %[x], %[x], lr\n\t" \
+    "ldr lr, %[wskip]\n\t" \
+    "add %[w], %[w], lr\n\t" \
+    "subs %[rows], %[rows], #1\n\t" \
+    "bne 2b\n\t"
+/* eight channels of a tap, 16-bit lanes: even channels into E, odd into D */
+#define DW_HALF(o, OFF, E, D) \
+    "vldrb.s16 q4, [%[x], #" o "]\n\t" \
+    "vldrb.s16 q5, [%[w], #" o "]\n\t" \
+    OFF \
+    "vmullb.s16 q6, q4, q5\n\t" \
+    "vadd.i32 " E ", " E ", q6\n\t" \
+    "vmullt.s16 q6, q4, q5\n\t" \
+    "vadd.i32 " D ", " D ", q6\n\t"
+#define DW_ADD_OFF "vadd.i16 q4, q4, %[off]\n\t"
+/* vector A of the pass (its fold at f + F, left, mult, right at prm + L, M, R): requantized,
+ * offset (lr), clamped (q6, q7); q4 and q5 scratch */
+#define DW_RQ(A, F, L, M, R) \
+    "vldrw.32 q4, [%[f], #" F "]\n\t" \
+    "vadd.i32 " A ", " A ", q4\n\t" \
+    "vldrw.32 q4, [%[prm], #" L "]\n\t" \
+    "vshl.s32 " A ", " A ", q4\n\t" \
+    "vldrw.32 q4, [%[prm], #" M "]\n\t" \
+    "vqrdmulh.s32 " A ", " A ", q4\n\t" \
+    "vldrw.32 q4, [%[prm], #" R "]\n\t" \
+    "vand q5, " A ", q4\n\t" \
+    "vshr.s32 q5, q5, #31\n\t" \
+    "vqadd.s32 " A ", " A ", q5\n\t" \
+    "vrshl.s32 " A ", " A ", q4\n\t" \
+    "vadd.i32 " A ", " A ", lr\n\t" \
+    "vmax.s32 " A ", " A ", q6\n\t" \
+    "vmin.s32 " A ", " A ", q7\n\t"
+#define DW_RQ_ALL \
+    "ldr lr, [%[prm], #352]\n\t" \
+    "vldrw.32 q6, [%[prm], #368]\n\t" \
+    "vldrw.32 q7, [%[prm], #384]\n\t" \
+    DW_RQ("q0", "0", "256", "128", "192") \
+    DW_RQ("q1", "16", "272", "144", "208") \
+    DW_RQ("q2", "32", "288", "160", "224") \
+    DW_RQ("q3", "48", "304", "176", "240")
+#define DW_RQ_HALF \
+    "ldr lr, [%[prm], #352]\n\t" \
+    "vldrw.32 q6, [%[prm], #368]\n\t" \
+    "vldrw.32 q7, [%[prm], #384]\n\t" \
+    DW_RQ("q0", "0", "256", "128", "192") \
+    DW_RQ("q1", "16", "272", "144", "208")
+#define DW_STORE_EVEN_ODD_HALF \
+    "vldrw.32 q6, [%[prm], #336]\n\t" \
+    "vstrb.32 q0, [%[out], q6]\n\t" \
+    "add lr, %[out], #1\n\t" \
+    "vstrb.32 q1, [lr, q6]"
+/* the widening pass's stores: channels (0, 2, 4, 6), (1, ..), (8, ..), (9, ..) */
+#define DW_STORE_EVEN_ODD \
+    "vldrw.32 q6, [%[prm], #336]\n\t" \
+    "vstrb.32 q0, [%[out], q6]\n\t" \
+    "add lr, %[out], #1\n\t" \
+    "vstrb.32 q1, [lr, q6]\n\t" \
+    "add lr, %[out], #8\n\t" \
+    "vstrb.32 q2, [lr, q6]\n\t" \
+    "add lr, %[out], #9\n\t" \
+    "vstrb.32 q3, [lr, q6]"
+#define DW_STORE_IN_ORDER \
+    "vstrb.32 q0, [%[out]]\n\t" \
+    "vstrb.32 q1, [%[out], #4]\n\t" \
+    "vstrb.32 q2, [%[out], #8]\n\t" \
+    "vstrb.32 q3, [%[out], #12]"
+#define DW_CLOBBERS \
+    "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", \
+    "d11", "d12", "d13", "d14", "d15"
+#endif
+
+/* interleaved: the widening multiplies' order (even channels, then odd, per eight); width:
+ * 16, or 8 (the first two vectors only) */
+static void pass_make(const dw_ctx *c, int32_t oc, int32_t interleaved, int32_t width,
+                      dw_pass *q)
 {
+    static const uint8_t even_odd[16] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15};
     const rt_conv_s8_params *p = c->p;
-    const uint32x4_t idx = vmulq_n_u32(vidupq_n_u32(0u, 1), 2u);
-    if (c->bias != NULL) {
-        acc = vaddq_s32(acc, vldrwq_gather_shifted_offset_s32(c->bias + oc, idx));
+    const int32_t taps = c->g.kh * c->g.kw;
+    int32_t j, t;
+    for (j = 0; j < width; ++j) {
+        const int32_t ch = oc + (interleaved ? even_odd[j] : j), sh = p->shift[ch];
+        int32_t s = 0;
+        for (t = 0; t < taps; ++t) {
+            s += c->w[t * c->g.cout + ch];
+        }
+        q->bias[j] = c->bias != NULL ? c->bias[ch] : 0;
+        q->fold[j] = q->bias[j] + p->input_offset * s;
+        q->mult[j] = p->mult[ch];
+        q->right[j] = sh < 0 ? sh : 0;
+        q->left[j] = sh > 0 ? sh : 0;
     }
-    vstrbq_scatter_offset_s32(out + oc, idx,
-                              rt_mve_requant(acc, vldrwq_gather_shifted_offset_s32(p->mult + oc, idx),
-                                             vldrwq_gather_shifted_offset_s32(p->shift + oc, idx),
-                                             p->output_offset, p->act_min, p->act_max));
+    for (j = 0; j < 4; ++j) {
+        q->at[j] = interleaved ? even_odd[4 * j] : 4 * j;
+    }
+    q->offs = vmulq_n_u32(vidupq_n_u32(0u, 1), interleaved ? 2u : 1u);
+    q->off = vdupq_n_s32(p->output_offset);
+    q->lo = vdupq_n_s32(p->act_min);
+    q->hi = vdupq_n_s32(p->act_max);
+}
+
+/* Vector v of a pass: acc plus fold f, requantized (rt_mve_requant's steps, the shift split),
+ * offset, clamped and stored as bytes. */
+static inline void pass_out4(const dw_pass *q, int32x4_t acc, const int32_t *f, int32_t v,
+                             int8_t *out)
+{
+    const int32x4_t right = vldrwq_s32(q->right + 4 * v);
+    int32x4_t h = vqrdmulhq_s32(vshlq_s32(vaddq_s32(acc, vldrwq_s32(f + 4 * v)),
+                                          vldrwq_s32(q->left + 4 * v)),
+                                vldrwq_s32(q->mult + 4 * v));
+    h = vrshlq_s32(vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, right), 31)), right);
+    vstrbq_scatter_offset_s32(out + q->at[v], q->offs,
+                              vminq_s32(vmaxq_s32(vaddq_s32(h, q->off), q->lo), q->hi));
 }
 
 /* Channels oc..oc+15 of one output pixel with a channel multiplier of 1 (consecutive
  * inputs), over a rows x cols window from input x and filter w at its first tap. Inputs and
- * taps load widened to 16 bits (VLDRB.S16), the input plus its offset (which then fits 16
- * bits: the caller takes |x_off| <= 256); VMULLB/VMULLT multiply the even and the odd lanes
- * into 32-bit products: four accumulators hold channels (0, 2, .., 6), (1, 3, .., 7),
- * (8, .., 14), (9, .., 15), requantized and stored with a stride of two (out4_even). 14
- * vector instructions a tap for 16 channels (20 in taps16). Out of line, so that its loop
- * keeps its pointers in registers. */
-static RT_DSP_NOINLINE void taps16_c(const dw_ctx *c, const int8_t *x, const int8_t *w,
-                                     int32_t rows, int32_t cols, int32_t oc, int8_t *out)
+ * taps load widened to 16 bits (VLDRB.S16); VMULLB/VMULLT multiply the even and the odd
+ * lanes into 32-bit products: four accumulators hold channels (0, 2, .., 6), (1, 3, .., 7),
+ * (8, .., 14), (9, .., 15). A window with every tap inside leaves the input offset to the
+ * pass's fold (sum (x + x_off) * w = sum x * w + x_off * sum w): 12 vector instructions a tap
+ * for 16 channels; others add it to the inputs (it then fits 16 bits). Out of line, so that
+ * its loop keeps its pointers in registers. */
+static RT_DSP_NOINLINE void taps16_c(const dw_ctx *c, const dw_pass *q, const int8_t *x,
+                                     const int8_t *w, int32_t rows, int32_t cols, int8_t *out)
 {
     const int16_t x_off = (int16_t)c->p->input_offset;
     const int32_t x_step = c->x_step, w_step = c->g.cout;
     const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
+    const int32_t full = rows == c->g.kh && cols == c->g.kw;
+    const int32_t *f = full ? q->fold : q->bias;
     int32x4_t e0 = vdupq_n_s32(0), o0 = e0, e1 = e0, o1 = e0;
     int32_t ky, kx;
-    for (ky = 0; ky < rows; ++ky, x += x_skip, w += w_skip) {
-        for (kx = 0; kx < cols; ++kx, x += x_step, w += w_step) {
-            const int16x8_t xl = vaddq_n_s16(vldrbq_s16(x), x_off);
-            const int16x8_t xh = vaddq_n_s16(vldrbq_s16(x + 8), x_off);
-            const int16x8_t wl = vldrbq_s16(w), wh = vldrbq_s16(w + 8);
-            e0 = vaddq_s32(e0, vmullbq_int_s16(xl, wl));
-            o0 = vaddq_s32(o0, vmulltq_int_s16(xl, wl));
-            e1 = vaddq_s32(e1, vmullbq_int_s16(xh, wh));
-            o1 = vaddq_s32(o1, vmulltq_int_s16(xh, wh));
+#if defined(__OPTIMIZE__)
+    if (rows > 0 && cols > 0) {
+        const int32_t off = x_off;
+        if (full) {
+            __asm__ volatile(DW_ZERO DW_HALF("0", "", "q0", "q1") DW_HALF("8", "", "q2", "q3")
+                             DW_NEXT DW_RQ_ALL DW_STORE_EVEN_ODD
+                             : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
+                             : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off), [f] "r"(f),
+                               [prm] "r"(q), [out] "r"(out), [cols] "m"(cols),
+                               [xskip] "m"(x_skip), [wskip] "m"(w_skip)
+                             : DW_CLOBBERS);
+        } else {
+            __asm__ volatile(DW_ZERO DW_HALF("0", DW_ADD_OFF, "q0", "q1")
+                             DW_HALF("8", DW_ADD_OFF, "q2", "q3")
+                             DW_NEXT DW_RQ_ALL DW_STORE_EVEN_ODD
+                             : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
+                             : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off), [f] "r"(f),
+                               [prm] "r"(q), [out] "r"(out), [cols] "m"(cols),
+                               [xskip] "m"(x_skip), [wskip] "m"(w_skip)
+                             : DW_CLOBBERS);
         }
+        return;
     }
-    out4_even(c, e0, oc, out);
-    out4_even(c, o0, oc + 1, out);
-    out4_even(c, e1, oc + 8, out);
-    out4_even(c, o1, oc + 9, out);
-}
-
-/* Channels oc..oc+15 of one output pixel, over a rows x cols window from input x and filter w
- * at its first tap (channel oc): consecutive inputs (shared 0) or one input for all
- * (shared 1). Out of line, so that its loop keeps its pointers in registers. */
-static RT_DSP_NOINLINE void taps16(const dw_ctx *c, const int8_t *x, const int8_t *w,
-                                   int32_t rows, int32_t cols, int32_t shared, int32_t oc,
-                                   int8_t *out)
-{
-    const int32_t x_off = c->p->input_offset, x_step = c->x_step, w_step = c->g.cout;
-    const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
-    int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
-    int32_t ky, kx;
-    if (shared) {
+#endif
+    if (full) {
         for (ky = 0; ky < rows; ++ky, x += x_skip, w += w_skip) {
             for (kx = 0; kx < cols; ++kx, x += x_step, w += w_step) {
-                const int32_t v = (int32_t)*x + x_off;
-                a0 = vmlaq_n_s32(a0, vldrbq_s32(w), v);
-                a1 = vmlaq_n_s32(a1, vldrbq_s32(w + 4), v);
-                a2 = vmlaq_n_s32(a2, vldrbq_s32(w + 8), v);
-                a3 = vmlaq_n_s32(a3, vldrbq_s32(w + 12), v);
+                const int16x8_t xl = vldrbq_s16(x), xh = vldrbq_s16(x + 8);
+                const int16x8_t wl = vldrbq_s16(w), wh = vldrbq_s16(w + 8);
+                e0 = vaddq_s32(e0, vmullbq_int_s16(xl, wl));
+                o0 = vaddq_s32(o0, vmulltq_int_s16(xl, wl));
+                e1 = vaddq_s32(e1, vmullbq_int_s16(xh, wh));
+                o1 = vaddq_s32(o1, vmulltq_int_s16(xh, wh));
             }
         }
     } else {
         for (ky = 0; ky < rows; ++ky, x += x_skip, w += w_skip) {
             for (kx = 0; kx < cols; ++kx, x += x_step, w += w_step) {
-                a0 = vaddq_s32(a0, vmulq_s32(vaddq_n_s32(vldrbq_s32(x), x_off),
-                                             vldrbq_s32(w)));
-                a1 = vaddq_s32(a1, vmulq_s32(vaddq_n_s32(vldrbq_s32(x + 4), x_off),
-                                             vldrbq_s32(w + 4)));
-                a2 = vaddq_s32(a2, vmulq_s32(vaddq_n_s32(vldrbq_s32(x + 8), x_off),
-                                             vldrbq_s32(w + 8)));
-                a3 = vaddq_s32(a3, vmulq_s32(vaddq_n_s32(vldrbq_s32(x + 12), x_off),
-                                             vldrbq_s32(w + 12)));
+                const int16x8_t xl = vaddq_n_s16(vldrbq_s16(x), x_off);
+                const int16x8_t xh = vaddq_n_s16(vldrbq_s16(x + 8), x_off);
+                const int16x8_t wl = vldrbq_s16(w), wh = vldrbq_s16(w + 8);
+                e0 = vaddq_s32(e0, vmullbq_int_s16(xl, wl));
+                o0 = vaddq_s32(o0, vmulltq_int_s16(xl, wl));
+                e1 = vaddq_s32(e1, vmullbq_int_s16(xh, wh));
+                o1 = vaddq_s32(o1, vmulltq_int_s16(xh, wh));
             }
         }
     }
-    out4(c, a0, oc, out);
-    out4(c, a1, oc + 4, out);
-    out4(c, a2, oc + 8, out);
-    out4(c, a3, oc + 12, out);
+    pass_out4(q, e0, f, 0, out);
+    pass_out4(q, o0, f, 1, out);
+    pass_out4(q, e1, f, 2, out);
+    pass_out4(q, o1, f, 3, out);
 }
 
+/* Channels oc..oc+15 of one output pixel whose channels all read one input (a channel
+ * multiplier of 16k), taken as a scalar plus the offset, VMLA by it, four int32 lanes a
+ * vector. Out of line, so that its loop keeps its pointers in registers. */
+static RT_DSP_NOINLINE void taps16(const dw_ctx *c, const dw_pass *q, const int8_t *x,
+                                   const int8_t *w, int32_t rows, int32_t cols, int8_t *out)
+{
+    const int32_t x_off = c->p->input_offset, x_step = c->x_step, w_step = c->g.cout;
+    const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
+    int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
+    int32_t ky, kx;
+#if defined(__OPTIMIZE__)
+    if (rows > 0 && cols > 0) {
+        const int32_t *f = q->bias;
+        int32_t t;
+        __asm__ volatile(DW_ZERO
+                         "ldrsb %[t], [%[x]]\n\t"
+                         "add %[t], %[t], %[off]\n\t"
+                         "vldrb.s32 q4, [%[w]]\n\t"
+                         "vmla.s32 q0, q4, %[t]\n\t"
+                         "vldrb.s32 q5, [%[w], #4]\n\t"
+                         "vmla.s32 q1, q5, %[t]\n\t"
+                         "vldrb.s32 q4, [%[w], #8]\n\t"
+                         "vmla.s32 q2, q4, %[t]\n\t"
+                         "vldrb.s32 q5, [%[w], #12]\n\t"
+                         "vmla.s32 q3, q5, %[t]\n\t"
+                         DW_NEXT DW_RQ_ALL DW_STORE_IN_ORDER
+                         : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows), [t] "=&r"(t)
+                         : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(x_off), [f] "r"(f),
+                           [prm] "r"(q), [out] "r"(out), [cols] "m"(cols),
+                           [xskip] "m"(x_skip), [wskip] "m"(w_skip)
+                         : DW_CLOBBERS);
+        return;
+    }
+#endif
+    for (ky = 0; ky < rows; ++ky, x += x_skip, w += w_skip) {
+        for (kx = 0; kx < cols; ++kx, x += x_step, w += w_step) {
+            const int32_t v = (int32_t)*x + x_off;
+            a0 = vmlaq_n_s32(a0, vldrbq_s32(w), v);
+            a1 = vmlaq_n_s32(a1, vldrbq_s32(w + 4), v);
+            a2 = vmlaq_n_s32(a2, vldrbq_s32(w + 8), v);
+            a3 = vmlaq_n_s32(a3, vldrbq_s32(w + 12), v);
+        }
+    }
+    pass_out4(q, a0, q->bias, 0, out);
+    pass_out4(q, a1, q->bias, 1, out);
+    pass_out4(q, a2, q->bias, 2, out);
+    pass_out4(q, a3, q->bias, 3, out);
+}
 
-/* Channels oc..oc+width-1 (16 or 8) of every output pixel. */
-static void pass(const dw_ctx *c, const int8_t *in, int32_t oc, int32_t width, int8_t *out)
+/* Channels oc..oc+7 of one output pixel with a channel multiplier of 1: taps16_c's first
+ * half (channels (0, 2, 4, 6) and (1, 3, 5, 7)), q made for 8 channels. */
+static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int8_t *x,
+                                    const int8_t *w, int32_t rows, int32_t cols, int8_t *out)
+{
+    const int16_t x_off = (int16_t)c->p->input_offset;
+    const int32_t x_step = c->x_step, w_step = c->g.cout;
+    const int32_t x_skip = c->y_step - cols * x_step, w_skip = (c->g.kw - cols) * w_step;
+    const int32_t full = rows == c->g.kh && cols == c->g.kw;
+    const int32_t *f = full ? q->fold : q->bias;
+    int32x4_t e0 = vdupq_n_s32(0), o0 = e0;
+    int32_t ky, kx;
+#if defined(__OPTIMIZE__)
+    if (rows > 0 && cols > 0) {
+        const int32_t off = x_off;
+        if (full) {
+            __asm__ volatile(DW_ZERO DW_HALF("0", "", "q0", "q1") DW_NEXT DW_RQ_HALF
+                             DW_STORE_EVEN_ODD_HALF
+                             : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
+                             : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off), [f] "r"(f),
+                               [prm] "r"(q), [out] "r"(out), [cols] "m"(cols),
+                               [xskip] "m"(x_skip), [wskip] "m"(w_skip)
+                             : DW_CLOBBERS);
+        } else {
+            __asm__ volatile(DW_ZERO DW_HALF("0", DW_ADD_OFF, "q0", "q1") DW_NEXT DW_RQ_HALF
+                             DW_STORE_EVEN_ODD_HALF
+                             : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
+                             : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off), [f] "r"(f),
+                               [prm] "r"(q), [out] "r"(out), [cols] "m"(cols),
+                               [xskip] "m"(x_skip), [wskip] "m"(w_skip)
+                             : DW_CLOBBERS);
+        }
+        return;
+    }
+#endif
+    for (ky = 0; ky < rows; ++ky, x += x_skip, w += w_skip) {
+        for (kx = 0; kx < cols; ++kx, x += x_step, w += w_step) {
+            const int16x8_t xl = vaddq_n_s16(vldrbq_s16(x), full ? 0 : x_off);
+            const int16x8_t wl = vldrbq_s16(w);
+            e0 = vaddq_s32(e0, vmullbq_int_s16(xl, wl));
+            o0 = vaddq_s32(o0, vmulltq_int_s16(xl, wl));
+        }
+    }
+    pass_out4(q, e0, f, 0, out);
+    pass_out4(q, o0, f, 1, out);
+}
+
+/* Up to this many 16-channel passes share each output pixel's window (their output stages
+ * on the stack, 400 bytes each). */
+#define DW_PASSES 4
+
+/* Channels oc..oc+16*passes-1 of every output pixel, 16 at a time (taps16_c, taps16), the
+ * window worked out once per pixel. */
+static void passes16(const dw_ctx *c, const int8_t *in, int32_t oc, int32_t passes,
+                     int8_t *out)
 {
     const int32_t shared = c->mult != 1;
+    dw_pass q[DW_PASSES];
+    int32_t n, oy, ox, j;
+    for (j = 0; j < passes; ++j) {
+        pass_make(c, oc + 16 * j, !shared, 16, &q[j]);
+    }
+    for (n = 0; n < c->g.n; ++n) {
+        const int8_t *img = in + n * c->g.h * c->row;
+        for (oy = 0; oy < c->g.oh; ++oy) {
+            for (ox = 0; ox < c->g.ow; ++ox, out += c->g.cout) {
+                rt_s8_window v;
+                const int8_t *vw;
+                int32_t rows, cols;
+                rt_s8_window_at(&c->g, c->p, img, oy, ox, &v);
+                vw = c->w + (v.ky0 * c->g.kw + v.kx0) * c->g.cout + oc;
+                rows = v.ky1 - v.ky0;
+                cols = v.kx1 - v.kx0;
+                for (j = 0; j < passes; ++j) {
+                    const int32_t o = oc + 16 * j;
+                    if (shared) {
+                        taps16(c, &q[j], v.x + o / c->mult, vw + 16 * j, rows, cols, out + o);
+                    } else {
+                        taps16_c(c, &q[j], v.x + o, vw + 16 * j, rows, cols, out + o);
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Channels oc..oc+7 of every output pixel (taps8_c with a multiplier of 1, else taps8). */
+static void pass8(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
+{
+    const int32_t shared = c->mult != 1;
+    dw_pass q;
     int32_t n, oy, ox;
+    if (!shared) {
+        pass_make(c, oc, 1, 8, &q);
+    }
     for (n = 0; n < c->g.n; ++n) {
         const int8_t *img = in + n * c->g.h * c->row;
         for (oy = 0; oy < c->g.oh; ++oy) {
@@ -166,15 +443,11 @@ static void pass(const dw_ctx *c, const int8_t *in, int32_t oc, int32_t width, i
                 rt_s8_window v;
                 const int8_t *vw;
                 rt_s8_window_at(&c->g, c->p, img, oy, ox, &v);
-                vw = c->w + (v.ky0 * c->g.kw + v.kx0) * c->g.cout;
-                const int8_t *x = v.x + (shared ? oc / c->mult : oc);
-                if (width == 16 && !shared && c->p->input_offset >= -256 &&
-                    c->p->input_offset <= 256) {
-                    taps16_c(c, x, vw + oc, v.ky1 - v.ky0, v.kx1 - v.kx0, oc, out);
-                } else if (width == 16) {
-                    taps16(c, x, vw + oc, v.ky1 - v.ky0, v.kx1 - v.kx0, shared, oc, out);
+                vw = c->w + (v.ky0 * c->g.kw + v.kx0) * c->g.cout + oc;
+                if (shared) {
+                    taps8(c, v.x + oc / c->mult, vw, v.ky1 - v.ky0, v.kx1 - v.kx0, 1, oc, out);
                 } else {
-                    taps8(c, x, vw + oc, v.ky1 - v.ky0, v.kx1 - v.kx0, shared, oc, out);
+                    taps8_c(c, &q, v.x + oc, vw, v.ky1 - v.ky0, v.kx1 - v.kx0, out + oc);
                 }
             }
         }
@@ -204,6 +477,31 @@ static void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *o
     }
 }
 
+/* One input channel (a first layer, say) with 16 to DW_MAT_TAPS taps: a convolution on one
+ * channel, so the gathered matrix product of conv_mve.h takes it. Its filters are transposed
+ * a block at a time (each channel's taps one row) onto the stack. */
+#define DW_MAT_TAPS 64
+#define DW_MAT_BYTES 2048
+
+static void one_input(const dw_ctx *c, const int8_t *in, int8_t *out)
+{
+    const int32_t k = c->g.kh * c->g.kw, cout = c->g.cout;
+    const int32_t fit = DW_MAT_BYTES / k & ~1, block = fit < 32 ? fit : 32;
+    int8_t wt[DW_MAT_BYTES], patch[8 * DW_MAT_TAPS];
+    rt_mve_pair q[16];
+    int32_t oc, j, t;
+    for (oc = 0; oc < cout; oc += block) {
+        const int32_t count = cout - oc < block ? cout - oc : block;
+        for (j = 0; j < count; ++j) {
+            for (t = 0; t < k; ++t) {
+                wt[j * k + t] = c->w[t * cout + oc + j];
+            }
+        }
+        rt_mve_gathered(&c->g, c->p, in, wt, c->bias, oc, count, patch, (int32_t)sizeof patch,
+                        q, out);
+    }
+}
+
 rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
                                  const rt_shape *in_s, const int8_t *in,
                                  const rt_shape *w_s, const int8_t *w,
@@ -220,14 +518,20 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
     c.row = c.g.w * c.g.cin;
     c.x_step = p->dilation_w * c.g.cin;
     c.y_step = p->dilation_h * c.row;
+    if (c.g.cin == 1 && c.g.kh * c.g.kw >= 16 && c.g.kh * c.g.kw <= DW_MAT_TAPS) {
+        one_input(&c, in, out);
+        return RT_OK;
+    }
     if (c.mult == 1 || c.mult % 16 == 0) {
-        for (; oc + 16 <= c.g.cout; oc += 16) {
-            pass(&c, in, oc, 16, out);
+        for (; oc + 16 <= c.g.cout; oc += 16 * DW_PASSES) {
+            const int32_t passes = (c.g.cout - oc) / 16;
+            passes16(&c, in, oc, passes < DW_PASSES ? passes : DW_PASSES, out);
         }
+        oc = c.g.cout / 16 * 16;
     }
     if (c.mult == 1 || c.mult % 8 == 0) {
         for (; oc + 8 <= c.g.cout; oc += 8) {
-            pass(&c, in, oc, 8, out);
+            pass8(&c, in, oc, out);
         }
     }
     for (; oc < c.g.cout; ++oc) {

@@ -1,88 +1,72 @@
 /* fc_row_s8.c (Cortex-M Helium) - rt_s8_fc_row: one input row of rt_fully_connected_s8.
- * Blocking: four outputs at a time share each sixteen-byte input vector, per filter a VMLADAVA
- * for the products, and a VMLADAVA and a VADDVA for the input offset's part
- * (sum (x + x_off) * w = sum x * w + x_off * sum w, fc_dot4); a predicated tail takes any
- * k. A ragged end of outputs takes the last four again (at least four outputs); fewer than
- * four outputs, or an input offset outside [-127, 128], go one output at a time (rt_s8_dot).
+ * Blocking: four outputs at a time (fc_dot4), two filters a loop sharing each sixteen-byte
+ * input vector, per filter a VMLADAVA for the products and a VADDVA for the filter's sum,
+ * which carries the input offset (sum (x + x_off) * w = sum x * w + x_off * sum w); a
+ * predicated tail takes any k. A ragged end of outputs takes the last four again (at least
+ * four outputs); fewer than four outputs, or an input offset outside [-127, 128], go one
+ * output at a time (rt_s8_dot).
  * The four outputs are requantized in one vector (rt_mve_requant). Asymmetric weights
  * (filter offset != 0) take the plain loop. No stack buffer beyond four sums.
  * Bit-exact with int8/fc_row_s8.c. */
 #include "s8_mve.h"
 
-/* acc[j] = sum over i < n of (x[i] + x_off) * w[j * n + i], j < 4, for x_off in [-127, 128].
- * The offset's part x_off * sum w goes into the same sum as the products: one VMLADAVA by
- * the constant x_off - 1 (an int8) and one VADDVA of w, so each output has one 32-bit sum
- * and the loop's pointers and sums all fit in core registers. Out of line for the same. */
+/* a[j] = sum over i < n of x[i] * w[j * n + i] and s[j] = the sum of those taps, j < 2,
+ * over the whole vectors of n (n >= 16): two filters a call, one input load, a VMLADAVA and
+ * a VADDVA per filter per sixteen bytes: 7 instructions for 32 products in a low-overhead
+ * loop (the input is read twice per four outputs, which still beats the input offset's
+ * extra VMLADAVA per filter). */
+static inline void fc_whole_2(const int8_t *x, const int8_t *w0, const int8_t *w1,
+                              int32_t turns, int32_t *a, int32_t *s)
+{
+    int32_t a0 = 0, a1 = 0, s0 = 0, s1 = 0;
+    /* "Te": VMLAVA/VADDVA accumulate into an even core register */
+    __asm__ volatile(
+        "dls lr, %[turns]\n\t"
+        "1:\n\t"
+        "vldrb.8 q0, [%[x]], #16\n\t"
+        "vldrb.8 q1, [%[w0]], #16\n\t"
+        "vldrb.8 q2, [%[w1]], #16\n\t"
+        "vmlava.s8 %[a0], q0, q1\n\t"
+        "vaddva.s8 %[s0], q1\n\t"
+        "vmlava.s8 %[a1], q0, q2\n\t"
+        "vaddva.s8 %[s1], q2\n\t"
+        "le lr, 1b"
+        : [a0] "+Te"(a0), [a1] "+Te"(a1), [s0] "+Te"(s0), [s1] "+Te"(s1), [x] "+r"(x),
+          [w0] "+r"(w0), [w1] "+r"(w1)
+        : [turns] "r"(turns)
+        : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5");
+    a[0] = a0;
+    a[1] = a1;
+    s[0] = s0;
+    s[1] = s1;
+}
+
+/* acc[j] = sum over i < n of (x[i] + x_off) * w[j * n + i], j < 4, as sum x * w plus x_off
+ * times sum w (both exact in 32 bits). Out of line, so that its loops keep their pointers
+ * in registers. */
 static RT_DSP_NOINLINE void fc_dot4(const int8_t *x, const int8_t *w, int32_t n, int32_t x_off,
                                     int32_t *acc)
 {
-    const int8_t *w0 = w, *w1 = w + n, *w2 = w1 + n, *w3 = w2 + n;
-    const int8x16_t off = vdupq_n_s8((int8_t)(x_off - 1));
-    int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0, i = n;
+    int32_t a[4] = {0, 0, 0, 0}, s[4] = {0, 0, 0, 0}, i = 0, j;
 #if defined(__OPTIMIZE__)
-    /* whole vectors: one input load and four filter loads (post-incremented) for 64
-       products, 18 instructions a turn; gcc's own loop recomputes five addresses */
-    if (i >= 16) {
-        int32_t turns = i >> 4;
-        /* "Te": VMLAVA/VADDVA accumulate into an even core register */
-        __asm__ volatile(
-            "vdup.8 q3, %[off]\n\t"
-            "1:\n\t"
-            "vldrb.8 q0, [%[x]], #16\n\t"
-            "vldrb.8 q1, [%[w0]], #16\n\t"
-            "vldrb.8 q2, [%[w1]], #16\n\t"
-            "vmlava.s8 %[a0], q0, q1\n\t"
-            "vmlava.s8 %[a0], q3, q1\n\t"
-            "vaddva.s8 %[a0], q1\n\t"
-            "vldrb.8 q1, [%[w2]], #16\n\t"
-            "vmlava.s8 %[a1], q0, q2\n\t"
-            "vmlava.s8 %[a1], q3, q2\n\t"
-            "vaddva.s8 %[a1], q2\n\t"
-            "vldrb.8 q2, [%[w3]], #16\n\t"
-            "vmlava.s8 %[a2], q0, q1\n\t"
-            "vmlava.s8 %[a2], q3, q1\n\t"
-            "vaddva.s8 %[a2], q1\n\t"
-            "vmlava.s8 %[a3], q0, q2\n\t"
-            "vmlava.s8 %[a3], q3, q2\n\t"
-            "vaddva.s8 %[a3], q2\n\t"
-            "subs %[turns], %[turns], #1\n\t"
-            "bne 1b"
-            : [a0] "+Te"(a0), [a1] "+Te"(a1), [a2] "+Te"(a2), [a3] "+Te"(a3), [x] "+r"(x),
-              [w0] "+r"(w0), [w1] "+r"(w1), [w2] "+r"(w2), [w3] "+r"(w3), [turns] "+r"(turns)
-            : [off] "r"(x_off - 1)
-            : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
-        i &= 15;
-    }
-    (void)off;
-#else
-    for (; i >= 16; i -= 16, x += 16, w0 += 16, w1 += 16, w2 += 16, w3 += 16) {
-        const int8x16_t xv = vldrbq_s8(x);
-        int8x16_t wv = vldrbq_s8(w0);
-        a0 = vaddvaq_s8(vmladavaq_s8(vmladavaq_s8(a0, xv, wv), off, wv), wv);
-        wv = vldrbq_s8(w1);
-        a1 = vaddvaq_s8(vmladavaq_s8(vmladavaq_s8(a1, xv, wv), off, wv), wv);
-        wv = vldrbq_s8(w2);
-        a2 = vaddvaq_s8(vmladavaq_s8(vmladavaq_s8(a2, xv, wv), off, wv), wv);
-        wv = vldrbq_s8(w3);
-        a3 = vaddvaq_s8(vmladavaq_s8(vmladavaq_s8(a3, xv, wv), off, wv), wv);
+    if (n >= 16) {
+        fc_whole_2(x, w, w + n, n >> 4, a, s);
+        fc_whole_2(x, w + 2 * n, w + 3 * n, n >> 4, a + 2, s + 2);
+        i = n & ~15;
     }
 #endif
-    if (i > 0) {   /* the tail: lanes past n load as zero and add nothing */
-        const mve_pred16_t p = rt_mve_tail8(i);
-        const int8x16_t xv = vldrbq_z_s8(x, p);
-        int8x16_t wv = vldrbq_z_s8(w0, p);
-        a0 = vaddvaq_s8(vmladavaq_s8(vmladavaq_s8(a0, xv, wv), off, wv), wv);
-        wv = vldrbq_z_s8(w1, p);
-        a1 = vaddvaq_s8(vmladavaq_s8(vmladavaq_s8(a1, xv, wv), off, wv), wv);
-        wv = vldrbq_z_s8(w2, p);
-        a2 = vaddvaq_s8(vmladavaq_s8(vmladavaq_s8(a2, xv, wv), off, wv), wv);
-        wv = vldrbq_z_s8(w3, p);
-        a3 = vaddvaq_s8(vmladavaq_s8(vmladavaq_s8(a3, xv, wv), off, wv), wv);
+    for (; i < n; i += 16) {   /* the rest (a tail, or everything at -O0), predicated */
+        const mve_pred16_t p = rt_mve_tail8(n - i);
+        const int8x16_t xv = vldrbq_z_s8(x + i, p);
+        for (j = 0; j < 4; ++j) {
+            const int8x16_t wv = vldrbq_z_s8(w + j * n + i, p);
+            a[j] = vmladavaq_s8(a[j], xv, wv);
+            s[j] = vaddvaq_s8(s[j], wv);
+        }
     }
-    acc[0] = a0;
-    acc[1] = a1;
-    acc[2] = a2;
-    acc[3] = a3;
+    for (j = 0; j < 4; ++j) {
+        acc[j] = a[j] + x_off * s[j];
+    }
 }
 
 /* Output oc from its sum: bias, requantization, offset and clamp. */
