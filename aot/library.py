@@ -51,10 +51,10 @@ def _io_rows(specs) -> list[dict]:
 def library_files(sources: CSources, arch: str = PORTABLE, label: str = "model",
                   method: str = "forward") -> dict[str, bytes]:
     """Every file of the library folder, by relative path: a pure function of its arguments."""
-    from .firmware.project import runtime_files
+    from .firmware.project import arch_runtime, runtime_files
     check_arch(arch)
     runtime = runtime_files(sources, arch)
-    c_files = [p for p in runtime if p.endswith(".c")]
+    c_files = list(arch_runtime(sources, arch))   # compiled; an arch file may include another
     name = sources.name
     ctx = dict(name=name, NAME=name.upper(), arch=arch, runtime_id=runtime_id(arch),
                files=c_files, label=label, method=method, arena_size=sources.arena_size,

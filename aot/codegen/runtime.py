@@ -94,12 +94,19 @@ def _included(path: Path, seen: set) -> str:
     return text
 
 
+def _included_sources(path: Path) -> str:
+    """The .c files ``path`` includes: an arch file may build on its portable twin by
+    including it (runtime_c/src/arch/cortex_m_dsp/conv2d.c), and then defines its functions."""
+    return "".join((path.parent / name).read_text() for name in _INCLUDE.findall(path.read_text())
+                   if name.endswith(".c") and (path.parent / name).is_file())
+
+
 def _scan(paths) -> tuple[dict, dict]:
     defined, calls = {}, {}
     for path in paths:
         rel = path.relative_to(runtime_dir()).as_posix()
         text = path.read_text()
-        defined[rel] = set(_DEFINITION.findall(text))
+        defined[rel] = set(_DEFINITION.findall(text + _included_sources(path)))
         calls[rel] = set(_CALL.findall(text + _included(path, set())))
     return defined, calls
 

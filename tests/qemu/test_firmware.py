@@ -23,8 +23,9 @@ import aot
 from aot import cli
 from aot.boards import list_boards, load_board
 from aot.errors import AotError, BoardError
-from aot.firmware import (FirmwareProject, RunReport, estimate_footprint, format_run_report,
-                          generate_firmware, max_abs_error, parse_outputs, run_on_board)
+from aot.firmware import (FirmwareProject, RunReport, board_runtime, estimate_footprint,
+                          format_run_report, generate_firmware, max_abs_error, parse_outputs,
+                          run_on_board)
 from aot.qemu import build_firmware, run_elf
 from aot.zoo import ZOO
 from op_models import OP_MODELS
@@ -182,7 +183,16 @@ def test_project_holds_only_what_the_build_reads(lowered, tmp_path):
     assert set(project.files) == files
     runtime_c = {f[len("runtime_c/"):] for f in files if f.startswith("runtime_c/src/")
                  and f.endswith(".c")}
-    assert runtime_c == set(sources.runtime_sources)
+    # what the Makefile compiles: the model's files, the board's arch twins in their place
+    compiled = set(board_runtime(sources, project.board))
+    assert {f.rsplit("/", 1)[-1] for f in compiled} == \
+        {f.rsplit("/", 1)[-1] for f in sources.runtime_sources}
+    makefile = (project.directory / "Makefile").read_text()
+    assert all(f"runtime_c/{f}" in makefile for f in compiled)
+    # any other .c file is one an arch file builds on by including it
+    for extra in runtime_c - compiled:
+        assert any(f'"../../{extra[len("src/"):]}"' in (project.directory / "runtime_c" / f)
+                   .read_text() for f in compiled), extra
     c_text = "".join((project.directory / f).read_text() for f in files
                      if f.startswith("runtime_c/") and f.endswith((".c", ".h")))
     for header in (f for f in files if f.startswith("runtime_c/src/") and f.endswith(".h")):

@@ -11,7 +11,12 @@
  * channel, ky, kx) tap adds w * input to the rectangle of outputs whose
  * input it reaches, the row and column ranges computed once per tap.
  * Accumulation per output is in (c, ky, kx) order, bias last, either way;
- * the fused activation (p->act) clamps each output as it is stored. */
+ * the fused activation (p->act) clamps each output as it is stored.
+ *
+ * An arch file may include this one with its own steps (runtime_c/src/arch/cortex_m_dsp/
+ * conv2d.c): RT_CONV2D_K3_BLOCKS (it defines block4x4_k3s1 and block4x4_k3s2),
+ * RT_CONV2D_ROW(...) (a whole output row of a quad, nonzero when taken) and
+ * RT_CONV2D_IMAGE(g, in_n, w, b, out_n) (a whole image, nonzero when taken). */
 #include "../core/rt_internal.h"
 
 /* Outputs o in [0, n) with 0 <= o * s + off < len: returns the first, sets
@@ -138,6 +143,7 @@ static void block4x4(const rt_conv_geom *g, const float *in_g, const float *w0, 
     rt_act_store4(o + 3 * plane, a30, a31, a32, a33, bias[3], lo, hi);
 }
 
+#ifndef RT_CONV2D_K3_BLOCKS   /* an arch file may bring its own (see below) */
 /* block4x4 for a row of three taps at stride s (1 or 2, a constant where it is inlined),
  * dilation 1 along the row (the 3x3 layers of ResNets), over the filter rows [ky0, ky1) that fall inside the input (so the top and bottom
  * output rows take it too): per tap row the six inputs the block reads are loaded once, at
@@ -227,6 +233,7 @@ static void block4x4_k3s2(const rt_conv_geom *g, const float *in_g, const float 
 {
     block4x4_k3(g, in_g, w0, fsize, oy, ox, o, plane, bias, ky0, ky1, 2);
 }
+#endif
 
 /* Output channels oc..oc+3 (one group) of one image, every pixel. */
 static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_oc,
@@ -250,6 +257,12 @@ static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_o
         const int32_t ky0 = iy0 >= 0 ? 0 : (-iy0 + g->dh - 1) / g->dh;
         const int32_t ky_end = g->h - iy0 > 0 ? (g->h - iy0 - 1) / g->dh + 1 : 0;
         const int32_t ky1 = ky_end < g->kh ? ky_end : g->kh;
+#ifdef RT_CONV2D_ROW
+        if (RT_CONV2D_ROW(g, in_g, w_oc, fsize, oy, o + oy * g->ow, plane, bias, ky0, ky1, xa,
+                          xb)) {
+            continue;
+        }
+#endif
         const int32_t blocks = rows_in || (k3 && ky1 > ky0);
         const int32_t first = blocks ? xa : g->ow, end = blocks ? xb : g->ow;
         float *orow = o + oy * g->ow;
@@ -303,6 +316,11 @@ rt_status rt_conv2d_f32(const rt_conv2d_params *p,
     RT_TRY(rt_conv2d_geom(&g, p, in_s, w_s, b_s, b, out_s));
     for (n = 0; n < g.n; ++n) {
         const float *in_n = in + n * g.cin * g.h * g.w;
+#ifdef RT_CONV2D_IMAGE
+        if (RT_CONV2D_IMAGE(&g, in_n, w, b, out + n * g.cout * g.oh * g.ow)) {
+            continue;
+        }
+#endif
         for (oc = 0; oc < g.cout;) {
             const float *in_g = in_n + (oc / g.cout_g) * g.cin_g * g.h * g.w;
             float *o = out + (n * g.cout + oc) * g.oh * g.ow;

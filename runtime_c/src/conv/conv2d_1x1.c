@@ -76,6 +76,11 @@ rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
     for (n = 0; n < g.n; ++n) {
         const float *in_n = in + n * g.cin * hw;
         float *out_n = out + n * g.cout * hw;
+#ifdef RT_CONV1X1_IMAGE   /* an arch's blocks (runtime_c/src/arch/cortex_m_dsp/conv2d_1x1.c) */
+        if (RT_CONV1X1_IMAGE(&g, in_n, hw, w, b, out_n)) {
+            continue;
+        }
+#endif
         if (g.cout >= 4 && hw >= 4) {
             for (oc = 0; oc < g.cout; oc += 4) {
                 const int32_t c0 = oc + 4 <= g.cout ? oc : g.cout - 4;

@@ -5,9 +5,10 @@
  * Each output channel is a stencil over one input channel. Per output row
  * the valid kernel rows are computed once; the columns split into a border
  * (taps checked against the row) and an interior where every tap is inside,
- * done 4 outputs at a time with independent accumulators. A small plane
- * whose rows are too narrow for such a block is first copied zero-padded onto
- * the stack (DW_PAD_FLOATS), so that all of it is interior. Accumulation per output is in (ky, kx)
+ * done 4 outputs at a time with independent accumulators. With hard float, 3x3
+ * filters keep their 9 weights in registers per plane (dw_k3_plane), and a small
+ * plane (DW_PAD_FLOATS) is first copied zero-padded onto the stack, so that all of
+ * it is interior. Accumulation per output is in (ky, kx)
  * order, bias last, then the fused activation: results are bit-identical to
  * rt_conv2d_f32 for finite weights (a tap over padding adds 0 * w, as torch
  * does, where rt_conv2d_f32 skips it: a NaN or infinite weight differs). */
@@ -33,6 +34,191 @@ static float dw_border(const rt_conv_geom *g, const float *in_c,
         }
     }
     return acc;
+}
+
+#if defined(__GNUC__)
+#define DW_INLINE static inline __attribute__((always_inline))
+#else
+#define DW_INLINE static inline
+#endif
+
+/* dw_border for a 3x3 filter, dilation 1 along the row (dw_k3_plane's border columns):
+ * the taps of output column ox inside the input, in (ky, kx) order. */
+static float dw_k3_edge(const rt_conv_geom *g, const float *in_c, const float *wc,
+                        int32_t iy0, int32_t ky0, int32_t ky1, int32_t ox)
+{
+    const int32_t ix = ox * g->sw - g->pw;
+    const int32_t kx0 = ix >= 0 ? 0 : -ix, kx1 = g->w - ix < 3 ? g->w - ix : 3;
+    float acc = 0.0f;
+    int32_t ky, kx;
+    for (ky = ky0; ky < ky1; ++ky) {
+        const float *row = in_c + (iy0 + ky * g->dh) * g->w;
+        for (kx = kx0; kx < kx1; ++kx) {
+            acc = rt_mac_f32(acc, row[ix + kx], wc[3 * ky + kx]);
+        }
+    }
+    return acc;
+}
+
+/* x + bias clamped to [lo, hi]; with hi infinite (ReLU, or no activation) one compare. */
+#define DW_ACT(x, bias, lo, hi, hi_inf)                                                      \
+    (hi_inf ? ((x) + (bias) < (lo) ? (lo) : (x) + (bias)) : rt_act((x) + (bias), lo, hi))
+
+/* Hard float, a 3x3 filter at stride s along the row (1 or 2, a constant where it is
+ * inlined), dilation 1 along the row: one output plane of channel plane in_c, the 9 weights
+ * in registers for the whole plane (w[3 * ky + kx]). Per output row the interior columns go
+ * 4 at a time, per filter row inside the input (ky0 <= ky < ky1; any dilation between
+ * rows) the block's 6 (or 9) inputs loaded once; the border columns take dw_k3_edge. The
+ * same sums in the same (ky, kx) order as dw_row. */
+DW_INLINE void dw_k3_plane(const rt_conv_geom *g, const float *in_c, const float *w,
+                           float bias, float *o, const int32_t s)
+{
+    const float w00 = w[0], w01 = w[1], w02 = w[2], w10 = w[3], w11 = w[4], w12 = w[5];
+    const float w20 = w[6], w21 = w[7], w22 = w[8];
+    const float lo = g->lo, hi = g->hi;
+    const int hi_inf = hi == INFINITY;
+    int32_t oy, ox, xi0, xi1;
+    /* interior columns: ox * s - pw >= 0 and ox * s - pw + 2 < w */
+    xi0 = (g->pw + s - 1) / s;
+    xi1 = g->w - 3 + g->pw;
+    xi1 = xi1 >= 0 ? xi1 / s + 1 : 0;
+    xi1 = xi1 < g->ow ? xi1 : g->ow;
+    xi0 = xi0 < xi1 ? xi0 : xi1;
+#define DW_K3_ROW(r, v0, v1, v2)                                                             \
+    do {                                                                                     \
+        const float x0 = r[0], x1 = r[s], x2 = r[2 * s], x3 = r[3 * s];                      \
+        const float y0 = r[1], y1 = r[1 + s], y2 = r[1 + 2 * s], y3 = r[1 + 3 * s];          \
+        const float z3 = r[2 + 3 * s];                                                       \
+        const float z0 = s == 1 ? x2 : x1, z1 = s == 1 ? x3 : x2, z2 = s == 1 ? y3 : x3;     \
+        a0 = rt_mac_f32(a0, x0, v0); a1 = rt_mac_f32(a1, x1, v0);                            \
+        a2 = rt_mac_f32(a2, x2, v0); a3 = rt_mac_f32(a3, x3, v0);                            \
+        a0 = rt_mac_f32(a0, y0, v1); a1 = rt_mac_f32(a1, y1, v1);                            \
+        a2 = rt_mac_f32(a2, y2, v1); a3 = rt_mac_f32(a3, y3, v1);                            \
+        a0 = rt_mac_f32(a0, z0, v2); a1 = rt_mac_f32(a1, z1, v2);                            \
+        a2 = rt_mac_f32(a2, z2, v2); a3 = rt_mac_f32(a3, z3, v2);                            \
+    } while (0)
+/* One output: a += its taps in (ky, kx) order, at its column offset `at`. */
+#define DW_K3_ONE(at)                                                                        \
+    do {                                                                                     \
+        if (use0) {                                                                          \
+            a = rt_mac_f32(a, in_c[r0 + (at)], w00);                                         \
+            a = rt_mac_f32(a, in_c[r0 + (at) + 1], w01);                                     \
+            a = rt_mac_f32(a, in_c[r0 + (at) + 2], w02);                                     \
+        }                                                                                    \
+        if (use1) {                                                                          \
+            a = rt_mac_f32(a, in_c[r1 + (at)], w10);                                         \
+            a = rt_mac_f32(a, in_c[r1 + (at) + 1], w11);                                     \
+            a = rt_mac_f32(a, in_c[r1 + (at) + 2], w12);                                     \
+        }                                                                                    \
+        if (use2) {                                                                          \
+            a = rt_mac_f32(a, in_c[r2 + (at)], w20);                                         \
+            a = rt_mac_f32(a, in_c[r2 + (at) + 1], w21);                                     \
+            a = rt_mac_f32(a, in_c[r2 + (at) + 2], w22);                                     \
+        }                                                                                    \
+    } while (0)
+    for (oy = 0; oy < g->oh; ++oy, o += g->ow) {
+        const int32_t iy0 = oy * g->sh - g->ph;
+        /* filter rows inside the input: [ky0, ky1) */
+        const int32_t ky0 = iy0 >= 0 ? 0 : (-iy0 + g->dh - 1) / g->dh;
+        const int32_t ky_end = g->h - iy0 > 0 ? (g->h - iy0 - 1) / g->dh + 1 : 0;
+        const int32_t ky1 = ky_end < 3 ? ky_end : 3;
+        const int32_t use0 = ky0 <= 0 && ky1 > 0, use1 = ky0 <= 1 && ky1 > 1;
+        const int32_t use2 = ky0 <= 2 && ky1 > 2;
+        /* offsets of filter rows 0, 1, 2 at output column 0 (formed into pointers only for
+           the rows inside the input) */
+        const int32_t r0 = iy0 * g->w - g->pw, r1 = r0 + g->dh * g->w, r2 = r1 + g->dh * g->w;
+        for (ox = 0; ox < xi0; ++ox) {
+            o[ox] = rt_act(dw_k3_edge(g, in_c, w, iy0, ky0, ky1, ox) + bias, lo, hi);
+        }
+        for (; ox + 4 <= xi1; ox += 4) {
+            const int32_t at = ox * s;
+            float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+            if (use0) {
+                DW_K3_ROW((in_c + r0 + at), w00, w01, w02);
+            }
+            if (use1) {
+                DW_K3_ROW((in_c + r1 + at), w10, w11, w12);
+            }
+            if (use2) {
+                DW_K3_ROW((in_c + r2 + at), w20, w21, w22);
+            }
+            o[ox] = DW_ACT(a0, bias, lo, hi, hi_inf);
+            o[ox + 1] = DW_ACT(a1, bias, lo, hi, hi_inf);
+            o[ox + 2] = DW_ACT(a2, bias, lo, hi, hi_inf);
+            o[ox + 3] = DW_ACT(a3, bias, lo, hi, hi_inf);
+        }
+        for (; ox < xi1; ++ox) {
+            float a = 0.0f;
+            DW_K3_ONE(ox * s);
+            o[ox] = DW_ACT(a, bias, lo, hi, hi_inf);
+        }
+        for (; ox < g->ow; ++ox) {
+            o[ox] = rt_act(dw_k3_edge(g, in_c, w, iy0, ky0, ky1, ox) + bias, lo, hi);
+        }
+    }
+#undef DW_K3_ONE
+}
+
+/* dw_k3_plane without padding (a padded copy): every tap of every output inside, so no
+ * row or column checks at all. */
+DW_INLINE void dw_k3_dense(const rt_conv_geom *g, const float *in_c, const float *w,
+                           float bias, float *o, const int32_t s)
+{
+    const float w00 = w[0], w01 = w[1], w02 = w[2], w10 = w[3], w11 = w[4], w12 = w[5];
+    const float w20 = w[6], w21 = w[7], w22 = w[8];
+    const float lo = g->lo, hi = g->hi;
+    const int hi_inf = hi == INFINITY;
+    const int32_t ow = g->ow, rstep = g->dh * g->w;
+    int32_t oy, ox;
+    for (oy = 0; oy < g->oh; ++oy, o += ow) {
+        const float *p0 = in_c + oy * g->sh * g->w, *p1 = p0 + rstep, *p2 = p1 + rstep;
+        for (ox = 0; ox + 4 <= ow; ox += 4) {
+            float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f;
+            DW_K3_ROW((p0 + ox * s), w00, w01, w02);
+            DW_K3_ROW((p1 + ox * s), w10, w11, w12);
+            DW_K3_ROW((p2 + ox * s), w20, w21, w22);
+            o[ox] = DW_ACT(a0, bias, lo, hi, hi_inf);
+            o[ox + 1] = DW_ACT(a1, bias, lo, hi, hi_inf);
+            o[ox + 2] = DW_ACT(a2, bias, lo, hi, hi_inf);
+            o[ox + 3] = DW_ACT(a3, bias, lo, hi, hi_inf);
+        }
+        for (; ox < ow; ++ox) {
+            const float *q0 = p0 + ox * s, *q1 = p1 + ox * s, *q2 = p2 + ox * s;
+            float a = 0.0f;
+            a = rt_mac_f32(a, q0[0], w00);
+            a = rt_mac_f32(a, q0[1], w01);
+            a = rt_mac_f32(a, q0[2], w02);
+            a = rt_mac_f32(a, q1[0], w10);
+            a = rt_mac_f32(a, q1[1], w11);
+            a = rt_mac_f32(a, q1[2], w12);
+            a = rt_mac_f32(a, q2[0], w20);
+            a = rt_mac_f32(a, q2[1], w21);
+            a = rt_mac_f32(a, q2[2], w22);
+            o[ox] = DW_ACT(a, bias, lo, hi, hi_inf);
+        }
+    }
+}
+
+#undef DW_K3_ROW
+
+static void dw_k3s1(const rt_conv_geom *g, const float *in_c, const float *w, float bias,
+                    float *o)
+{
+    if (g->ph == 0 && g->pw == 0) {
+        dw_k3_dense(g, in_c, w, bias, o, 1);
+    } else {
+        dw_k3_plane(g, in_c, w, bias, o, 1);
+    }
+}
+
+static void dw_k3s2(const rt_conv_geom *g, const float *in_c, const float *w, float bias,
+                    float *o)
+{
+    if (g->ph == 0 && g->pw == 0) {
+        dw_k3_dense(g, in_c, w, bias, o, 2);
+    } else {
+        dw_k3_plane(g, in_c, w, bias, o, 2);
+    }
 }
 
 /* One output row of channel plane in_c. */
@@ -96,11 +282,11 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
     }
 }
 
-/* A plane this small (padding included), at stride 1 and with rows too narrow for a block
- * of 4 interior outputs but not for a block of 4 outputs (KWS's 25x5), is copied
- * zero-padded onto the stack first: every tap is then inside and the rows take blocks.
- * 2 KB of stack. Hard float only: with soft float the products dominate, and the copy
- * would only cost flash. */
+/* A plane this small (padding included) is copied zero-padded onto the stack first, where
+ * every tap is then inside: at stride 1 with rows too narrow for a block of 4 interior
+ * outputs but not for a block of 4 outputs (KWS's 25x5), and for every 3x3 filter
+ * (dw_k3_dense: no checks at all). 2 KB of stack. Hard float only: with soft float the
+ * products dominate, and the copy would only cost flash. */
 #define DW_PAD_FLOATS 512
 
 rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
@@ -124,9 +310,9 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
     gp.ph = gp.pw = 0;
     /* only where the row's interior is too narrow for a block of 4 (stride 1: the columns
        whose taps all lie inside number w - span) and the padded row is not */
-    if (RT_HARD_FLOAT && (g.ph > 0 || g.pw > 0) && g.sh == 1 && g.sw == 1 &&
-        g.w - (g.kw - 1) * g.dw < 4 &&
-        g.ow >= 4 && gp.h * gp.w <= DW_PAD_FLOATS) {
+    if (RT_HARD_FLOAT && (g.ph > 0 || g.pw > 0) && gp.h * gp.w <= DW_PAD_FLOATS &&
+        ((g.sh == 1 && g.sw == 1 && g.w - (g.kw - 1) * g.dw < 4 && g.ow >= 4) ||
+         (g.kh == 3 && g.kw == 3 && g.dw == 1 && g.sw <= 2))) {
         use = &gp;
         for (x = 0; x < gp.h * gp.w; ++x) {
             padded[x] = 0.0f;
@@ -145,6 +331,14 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
                     }
                 }
                 in_c = padded;
+            }
+            if (RT_HARD_FLOAT && g.kh == 3 && g.kw == 3 && g.dw == 1 && g.sw <= 2) {
+                if (g.sw == 1) {
+                    dw_k3s1(use, in_c, w + oc * 9, b != NULL ? b[oc] : 0.0f, o);
+                } else {
+                    dw_k3s2(use, in_c, w + oc * 9, b != NULL ? b[oc] : 0.0f, o);
+                }
+                continue;
             }
             for (oy = 0; oy < g.oh; ++oy) {
                 dw_row(use, in_c, w + oc * g.kh * g.kw, b != NULL ? b[oc] : 0.0f,

@@ -46,6 +46,11 @@ static void gemm_nn(int32_t m, int32_t n, int32_t k, const float *a,
                     const float *b, float *c)
 {
     int32_t i, j, p;
+#ifdef RT_GEMM_NN_FAST   /* an arch's blocks (runtime_c/src/arch/cortex_m_dsp/gemm.c) */
+    if (RT_GEMM_NN_FAST(m, n, k, a, b, c)) {
+        return;
+    }
+#endif
     if (m >= 4 && n >= 4) {
         for (i = 0; i < m; i += 4) {
             const int32_t i0 = i + 4 <= m ? i : m - 4;

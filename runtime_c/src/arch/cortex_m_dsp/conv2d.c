@@ -1,0 +1,234 @@
+/* conv2d.c (Cortex-M with a single-precision FPU) - rt_conv2d_f32: direct convolution; same
+ * contract as src/conv/conv2d.c, whose code this is but for two paths (f32_dsp.h's blocks):
+ *
+ * - filters 3 taps wide (stride 1 or 2 along the row, dilation 1 along it: the 3x3 layers
+ *   of ResNets) go a row at a time in blocks of 4 output channels x 4 pixels: the 16 sums in
+ *   s registers, per input channel and filter row one VLDM of the block's 6 (or 9) inputs
+ *   and one VLDM of each channel's 3 weights for 48 VMLA; a block with one input in the
+ *   padding (at either end of a row) holds a 0 for it instead (row_k3_dsp);
+ * - other filters (KWS's 10x4 stem, strided 1x1 shortcuts), at least 4 channels a group: a
+ *   chunk of whole output rows has its taps gathered onto the stack, then is the matrix
+ *   product of the filters and the gathered taps in blocks of 4 channels x 6 pixels
+ *   (conv_gathered).
+ *
+ * Everything else (the border pixels those leave, channels left over) is the portable code.
+ * Accumulation per output is in (c, ky, kx) order, bias last, as there: results are bit for
+ * bit the portable kernel's for finite weights (a tap over the padding adds 0 x w where the
+ * portable kernel skips it). */
+#include "f32_dsp.h"
+
+/* Stack floats for gathered taps (conv_gathered): 4.5 KB. */
+#define COL_FLOATS 1152
+
+#if RT_F32_DSP_ASM
+/* The portable kernel, included below, with three of its steps taken here (hooks of
+ * src/conv/conv2d.c): the blocks of 3-tap rows, a whole row of them, and whole images of
+ * other filters gathered. */
+static void block4x4_k3s1(const rt_conv_geom *g, const float *in_g, const float *w0,
+                          int32_t fsize, int32_t oy, int32_t ox, float *o, int32_t plane,
+                          const float *bias, int32_t ky0, int32_t ky1);
+static void block4x4_k3s2(const rt_conv_geom *g, const float *in_g, const float *w0,
+                          int32_t fsize, int32_t oy, int32_t ox, float *o, int32_t plane,
+                          const float *bias, int32_t ky0, int32_t ky1);
+static int row_k3_ok(const rt_conv_geom *g, int32_t ky0, int32_t ky1);
+static void row_k3_dsp(const rt_conv_geom *g, const float *in_g, const float *w0,
+                       int32_t fsize, int32_t oy, float *orow, int32_t plane,
+                       const float *bias, int32_t ky0, int32_t ky1, int32_t xa, int32_t xb);
+static int conv_image(const rt_conv_geom *g, const float *in_n, const float *w,
+                      const float *b, float *out_n);
+#define RT_CONV2D_K3_BLOCKS 1
+#define RT_CONV2D_ROW(g, in_g, w_oc, fsize, oy, orow, plane, bias, ky0, ky1, xa, xb) \
+    (row_k3_ok(g, ky0, ky1) ? (row_k3_dsp(g, in_g, w_oc, fsize, oy, orow, plane, bias, ky0, \
+                                          ky1, xa, xb), 1) : 0)
+#define RT_CONV2D_IMAGE(g, in_n, w, b, out_n) conv_image(g, in_n, w, b, out_n)
+#endif
+
+#include "../../conv/conv2d.c"
+
+#if RT_F32_DSP_ASM
+/* The 4 x 4 block of f32_dsp.h's k3 blocks over the inputs at x (step floats a filter row,
+ * next more a channel), filter rows [ky0, ky0 + rows): bias, activation, stored as
+ * block4x4_k3 stores. */
+static void k3_dsp(const rt_conv_geom *g, const float *x, int32_t step, int32_t next,
+                   int mode, const float *w0, int32_t fsize, int32_t ky0, int32_t rows,
+                   float *o, int32_t plane, const float *bias)
+{
+    float acc[16];
+    const float lo = g->lo, hi = g->hi;
+    if (g->sw == 1) {
+        rt_f32_dsp_k3s1(x, w0 + 3 * ky0, fsize, g->cin_g, rows, step, next, 3 * (g->kh - rows),
+                        mode, acc);
+    } else {
+        rt_f32_dsp_k3s2(x, w0 + 3 * ky0, fsize, g->cin_g, rows, step, next, 3 * (g->kh - rows),
+                        mode, acc);
+    }
+    rt_act_store4(o, acc[0], acc[1], acc[2], acc[3], bias[0], lo, hi);
+    rt_act_store4(o + plane, acc[4], acc[5], acc[6], acc[7], bias[1], lo, hi);
+    rt_act_store4(o + 2 * plane, acc[8], acc[9], acc[10], acc[11], bias[2], lo, hi);
+    rt_act_store4(o + 3 * plane, acc[12], acc[13], acc[14], acc[15], bias[3], lo, hi);
+}
+
+/* block4x4_k3 through f32_dsp.h's block: the same arguments, sums and stores. */
+static void block4x4_k3_dsp(const rt_conv_geom *g, const float *in_g, const float *w0,
+                            int32_t fsize, int32_t oy, int32_t ox, float *o, int32_t plane,
+                            const float *bias, int32_t ky0, int32_t ky1, int32_t s)
+{
+    const int32_t rows = ky1 - ky0, step = g->dh * g->w, next = g->h * g->w - rows * step;
+    const float *x = in_g + (oy * g->sh - g->ph + ky0 * g->dh) * g->w + ox * s - g->pw;
+    k3_dsp(g, x, step, next, 0, w0, fsize, ky0, rows, o, plane, bias);
+}
+
+/* Whether row_k3_dsp takes the rows: a k3 filter, a row of at least one block, and some
+ * filter rows inside the input. */
+static int row_k3_ok(const rt_conv_geom *g, int32_t ky0, int32_t ky1)
+{
+    return g->kw == 3 && g->dw == 1 && g->sw <= 2 && g->ow >= 4 && ky1 > ky0;
+}
+
+/* Output row oy of channels oc..oc+3 for a k3 filter (filter rows [ky0, ky1) inside the
+ * input), in blocks of 4 pixels, the last shifted back: a block whose inputs all lie in the
+ * row (columns [xa, xb)) or all but its first or last one (a padding of 1) takes
+ * f32_dsp.h's block (that input 0: it adds 0 x w where pixel4 skips the tap, the same for
+ * finite weights), any other pixel4. */
+static void row_k3_dsp(const rt_conv_geom *g, const float *in_g, const float *w0,
+                       int32_t fsize, int32_t oy, float *orow, int32_t plane,
+                       const float *bias, int32_t ky0, int32_t ky1, int32_t xa, int32_t xb)
+{
+    const int32_t s = g->sw, len = 3 + 3 * s, rows = ky1 - ky0;
+    const int32_t step = g->dh * g->w, next = g->h * g->w - rows * step;
+    const float *in_row = in_g + (oy * g->sh - g->ph + ky0 * g->dh) * g->w;
+    int32_t x, j;
+    for (x = 0; x < g->ow; x += 4) {
+        const int32_t x4 = x + 4 <= g->ow ? x : g->ow - 4;
+        const int32_t ix0 = x4 * s - g->pw, ix1 = ix0 + len;   /* inputs [ix0, ix1) */
+        if (x4 >= xa && x4 + 4 <= xb) {
+            k3_dsp(g, in_row + ix0, step, next, 0, w0, fsize, ky0, rows, orow + x4, plane, bias);
+        } else if (ix0 == -1 && ix1 <= g->w) {
+            k3_dsp(g, in_row, step, next, 1, w0, fsize, ky0, rows, orow + x4, plane, bias);
+        } else if (ix0 >= 0 && ix1 == g->w + 1) {
+            k3_dsp(g, in_row + ix0, step, next, 2, w0, fsize, ky0, rows, orow + x4, plane,
+                   bias);
+        } else {
+            int32_t ox;
+            for (ox = x4; ox < x4 + 4; ++ox) {
+                float acc[4];
+                pixel4(g, in_g, w0, fsize, oy, ox, acc);
+                for (j = 0; j < 4; ++j) {
+                    orow[ox + j * plane] = rt_act(acc[j] + bias[j], g->lo, g->hi);
+                }
+            }
+        }
+    }
+}
+
+static void block4x4_k3s1(const rt_conv_geom *g, const float *in_g, const float *w0,
+                          int32_t fsize, int32_t oy, int32_t ox, float *o, int32_t plane,
+                          const float *bias, int32_t ky0, int32_t ky1)
+{
+    block4x4_k3_dsp(g, in_g, w0, fsize, oy, ox, o, plane, bias, ky0, ky1, 1);
+}
+
+static void block4x4_k3s2(const rt_conv_geom *g, const float *in_g, const float *w0,
+                          int32_t fsize, int32_t oy, int32_t ox, float *o, int32_t plane,
+                          const float *bias, int32_t ky0, int32_t ky1)
+{
+    block4x4_k3_dsp(g, in_g, w0, fsize, oy, ox, o, plane, bias, ky0, ky1, 2);
+}
+
+/* Output rows gathered at a time by conv_gathered, 0 where it does not apply: with the
+ * FPU, filters other than the k3 blocks', at least 4 channels a group, and a chunk of
+ * whole output rows of at least 6 pixels whose taps fit in COL_FLOATS. */
+static int32_t gather_rows(const rt_conv_geom *g)
+{
+    const int32_t taps = g->cin_g * g->kh * g->kw;
+    int32_t rows;
+    if (!RT_F32_DSP_ASM || (g->kw == 3 && g->dw == 1 && g->sw <= 2) || g->cout_g < 4) {
+        return 0;
+    }
+    rows = COL_FLOATS / (taps * g->ow);
+    rows = rows < g->oh ? rows : g->oh;
+    return rows * g->ow >= 6 ? rows : 0;
+}
+
+/* col[k * n + j], n = rows * ow: tap k = (c, ky, kx) of output pixel j of output rows
+ * [oy0, oy0 + rows) (of one group), 0 over the padding. */
+static void gather(const rt_conv_geom *g, const float *in_g, int32_t oy0, int32_t rows,
+                   float *col)
+{
+    int32_t c, ky, kx, r, ox;
+    for (c = 0; c < g->cin_g; ++c) {
+        const float *ip = in_g + c * g->h * g->w;
+        for (ky = 0; ky < g->kh; ++ky) {
+            for (kx = 0; kx < g->kw; ++kx) {
+                const int32_t xoff = kx * g->dw - g->pw;
+                int32_t ox1;
+                const int32_t ox0 = tap_range(xoff, g->sw, g->w, g->ow, &ox1);
+                for (r = 0; r < rows; ++r, col += g->ow) {
+                    const int32_t iy = (oy0 + r) * g->sh - g->ph + ky * g->dh;
+                    const float *row;
+                    if (iy < 0 || iy >= g->h) {
+                        for (ox = 0; ox < g->ow; ++ox) {
+                            col[ox] = 0.0f;
+                        }
+                        continue;
+                    }
+                    row = ip + iy * g->w;   /* row[ox * sw + xoff], ox0 <= ox < ox1 */
+                    for (ox = 0; ox < ox0 && ox < g->ow; ++ox) {
+                        col[ox] = 0.0f;
+                    }
+                    for (; ox < ox1; ++ox) {
+                        col[ox] = row[ox * g->sw + xoff];
+                    }
+                    for (; ox < g->ow; ++ox) {
+                        col[ox] = 0.0f;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* One group of one image, `rows` output rows at a time: their taps gathered into col, then
+ * the matrix product out[Cout_g, pixels] = w[Cout_g, taps] x col[taps, pixels] in f32_dsp.h's
+ * blocks of 4 channels x 6 pixels, bias and activation as each block is stored. Ragged ends
+ * reuse the last full block (or chunk of rows) shifted back. Sums in (c, ky, kx) order; a
+ * tap over the padding adds 0 x w where the blocks above skip it: the same for finite
+ * weights. */
+static void conv_gathered(const rt_conv_geom *g, const float *in_g, const float *w_g,
+                          const float *b_g, float *out_g, int32_t rows)
+{
+    float col[COL_FLOATS];
+    const int32_t taps = g->cin_g * g->kh * g->kw, n = rows * g->ow, plane = g->oh * g->ow;
+    int32_t oy, oc, px;
+    for (oy = 0; oy < g->oh; oy += rows) {
+        const int32_t y0 = oy + rows <= g->oh ? oy : g->oh - rows;
+        gather(g, in_g, y0, rows, col);
+        for (oc = 0; oc < g->cout_g; oc += 4) {
+            const int32_t c0 = oc + 4 <= g->cout_g ? oc : g->cout_g - 4;
+            for (px = 0; px < n; px += 6) {
+                const int32_t p0 = px + 6 <= n ? px : n - 6;
+                float *o = out_g + c0 * plane + y0 * g->ow + p0;
+                rt_f32_dsp_4x6_act(taps, w_g + c0 * taps, taps, col + p0, n, o, plane,
+                                   b_g != NULL ? b_g + c0 : NULL, g->lo, g->hi);
+            }
+        }
+    }
+}
+
+/* Image n's groups through conv_gathered, when its filters take it (1), else 0. */
+static int conv_image(const rt_conv_geom *g, const float *in_n, const float *w,
+                      const float *b, float *out_n)
+{
+    const int32_t rows = gather_rows(g);
+    int32_t grp;
+    if (rows <= 0) {
+        return 0;
+    }
+    for (grp = 0; grp < g->groups; ++grp) {
+        const int32_t oc = grp * g->cout_g;
+        conv_gathered(g, in_n + grp * g->cin_g * g->h * g->w, w + oc * g->cin_g * g->kh * g->kw,
+                      b != NULL ? b + oc : NULL, out_n + oc * g->oh * g->ow, rows);
+    }
+    return 1;
+}
+#endif

@@ -1,0 +1,34 @@
+/* conv2d_1x1.c (Cortex-M with a single-precision FPU) - rt_conv2d_1x1_f32: pointwise
+ * convolution (1x1 kernel, stride 1, no padding, groups 1); same contract as
+ * src/conv/conv2d_1x1.c.
+ *
+ * It is the GEMM out[Cout, HW] = w[Cout, Cin] x in[Cin, HW], computed in blocks of 4
+ * output channels x 6 pixels (f32_dsp.h: 24 accumulators in s registers, one VLDM of 6
+ * pixels and 4 weight loads per input channel), bias and the fused activation applied in
+ * registers before the store. Ragged ends reuse the last full block shifted back; planes of
+ * fewer than 6 pixels take the portable 4x4 block. Accumulation is in input channel order,
+ * bias last, then the fused activation: results are bit-identical to the portable kernel. */
+#include "f32_dsp.h"
+
+/* One image by f32_dsp.h's 4 x 6 blocks, when the plane takes them (1), else 0. */
+static int image_dsp(const rt_conv_geom *g, const float *in_n, int32_t hw, const float *w,
+                     const float *b, float *out_n)
+{
+    int32_t oc, px;
+    if (g->cin >= 1 && g->cout >= 4 && hw >= 6) {
+        for (oc = 0; oc < g->cout; oc += 4) {
+            const int32_t c0 = oc + 4 <= g->cout ? oc : g->cout - 4;
+            for (px = 0; px < hw; px += 6) {
+                const int32_t p0 = px + 6 <= hw ? px : hw - 6;
+                float *o = out_n + c0 * hw + p0;
+                rt_f32_dsp_4x6_act(g->cin, w + c0 * g->cin, g->cin, in_n + p0, hw, o, hw,
+                                   b != NULL ? b + c0 : NULL, g->lo, g->hi);
+            }
+        }
+        return 1;
+    }
+    return 0;
+}
+
+#define RT_CONV1X1_IMAGE(g, in_n, hw, w, b, out_n) image_dsp(g, in_n, hw, w, b, out_n)
+#include "../../conv/conv2d_1x1.c"
