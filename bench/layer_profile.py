@@ -1,7 +1,7 @@
 """Per-layer profile of a zoo network on a board: the table `aot run --profile` prints, and its
 bar chart.
 
-    .venv/bin/python bench/profile.py [--net kws] [--board mps2-an386] [--float]
+    .venv/bin/python bench/layer_profile.py [--net kws] [--board mps2-an386] [--float]
                                       [--svg bench/kws-profile.svg]
 
 Quantizes the network (aot.quantize, int8 I/O) unless --float, runs it on the board with the
