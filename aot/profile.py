@@ -97,7 +97,8 @@ def format_profile(p: Profile) -> str:
            line(head), "  ".join("-" * w for w in widths)] + [line(r) for r in body]
     if p.total is not None:
         out.append(f"whole inference, measured around {p.model}_run: {_fmt(p.total)} "
-                   f"{p.unit} (the laps themselves account for the difference)")
+                   f"{p.unit} ({_fmt(p.total - p.sum)} outside the rows: entering "
+                   f"{p.model}_run and its first lap, its last lap and return)")
     return "\n".join(out)
 
 
