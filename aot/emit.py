@@ -13,7 +13,6 @@ import hashlib
 import os
 from typing import Any, Mapping, Optional, Sequence
 
-import numpy as np
 import torch
 
 from . import program as P

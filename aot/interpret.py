@@ -7,9 +7,6 @@ the lowering and the plan together. State tensors keep their bytes between calls
 """
 from __future__ import annotations
 
-from typing import Optional, Sequence
-
-import numpy as np
 import torch
 
 from .ir import DelegateCallSpec, MethodGraph, Ref, TensorKind

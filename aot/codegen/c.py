@@ -6,11 +6,10 @@ Program may come from ``to_executorch`` or from any .pte ``aot.load_program`` re
 """
 from __future__ import annotations
 
-import hashlib
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Optional, Union
+from typing import Optional, Union
 
 import numpy as np
 
@@ -20,7 +19,7 @@ from ..emit import frame_text
 from ..errors import AotError, UnsupportedOpError
 from ..ops import by_et_name
 from .epilogue import find_epilogues
-from .context import (DTYPES as _DTYPES, NONE_PAIR, CallContext, Invalid, TensorArg,
+from .context import (DTYPES as _DTYPES, CallContext, Invalid, TensorArg,
                       Unsupported as _Unsupported, c_literals, dtype_name, f32_literal)
 from .render import render_template
 

@@ -11,8 +11,6 @@ anything is written; so they decide everything from shapes, dtypes and arguments
 """
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .context import DTYPE_CODES, DTYPES

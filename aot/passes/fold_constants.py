@@ -6,12 +6,9 @@ expand of a scalar, say) is left to run, so folding never grows flash.
 """
 from __future__ import annotations
 
-import math
-
 import torch
 from torch.export import ExportedProgram
 
-from ..ops import OPS
 from ._editor import ProgramEditor
 
 _MIN_FOLD_BYTES = 64  # small results fold even if the inputs were smaller

@@ -14,7 +14,7 @@ lowering runs them as float32 kernels between the two (the report lists them as 
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Optional
+from typing import Iterable, Optional
 
 import torch
 from torch.export import ExportedProgram
