@@ -66,19 +66,9 @@ static void pw_widen2(const int8_t *x0, const int8_t *x1, int32_t cin, int16x2_t
     "ldrd %[t0], %[t1], [%[x]], #8\n\t" \
     "ldrd %[t2], %[t3], [%[x]], #8\n\t" \
     "ldr.w %[t4], [%[w0], %[cin]]\n\t" \
-    "sxtb16 %[t5], %[t4]\n\t" \
-    "sxtb16 %[t4], %[t4], ror #8\n\t" \
-    "smlad %[a01], %[t0], %[t5], %[a01]\n\t" \
-    "smlad %[a01], %[t1], %[t4], %[a01]\n\t" \
-    "smlad %[a11], %[t2], %[t5], %[a11]\n\t" \
-    "smlad %[a11], %[t3], %[t4], %[a11]\n\t" \
+    RT_DSP_SPLIT_MAC(a01, a11) \
     "ldr %[t4], [%[w0]], #4\n\t" \
-    "sxtb16 %[t5], %[t4]\n\t" \
-    "sxtb16 %[t4], %[t4], ror #8\n\t" \
-    "smlad %[a00], %[t0], %[t5], %[a00]\n\t" \
-    "smlad %[a00], %[t1], %[t4], %[a00]\n\t" \
-    "smlad %[a10], %[t2], %[t5], %[a10]\n\t" \
-    "smlad %[a10], %[t3], %[t4], %[a10]\n\t"
+    RT_DSP_SPLIT_MAC(a00, a10)
 
 /* n filter pairs (table t, filters from w) over the doubled pixel pair xw; pixel 0's outputs
  * at o, pixel 1's at o + ostep (0: a lone pixel, stored twice). */

@@ -54,25 +54,26 @@ static inline void rt_dsp_widen_pair(const int8_t *x0, const int8_t *x1, int32_t
     }
 }
 
+/* The filter word in t4 (four int8 taps) split by SXTB16 into t5 (taps 0, 2) and t4 (1, 3),
+ * then four SMLADs: pixel 0's widened channels (t0, t1) into sum a0, pixel 1's (t2, t3)
+ * into a1. The turns of the widened loops (here and conv_1x1_s8.c) are made of it. */
+#define RT_DSP_SPLIT_MAC(a0, a1) \
+    "sxtb16 %[t5], %[t4]\n\t" \
+    "sxtb16 %[t4], %[t4], ror #8\n\t" \
+    "smlad %[" #a0 "], %[t0], %[t5], %[" #a0 "]\n\t" \
+    "smlad %[" #a0 "], %[t1], %[t4], %[" #a0 "]\n\t" \
+    "smlad %[" #a1 "], %[t2], %[t5], %[" #a1 "]\n\t" \
+    "smlad %[" #a1 "], %[t3], %[t4], %[" #a1 "]\n\t"
+
 /* One turn of the widened 2x2 loop: four channels of both pixels (two LDRDs), a word of
  * each filter split by SXTB16, eight SMLADs (operands as in rt_dsp_widened_2x2). */
 #define RT_DSP_WIDE_TURN \
     "ldrd %[t0], %[t1], [%[x]], #8\n\t" \
     "ldrd %[t2], %[t3], [%[x]], #8\n\t" \
     "ldr %[t4], [%[w0]], #4\n\t" \
-    "sxtb16 %[t5], %[t4]\n\t" \
-    "sxtb16 %[t4], %[t4], ror #8\n\t" \
-    "smlad %[a00], %[t0], %[t5], %[a00]\n\t" \
-    "smlad %[a00], %[t1], %[t4], %[a00]\n\t" \
-    "smlad %[a10], %[t2], %[t5], %[a10]\n\t" \
-    "smlad %[a10], %[t3], %[t4], %[a10]\n\t" \
+    RT_DSP_SPLIT_MAC(a00, a10) \
     "ldr %[t4], [%[w1]], #4\n\t" \
-    "sxtb16 %[t5], %[t4]\n\t" \
-    "sxtb16 %[t4], %[t4], ror #8\n\t" \
-    "smlad %[a01], %[t0], %[t5], %[a01]\n\t" \
-    "smlad %[a01], %[t1], %[t4], %[a01]\n\t" \
-    "smlad %[a11], %[t2], %[t5], %[a11]\n\t" \
-    "smlad %[a11], %[t3], %[t4], %[a11]\n\t"
+    RT_DSP_SPLIT_MAC(a01, a11)
 
 /* The loop's operands: the four sums, the pointers it steps, six temporaries and the end.
  * The end is in-out, so that it gets a register of its own: as a plain input gcc may share
