@@ -229,7 +229,8 @@ def check_section(section: Optional[str], board: Board) -> Optional[str]:
 
 def _generate(m: _Model, sources: CSources, board: Board, out_dir, inputs,
               profile: bool = False, weights_section: Optional[str] = None) -> FirmwareProject:
-    check_section(weights_section, board)
+    """Check the inputs and the fit, then write the project (the callers have checked the
+    board, its toolchain and the weights section before lowering the model)."""
     arrays = check_inputs(sources, inputs)
     footprint = check_fit(sources, board, arrays)
     out = Path(out_dir).absolute()
