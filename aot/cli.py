@@ -107,8 +107,43 @@ def cmd_boards(args) -> int:
     return 0
 
 
+def _interpreter_args(args) -> dict:
+    """The --interpreter options, refusing those of the static C path."""
+    for flag, given in (("--name", args.name is not None),
+                        ("--weights-section", args.weights_section is not None),
+                        ("--profile", getattr(args, "profile", False))):
+        if given:
+            raise AotError(f"{flag} is for the static C; the interpreter runs the .pte as it "
+                           "is (drop --interpreter, or the option)")
+    return dict(programs=args.programs or (), all_kernels=args.all_kernels,
+                arena_bytes=args.arena_size, pte_capacity=args.pte_capacity)
+
+
+def _static_args(args) -> None:
+    for flag, given in (("--programs", args.programs), ("--all-kernels", args.all_kernels),
+                        ("--arena-size", args.arena_size is not None),
+                        ("--pte-capacity", args.pte_capacity is not None),
+                        ("--swap", getattr(args, "swap", None))):
+        if given:
+            raise AotError(f"{flag} is an option of the interpreter: give --interpreter too")
+    args.name = args.name or "model"
+
+
 def cmd_firmware(args) -> int:
     from .firmware import generate_firmware
+    if args.interpreter:
+        from .firmware.interp import generate_interpreter_firmware
+        p = generate_interpreter_firmware(args.model, args.board, args.output,
+                                          inputs=args.inputs, method=args.method,
+                                          int8_io=args.int8_io, **_interpreter_args(args))
+        print(f"wrote {len(p.files)} files to {p.directory}/: the interpreter with "
+              f"{p.label} for {p.board.name} ({p.board.cpu}); kernel table of "
+              f"{len(p.table.adapters) - 1} operator(s)")
+        print(f"program slot {p.pte_capacity:,} bytes (holds {len(p.pte):,}), arena "
+              f"{p.arena_bytes:,} bytes; slot images: model_pte.slot, inputs.slot")
+        print(f"build: make -C {args.output}    run: make -C {args.output} run")
+        return 0
+    _static_args(args)
     p = generate_firmware(args.model, args.board, args.output, inputs=args.inputs,
                           name=args.name, method=args.method, int8_io=args.int8_io,
                           weights_section=args.weights_section)
@@ -126,6 +161,18 @@ def cmd_run(args) -> int:
     from .firmware import format_run_report, run_on_board
     if args.svg and not args.profile:
         raise AotError("--svg draws the per-layer profile: give --profile too")
+    if args.interpreter:
+        from .firmware.interp import run_interpreter
+        if args.swap_inputs and not args.swap:
+            raise AotError("--swap-inputs are the inputs of --swap's program: give --swap too")
+        report = run_interpreter(args.model, args.board, inputs=args.inputs, method=args.method,
+                                 out_dir=args.output, timeout=args.timeout,
+                                 tolerance=args.tolerance, int8_io=args.int8_io,
+                                 lsb_tolerance=args.lsb_tolerance, swap=args.swap,
+                                 swap_inputs=args.swap_inputs, **_interpreter_args(args))
+        print(format_run_report(report))
+        return 0 if report.ok else 1
+    _static_args(args)
     report = run_on_board(args.model, args.board, inputs=args.inputs, name=args.name,
                           method=args.method, out_dir=args.output, timeout=args.timeout,
                           tolerance=args.tolerance, int8_io=args.int8_io,
@@ -183,8 +230,20 @@ def build_parser() -> argparse.ArgumentParser:
         f.add_argument("--board", required=True, help="a board name (see: aot boards)")
         f.add_argument("--inputs", nargs="+", metavar="NPY", help="one .npy file per model "
                        "input (default: seeded random inputs)")
-        f.add_argument("--name", default="model", help="C symbol prefix and file name (model)")
+        f.add_argument("--name", help="C symbol prefix and file name (model)")
         f.add_argument("--method", default="forward")
+        f.add_argument("--interpreter", action="store_true", help="run the .pte with the "
+                       "interpreter of runtime_c instead of generated C: the program in a "
+                       "flash slot of its own, swappable without a relink")
+        f.add_argument("--programs", nargs="+", metavar="PTE", help="with --interpreter: more "
+                       ".pte files the firmware must run (their kernels linked, room in the "
+                       "slots and arena)")
+        f.add_argument("--all-kernels", action="store_true", help="with --interpreter: link "
+                       "the kernel of every operator, not only the programs' ones")
+        f.add_argument("--arena-size", type=int, metavar="BYTES", help="with --interpreter: "
+                       "reserve this much arena (default: what the programs need)")
+        f.add_argument("--pte-capacity", type=int, metavar="BYTES", help="with "
+                       "--interpreter: the program slot's size (default: the largest program)")
         f.add_argument("--weights-section", metavar="SECTION", help="put the model's "
                        "constants in this linker section (the board's script must place it: "
                        ".model_weights on the QEMU boards)")
@@ -202,6 +261,11 @@ def build_parser() -> argparse.ArgumentParser:
             f.add_argument("--profile", action="store_true", help="also print what each "
                            "kernel call costs (instructions under QEMU, ns on the host)")
             f.add_argument("--svg", help="with --profile: draw it as a bar chart to this SVG")
+            f.add_argument("--swap", metavar="PTE", help="with --interpreter: build the "
+                           "firmware for MODEL, then run this program on it instead, written "
+                           "over the slot by QEMU's loader (no relink)")
+            f.add_argument("--swap-inputs", nargs="+", metavar="NPY", help="the inputs of "
+                           "--swap's program (default: seeded random)")
         _int8_io_flag(f)
         f.set_defaults(func=func)
     return p

@@ -20,6 +20,7 @@ import sys
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
+from typing import Sequence
 
 from .boards import Board, check_toolchain
 from .errors import BoardError
@@ -87,13 +88,18 @@ def cycles_to_instructions(board: Board, cycles: int) -> int | None:
     return round(Fraction(cycles * 10**9, board.cpu_hz * 2**ICOUNT_SHIFT))
 
 
-def run_elf(elf: str | Path, board: Board, timeout: float = 60.0) -> RunResult:
+def run_elf(elf: str | Path, board: Board, timeout: float = 60.0,
+            extra_args: Sequence[str] = ()) -> RunResult:
     """Run the firmware to its exit. BoardError if it hangs past timeout or locks up the CPU;
-    a non-zero exit or a reported fault is returned in the RunResult, not raised."""
+    a non-zero exit or a reported fault is returned in the RunResult, not raised.
+    ``extra_args`` go on QEMU's command line (e.g. ``-device loader,...`` to write a program
+    into the ELF's flash before it starts)."""
     check_toolchain(board, build=False)
     if not Path(elf).is_file():
         raise BoardError(f"no firmware at {elf}")
-    cmd = qemu_command(board, elf)
+    cmd = qemu_command(board, elf) + list(extra_args)
+    if extra_args and board.qemu is None:
+        raise BoardError(f"board {board.name} runs natively: QEMU options do not apply")
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
                               stdin=subprocess.DEVNULL)

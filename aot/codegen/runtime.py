@@ -31,15 +31,22 @@ def arch_chain(arch: str) -> tuple[str, ...]:
         arch = ARCH_BASES.get(arch, PORTABLE)
     return tuple(chain)
 
-_DEFINITION = re.compile(r"^[A-Za-z_][\w \*]*?\b(rt_\w+)\s*\(", re.M)
-_CALL = re.compile(r"\b(rt_\w+)\s*\(")
+# A function defined (or declared) at file level: not a typedef, not a function pointer.
+_DEFINITION = re.compile(r"^(?!typedef\b)[A-Za-z_][\w \*]*?\b(rt_\w+)\s*\((?!\s*\*)", re.M)
+# Any use of a runtime name in code: a call, or a function passed by its address (a kernel
+# an adapter hands to a shared helper). Names of types and macros are not in the index.
+_CALL = re.compile(r"\b(rt_\w+)\b")
+_COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 _PROTOTYPE = re.compile(r"^[A-Za-z_][\w \*]*?\brt_\w+\s*\([^;{]*\);", re.M)
 
 
 # rt_status (runtime_c/include/rt_types.h), for messages.
 STATUS_NAMES = {0: "RT_OK", 1: "RT_ERR_NULL", 2: "RT_ERR_RANK", 3: "RT_ERR_SHAPE",
-                4: "RT_ERR_PARAM", 5: "RT_ERR_SCRATCH", 6: "RT_ERR_INDEX"}
+                4: "RT_ERR_PARAM", 5: "RT_ERR_SCRATCH", 6: "RT_ERR_INDEX",
+                7: "RT_ERR_PTE_TRUNCATED", 8: "RT_ERR_PTE_CORRUPT", 9: "RT_ERR_PTE_OPERATOR",
+                10: "RT_ERR_PTE_ARENA", 11: "RT_ERR_PTE_DTYPE", 12: "RT_ERR_PTE_ARGS",
+                13: "RT_ERR_PTE_BACKEND", 14: "RT_ERR_PTE_UNSUPPORTED", 15: "RT_ERR_PTE_LIMIT"}
 
 
 def status_name(code: int) -> str:
@@ -107,7 +114,7 @@ def _scan(paths) -> tuple[dict, dict]:
         rel = path.relative_to(runtime_dir()).as_posix()
         text = path.read_text()
         defined[rel] = set(_DEFINITION.findall(text + _included_sources(path)))
-        calls[rel] = set(_CALL.findall(text + _included(path, set())))
+        calls[rel] = set(_CALL.findall(_COMMENT.sub(" ", text + _included(path, set()))))
     return defined, calls
 
 

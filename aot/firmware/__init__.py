@@ -19,6 +19,7 @@ The package reads in the order the work happens:
     fit.py       what is checked: the footprint against the board's flash and RAM
     project.py   what is generated: the project's files, written atomically
     run.py       what is run: build, QEMU, the board's output parsed and compared
+    interp.py    the same for the .pte interpreter: the program in a flash slot of its own
 """
 from .fit import (CODE_BASE, CODE_PER_CALL, CODE_PER_RUNTIME_FILE, RAM_BASE, Footprint,
                   check_fit, check_program_fits, estimate_footprint)
@@ -27,6 +28,8 @@ from .project import (MARKER, RESERVED_NAMES, FirmwareProject, board_runtime, ge
                       project_files, render_main, render_makefile, runtime_files)
 from .run import (DEFAULT_TOLERANCE, LSB_TOLERANCE, RunReport, elf_size, format_run_report,
                   max_abs_error, parse_outputs, run_on_board)
+from .interp import (InterpreterProject, generate_interpreter_firmware, run_interpreter,
+                     slot_image)
 from .model import _executorch  # noqa: F401  (tests patch the ExecuTorch reference)
 from .run import _build  # noqa: F401  (bench/ builds projects it has generated)
 
@@ -36,4 +39,5 @@ __all__ = ["CODE_BASE", "CODE_PER_CALL", "CODE_PER_RUNTIME_FILE", "RAM_BASE", "F
            "RESERVED_NAMES", "FirmwareProject", "board_runtime", "generate_firmware",
            "project_files", "render_main", "render_makefile", "runtime_files",
            "DEFAULT_TOLERANCE", "LSB_TOLERANCE", "RunReport", "elf_size", "format_run_report",
-           "max_abs_error", "parse_outputs", "run_on_board"]
+           "max_abs_error", "parse_outputs", "run_on_board", "InterpreterProject",
+           "generate_interpreter_firmware", "run_interpreter", "slot_image"]

@@ -41,6 +41,18 @@ def _eager(module) -> Reference:
     return run
 
 
+def _in_executorch(program) -> bool:
+    """Whether ExecuTorch's portable kernel library runs every operator of the program (its
+    runtime refuses the int8 cortex_m ops, for one: such a .pte has no reference)."""
+    from ..ops import by_et_name
+    for plan in program.execution_plan:
+        for o in plan.operators:
+            op = by_et_name(o.name, o.overload)
+            if op is not None and not op.in_executorch:
+                return False
+    return True
+
+
 def _executorch(pte: Callable[[], bytes], method: str) -> tuple[Optional[Reference], Optional[str]]:
     """ExecuTorch's own runtime on the .pte bytes, when the executorch package is installed
     (imported only when the reference runs: it is slow to load)."""
@@ -118,8 +130,9 @@ def _resolve(model, method: str, int8_io: bool = False) -> _Model:
             if not path.is_file():
                 raise AotError(f"{path}: no such file")
             program = load_program(str(path))
-            return _Model(program, path.name, *_executorch(path.read_bytes, method),
-                          output_scales(program, method))
+            reference = _executorch(path.read_bytes, method) if _in_executorch(program) \
+                else (None, None)
+            return _Model(program, path.name, *reference, output_scales(program, method))
         from ..loading import load_pt2
         return dataclasses.replace(_resolve(load_pt2(str(path)), method, int8_io),
                                    label=path.name)

@@ -6,7 +6,8 @@
 #   include $(BOARD_DIR)/../common/firmware.mk
 #
 # Optional: BUILD_DIR (default build/<board name>), TARGET (firmware), OPT (-O2),
-# EXTRA_CFLAGS, EXTRA_LDFLAGS, PYTHON (python3).
+# EXTRA_CFLAGS, EXTRA_LDFLAGS, PYTHON (python3), QEMU_EXTRA (more QEMU options for run, e.g.
+# -device loader,... to write a program into flash).
 # Targets: all (the ELF, then its size), run (under QEMU, or natively for the host board),
 # clean. Result: $(BUILD_DIR)/$(TARGET).elf. Paths must not contain spaces.
 
@@ -84,7 +85,7 @@ run: $(ELF)
 ifeq ($(BOARD_ARCH),host)
 	$(ELF)
 else
-	$(QEMU_SYSTEM) -machine $(QEMU_MACHINE) $(QEMU_OPTIONS) $(QEMU_COMMON) -kernel $(ELF)
+	$(QEMU_SYSTEM) -machine $(QEMU_MACHINE) $(QEMU_OPTIONS) $(QEMU_COMMON) -kernel $(ELF) $(QEMU_EXTRA)
 endif
 
 clean:

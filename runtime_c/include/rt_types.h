@@ -25,7 +25,17 @@ typedef enum rt_status {
     RT_ERR_SHAPE = 3,   /* shapes do not agree with each other / params */
     RT_ERR_PARAM = 4,   /* an op parameter is out of range */
     RT_ERR_SCRATCH = 5, /* scratch buffer missing or too small */
-    RT_ERR_INDEX = 6    /* a data-dependent index is out of range */
+    RT_ERR_INDEX = 6,   /* a data-dependent index is out of range */
+    /* A .pte the interpreter (rt_pte.h) refuses: */
+    RT_ERR_PTE_TRUNCATED = 7,   /* an offset or size reaches past the end of the file */
+    RT_ERR_PTE_CORRUPT = 8,     /* not a .pte, or its structure is inconsistent */
+    RT_ERR_PTE_OPERATOR = 9,    /* an operator the kernel table does not have */
+    RT_ERR_PTE_ARENA = 10,      /* its planned buffers need more arena than given */
+    RT_ERR_PTE_DTYPE = 11,      /* a tensor of a dtype its operator does not take */
+    RT_ERR_PTE_ARGS = 12,       /* an argument of the wrong kind or count */
+    RT_ERR_PTE_BACKEND = 13,    /* a delegate whose backend is not registered */
+    RT_ERR_PTE_UNSUPPORTED = 14, /* an instruction or value the interpreter does not run */
+    RT_ERR_PTE_LIMIT = 15       /* more operators/instructions/inputs than the state holds */
 } rt_status;
 
 /* Element types, numbered as the .pte's ScalarType. */

@@ -1,0 +1,189 @@
+/* op_args.h - argument helpers of the elementwise, data-movement and creation adapters
+ * (op_elementwise.c, op_data.c, op_create.c; private to src/pte/).
+ *
+ * Each helper is one of aot/codegen/context.py's CallContext accessors, with its checks:
+ * what the renderer refuses with ctx.invalid is RT_ERR_PTE_ARGS here, ctx.unsupported
+ * RT_ERR_PTE_UNSUPPORTED, a tensor of a dtype the kernel does not take RT_ERR_PTE_DTYPE.
+ * Numbers are read as the renderer reads them: a Scalar as a double (ctx.scalar), a float
+ * parameter as (float) of that double (the renderer's np.float32 literal), an int64 operand
+ * through that double too (ctx.scalar, then int()).
+ */
+#ifndef OP_ARGS_H
+#define OP_ARGS_H
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "rt_check.h"
+#include "rt_kernels.h"
+#include "rt_kernels_s8.h"
+#include "rt_pte.h"
+
+#define OP_ANY ((int32_t)-1)
+#define OP_F32 ((int32_t)RT_DTYPE_F32)
+#define OP_I64 ((int32_t)RT_DTYPE_I64)
+#define OP_I32 ((int32_t)RT_DTYPE_I32)
+#define OP_BOOL ((int32_t)RT_DTYPE_BOOL)
+#define OP_I32_MIN ((int64_t)INT32_MIN)
+#define OP_I32_MAX ((int64_t)INT32_MAX)
+
+/* Tensors one Tensor[] argument may list (cat's inputs, split_with_sizes' outputs); more is
+ * RT_ERR_PTE_LIMIT. Each costs an rt_pte_tensor (and a pointer) of the adapter's stack. */
+#ifndef RT_PTE_MAX_TENSOR_LIST
+#define RT_PTE_MAX_TENSOR_LIST 32
+#endif
+
+/* The element size, RT_ERR_PTE_DTYPE for a dtype without one (kernels.py's _elem_size). */
+static inline rt_status op_elem(int32_t dtype, int32_t *size)
+{
+    *size = rt_pte_elem_size(dtype);
+    return *size > 0 ? RT_OK : RT_ERR_PTE_DTYPE;
+}
+
+/* TensorArg.numel: the product of the sizes (1 for rank 0). */
+static inline int64_t op_numel(const rt_shape *s)
+{
+    int64_t n = 1;
+    int32_t k;
+    for (k = 0; k < s->rank; ++k) {
+        n *= s->d[k];
+    }
+    return n;
+}
+
+/* The float literal the renderer writes for a number: np.float32(x); NaN is C's NAN. */
+static inline float op_f32(double x)
+{
+    return x != x ? NAN : (float)x;
+}
+
+/* ctx.float(name) */
+static inline rt_status op_float(const rt_pte_call *c, int32_t i, float *v)
+{
+    double d;
+    RT_TRY(rt_pte_arg_double(c, i, &d));
+    *v = op_f32(d);
+    return RT_OK;
+}
+
+/* ctx.int(name, lo, hi): an Int in [lo, hi]. */
+static inline rt_status op_int(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi,
+                               int64_t *v)
+{
+    RT_TRY(rt_pte_arg_int(c, i, v));
+    return *v < lo || *v > hi ? RT_ERR_PTE_ARGS : RT_OK;
+}
+
+static inline rt_status op_int32(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi,
+                                 int32_t *v)
+{
+    int64_t x;
+    RT_TRY(op_int(c, i, lo, hi, &x));
+    *v = (int32_t)x;
+    return RT_OK;
+}
+
+/* ctx.dim(name, rank): in [-size, size), normalized to [0, size), size = max(rank, 1). */
+static inline rt_status op_dim(const rt_pte_call *c, int32_t i, int32_t rank, int32_t *d)
+{
+    const int32_t size = rank > 1 ? rank : 1;
+    int32_t v;
+    RT_TRY(op_int32(c, i, -(int64_t)size, (int64_t)size - 1, &v));
+    *d = v < 0 ? v + size : v;
+    return RT_OK;
+}
+
+/* ctx.dims(name, rank): an int list, each in [-size, size) normalized, none repeated. A list
+ * longer than size must repeat or leave the range, so it is refused as such (ARGS). */
+static inline rt_status op_dims(const rt_pte_call *c, int32_t i, int32_t rank, int32_t *d,
+                                int32_t *n)
+{
+    const int32_t size = rank > 1 ? rank : 1;
+    int64_t v[RT_MAX_DIMS];
+    int32_t k, j;
+    rt_status s = rt_pte_arg_ints(c, i, v, size, n);
+    if (s != RT_OK) {
+        return s == RT_ERR_PTE_LIMIT ? RT_ERR_PTE_ARGS : s;
+    }
+    for (k = 0; k < *n; ++k) {
+        if (v[k] < -(int64_t)size || v[k] > (int64_t)size - 1) {
+            return RT_ERR_PTE_ARGS;
+        }
+        d[k] = (int32_t)(v[k] < 0 ? v[k] + size : v[k]);
+        for (j = 0; j < k; ++j) {
+            if (d[j] == d[k]) {
+                return RT_ERR_PTE_ARGS;
+            }
+        }
+    }
+    return RT_OK;
+}
+
+/* A double as an int64 operand, as kernels.py's int(v) of a number that is whole: a fraction
+ * (and NaN, an infinity, or a whole number outside int64, which the renderer cannot write as
+ * an int64 literal either) is RT_ERR_PTE_UNSUPPORTED. */
+static inline rt_status op_whole(double d, int64_t *v)
+{
+    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    *v = (int64_t)d;
+    return (double)*v == d ? RT_OK : RT_ERR_PTE_UNSUPPORTED;
+}
+
+/* kernels.py's _int_scalar: a number operand of an int64 tensor. */
+static inline rt_status op_int_scalar(const rt_pte_call *c, int32_t i, int64_t *v)
+{
+    double d;
+    RT_TRY(rt_pte_arg_double(c, i, &d));
+    return op_whole(d, v);
+}
+
+/* A tensor of any dtype the runtime takes (ctx.t(name, None)). */
+static inline rt_status op_tensor(const rt_pte_call *c, int32_t i, rt_pte_tensor *t)
+{
+    return rt_pte_arg_tensor(c, i, OP_ANY, t);
+}
+
+/* Kind checks of arguments a renderer does not read (aot/calls.py still checks them). */
+static inline rt_status op_kind_bool(const rt_pte_call *c, int32_t i)
+{
+    int32_t b;
+    return rt_pte_arg_bool(c, i, &b);
+}
+
+/* int? (MemoryFormat?, ScalarType?): None or an Int. */
+static inline rt_status op_kind_opt_int(const rt_pte_call *c, int32_t i)
+{
+    int64_t v;
+    return rt_pte_arg_is_none(c, i) ? RT_OK : rt_pte_arg_int(c, i, &v);
+}
+
+/* int[] (a shape or a dim list the kernel does not need). */
+static inline rt_status op_kind_ints(const rt_pte_call *c, int32_t i)
+{
+    int64_t v[RT_PTE_MAX_LIST];
+    int32_t n;
+    return rt_pte_arg_ints(c, i, v, RT_PTE_MAX_LIST, &n);
+}
+
+static inline rt_status op_kind_tensor(const rt_pte_call *c, int32_t i)
+{
+    rt_pte_tensor t;
+    return op_tensor(c, i, &t);
+}
+
+/* str or str?: 1 if the argument is the NUL-terminated `want`. */
+static inline int op_str_is(const char *s, uint32_t len, const char *want)
+{
+    uint32_t i;
+    for (i = 0; i < len; ++i) {
+        if (want[i] == '\0' || want[i] != s[i]) {
+            return 0;
+        }
+    }
+    return want[len] == '\0';
+}
+
+#endif /* OP_ARGS_H */

@@ -1,0 +1,1037 @@
+/* op_compute.c - interpreter adapters of the float32 compute ops: convolution (and
+ * transposed), addmm, mm, bmm, pooling (max, avg, adaptive), reductions (mean, sum, amax,
+ * amin, argmax, argmin, cumsum, median), softmax, layer_norm, batch_norm, upsampling,
+ * padding (constant, reflection, replication) and embedding.
+ *
+ * Each adapter decodes a KernelCall's arguments (rt_pte.h), makes the checks the static C
+ * generator's renderer makes (aot/codegen/kernels.py, same name) and calls the same kernel
+ * with the same parameters, so the results are bit for bit the static C's. A renderer's
+ * ctx.invalid is RT_ERR_PTE_ARGS here, ctx.unsupported RT_ERR_PTE_UNSUPPORTED, a tensor of a
+ * dtype the kernel does not take RT_ERR_PTE_DTYPE. Arguments the renderer does not read are
+ * still decoded (their kind checked), as the Program check (aot/calls.py) does.
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "rt_check.h"
+#include "rt_kernels.h"
+#include "rt_kernels_s8.h"
+#include "rt_pte.h"
+
+/* Adapters run once a call, around a kernel that does the work: built for size. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#pragma GCC optimize("Os")
+#endif
+
+rt_status rt_op_aten_convolution_out(const rt_pte_call *c);
+rt_status rt_op_aten_addmm_out(const rt_pte_call *c);
+rt_status rt_op_aten_mm_out(const rt_pte_call *c);
+rt_status rt_op_aten_bmm_out(const rt_pte_call *c);
+rt_status rt_op_aten_max_pool2d_with_indices_out(const rt_pte_call *c);
+rt_status rt_op_aten_avg_pool2d_out(const rt_pte_call *c);
+rt_status rt_op_aten_mean_out(const rt_pte_call *c);
+rt_status rt_op_aten_mean_dtype_out(const rt_pte_call *c);
+rt_status rt_op_aten_sum_IntList_out(const rt_pte_call *c);
+rt_status rt_op_aten_amax_out(const rt_pte_call *c);
+rt_status rt_op_aten_amin_out(const rt_pte_call *c);
+rt_status rt_op_aten__softmax_out(const rt_pte_call *c);
+rt_status rt_op_aten__log_softmax_out(const rt_pte_call *c);
+rt_status rt_op_aten_native_layer_norm_out(const rt_pte_call *c);
+rt_status rt_op_aten__native_batch_norm_legit_no_training_out(const rt_pte_call *c);
+rt_status rt_op_aten_argmax_out(const rt_pte_call *c);
+rt_status rt_op_aten_argmin_out(const rt_pte_call *c);
+rt_status rt_op_aten_cumsum_out(const rt_pte_call *c);
+rt_status rt_op_aten_median_out(const rt_pte_call *c);
+rt_status rt_op_aten_median_dim_values(const rt_pte_call *c);
+rt_status rt_op_aten_upsample_nearest2d_vec_out(const rt_pte_call *c);
+rt_status rt_op_aten_upsample_bilinear2d_vec_out(const rt_pte_call *c);
+rt_status rt_op_aten__adaptive_avg_pool2d_out(const rt_pte_call *c);
+rt_status rt_op_aten_adaptive_max_pool2d_out(const rt_pte_call *c);
+rt_status rt_op_aten_reflection_pad1d_out(const rt_pte_call *c);
+rt_status rt_op_aten_replication_pad1d_out(const rt_pte_call *c);
+rt_status rt_op_aten_reflection_pad2d_out(const rt_pte_call *c);
+rt_status rt_op_aten_replication_pad2d_out(const rt_pte_call *c);
+rt_status rt_op_aten_reflection_pad3d_out(const rt_pte_call *c);
+rt_status rt_op_aten_replication_pad3d_out(const rt_pte_call *c);
+rt_status rt_op_aten_constant_pad_nd_out(const rt_pte_call *c);
+rt_status rt_op_aten_embedding_out(const rt_pte_call *c);
+
+#define F32 ((int32_t)RT_DTYPE_F32)
+#define I64 ((int32_t)RT_DTYPE_I64)
+#define ANY ((int32_t)-1)
+#define I32_MIN ((int64_t)INT32_MIN)
+#define I32_MAX ((int64_t)INT32_MAX)
+
+/* ---- argument helpers (context.py's accessors) ------------------------------------------ */
+
+/* ctx.ints: an int list of at most `cap` items (more: RT_ERR_PTE_ARGS, as the renderers'
+ * length checks), each in [lo, hi], into v as int32 (v NULL: only checked, any length). Read
+ * a window at a time, so a list of any length costs a small buffer. */
+#define INTS_WINDOW 8
+static rt_status ints_arg(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi, int32_t *v,
+                          int32_t cap, int32_t *n)
+{
+    int64_t buf[INTS_WINDOW];
+    int32_t got, k, first = 0;
+    *n = 0;
+    do {
+        RT_TRY(rt_pte_arg_ints_at(c, i, first, buf, INTS_WINDOW, &got));
+        for (k = 0; k < got; k++) {
+            if (buf[k] < lo || buf[k] > hi) {
+                return RT_ERR_PTE_ARGS;
+            }
+            if (v != NULL) {
+                if (first + k >= cap) {
+                    return RT_ERR_PTE_ARGS;
+                }
+                v[first + k] = (int32_t)buf[k];
+            }
+        }
+        first += got;
+    } while (got == INTS_WINDOW);
+    *n = first;
+    return RT_OK;
+}
+
+/* ctx.int: an int in [lo, hi]. */
+static rt_status int_arg(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi, int32_t *v)
+{
+    int64_t x;
+    RT_TRY(rt_pte_arg_int(c, i, &x));
+    if (x < lo || x > hi) {
+        return RT_ERR_PTE_ARGS;
+    }
+    *v = (int32_t)x;
+    return RT_OK;
+}
+
+/* ctx.dim: a dim of a rank-`rank` tensor, normalized to [0, max(rank, 1)). */
+static rt_status dim_arg(const rt_pte_call *c, int32_t i, int32_t rank, int32_t *d)
+{
+    const int32_t size = rank > 1 ? rank : 1;
+    int32_t v;
+    RT_TRY(int_arg(c, i, -(int64_t)size, (int64_t)size - 1, &v));
+    *d = v < 0 ? v + size : v;
+    return RT_OK;
+}
+
+/* ctx.dims as a reduction's dim mask: each dim normalized, none repeated; an empty list (or
+ * none given: all = 1) reduces every dim. */
+static rt_status dim_mask_arg(const rt_pte_call *c, int32_t i, int32_t rank, int32_t all,
+                              uint32_t *mask)
+{
+    const int32_t size = rank > 1 ? rank : 1;
+    int32_t v[RT_MAX_DIMS], n = 0, k;
+    uint32_t m = 0;
+    if (!all) {
+        RT_TRY(ints_arg(c, i, -(int64_t)size, (int64_t)size - 1, v, RT_MAX_DIMS, &n));
+    }
+    for (k = 0; k < n; k++) {
+        const int32_t d = v[k] < 0 ? v[k] + size : v[k];
+        if (m & (1u << d)) {
+            return RT_ERR_PTE_ARGS;
+        }
+        m |= 1u << d;
+    }
+    if (n == 0) {
+        for (k = 0; k < rank; k++) {
+            m |= 1u << k;
+        }
+    }
+    *mask = m;
+    return RT_OK;
+}
+
+/* The kind check of an argument the renderer does not read: an int (or None if optional). */
+static rt_status check_int(const rt_pte_call *c, int32_t i, int32_t optional)
+{
+    int64_t v;
+    if (optional && rt_pte_arg_is_none(c, i)) {
+        return RT_OK;
+    }
+    return rt_pte_arg_int(c, i, &v);
+}
+
+static rt_status check_bool(const rt_pte_call *c, int32_t i)
+{
+    int32_t v;
+    return rt_pte_arg_bool(c, i, &v);
+}
+
+/* An int list or None. */
+static rt_status check_opt_ints(const rt_pte_call *c, int32_t i)
+{
+    int32_t n;
+    if (rt_pte_arg_is_none(c, i)) {
+        return RT_OK;
+    }
+    return ints_arg(c, i, INT64_MIN, INT64_MAX, NULL, 0, &n);
+}
+
+static int64_t numel(const rt_shape *s)
+{
+    int64_t n = 1;
+    int32_t k;
+    for (k = 0; k < s->rank; k++) {
+        n *= s->d[k];
+    }
+    return n;
+}
+
+/* ---- conv / matmul ---------------------------------------------------------------------- */
+
+/* A conv parameter given for 1 or `spatial` dims, as [h, w]; 1-D runs as H = 1 with `unit`. */
+static rt_status spatial_arg(const rt_pte_call *c, int32_t i, int64_t lo, int32_t spatial,
+                             int32_t unit, int32_t v[2])
+{
+    int32_t n;
+    RT_TRY(ints_arg(c, i, lo, I32_MAX, v, 2, &n));
+    if (n != 1 && n != spatial) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if (spatial == 1) {
+        v[1] = v[0];
+        v[0] = unit;
+    } else if (n == 1) {
+        v[1] = v[0];
+    }
+    return RT_OK;
+}
+
+/* convolution with transposed=True (kernels.py conv_transpose). */
+typedef rt_status (*conv_transpose_fn)(const rt_conv_transpose2d_params *p,
+                                       const rt_shape *in_s, const float *in,
+                                       const rt_shape *w_s, const float *w,
+                                       const rt_shape *b_s, const float *b,
+                                       const rt_shape *out_s, float *out);
+
+static rt_status conv_transpose(const rt_pte_call *c, const rt_pte_tensor *x,
+                                const rt_pte_tensor *w, const rt_pte_tensor *out,
+                                int32_t spatial)
+{
+    conv_transpose_fn fn;
+    rt_conv_transpose2d_params p;
+    rt_pte_tensor b;
+    int32_t s[2], pad[2], op[2], d[2], k;
+    RT_TRY(spatial_arg(c, 3, 1, spatial, 1, s));
+    RT_TRY(spatial_arg(c, 4, 0, spatial, 0, pad));
+    RT_TRY(spatial_arg(c, 7, 0, spatial, 0, op));
+    RT_TRY(spatial_arg(c, 5, 1, spatial, 1, d));
+    memset(&p, 0, sizeof p);
+    RT_TRY(int_arg(c, 8, 1, I32_MAX, &p.groups));
+    for (k = 0; k < 2; k++) {
+        if (op[k] >= (s[k] > d[k] ? s[k] : d[k])) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    /* The static C fuses no activation into a transposed convolution. */
+    if (c->act.on) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    p.stride_h = s[0];
+    p.stride_w = s[1];
+    p.pad_h = pad[0];
+    p.pad_w = pad[1];
+    p.out_pad_h = op[0];
+    p.out_pad_w = op[1];
+    p.dilation_h = d[0];
+    p.dilation_w = d[1];
+    RT_TRY(rt_pte_arg_opt_tensor(c, 2, F32, &b));
+    fn = (conv_transpose_fn)rt_pte_variant(c, 3);
+    if (fn == NULL) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    return fn(&p, &x->shape, (const float *)x->data, &w->shape, (const float *)w->data,
+              RT_PTE_SHAPE(&b), (const float *)b.data, &out->shape, (float *)out->data);
+}
+
+typedef rt_status (*conv_fn)(const rt_conv2d_params *p, const rt_shape *in_s, const float *in,
+                             const rt_shape *w_s, const float *w, const rt_shape *b_s,
+                             const float *b, const rt_shape *out_s, float *out);
+
+/* aten::convolution.out(input, weight, bias?, stride, padding, dilation, transposed,
+ * output_padding, groups, *, out) */
+rt_status rt_op_aten_convolution_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, w, b, out;
+    rt_conv2d_params p;
+    int32_t transposed, spatial, s[2], pad[2], d[2], k, pointwise;
+    int32_t n_opad;
+    conv_fn fn;
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
+    RT_TRY(rt_pte_arg_tensor(c, 1, F32, &w));
+    RT_TRY(rt_pte_arg_tensor(c, 9, F32, &out));
+    RT_TRY(rt_pte_arg_bool(c, 6, &transposed));
+    spatial = x.shape.rank - 2;
+    if ((spatial != 1 && spatial != 2) || w.shape.rank != x.shape.rank ||
+        out.shape.rank != x.shape.rank) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    if (transposed) {
+        return conv_transpose(c, &x, &w, &out, spatial);
+    }
+    RT_TRY(spatial_arg(c, 3, 1, spatial, 1, s));
+    RT_TRY(spatial_arg(c, 4, 0, spatial, 0, pad));
+    RT_TRY(spatial_arg(c, 5, 1, spatial, 1, d));
+    /* output_padding: ints in int32's range, all 0 (else invalid either way) */
+    RT_TRY(ints_arg(c, 7, 0, 0, NULL, 0, &n_opad));
+    memset(&p, 0, sizeof p);
+    RT_TRY(int_arg(c, 8, 1, I32_MAX, &p.groups));
+    p.stride_h = s[0];
+    p.stride_w = s[1];
+    p.pad_h = pad[0];
+    p.pad_w = pad[1];
+    p.dilation_h = d[0];
+    p.dilation_w = d[1];
+    if (c->act.on) {
+        p.act = c->act;
+    }
+    /* _conv_variant: pointwise, depthwise or the general kernel. */
+    pointwise = p.groups == 1 && s[0] == 1 && s[1] == 1 && pad[0] == 0 && pad[1] == 0;
+    for (k = 2; k < w.shape.rank; k++) {
+        pointwise = pointwise && w.shape.d[k] == 1;
+    }
+    /* The kernels this firmware links (aot/interpreter.py VARIANTS): general, pointwise,
+     * depthwise, transposed. A variant the table leaves out is one no program calls. */
+    fn = (conv_fn)rt_pte_variant(c, pointwise ? 1 : (p.groups > 1 && p.groups == x.shape.d[1]
+                                                     ? 2 : 0));
+    if (fn == NULL) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    RT_TRY(rt_pte_arg_opt_tensor(c, 2, F32, &b));
+    if (c->check) {
+        return RT_OK;
+    }
+    return fn(&p, &x.shape, (const float *)x.data, &w.shape, (const float *)w.data,
+              RT_PTE_SHAPE(&b), (const float *)b.data, &out.shape, (float *)out.data);
+}
+
+/* aten::addmm.out(self, mat1, mat2, *, beta, alpha, out) */
+rt_status rt_op_aten_addmm_out(const rt_pte_call *c)
+{
+    rt_pte_tensor self, a, b, out;
+    double beta, alpha;
+    RT_TRY(rt_pte_arg_double(c, 3, &beta));
+    RT_TRY(rt_pte_arg_double(c, 4, &alpha));
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &self));
+    RT_TRY(rt_pte_arg_tensor(c, 1, F32, &a));
+    RT_TRY(rt_pte_arg_tensor(c, 2, F32, &b));
+    RT_TRY(rt_pte_arg_tensor(c, 5, F32, &out));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_addmm_f32(c->act.on ? &c->act : NULL, (float)beta, (float)alpha, &self.shape,
+                        (const float *)self.data, &a.shape, (const float *)a.data, &b.shape,
+                        (const float *)b.data, &out.shape, (float *)out.data);
+}
+
+typedef rt_status (*matmul_fn)(const rt_shape *a_s, const float *a, const rt_shape *b_s,
+                               const float *b, const rt_shape *out_s, float *out);
+
+static rt_status matmul(const rt_pte_call *c, matmul_fn fn)
+{
+    rt_pte_tensor a, b, out;
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &a));
+    RT_TRY(rt_pte_arg_tensor(c, 1, F32, &b));
+    RT_TRY(rt_pte_arg_tensor(c, 2, F32, &out));
+    if (c->check) {
+        return RT_OK;
+    }
+    return fn(&a.shape, (const float *)a.data, &b.shape, (const float *)b.data, &out.shape,
+              (float *)out.data);
+}
+
+rt_status rt_op_aten_mm_out(const rt_pte_call *c)
+{
+    return matmul(c, rt_mm_f32);
+}
+
+rt_status rt_op_aten_bmm_out(const rt_pte_call *c)
+{
+    return matmul(c, rt_bmm_f32);
+}
+
+/* ---- pooling ------------------------------------------------------------------------------ */
+
+/* kernels.py _pair: a pooling parameter given for one or two dims ([] takes def; def NULL:
+ * none, the call is refused), as [h, w]. */
+static rt_status pool_pair(const rt_pte_call *c, int32_t i, int64_t lo, const int32_t *def,
+                           int32_t v[2])
+{
+    int32_t n;
+    RT_TRY(ints_arg(c, i, lo, I32_MAX, v, 2, &n));
+    if (n == 0) {
+        if (def == NULL) {
+            return RT_ERR_PTE_ARGS;
+        }
+        v[0] = def[0];
+        v[1] = def[1];
+    } else if (n == 1) {
+        v[1] = v[0];
+    }
+    return RT_OK;
+}
+
+/* The pooling input: float32, rank 3 or 4. */
+static rt_status pool_input(const rt_pte_call *c, int32_t i, rt_pte_tensor *x)
+{
+    RT_TRY(rt_pte_arg_tensor(c, i, F32, x));
+    if (x->shape.rank != 3 && x->shape.rank != 4) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    return RT_OK;
+}
+
+/* aten::max_pool2d_with_indices.out(self, kernel_size, stride, padding, dilation, ceil_mode,
+ * *, out, indices) */
+rt_status rt_op_aten_max_pool2d_with_indices_out(const rt_pte_call *c)
+{
+    static const int32_t zeros[2] = {0, 0}, ones[2] = {1, 1};
+    rt_pte_tensor x, out, idx;
+    rt_pool2d_params p;
+    int32_t k[2], s[2], pad[2], d[2], ceil_mode;
+    RT_TRY(pool_input(c, 0, &x));
+    RT_TRY(pool_pair(c, 1, 1, NULL, k));
+    RT_TRY(pool_pair(c, 2, 1, k, s));
+    RT_TRY(pool_pair(c, 3, 0, zeros, pad));
+    RT_TRY(pool_pair(c, 4, 1, ones, d));
+    RT_TRY(rt_pte_arg_bool(c, 5, &ceil_mode));
+    RT_TRY(rt_pte_arg_tensor(c, 6, F32, &out));
+    RT_TRY(rt_pte_arg_tensor(c, 7, I64, &idx));
+    memset(&p, 0, sizeof p);
+    p.kernel_h = k[0];
+    p.kernel_w = k[1];
+    p.stride_h = s[0];
+    p.stride_w = s[1];
+    p.pad_h = pad[0];
+    p.pad_w = pad[1];
+    p.dilation_h = d[0];
+    p.dilation_w = d[1];
+    p.ceil_mode = ceil_mode ? 1 : 0;
+    p.count_include_pad = 0;
+    p.divisor_override = 0;
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_max_pool2d_f32(&p, &x.shape, (const float *)x.data, &out.shape,
+                             (float *)out.data, &idx.shape, (int64_t *)idx.data);
+}
+
+/* aten::avg_pool2d.out(self, kernel_size, stride, padding, ceil_mode, count_include_pad,
+ * divisor_override?, *, out) */
+rt_status rt_op_aten_avg_pool2d_out(const rt_pte_call *c)
+{
+    static const int32_t zeros[2] = {0, 0};
+    rt_pte_tensor x, out;
+    rt_pool2d_params p;
+    int32_t k[2], s[2], pad[2], ceil_mode, include, div = 0;
+    RT_TRY(pool_input(c, 0, &x));
+    RT_TRY(pool_pair(c, 1, 1, NULL, k));
+    RT_TRY(pool_pair(c, 2, 1, k, s));
+    RT_TRY(pool_pair(c, 3, 0, zeros, pad));
+    if (!rt_pte_arg_is_none(c, 6)) {
+        RT_TRY(int_arg(c, 6, 1, I32_MAX, &div));
+    }
+    RT_TRY(rt_pte_arg_bool(c, 4, &ceil_mode));
+    RT_TRY(rt_pte_arg_bool(c, 5, &include));
+    RT_TRY(rt_pte_arg_tensor(c, 7, F32, &out));
+    memset(&p, 0, sizeof p);
+    p.kernel_h = k[0];
+    p.kernel_w = k[1];
+    p.stride_h = s[0];
+    p.stride_w = s[1];
+    p.pad_h = pad[0];
+    p.pad_w = pad[1];
+    p.dilation_h = 1;
+    p.dilation_w = 1;
+    p.ceil_mode = ceil_mode ? 1 : 0;
+    p.count_include_pad = include ? 1 : 0;
+    p.divisor_override = div;
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_avg_pool2d_f32(&p, &x.shape, (const float *)x.data, &out.shape,
+                             (float *)out.data);
+}
+
+/* kernels.py _adaptive_io: input rank 3 or 4, out [..., output_size]. */
+static rt_status adaptive_io(const rt_pte_call *c, rt_pte_tensor *x, rt_pte_tensor *out)
+{
+    int32_t size[2], n, k;
+    RT_TRY(pool_input(c, 0, x));
+    RT_TRY(ints_arg(c, 1, 0, I32_MAX, size, 2, &n));
+    if (n != 2) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 2, F32, out));
+    if (out->shape.rank < 2 || out->shape.d[out->shape.rank - 2] != size[0] ||
+        out->shape.d[out->shape.rank - 1] != size[1] || out->shape.rank != x->shape.rank) {
+        return RT_ERR_PTE_ARGS;
+    }
+    for (k = 0; k < x->shape.rank - 2; k++) {
+        if (out->shape.d[k] != x->shape.d[k]) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    if ((x->shape.d[x->shape.rank - 2] == 0 || x->shape.d[x->shape.rank - 1] == 0) &&
+        numel(&out->shape) != 0) {
+        return RT_ERR_PTE_ARGS;
+    }
+    return RT_OK;
+}
+
+/* aten::_adaptive_avg_pool2d.out(self, output_size, *, out) */
+rt_status rt_op_aten__adaptive_avg_pool2d_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    RT_TRY(adaptive_io(c, &x, &out));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_adaptive_avg_pool2d_f32(&x.shape, (const float *)x.data, &out.shape,
+                                      (float *)out.data);
+}
+
+/* aten::adaptive_max_pool2d.out(self, output_size, *, out, indices) */
+rt_status rt_op_aten_adaptive_max_pool2d_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out, idx;
+    RT_TRY(adaptive_io(c, &x, &out));
+    RT_TRY(rt_pte_arg_tensor(c, 3, I64, &idx));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_adaptive_max_pool2d_f32(&x.shape, (const float *)x.data, &out.shape,
+                                      (float *)out.data, &idx.shape, (int64_t *)idx.data);
+}
+
+/* ---- reductions ---------------------------------------------------------------------------- */
+
+typedef rt_status (*reduce_fn)(uint32_t dim_mask, const rt_shape *in_s, const float *in,
+                               const rt_shape *out_s, float *out);
+
+/* kernels.py reduce: argument positions of dim, keepdim, dtype and out (-1: the overload has
+ * none); dim_optional: the dim list may be None (all dims). */
+static rt_status reduce(const rt_pte_call *c, reduce_fn fn, int32_t dim_i, int32_t dim_optional,
+                        int32_t keep_i, int32_t dtype_i, int32_t out_i)
+{
+    rt_pte_tensor x, out;
+    uint32_t mask;
+    int64_t dtype;
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
+    if (dtype_i >= 0 && !rt_pte_arg_is_none(c, dtype_i)) {
+        RT_TRY(rt_pte_arg_int(c, dtype_i, &dtype));
+        return RT_ERR_PTE_UNSUPPORTED;    /* reduction with dtype= */
+    }
+    RT_TRY(dim_mask_arg(c, dim_i, x.shape.rank,
+                        dim_i < 0 || (dim_optional && rt_pte_arg_is_none(c, dim_i)), &mask));
+    if (keep_i >= 0) {
+        RT_TRY(check_bool(c, keep_i));
+    }
+    RT_TRY(rt_pte_arg_tensor(c, out_i, F32, &out));
+    if (c->check) {
+        return RT_OK;
+    }
+    return fn(mask, &x.shape, (const float *)x.data, &out.shape, (float *)out.data);
+}
+
+/* aten::mean.out(self, dim?, keepdim, *, dtype?, out) */
+rt_status rt_op_aten_mean_out(const rt_pte_call *c)
+{
+    return reduce(c, rt_mean_f32, 1, 1, 2, 3, 4);
+}
+
+/* aten::mean.dtype_out(self, *, dtype?, out) */
+rt_status rt_op_aten_mean_dtype_out(const rt_pte_call *c)
+{
+    return reduce(c, rt_mean_f32, -1, 1, -1, 1, 2);
+}
+
+/* aten::sum.IntList_out(self, dim?, keepdim, *, dtype?, out) */
+rt_status rt_op_aten_sum_IntList_out(const rt_pte_call *c)
+{
+    return reduce(c, rt_sum_f32, 1, 1, 2, 3, 4);
+}
+
+/* aten::amax.out(self, dim, keepdim, *, out) */
+rt_status rt_op_aten_amax_out(const rt_pte_call *c)
+{
+    return reduce(c, rt_amax_f32, 1, 0, 2, -1, 3);
+}
+
+rt_status rt_op_aten_amin_out(const rt_pte_call *c)
+{
+    return reduce(c, rt_amin_f32, 1, 0, 2, -1, 3);
+}
+
+typedef rt_status (*arg_reduce_fn)(uint32_t dim_mask, const rt_shape *in_s, const float *in,
+                                   const rt_shape *out_s, int64_t *out);
+
+/* aten::argmax.out(self, dim?, keepdim, *, out): over one dim, or all (the flat index). */
+static rt_status arg_reduce(const rt_pte_call *c, arg_reduce_fn fn)
+{
+    rt_pte_tensor x, out;
+    uint32_t mask;
+    int32_t d, k;
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
+    RT_TRY(rt_pte_arg_tensor(c, 3, I64, &out));
+    if (numel(&x.shape) == 0) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if (!rt_pte_arg_is_none(c, 1)) {
+        RT_TRY(dim_arg(c, 1, x.shape.rank, &d));
+        mask = 1u << d;
+    } else {
+        mask = 0;
+        for (k = 0; k < x.shape.rank; k++) {
+            mask |= 1u << k;
+        }
+    }
+    if (x.shape.rank == 0) {
+        mask = 0;
+    }
+    RT_TRY(check_bool(c, 2));
+    if (c->check) {
+        return RT_OK;
+    }
+    return fn(mask, &x.shape, (const float *)x.data, &out.shape, (int64_t *)out.data);
+}
+
+rt_status rt_op_aten_argmax_out(const rt_pte_call *c)
+{
+    return arg_reduce(c, rt_argmax_f32);
+}
+
+rt_status rt_op_aten_argmin_out(const rt_pte_call *c)
+{
+    return arg_reduce(c, rt_argmin_f32);
+}
+
+/* aten::cumsum.out(self, dim, *, dtype?, out): a dtype, if given, is out's (checked there). */
+rt_status rt_op_aten_cumsum_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    int32_t d;
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
+    RT_TRY(dim_arg(c, 1, x.shape.rank, &d));
+    RT_TRY(check_int(c, 2, 1));
+    RT_TRY(rt_pte_arg_tensor(c, 3, F32, &out));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_cumsum_f32(d, &x.shape, (const float *)x.data, &out.shape, (float *)out.data);
+}
+
+/* aten::median.out(self, *, out): over all elements. */
+rt_status rt_op_aten_median_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    uint32_t mask = 0;
+    int32_t k;
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
+    if (numel(&x.shape) == 0) {
+        return RT_ERR_PTE_ARGS;
+    }
+    for (k = 0; k < x.shape.rank; k++) {
+        mask |= 1u << k;
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 1, F32, &out));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_median_f32(mask, &x.shape, (const float *)x.data, &out.shape, (float *)out.data,
+                         NULL, NULL);
+}
+
+/* aten::median.dim_values(self, dim, keepdim, *, values, indices) */
+rt_status rt_op_aten_median_dim_values(const rt_pte_call *c)
+{
+    rt_pte_tensor x, values, idx;
+    uint32_t mask = 0;
+    int32_t d;
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
+    if (numel(&x.shape) == 0) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if (x.shape.rank == 0) {
+        RT_TRY(check_int(c, 1, 0));    /* the renderer reads no dim of a rank-0 tensor */
+    } else {
+        RT_TRY(dim_arg(c, 1, x.shape.rank, &d));
+        mask = 1u << d;
+    }
+    RT_TRY(check_bool(c, 2));
+    RT_TRY(rt_pte_arg_tensor(c, 3, F32, &values));
+    RT_TRY(rt_pte_arg_tensor(c, 4, I64, &idx));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_median_f32(mask, &x.shape, (const float *)x.data, &values.shape,
+                         (float *)values.data, &idx.shape, (int64_t *)idx.data);
+}
+
+/* ---- normalization ------------------------------------------------------------------------- */
+
+typedef rt_status (*softmax_fn)(int32_t dim, const rt_shape *in_s, const float *in,
+                                const rt_shape *out_s, float *out);
+
+/* aten::_softmax.out(self, dim, half_to_float, *, out) */
+static rt_status softmax(const rt_pte_call *c, softmax_fn fn)
+{
+    rt_pte_tensor x, out;
+    int32_t half, d;
+    RT_TRY(rt_pte_arg_bool(c, 2, &half));
+    if (half) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
+    RT_TRY(dim_arg(c, 1, x.shape.rank, &d));
+    RT_TRY(rt_pte_arg_tensor(c, 3, F32, &out));
+    if (c->check) {
+        return RT_OK;
+    }
+    return fn(d, &x.shape, (const float *)x.data, &out.shape, (float *)out.data);
+}
+
+rt_status rt_op_aten__softmax_out(const rt_pte_call *c)
+{
+    return softmax(c, rt_softmax_f32);
+}
+
+rt_status rt_op_aten__log_softmax_out(const rt_pte_call *c)
+{
+    return softmax(c, rt_log_softmax_f32);
+}
+
+/* aten::native_layer_norm.out(input, normalized_shape, weight?, bias?, eps, *, out0, out1,
+ * out2) */
+rt_status rt_op_aten_native_layer_norm_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, w, b, out0, out1, out2;
+    int32_t norm[RT_MAX_DIMS], n, k;
+    double eps;
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
+    RT_TRY(ints_arg(c, 1, 0, I32_MAX, norm, RT_MAX_DIMS, &n));
+    if (n < 1 || n > x.shape.rank) {
+        return RT_ERR_PTE_ARGS;
+    }
+    for (k = 0; k < n; k++) {
+        if (x.shape.d[x.shape.rank - n + k] != norm[k]) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    RT_TRY(rt_pte_arg_double(c, 4, &eps));
+    RT_TRY(rt_pte_arg_opt_tensor(c, 2, F32, &w));
+    RT_TRY(rt_pte_arg_opt_tensor(c, 3, F32, &b));
+    RT_TRY(rt_pte_arg_tensor(c, 5, F32, &out0));
+    RT_TRY(rt_pte_arg_tensor(c, 6, F32, &out1));
+    RT_TRY(rt_pte_arg_tensor(c, 7, F32, &out2));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_layer_norm_f32(n, (float)eps, &x.shape, (const float *)x.data, RT_PTE_SHAPE(&w),
+                             (const float *)w.data, RT_PTE_SHAPE(&b), (const float *)b.data,
+                             &out0.shape, (float *)out0.data, &out1.shape, (float *)out1.data,
+                             &out2.shape, (float *)out2.data);
+}
+
+/* aten::_native_batch_norm_legit_no_training.out(input, weight?, bias?, running_mean,
+ * running_var, momentum, eps, *, out0, out1, out2): output 0 only (the renderer reads
+ * neither out1 nor out2). */
+rt_status rt_op_aten__native_batch_norm_legit_no_training_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, w, b, mean, var, out;
+    double eps, momentum;
+    RT_TRY(rt_pte_arg_double(c, 6, &eps));
+    RT_TRY(rt_pte_arg_double(c, 5, &momentum));
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
+    RT_TRY(rt_pte_arg_opt_tensor(c, 1, F32, &w));
+    RT_TRY(rt_pte_arg_opt_tensor(c, 2, F32, &b));
+    RT_TRY(rt_pte_arg_tensor(c, 3, F32, &mean));
+    RT_TRY(rt_pte_arg_tensor(c, 4, F32, &var));
+    RT_TRY(rt_pte_arg_tensor(c, 7, F32, &out));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_batch_norm_f32((float)eps, &x.shape, (const float *)x.data, RT_PTE_SHAPE(&w),
+                             (const float *)w.data, RT_PTE_SHAPE(&b), (const float *)b.data,
+                             &mean.shape, (const float *)mean.data, &var.shape,
+                             (const float *)var.data, &out.shape, (float *)out.data);
+}
+
+/* ---- resampling ---------------------------------------------------------------------------- */
+
+/* scale_factors (float[]?): None gives 0 (the kernel uses in / out); else two positive
+ * factors, each given to the kernel as (float)(1.0 / factor). (A list of more than
+ * SCALES_MAX entries is RT_ERR_PTE_LIMIT rather than RT_ERR_PTE_ARGS: refused either way.) */
+#define SCALES_MAX 8
+static rt_status scales_arg(const rt_pte_call *c, int32_t i, float *sh, float *sw)
+{
+    double v[SCALES_MAX];
+    int32_t n;
+    *sh = 0.0f;
+    *sw = 0.0f;
+    if (rt_pte_arg_is_none(c, i)) {
+        return RT_OK;
+    }
+    RT_TRY(rt_pte_arg_doubles(c, i, v, SCALES_MAX, &n));
+    if (n != 2 || !(v[0] > 0.0) || !(v[1] > 0.0)) {
+        return RT_ERR_PTE_ARGS;
+    }
+    *sh = (float)(1.0 / v[0]);
+    *sw = (float)(1.0 / v[1]);
+    return RT_OK;
+}
+
+/* aten::upsample_nearest2d.vec_out(input, output_size?, scale_factors?, *, out) */
+rt_status rt_op_aten_upsample_nearest2d_vec_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    float sh, sw;
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
+    RT_TRY(rt_pte_arg_tensor(c, 3, F32, &out));
+    if (x.shape.rank != 4) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    RT_TRY(scales_arg(c, 2, &sh, &sw));
+    RT_TRY(check_opt_ints(c, 1));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_upsample_nearest2d_f32(sh, sw, &x.shape, (const float *)x.data, &out.shape,
+                                     (float *)out.data);
+}
+
+/* aten::upsample_bilinear2d.vec_out(input, output_size?, align_corners, scale_factors?, *,
+ * out) */
+rt_status rt_op_aten_upsample_bilinear2d_vec_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    float sh, sw;
+    int32_t align;
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
+    RT_TRY(rt_pte_arg_tensor(c, 4, F32, &out));
+    if (x.shape.rank != 4) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    RT_TRY(scales_arg(c, 3, &sh, &sw));
+    RT_TRY(rt_pte_arg_bool(c, 2, &align));
+    RT_TRY(check_opt_ints(c, 1));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_upsample_bilinear2d_f32(align ? 1 : 0, sh, sw, &x.shape, (const float *)x.data,
+                                      &out.shape, (float *)out.data);
+}
+
+/* ---- padding ------------------------------------------------------------------------------- */
+
+typedef rt_status (*pad_mode_fn)(int32_t elem_size, const int32_t *before,
+                                 const rt_shape *in_s, const void *in, const rt_shape *out_s,
+                                 void *out);
+
+/* aten::{reflection,replication}_pad{k}d.out(self, padding, *, out): any dtype, padding
+ * [last_lo, last_hi, prev_lo, ...] over the last k dims of a rank k+1 or k+2 tensor. */
+static rt_status pad_mode(const rt_pte_call *c, int32_t k, int32_t reflect, pad_mode_fn fn)
+{
+    rt_pte_tensor x, out;
+    int32_t pad[6], before[RT_MAX_DIMS], n, i, elem;
+    RT_TRY(rt_pte_arg_tensor(c, 0, ANY, &x));
+    elem = rt_pte_elem_size(x.dtype);
+    if (elem == 0) {
+        return RT_ERR_PTE_DTYPE;
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 2, ANY, &out));
+    if (rt_pte_elem_size(out.dtype) == 0) {
+        return RT_ERR_PTE_DTYPE;
+    }
+    if (x.dtype != out.dtype) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if ((x.shape.rank != k + 1 && x.shape.rank != k + 2) || out.shape.rank != x.shape.rank) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(ints_arg(c, 1, I32_MIN, I32_MAX, pad, 2 * k, &n));
+    if (n != 2 * k) {
+        return RT_ERR_PTE_ARGS;
+    }
+    for (i = 0; i < RT_MAX_DIMS; i++) {
+        before[i] = 0;
+    }
+    for (i = 0; i < k; i++) {
+        const int32_t d = x.shape.rank - 1 - i;
+        const int64_t lo = pad[2 * i], hi = pad[2 * i + 1], size = x.shape.d[d];
+        if ((int64_t)out.shape.d[d] != size + lo + hi) {
+            return RT_ERR_PTE_ARGS;
+        }
+        if (reflect && (lo >= size || hi >= size) && size + lo + hi > 0) {
+            return RT_ERR_PTE_ARGS;
+        }
+        if (size == 0 && size + lo + hi > 0) {
+            return RT_ERR_PTE_ARGS;
+        }
+        before[d] = pad[2 * i];
+    }
+    for (i = 0; i < x.shape.rank - k; i++) {
+        if (out.shape.d[i] != x.shape.d[i]) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    return fn(elem, before, &x.shape, x.data, &out.shape, out.data);
+}
+
+rt_status rt_op_aten_reflection_pad1d_out(const rt_pte_call *c)
+{
+    return pad_mode(c, 1, 1, rt_reflection_pad);
+}
+
+rt_status rt_op_aten_replication_pad1d_out(const rt_pte_call *c)
+{
+    return pad_mode(c, 1, 0, rt_replication_pad);
+}
+
+rt_status rt_op_aten_reflection_pad2d_out(const rt_pte_call *c)
+{
+    return pad_mode(c, 2, 1, rt_reflection_pad);
+}
+
+rt_status rt_op_aten_replication_pad2d_out(const rt_pte_call *c)
+{
+    return pad_mode(c, 2, 0, rt_replication_pad);
+}
+
+rt_status rt_op_aten_reflection_pad3d_out(const rt_pte_call *c)
+{
+    return pad_mode(c, 3, 1, rt_reflection_pad);
+}
+
+rt_status rt_op_aten_replication_pad3d_out(const rt_pte_call *c)
+{
+    return pad_mode(c, 3, 0, rt_replication_pad);
+}
+
+/* A double as numpy's astype from float64 gives it in an integer type (x86: a value outside
+ * the type's conversion range, or NaN, becomes its most negative value; int8/int16/uint8
+ * convert through int32 and keep the low bytes), or a bool (nonzero, NaN included). */
+static int32_t to_int32_np(double v)
+{
+    if (!(v >= -2147483648.0 && v < 2147483648.0)) {
+        return INT32_MIN;
+    }
+    return (int32_t)v;
+}
+
+static void fill_value(int32_t dtype, double v, void *buf)
+{
+    switch (dtype) {
+    case RT_DTYPE_I64: {
+        int64_t x = INT64_MIN;
+        if (v >= -9223372036854775808.0 && v < 9223372036854775808.0) {
+            x = (int64_t)v;
+        }
+        memcpy(buf, &x, sizeof x);
+        break;
+    }
+    case RT_DTYPE_I32: {
+        const int32_t x = to_int32_np(v);
+        memcpy(buf, &x, sizeof x);
+        break;
+    }
+    case RT_DTYPE_I16: {
+        const int16_t x = (int16_t)(uint16_t)((uint32_t)to_int32_np(v) & 0xffffu);
+        memcpy(buf, &x, sizeof x);
+        break;
+    }
+    case RT_DTYPE_BOOL: {
+        const uint8_t x = (uint8_t)(v != 0.0 ? 1 : 0);
+        memcpy(buf, &x, sizeof x);
+        break;
+    }
+    default: { /* U8, I8: the low byte */
+        const uint8_t x = (uint8_t)((uint32_t)to_int32_np(v) & 0xffu);
+        memcpy(buf, &x, sizeof x);
+        break;
+    }
+    }
+}
+
+/* aten::constant_pad_nd.out(self, pad, value, *, out) */
+rt_status rt_op_aten_constant_pad_nd_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    int32_t pad[2 * RT_MAX_DIMS], n, i, elem;
+    double value;
+    rt_pad_params p;
+    RT_TRY(rt_pte_arg_tensor(c, 0, ANY, &x));
+    elem = rt_pte_elem_size(x.dtype);
+    if (elem == 0) {
+        return RT_ERR_PTE_DTYPE;
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 3, x.dtype, &out));
+    /* more than 2 * RT_MAX_DIMS entries: more than twice the rank, invalid either way */
+    RT_TRY(ints_arg(c, 1, I32_MIN, I32_MAX, pad, 2 * RT_MAX_DIMS, &n));
+    if (n % 2 != 0 || n / 2 > x.shape.rank || x.shape.rank > 6) {
+        return RT_ERR_PTE_ARGS;
+    }
+    memset(&p, 0, sizeof p);
+    for (i = 0; i < n / 2; i++) {
+        p.before[x.shape.rank - 1 - i] = pad[2 * i];
+    }
+    if (x.dtype != F32) {
+        union {
+            int64_t i64;
+            uint8_t bytes[8];
+        } v;
+        for (i = 0; i < n; i++) {
+            if (pad[i] < 0) {
+                return RT_ERR_PTE_UNSUPPORTED;
+            }
+        }
+        RT_TRY(rt_pte_arg_double(c, 2, &value));
+        v.i64 = 0;
+        fill_value(x.dtype, value, v.bytes);
+        if (c->check) {
+            return RT_OK;
+        }
+        /* before[:max(rank, 1)]: the kernel reads rank entries */
+        return rt_constant_pad(elem, p.before, v.bytes, &x.shape, x.data, &out.shape, out.data);
+    }
+    RT_TRY(rt_pte_arg_double(c, 2, &value));
+    p.value = (float)value;
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_constant_pad_f32(&p, &x.shape, (const float *)x.data, &out.shape,
+                               (float *)out.data);
+}
+
+/* ---- embedding ----------------------------------------------------------------------------- */
+
+/* aten::embedding.out(weight, indices, padding_idx, scale_grad_by_freq, sparse, *, out) */
+rt_status rt_op_aten_embedding_out(const rt_pte_call *c)
+{
+    rt_pte_tensor w, idx, out;
+    RT_TRY(rt_pte_arg_tensor(c, 1, ANY, &idx));
+    if (idx.dtype != RT_DTYPE_I64 && idx.dtype != RT_DTYPE_I32) {
+        return RT_ERR_PTE_DTYPE;
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &w));
+    RT_TRY(rt_pte_arg_tensor(c, 5, F32, &out));
+    RT_TRY(check_int(c, 2, 0));
+    RT_TRY(check_bool(c, 3));
+    RT_TRY(check_bool(c, 4));
+    if (c->check) {
+        return RT_OK;
+    }
+    if (idx.dtype == RT_DTYPE_I64) {
+        return rt_embedding_i64_f32(&w.shape, (const float *)w.data, &idx.shape,
+                                    (const int64_t *)idx.data, &out.shape, (float *)out.data);
+    }
+    return rt_embedding_i32_f32(&w.shape, (const float *)w.data, &idx.shape,
+                                (const int32_t *)idx.data, &out.shape, (float *)out.data);
+}

@@ -1,0 +1,629 @@
+/* op_data.c - interpreter adapters of the data-movement ops: copies (clone, view_copy,
+ * squeeze/unsqueeze, copy, _to_copy and ExecuTorch's dim_order copies), permute, expand,
+ * slice, select, split_with_sizes, cat, index_select, flip, slice_scatter, index, index_put
+ * and gather.
+ *
+ * Each adapter decodes a KernelCall's arguments (rt_pte.h), makes the checks the static C
+ * generator's renderer makes (aot/codegen/kernels.py, the function named in each comment) and
+ * calls the same kernel with the same parameters: float32 tensors the _f32 kernels where the
+ * renderer takes them, every other dtype the element-size generic ones (rt_slice,
+ * rt_permute, rt_cat, ...). Statuses: see op_args.h.
+ */
+#include "op_args.h"
+#include "pte_read.h"
+
+rt_status rt_op_aten_clone_out(const rt_pte_call *c);
+rt_status rt_op_aten_view_copy_out(const rt_pte_call *c);
+rt_status rt_op_aten_squeeze_copy_dims_out(const rt_pte_call *c);
+rt_status rt_op_aten_unsqueeze_copy_out(const rt_pte_call *c);
+rt_status rt_op_aten_copy_out(const rt_pte_call *c);
+rt_status rt_op_aten__to_copy_out(const rt_pte_call *c);
+rt_status rt_op_dim_order_ops__clone_dim_order_out(const rt_pte_call *c);
+rt_status rt_op_dim_order_ops__to_dim_order_copy_out(const rt_pte_call *c);
+rt_status rt_op_aten_permute_copy_out(const rt_pte_call *c);
+rt_status rt_op_aten_expand_copy_out(const rt_pte_call *c);
+rt_status rt_op_aten_slice_copy_Tensor_out(const rt_pte_call *c);
+rt_status rt_op_aten_select_copy_int_out(const rt_pte_call *c);
+rt_status rt_op_aten_split_with_sizes_copy_out(const rt_pte_call *c);
+rt_status rt_op_aten_cat_out(const rt_pte_call *c);
+rt_status rt_op_aten_index_select_out(const rt_pte_call *c);
+rt_status rt_op_aten_flip_out(const rt_pte_call *c);
+rt_status rt_op_aten_slice_scatter_out(const rt_pte_call *c);
+rt_status rt_op_aten_index_Tensor_out(const rt_pte_call *c);
+rt_status rt_op_aten_index_put_out(const rt_pte_call *c);
+rt_status rt_op_aten_gather_out(const rt_pte_call *c);
+
+/* ---- copies: copy, to_copy, dim_order_copy ---------------------------------------------------- */
+
+/* kernels.py's _copy_fn: a memmove of the dtype's width, or rt_to_copy where the dtype
+ * changes (or has no rt_copy_*: int16). */
+static rt_status copy_into(const rt_pte_call *c, const rt_pte_tensor *src,
+                           const rt_pte_tensor *out)
+{
+    if (op_numel(&src->shape) != op_numel(&out->shape)) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    if (src->dtype != out->dtype || src->dtype == RT_DTYPE_I16) {
+        return rt_to_copy(src->dtype, out->dtype, &src->shape, src->data, &out->shape,
+                          out->data);
+    }
+    switch (src->dtype) {
+    case RT_DTYPE_F32:
+        return rt_copy_f32(&src->shape, src->data, &out->shape, out->data);
+    case RT_DTYPE_I32:
+        return rt_copy_i32(&src->shape, src->data, &out->shape, out->data);
+    case RT_DTYPE_I64:
+        return rt_copy_i64(&src->shape, src->data, &out->shape, out->data);
+    default: /* bool, uint8, int8: the byte copy */
+        return rt_copy_u8(&src->shape, src->data, &out->shape, out->data);
+    }
+}
+
+/* copy: (self, <arg 1 of kind kind1>, out = arg 2), the source self */
+static rt_status copy_self(const rt_pte_call *c, rt_status (*kind1)(const rt_pte_call *, int32_t))
+{
+    rt_pte_tensor src, out;
+    RT_TRY(op_tensor(c, 0, &src));
+    RT_TRY(op_tensor(c, 2, &out));
+    if (c->check) {
+        RT_TRY(kind1(c, 1));
+    }
+    return copy_into(c, &src, &out);
+}
+
+static rt_status kind_int(const rt_pte_call *c, int32_t i)
+{
+    int64_t v;
+    return rt_pte_arg_int(c, i, &v);
+}
+
+/* clone.out (self, memory_format?, out) */
+rt_status rt_op_aten_clone_out(const rt_pte_call *c)
+{
+    return copy_self(c, op_kind_opt_int);
+}
+
+/* view_copy.out (self, size, out) */
+rt_status rt_op_aten_view_copy_out(const rt_pte_call *c)
+{
+    return copy_self(c, op_kind_ints);
+}
+
+/* squeeze_copy.dims_out (self, dim, out) */
+rt_status rt_op_aten_squeeze_copy_dims_out(const rt_pte_call *c)
+{
+    return copy_self(c, op_kind_ints);
+}
+
+/* unsqueeze_copy.out (self, dim, out) */
+rt_status rt_op_aten_unsqueeze_copy_out(const rt_pte_call *c)
+{
+    return copy_self(c, kind_int);
+}
+
+/* copy.out (self, src, non_blocking, out): a buffer's write-back, from src */
+rt_status rt_op_aten_copy_out(const rt_pte_call *c)
+{
+    rt_pte_tensor src, out;
+    RT_TRY(op_tensor(c, 1, &src));
+    RT_TRY(op_tensor(c, 3, &out));
+    if (c->check) {
+        RT_TRY(op_kind_tensor(c, 0));
+        RT_TRY(op_kind_bool(c, 2));
+    }
+    return copy_into(c, &src, &out);
+}
+
+/* to_copy: _to_copy.out (self, non_blocking, memory_format?, out) */
+rt_status rt_op_aten__to_copy_out(const rt_pte_call *c)
+{
+    rt_pte_tensor src, out;
+    RT_TRY(op_tensor(c, 0, &src));
+    RT_TRY(op_tensor(c, 3, &out));
+    if (c->check) {
+        RT_TRY(op_kind_bool(c, 1));
+        RT_TRY(op_kind_opt_int(c, 2));
+    }
+    return copy_into(c, &src, &out);
+}
+
+/* dim_order_copy: (self, non_blocking, dim_order?, out); a dim order other than contiguous
+ * is UNSUPPORTED */
+static rt_status dim_order_copy(const rt_pte_call *c)
+{
+    rt_pte_tensor src, out;
+    RT_TRY(op_tensor(c, 3, &out));
+    if (!rt_pte_arg_is_none(c, 2)) {
+        int64_t order[RT_PTE_MAX_LIST];
+        int32_t n, k;
+        RT_TRY(rt_pte_arg_ints(c, 2, order, RT_PTE_MAX_LIST, &n));
+        for (k = 0; k < n; ++k) { /* ctx.ints: int32 range */
+            if (order[k] < OP_I32_MIN || order[k] > OP_I32_MAX) {
+                return RT_ERR_PTE_ARGS;
+            }
+        }
+        if (n != out.shape.rank) {
+            return RT_ERR_PTE_UNSUPPORTED;
+        }
+        for (k = 0; k < n; ++k) {
+            if (order[k] != k) {
+                return RT_ERR_PTE_UNSUPPORTED;
+            }
+        }
+    }
+    RT_TRY(op_tensor(c, 0, &src));
+    if (c->check) {
+        RT_TRY(op_kind_bool(c, 1));
+    }
+    return copy_into(c, &src, &out);
+}
+
+rt_status rt_op_dim_order_ops__clone_dim_order_out(const rt_pte_call *c)
+{
+    return dim_order_copy(c);
+}
+
+rt_status rt_op_dim_order_ops__to_dim_order_copy_out(const rt_pte_call *c)
+{
+    return dim_order_copy(c);
+}
+
+/* ---- permute, expand ------------------------------------------------------------------------ */
+
+/* kernels.py's _moved: a float32 input takes the _f32 kernel (*elem = 0), any other dtype the
+ * element-size generic one. */
+static rt_status moved(const rt_pte_call *c, int32_t i, rt_pte_tensor *x, int32_t *elem)
+{
+    RT_TRY(op_tensor(c, i, x));
+    if (x->dtype == OP_F32) {
+        *elem = 0;
+        return RT_OK;
+    }
+    return op_elem(x->dtype, elem);
+}
+
+/* permute: permute_copy.out (self, dims, out) */
+rt_status rt_op_aten_permute_copy_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    int32_t elem, perm[RT_MAX_DIMS], n;
+    RT_TRY(moved(c, 0, &x, &elem));
+    RT_TRY(rt_pte_arg_tensor(c, 2, x.dtype, &out));
+    RT_TRY(op_dims(c, 1, x.shape.rank, perm, &n));
+    if (n != x.shape.rank) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    if (elem != 0) {
+        return rt_permute(elem, perm, &x.shape, x.data, &out.shape, out.data);
+    }
+    return rt_permute_f32(perm, &x.shape, x.data, &out.shape, out.data);
+}
+
+/* expand: expand_copy.out (self, size, implicit, out) */
+rt_status rt_op_aten_expand_copy_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    RT_TRY(rt_pte_arg_tensor(c, 0, OP_F32, &x));
+    RT_TRY(rt_pte_arg_tensor(c, 3, OP_F32, &out));
+    if (c->check) {
+        RT_TRY(op_kind_ints(c, 1));
+        return op_kind_bool(c, 2);
+    }
+    return rt_expand_f32(&x.shape, x.data, &out.shape, out.data);
+}
+
+/* ---- slices: slice_copy, select_copy, split_with_sizes -------------------------------------- */
+
+/* kernels.py's _slice_call */
+static rt_status slice(int32_t elem, int32_t dim, int32_t start, int32_t end, int32_t step,
+                       const rt_pte_tensor *x, const rt_pte_tensor *out)
+{
+    if (elem != 0) {
+        return rt_slice(elem, dim, start, end, step, &x->shape, x->data, &out->shape,
+                        out->data);
+    }
+    return rt_slice_f32(dim, start, end, step, &x->shape, x->data, &out->shape, out->data);
+}
+
+static int32_t clamp_i32(int64_t v)
+{
+    return (int32_t)(v < OP_I32_MIN ? OP_I32_MIN : v > OP_I32_MAX ? OP_I32_MAX : v);
+}
+
+/* slice_copy: slice_copy.Tensor_out (self, dim, start?, end?, step, out); start and end any
+ * int64, clamped to int32 */
+rt_status rt_op_aten_slice_copy_Tensor_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    int32_t elem, dim, step;
+    int64_t start = 0, end;
+    RT_TRY(moved(c, 0, &x, &elem));
+    RT_TRY(op_dim(c, 1, x.shape.rank, &dim));
+    if (!rt_pte_arg_is_none(c, 2)) {
+        RT_TRY(rt_pte_arg_int(c, 2, &start));
+    }
+    if (!rt_pte_arg_is_none(c, 3)) {
+        RT_TRY(rt_pte_arg_int(c, 3, &end));
+    } else {
+        end = x.shape.rank ? x.shape.d[dim] : 1;
+    }
+    RT_TRY(op_int32(c, 4, 1, OP_I32_MAX, &step));
+    RT_TRY(rt_pte_arg_tensor(c, 5, x.dtype, &out));
+    if (c->check) {
+        return RT_OK;
+    }
+    return slice(elem, dim, clamp_i32(start), clamp_i32(end), step, &x, &out);
+}
+
+/* select_copy: select_copy.int_out (self, dim, index, out): a slice of one */
+rt_status rt_op_aten_select_copy_int_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    int32_t elem, dim, size, index;
+    RT_TRY(moved(c, 0, &x, &elem));
+    if (x.shape.rank == 0) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(op_dim(c, 1, x.shape.rank, &dim));
+    size = x.shape.d[dim];
+    if (size == 0) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(op_int32(c, 2, -(int64_t)size, (int64_t)size - 1, &index));
+    if (index < 0) {
+        index += size;
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 3, x.dtype, &out));
+    if (c->check) {
+        return RT_OK;
+    }
+    return slice(elem, dim, index, index + 1, 1, &x, &out);
+}
+
+/* split_with_sizes: split_with_sizes_copy.out (self, split_sizes, dim, out[]): one slice per
+ * output, as the static C's several calls */
+rt_status rt_op_aten_split_with_sizes_copy_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, outs[RT_PTE_MAX_TENSOR_LIST];
+    int64_t sizes[RT_PTE_MAX_TENSOR_LIST], total = 0;
+    int32_t elem, dim, n_sizes, n_outs, k, start;
+    RT_TRY(moved(c, 0, &x, &elem));
+    RT_TRY(op_dim(c, 2, x.shape.rank, &dim));
+    RT_TRY(rt_pte_arg_ints(c, 1, sizes, RT_PTE_MAX_TENSOR_LIST, &n_sizes));
+    for (k = 0; k < n_sizes; ++k) {
+        if (sizes[k] < 0 || sizes[k] > OP_I32_MAX) {
+            return RT_ERR_PTE_ARGS;
+        }
+        total += sizes[k];
+    }
+    RT_TRY(rt_pte_arg_tensors(c, 3, x.dtype, outs, RT_PTE_MAX_TENSOR_LIST, &n_outs));
+    if (n_sizes != n_outs || total != (x.shape.rank ? x.shape.d[dim] : 1)) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    for (k = 0, start = 0; k < n_outs; ++k) {
+        const int32_t size = (int32_t)sizes[k];
+        RT_TRY(slice(elem, dim, start, start + size, 1, &x, &outs[k]));
+        start += size;
+    }
+    return RT_OK;
+}
+
+/* ---- cat -------------------------------------------------------------------------------------- */
+
+/* cat.out (tensors[], dim, out): the kernel takes arrays of shapes and pointers. The inputs
+ * are decoded into `in.t` and their shapes then moved down into `in.s` (each shape lands at or
+ * before its own tensor, so none is overwritten before it is read): one array serves both. */
+rt_status rt_op_aten_cat_out(const rt_pte_call *c)
+{
+    union {
+        rt_pte_tensor t[RT_PTE_MAX_TENSOR_LIST];
+        rt_shape s[RT_PTE_MAX_TENSOR_LIST];
+    } in;
+    union {
+        const void *v[RT_PTE_MAX_TENSOR_LIST];
+        const float *f[RT_PTE_MAX_TENSOR_LIST];
+    } ptr;
+    rt_pte_tensor out;
+    int32_t n, k, kept = 0, dim, elem = 0;
+    RT_TRY(op_tensor(c, 2, &out));
+    RT_TRY(rt_pte_arg_tensors(c, 0, out.dtype, in.t, RT_PTE_MAX_TENSOR_LIST, &n));
+    RT_TRY(op_dim(c, 1, out.shape.rank, &dim));
+    if (out.dtype != OP_F32) {
+        RT_TRY(op_elem(out.dtype, &elem));
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    for (k = 0; k < n; ++k) {
+        /* ExecuTorch's legacy empty 1-D inputs take no part (kernels.py: numel > 0 or the
+         * output's rank) */
+        const rt_shape shape = in.t[k].shape;
+        const void *data = in.t[k].data;
+        if (op_numel(&shape) > 0 || shape.rank == out.shape.rank) {
+            in.s[kept] = shape;
+            if (elem != 0) {
+                ptr.v[kept] = data;
+            } else {
+                ptr.f[kept] = (const float *)data;
+            }
+            kept++;
+        }
+    }
+    if (elem != 0) {
+        return rt_cat(elem, dim, kept, in.s, ptr.v, &out.shape, out.data);
+    }
+    return rt_cat_f32(dim, kept, in.s, ptr.f, &out.shape, out.data);
+}
+
+/* ---- by index: index_select, flip, slice_scatter, gather ----------------------------------- */
+
+/* kernels.py's _index_tensor: int64 or int32 indices (else DTYPE). */
+static rt_status index_tensor(const rt_pte_call *c, int32_t i, rt_pte_tensor *t)
+{
+    RT_TRY(op_tensor(c, i, t));
+    return t->dtype == OP_I64 || t->dtype == OP_I32 ? RT_OK : RT_ERR_PTE_DTYPE;
+}
+
+/* index_select.out (self, dim, index, out) */
+rt_status rt_op_aten_index_select_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, idx, out;
+    int32_t dim, elem;
+    RT_TRY(op_tensor(c, 0, &x));
+    RT_TRY(op_tensor(c, 3, &out));
+    RT_TRY(index_tensor(c, 2, &idx));
+    if (idx.shape.rank > 1) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(op_dim(c, 1, x.shape.rank, &dim));
+    RT_TRY(op_elem(x.dtype, &elem));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_index_select(elem, dim, idx.dtype, &x.shape, x.data, &idx.shape, idx.data,
+                           &out.shape, out.data);
+}
+
+/* flip.out (self, dims, out) */
+rt_status rt_op_aten_flip_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    int32_t dims[RT_MAX_DIMS], n, k, elem;
+    uint32_t mask = 0;
+    RT_TRY(op_tensor(c, 0, &x));
+    RT_TRY(op_tensor(c, 2, &out));
+    RT_TRY(op_dims(c, 1, x.shape.rank, dims, &n));
+    for (k = 0; k < n; ++k) {
+        mask |= 1u << dims[k];
+    }
+    if (x.shape.rank == 0) {
+        mask = 0;
+    }
+    RT_TRY(op_elem(x.dtype, &elem));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_flip(elem, mask, &x.shape, x.data, &out.shape, out.data);
+}
+
+/* slice_scatter.out (self, src, dim, start?, end?, step, out); start and end in int32 */
+rt_status rt_op_aten_slice_scatter_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, src, out;
+    int32_t dim, step, elem;
+    int64_t size, start = 0, end, count, v;
+    RT_TRY(op_tensor(c, 0, &x));
+    RT_TRY(op_tensor(c, 1, &src));
+    RT_TRY(op_tensor(c, 6, &out));
+    if (src.dtype != x.dtype || x.shape.rank == 0) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(op_dim(c, 2, x.shape.rank, &dim));
+    RT_TRY(op_int32(c, 5, 1, OP_I32_MAX, &step));
+    size = x.shape.d[dim];
+    end = size;
+    if (!rt_pte_arg_is_none(c, 3)) { /* kernels.py's _slice_bounds */
+        RT_TRY(op_int(c, 3, OP_I32_MIN, OP_I32_MAX, &v));
+        start = v < 0 ? v + size : v;
+        start = start < 0 ? 0 : start > size ? size : start;
+    }
+    if (!rt_pte_arg_is_none(c, 4)) {
+        RT_TRY(op_int(c, 4, OP_I32_MIN, OP_I32_MAX, &v));
+        end = v < 0 ? v + size : v;
+        end = end < 0 ? 0 : end > size ? size : end;
+    }
+    count = end > start ? (end - start + step - 1) / step : 0;
+    if (src.shape.rank != x.shape.rank || src.shape.d[dim] != count) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(op_elem(x.dtype, &elem));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_slice_scatter(elem, dim, (int32_t)start, step, &x.shape, x.data, &src.shape,
+                            src.data, &out.shape, out.data);
+}
+
+/* gather.out (self, dim, index, sparse_grad, out) */
+rt_status rt_op_aten_gather_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, idx, out;
+    int32_t sparse, dim, elem;
+    RT_TRY(op_tensor(c, 0, &x));
+    RT_TRY(op_tensor(c, 4, &out));
+    RT_TRY(index_tensor(c, 2, &idx));
+    RT_TRY(rt_pte_arg_bool(c, 3, &sparse));
+    if (sparse) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    if (out.dtype != x.dtype) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(op_elem(x.dtype, &elem));
+    RT_TRY(op_dim(c, 1, x.shape.rank, &dim));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_gather(elem, dim, idx.dtype, &x.shape, x.data, &idx.shape, idx.data, &out.shape,
+                     out.data);
+}
+
+/* ---- advanced indexing: index, index_put ----------------------------------------------------- */
+
+/* A Tensor?[] argument of at most RT_MAX_DIMS entries (more: ARGS, as more index tensors than
+ * any tensor has dims); an absent entry has dtype -1 and data NULL.
+ *
+ * rt_pte.h has no accessor for an optional-tensor list yet: this reads the EValue (kind 11,
+ * OptionalTensorList; a plain TensorList is taken too, as aot/calls.py takes it) with the
+ * core's flatbuffer reader, then decodes each present entry with rt_pte_arg_tensor through a
+ * call whose argument vector is the list's items (both are vectors of int32 value indices). */
+
+enum { EVALUE_TENSOR_LIST = 10, EVALUE_OPT_TENSOR_LIST = 11 };
+
+static rt_status opt_tensors(const rt_pte_call *c, int32_t i, rt_pte_tensor *t, int32_t *n)
+{
+    rt_rd r = rt_rd_of(&c->prog->fb);
+    rt_pte_call items = *c;
+    uint32_t v, ev, kind, tab, first;
+    int32_t len, k;
+    *n = 0;
+    if (i < 0 || i >= c->n_args) {
+        return RT_ERR_PTE_ARGS;
+    }
+    v = rt_rd_u32(&r, c->args + 4u * (uint32_t)i);
+    if (r.err == RT_OK && v >= (uint32_t)c->prog->n_values) {
+        return RT_ERR_PTE_CORRUPT;
+    }
+    ev = rt_rd_elem(&r, c->prog->values, (int32_t)v);
+    kind = rt_rd_fu8(&r, ev, 0, 0);
+    tab = rt_rd_fref(&r, ev, 1);
+    if (r.err != RT_OK) {
+        return r.err;
+    }
+    if (kind != EVALUE_OPT_TENSOR_LIST && kind != EVALUE_TENSOR_LIST) {
+        return RT_ERR_PTE_ARGS;
+    }
+    first = rt_rd_fvec(&r, tab, 0, 4, &len);
+    if (r.err != RT_OK) {
+        return r.err;
+    }
+    if (len > RT_MAX_DIMS) {
+        return RT_ERR_PTE_ARGS;
+    }
+    items.args = first;
+    items.n_args = len;
+    for (k = 0; k < len; ++k) {
+        const int32_t item = (int32_t)rt_rd_u32(&r, first + 4u * (uint32_t)k);
+        if (r.err != RT_OK) {
+            return r.err;
+        }
+        if (item == -1 && kind == EVALUE_OPT_TENSOR_LIST) {
+            memset(&t[k], 0, sizeof t[k]);
+            t[k].dtype = -1;
+        } else {
+            RT_TRY(op_tensor(&items, k, &t[k]));
+        }
+    }
+    *n = len;
+    return RT_OK;
+}
+
+/* kernels.py's _index_params: the index list (arg 1) as rt_index_params, shapes and
+ * pointers; x is the indexed tensor. */
+static rt_status index_params(const rt_pte_call *c, const rt_pte_tensor *x, rt_index_params *p,
+                              rt_shape *shapes, const void **ptrs)
+{
+    rt_pte_tensor idx[RT_MAX_DIMS];
+    int32_t n, k, first = -1, last = -1, adjacent = 1;
+    RT_TRY(opt_tensors(c, 1, idx, &n));
+    if (n == 0 || n > x->shape.rank) {
+        return RT_ERR_PTE_ARGS;
+    }
+    for (k = 0; k < n; ++k) {
+        if (idx[k].dtype != -1 && idx[k].dtype != OP_I64 && idx[k].dtype != OP_I32) {
+            return RT_ERR_PTE_DTYPE;
+        }
+    }
+    for (k = 0; k < n; ++k) { /* given indices adjacent: the result's dims go where they are */
+        if (idx[k].dtype != -1) {
+            if (first < 0) {
+                first = k;
+            } else if (last != k - 1) {
+                adjacent = 0;
+            }
+            last = k;
+        }
+    }
+    if (first < 0) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(op_elem(x->dtype, &p->elem_size));
+    p->n_idx = n;
+    p->bcast_pos = adjacent ? first : 0;
+    for (k = 0; k < RT_MAX_DIMS; ++k) {
+        p->index_dtype[k] = k < n ? idx[k].dtype : -1;
+    }
+    for (k = 0; k < n; ++k) {
+        if (idx[k].dtype == -1) {
+            memset(&shapes[k], 0, sizeof shapes[k]);
+            ptrs[k] = NULL;
+        } else {
+            shapes[k] = idx[k].shape;
+            ptrs[k] = idx[k].data;
+        }
+    }
+    return RT_OK;
+}
+
+/* index: index.Tensor_out (self, indices, out) */
+rt_status rt_op_aten_index_Tensor_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    rt_index_params p;
+    rt_shape shapes[RT_MAX_DIMS];
+    const void *ptrs[RT_MAX_DIMS];
+    RT_TRY(op_tensor(c, 0, &x));
+    RT_TRY(op_tensor(c, 2, &out));
+    RT_TRY(index_params(c, &x, &p, shapes, ptrs));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_index(&p, &x.shape, x.data, shapes, ptrs, &out.shape, out.data);
+}
+
+/* index_put: index_put.out (self, indices, values, accumulate, out); accumulate only into
+ * float32 */
+rt_status rt_op_aten_index_put_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, values, out;
+    rt_index_params p;
+    rt_shape shapes[RT_MAX_DIMS];
+    const void *ptrs[RT_MAX_DIMS];
+    int32_t acc;
+    RT_TRY(op_tensor(c, 0, &x));
+    RT_TRY(op_tensor(c, 4, &out));
+    RT_TRY(rt_pte_arg_tensor(c, 2, x.dtype, &values));
+    RT_TRY(index_params(c, &x, &p, shapes, ptrs));
+    RT_TRY(rt_pte_arg_bool(c, 3, &acc));
+    if (acc && x.dtype != OP_F32) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    if (acc) {
+        return rt_index_put_acc_f32(&p, &x.shape, x.data, shapes, ptrs, &values.shape,
+                                    values.data, &out.shape, out.data);
+    }
+    return rt_index_put(&p, &x.shape, x.data, shapes, ptrs, &values.shape, values.data,
+                        &out.shape, out.data);
+}

@@ -1,0 +1,637 @@
+/* op_int8.c - the interpreter's adapters for the int8 operators (ExecuTorch's cortex_m names,
+ * aot/quantization/ops.py): each decodes a call's arguments as aot/codegen/kernels.py's q8_*
+ * renderer reads them, makes the same checks, and calls the same rt_*_s8 kernel with the same
+ * parameters, so a .pte run here gives the static C's bytes.
+ *
+ * Refusals: an argument that contradicts the op -> RT_ERR_PTE_ARGS (the renderer's
+ * ctx.invalid), a tensor of another dtype -> RT_ERR_PTE_DTYPE, a valid call with no kernel
+ * (a rank the kernel does not take, a kernel_sum, a softmax over another dim) ->
+ * RT_ERR_PTE_UNSUPPORTED (ctx.unsupported). Arguments the renderer does not read are checked
+ * for their kind at load only (as aot.calls.decode_call does before any renderer runs).
+ *
+ * quantized_linear's requantization comes as two int[] lists (one pair per tensor, or one per
+ * output channel): rt_pte_arg_int32s hands over a layer's lists as load decoded them into the
+ * state, and decodes a short one on the stack.
+ *
+ * quantized_conv2d_nhwc has two kernels (general, pointwise); it calls the one the kernel
+ * table links for it (rt_pte_variant), so a firmware whose convolutions are all pointwise
+ * links no general convolution, as with the static C.
+ */
+#include <math.h>
+
+#include "rt_check.h"
+#include "rt_pte.h"
+#include "rt_kernels_s8.h"
+
+/* Adapters run once a call, around a kernel that does the work: built for size. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#pragma GCC optimize("Os")
+#endif
+
+#define I32_MIN (-2147483647 - 1)
+#define I32_MAX 2147483647
+
+rt_status rt_op_cortex_m_quantize_per_tensor_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_dequantize_per_tensor_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_quantized_conv2d_nhwc_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_quantized_depthwise_conv2d_nhwc_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_quantized_add_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_quantized_mul_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_quantized_activation_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_maximum_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_minimum_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_softmax_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_transpose_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_pad_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_quantized_avg_pool2d_nhwc_out(const rt_pte_call *c);
+rt_status rt_op_cortex_m_quantized_max_pool2d_nhwc_out(const rt_pte_call *c);
+
+/* ---- decoding ------------------------------------------------------------------------ */
+
+/* An int argument in [lo, hi] (ctx.int). */
+static rt_status q8_int(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi, int32_t *v)
+{
+    int64_t x;
+    RT_TRY(rt_pte_arg_int(c, i, &x));
+    if (x < lo || x > hi) {
+        return RT_ERR_PTE_ARGS;
+    }
+    *v = (int32_t)x;
+    return RT_OK;
+}
+
+/* An int[] argument of exactly `len` items (len <= 4), each in [lo, hi] (ctx.ints). */
+static rt_status q8_ints(const rt_pte_call *c, int32_t i, int32_t len, int64_t lo, int64_t hi,
+                         int32_t *v)
+{
+    int64_t items[RT_PTE_MAX_LIST];
+    int32_t n, k;
+    RT_TRY(rt_pte_arg_ints(c, i, items, RT_PTE_MAX_LIST, &n));
+    if (n != len) {
+        return RT_ERR_PTE_ARGS;
+    }
+    for (k = 0; k < n; ++k) {
+        if (items[k] < lo || items[k] > hi) {
+            return RT_ERR_PTE_ARGS;
+        }
+        v[k] = (int32_t)items[k];
+    }
+    return RT_OK;
+}
+
+/* A [lo, hi] activation range (_act_range). */
+static rt_status q8_act_range(const rt_pte_call *c, int32_t i_lo, int32_t i_hi, int32_t *lo,
+                              int32_t *hi)
+{
+    RT_TRY(q8_int(c, i_lo, -128, 127, lo));
+    RT_TRY(q8_int(c, i_hi, -128, 127, hi));
+    return *lo > *hi ? RT_ERR_PTE_ARGS : RT_OK;
+}
+
+/* A rank-4 int8 feature map (_nhwc). */
+static rt_status q8_nhwc(const rt_pte_call *c, int32_t i, rt_pte_tensor *t)
+{
+    RT_TRY(rt_pte_arg_tensor(c, i, RT_DTYPE_I8, t));
+    return t->shape.rank == 4 ? RT_OK : RT_ERR_PTE_UNSUPPORTED;
+}
+
+static int64_t q8_numel(const rt_shape *s)
+{
+    int64_t n = 1;
+    int32_t k;
+    for (k = 0; k < s->rank; ++k) {
+        n *= s->d[k];
+    }
+    return n;
+}
+
+static int q8_same_shape(const rt_shape *a, const rt_shape *b)
+{
+    int32_t k;
+    if (a->rank != b->rank) {
+        return 0;
+    }
+    for (k = 0; k < a->rank; ++k) {
+        if (a->d[k] != b->d[k]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* At load: arguments no renderer reads still have their schema's kind. */
+static rt_status q8_is_int(const rt_pte_call *c, int32_t i)
+{
+    int64_t v;
+    return rt_pte_arg_int(c, i, &v);
+}
+
+static rt_status q8_is_bool(const rt_pte_call *c, int32_t i)
+{
+    int32_t v;
+    return rt_pte_arg_bool(c, i, &v);
+}
+
+/* Bytes per element of the dtypes the C generator knows (_elem_size); 0 for
+ * others, which the renderer refuses where it first reads the tensor. */
+/* ---- quantize / dequantize ----------------------------------------------------------- */
+
+static rt_status q8_quant_params(const rt_pte_call *c, rt_quant_params *p)
+{
+    RT_TRY(q8_int(c, 2, -128, 127, &p->zero_point));
+    RT_TRY(q8_int(c, 3, -128, 127, &p->qmin));
+    return q8_int(c, 4, -128, 127, &p->qmax);
+}
+
+rt_status rt_op_cortex_m_quantize_per_tensor_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    rt_quant_params p;
+    double scale;
+    if (c->check) {
+        RT_TRY(q8_is_int(c, 5));   /* dtype */
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_F32, &x));
+    RT_TRY(rt_pte_arg_tensor(c, 6, RT_DTYPE_I8, &out));
+    RT_TRY(rt_pte_arg_double(c, 1, &scale));
+    if (!(scale > 0.0) || !q8_same_shape(&x.shape, &out.shape)) {
+        return RT_ERR_PTE_ARGS;
+    }
+    p.scale = (float)(1.0 / scale);
+    RT_TRY(q8_quant_params(c, &p));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_quantize_f32_s8(&p, &x.shape, (const float *)x.data, &out.shape,
+                              (int8_t *)out.data);
+}
+
+rt_status rt_op_cortex_m_dequantize_per_tensor_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    rt_quant_params p;
+    double scale;
+    if (c->check) {
+        RT_TRY(q8_is_int(c, 5));   /* dtype */
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &x));
+    RT_TRY(rt_pte_arg_tensor(c, 6, RT_DTYPE_F32, &out));
+    if (!q8_same_shape(&x.shape, &out.shape)) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(rt_pte_arg_double(c, 1, &scale));
+    p.scale = scale != scale ? NAN : (float)scale;   /* the renderer's literal: NAN */
+    RT_TRY(q8_quant_params(c, &p));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_dequantize_s8_f32(&p, &x.shape, (const int8_t *)x.data, &out.shape,
+                                (float *)out.data);
+}
+
+/* ---- convolution --------------------------------------------------------------------- */
+
+/* What _conv_common reads, from argument 2 (bias) on; `q` is the index of input_offset (the
+ * depthwise op has its depth_multiplier before it). */
+static rt_status q8_conv_common(const rt_pte_call *c, int32_t q, const rt_pte_tensor *x,
+                                const rt_pte_tensor *out, int32_t cout, rt_pte_tensor *bias,
+                                rt_conv_s8_params *p)
+{
+    int32_t v[2];
+    rt_pte_tensor m, s;
+    RT_TRY(q8_ints(c, 3, 2, 1, I32_MAX, v));
+    p->stride_h = v[0];
+    p->stride_w = v[1];
+    RT_TRY(q8_ints(c, 4, 2, 0, I32_MAX, v));
+    p->pad_h = v[0];
+    p->pad_w = v[1];
+    RT_TRY(q8_ints(c, 5, 2, 1, I32_MAX, v));
+    p->dilation_h = v[0];
+    p->dilation_w = v[1];
+    RT_TRY(rt_pte_arg_opt_tensor(c, 2, RT_DTYPE_I32, bias));
+    if (bias->data != NULL && q8_numel(&bias->shape) != cout) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if (out->shape.d[3] != cout || out->shape.d[0] != x->shape.d[0]) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(q8_act_range(c, q + 4, q + 5, &p->act_min, &p->act_max));
+    RT_TRY(rt_pte_arg_tensor(c, q + 2, RT_DTYPE_I32, &m));
+    RT_TRY(rt_pte_arg_tensor(c, q + 3, RT_DTYPE_I32, &s));
+    if (q8_numel(&m.shape) != cout || q8_numel(&s.shape) != cout) {
+        return RT_ERR_PTE_ARGS;
+    }
+    p->mult = (const int32_t *)m.data;
+    p->shift = (const int32_t *)s.data;
+    RT_TRY(q8_int(c, q, -127, 128, &p->input_offset));
+    return q8_int(c, q + 1, -128, 127, &p->output_offset);
+}
+
+typedef rt_status (*conv_s8_fn)(const rt_scratch *, const rt_conv_s8_params *,
+                                const rt_shape *, const int8_t *, const rt_shape *,
+                                const int8_t *, const rt_shape *, const int32_t *,
+                                const rt_shape *, int8_t *);
+
+rt_status rt_op_cortex_m_quantized_conv2d_nhwc_out(const rt_pte_call *c)
+{
+    conv_s8_fn kernel;
+    rt_pte_tensor x, w, b, out, scratch_t;
+    rt_conv_s8_params p;
+    rt_scratch scratch;
+    int32_t cin_g, pointwise;
+    RT_TRY(q8_nhwc(c, 0, &x));
+    RT_TRY(q8_nhwc(c, 1, &w));
+    RT_TRY(q8_nhwc(c, 13, &out));
+    cin_g = w.shape.d[3];
+    if (cin_g == 0 || x.shape.d[3] % cin_g != 0 || x.shape.d[3] / cin_g == 0 ||
+        w.shape.d[0] % (x.shape.d[3] / cin_g) != 0) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(q8_conv_common(c, 6, &x, &out, w.shape.d[0], &b, &p));
+    /* A pointwise layer has its own entry point (same contract and result). */
+    pointwise = w.shape.d[1] == 1 && w.shape.d[2] == 1 && cin_g == x.shape.d[3] &&
+                p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 && p.pad_w == 0 &&
+                out.shape.d[1] == x.shape.d[1] && out.shape.d[2] == x.shape.d[2];
+    RT_TRY(rt_pte_arg_tensor(c, 12, -1, &scratch_t));
+    if (rt_pte_elem_size(scratch_t.dtype) == 0) {
+        return RT_ERR_PTE_DTYPE;
+    }
+    /* The kernels this firmware links (aot/interpreter.py VARIANTS): general, pointwise. */
+    kernel = (conv_s8_fn)rt_pte_variant(c, pointwise ? 1 : 0);
+    if (kernel == NULL) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    scratch.buf = scratch_t.data;
+    scratch.size = (int32_t)q8_numel(&scratch_t.shape);
+    return kernel(&scratch, &p, &x.shape, (const int8_t *)x.data, &w.shape,
+                  (const int8_t *)w.data, RT_PTE_SHAPE(&b), (const int32_t *)b.data, &out.shape,
+                  (int8_t *)out.data);
+}
+
+rt_status rt_op_cortex_m_quantized_depthwise_conv2d_nhwc_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, w, b, out, scratch_t;
+    rt_conv_s8_params p;
+    int32_t cout, mult;
+    if (c->check) {
+        RT_TRY(rt_pte_arg_tensor(c, 13, -1, &scratch_t));   /* scratch: not used */
+    }
+    RT_TRY(q8_nhwc(c, 0, &x));
+    RT_TRY(q8_nhwc(c, 1, &w));
+    RT_TRY(q8_nhwc(c, 14, &out));
+    cout = w.shape.d[3];
+    RT_TRY(q8_int(c, 6, 1, I32_MAX, &mult));
+    if (w.shape.d[0] != 1 || (int64_t)cout != (int64_t)x.shape.d[3] * mult) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(q8_conv_common(c, 7, &x, &out, cout, &b, &p));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_depthwise_conv2d_s8(&p, &x.shape, (const int8_t *)x.data, &w.shape,
+                                  (const int8_t *)w.data, RT_PTE_SHAPE(&b),
+                                  (const int32_t *)b.data, &out.shape, (int8_t *)out.data);
+}
+
+/* ---- fully connected ----------------------------------------------------------------- */
+
+rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, w, b, ks, out;
+    rt_fc_s8_params p;
+    int32_t mult_buf[RT_PTE_CACHE_MIN_ITEMS], shift_buf[RT_PTE_CACHE_MIN_ITEMS];
+    const int32_t *mult, *shift;
+    int32_t cout, k, r, n_m, n_s, last;
+    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &x));
+    RT_TRY(rt_pte_arg_tensor(c, 1, RT_DTYPE_I8, &w));
+    RT_TRY(rt_pte_arg_tensor(c, 11, RT_DTYPE_I8, &out));
+    if (w.shape.rank != 2) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    if (!rt_pte_arg_is_none(c, 3)) {   /* a kernel_sum: the MVE form of the bias */
+        RT_TRY(rt_pte_arg_opt_tensor(c, 3, -1, &ks));
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    cout = w.shape.d[0];
+    k = w.shape.d[1];
+    RT_TRY(rt_pte_arg_opt_tensor(c, 2, RT_DTYPE_I32, &b));
+    if (x.shape.rank < 1 || x.shape.d[x.shape.rank - 1] != k ||
+        out.shape.rank != x.shape.rank || out.shape.d[out.shape.rank - 1] != cout) {
+        return RT_ERR_PTE_ARGS;
+    }
+    last = x.shape.rank - 1;
+    for (r = 0; r < last; ++r) {
+        if (out.shape.d[r] != x.shape.d[r]) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    if (b.data != NULL && q8_numel(&b.shape) != cout) {
+        return RT_ERR_PTE_ARGS;
+    }
+    /* _requant_arrays: one pair, or one per channel. A layer's per-channel lists were decoded
+     * at load into the state (rt_pte_arg_int32s hands them over in place); a short list is
+     * decoded here. */
+    RT_TRY(rt_pte_arg_int32s(c, 7, 0, I32_MAX, mult_buf, RT_PTE_CACHE_MIN_ITEMS, &mult, &n_m));
+    RT_TRY(rt_pte_arg_int32s(c, 8, -31, 31, shift_buf, RT_PTE_CACHE_MIN_ITEMS, &shift, &n_s));
+    if (n_m != n_s || (n_m != 1 && n_m != cout)) {
+        return RT_ERR_PTE_ARGS;   /* (an empty list is not a tensor either) */
+    }
+    RT_TRY(q8_act_range(c, 10, 9, &p.act_min, &p.act_max));
+    RT_TRY(q8_int(c, 4, -127, 128, &p.input_offset));
+    RT_TRY(q8_int(c, 5, -127, 128, &p.filter_offset));
+    RT_TRY(q8_int(c, 6, -128, 127, &p.output_offset));
+    p.per_channel = n_m > 1;
+    p.mult = mult;
+    p.shift = shift;
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_fully_connected_s8(&p, &x.shape, (const int8_t *)x.data, &w.shape,
+                                 (const int8_t *)w.data, RT_PTE_SHAPE(&b),
+                                 (const int32_t *)b.data, &out.shape, (int8_t *)out.data);
+}
+
+/* ---- elementwise --------------------------------------------------------------------- */
+
+rt_status rt_op_cortex_m_quantized_add_out(const rt_pte_call *c)
+{
+    rt_pte_tensor a, b, out;
+    rt_add_s8_params p;
+    int32_t zp;
+    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &a));
+    RT_TRY(rt_pte_arg_tensor(c, 4, RT_DTYPE_I8, &b));
+    RT_TRY(rt_pte_arg_tensor(c, 13, RT_DTYPE_I8, &out));
+    RT_TRY(q8_act_range(c, 11, 12, &p.act_min, &p.act_max));
+    RT_TRY(q8_int(c, 1, -128, 127, &zp));
+    p.in1_offset = -zp;
+    RT_TRY(q8_int(c, 2, 0, I32_MAX, &p.in1_mult));
+    RT_TRY(q8_int(c, 3, -31, 31, &p.in1_shift));
+    RT_TRY(q8_int(c, 5, -128, 127, &zp));
+    p.in2_offset = -zp;
+    RT_TRY(q8_int(c, 6, -I32_MAX, I32_MAX, &p.in2_mult));
+    RT_TRY(q8_int(c, 7, -31, 31, &p.in2_shift));
+    p.left_shift = 20;
+    RT_TRY(q8_int(c, 8, -128, 127, &p.out_offset));
+    RT_TRY(q8_int(c, 9, 0, I32_MAX, &p.out_mult));
+    RT_TRY(q8_int(c, 10, -31, 31, &p.out_shift));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_add_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
+                     &out.shape, (int8_t *)out.data);
+}
+
+rt_status rt_op_cortex_m_quantized_mul_out(const rt_pte_call *c)
+{
+    rt_pte_tensor a, b, out;
+    rt_mul_s8_params p;
+    int32_t zp;
+    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &a));
+    RT_TRY(rt_pte_arg_tensor(c, 2, RT_DTYPE_I8, &b));
+    RT_TRY(rt_pte_arg_tensor(c, 7, RT_DTYPE_I8, &out));
+    RT_TRY(q8_int(c, 1, -128, 127, &zp));
+    p.in1_offset = -zp;
+    RT_TRY(q8_int(c, 3, -128, 127, &zp));
+    p.in2_offset = -zp;
+    RT_TRY(q8_int(c, 4, -128, 127, &p.out_offset));
+    RT_TRY(q8_int(c, 5, 0, I32_MAX, &p.out_mult));
+    RT_TRY(q8_int(c, 6, -31, 31, &p.out_shift));
+    p.act_min = -128;
+    p.act_max = 127;
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_mul_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
+                     &out.shape, (int8_t *)out.data);
+}
+
+rt_status rt_op_cortex_m_quantized_activation_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, lut, out;
+    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &x));
+    RT_TRY(rt_pte_arg_tensor(c, 2, RT_DTYPE_I8, &out));
+    RT_TRY(rt_pte_arg_tensor(c, 1, RT_DTYPE_I8, &lut));
+    if (q8_numel(&lut.shape) != 256 || !q8_same_shape(&x.shape, &out.shape)) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_lut_s8((const int8_t *)lut.data, &x.shape, (const int8_t *)x.data, &out.shape,
+                     (int8_t *)out.data);
+}
+
+typedef rt_status (*q8_minmax_fn)(const rt_shape *, const int8_t *, const rt_shape *,
+                                  const int8_t *, const rt_shape *, int8_t *);
+
+static rt_status q8_minmax(const rt_pte_call *c, q8_minmax_fn fn)
+{
+    rt_pte_tensor a, b, out;
+    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &a));
+    RT_TRY(rt_pte_arg_tensor(c, 1, RT_DTYPE_I8, &b));
+    RT_TRY(rt_pte_arg_tensor(c, 2, RT_DTYPE_I8, &out));
+    if (c->check) {
+        return RT_OK;
+    }
+    return fn(&a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data, &out.shape,
+              (int8_t *)out.data);
+}
+
+rt_status rt_op_cortex_m_maximum_out(const rt_pte_call *c)
+{
+    return q8_minmax(c, rt_maximum_s8);
+}
+
+rt_status rt_op_cortex_m_minimum_out(const rt_pte_call *c)
+{
+    return q8_minmax(c, rt_minimum_s8);
+}
+
+rt_status rt_op_cortex_m_softmax_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    rt_softmax_s8_params p;
+    int32_t size, dim, zp;
+    if (c->check) {
+        RT_TRY(q8_is_int(c, 2));   /* input_zero_point */
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &x));
+    RT_TRY(rt_pte_arg_tensor(c, 7, RT_DTYPE_I8, &out));
+    size = x.shape.rank > 1 ? x.shape.rank : 1;
+    RT_TRY(q8_int(c, 1, -size, size - 1, &dim));
+    if ((dim < 0 ? dim + size : dim) != size - 1) {
+        return RT_ERR_PTE_UNSUPPORTED;   /* over a dim other than the last */
+    }
+    RT_TRY(q8_int(c, 3, I32_MIN, I32_MAX, &zp));
+    if (zp != -128 || !q8_same_shape(&x.shape, &out.shape)) {
+        return RT_ERR_PTE_ARGS;   /* outputs at zero point -128 (scale 1/256) */
+    }
+    RT_TRY(q8_int(c, 4, 0, I32_MAX, &p.mult));
+    RT_TRY(q8_int(c, 5, 0, 31, &p.shift));
+    RT_TRY(q8_int(c, 6, I32_MIN, 0, &p.diff_min));
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_softmax_s8(&p, &x.shape, (const int8_t *)x.data, &out.shape, (int8_t *)out.data);
+}
+
+/* ---- data movement ------------------------------------------------------------------- */
+
+rt_status rt_op_cortex_m_transpose_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    int64_t items[RT_PTE_MAX_LIST];
+    int32_t perm[RT_MAX_DIMS];
+    int32_t n, k, j, size, elem;
+    RT_TRY(rt_pte_arg_tensor(c, 0, -1, &x));
+    if (rt_pte_elem_size(x.dtype) == 0) {
+        return RT_ERR_PTE_DTYPE;
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 2, -1, &out));
+    if (rt_pte_elem_size(out.dtype) == 0) {
+        return RT_ERR_PTE_DTYPE;
+    }
+    size = x.shape.rank > 1 ? x.shape.rank : 1;
+    RT_TRY(rt_pte_arg_ints(c, 1, items, RT_PTE_MAX_LIST, &n));   /* ctx.dims */
+    for (k = 0; k < n; ++k) {
+        if (items[k] < -size || items[k] > size - 1) {
+            return RT_ERR_PTE_ARGS;
+        }
+        if (items[k] < 0) {
+            items[k] += size;
+        }
+    }
+    for (k = 0; k < n; ++k) {
+        for (j = 0; j < k; ++j) {
+            if (items[j] == items[k]) {
+                return RT_ERR_PTE_ARGS;
+            }
+        }
+    }
+    if (n != x.shape.rank || x.dtype != out.dtype) {
+        return RT_ERR_PTE_ARGS;
+    }
+    elem = rt_pte_elem_size(x.dtype);
+    for (k = 0; k < n; ++k) {
+        perm[k] = (int32_t)items[k];
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_permute(elem, perm, &x.shape, x.data, &out.shape, out.data);
+}
+
+rt_status rt_op_cortex_m_pad_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    int32_t pre[4], post[4], before[4];
+    int32_t off, k, value;
+    int8_t fill;
+    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &x));
+    RT_TRY(rt_pte_arg_tensor(c, 4, RT_DTYPE_I8, &out));
+    RT_TRY(q8_ints(c, 1, 4, 0, I32_MAX, pre));
+    RT_TRY(q8_ints(c, 2, 4, 0, I32_MAX, post));
+    if (x.shape.rank > 4) {
+        return RT_ERR_PTE_UNSUPPORTED;
+    }
+    off = 4 - x.shape.rank;
+    if (out.shape.rank != x.shape.rank) {
+        return RT_ERR_PTE_ARGS;
+    }
+    for (k = 0; k < off; ++k) {
+        if (pre[k] != 0 || post[k] != 0) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    for (k = 0; k < x.shape.rank; ++k) {
+        if ((int64_t)out.shape.d[k] !=
+            (int64_t)x.shape.d[k] + pre[off + k] + (int64_t)post[off + k]) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    RT_TRY(q8_int(c, 3, -128, 127, &value));
+    fill = (int8_t)value;
+    before[0] = 0;   /* a rank-0 tensor: one 0 */
+    for (k = 0; k < x.shape.rank; ++k) {
+        before[k] = pre[off + k];
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_constant_pad(1, before, &fill, &x.shape, x.data, &out.shape, out.data);
+}
+
+/* ---- pooling ------------------------------------------------------------------------- */
+
+/* _pool_params: kernel_size, stride, padding (arguments 1..3) and the batch/channel check. */
+static rt_status q8_pool_params(const rt_pte_call *c, const rt_pte_tensor *x,
+                                const rt_pte_tensor *out, rt_pool_s8_params *p)
+{
+    int32_t v[2];
+    RT_TRY(q8_ints(c, 1, 2, 1, I32_MAX, v));
+    p->kernel_h = v[0];
+    p->kernel_w = v[1];
+    RT_TRY(q8_ints(c, 2, 2, 1, I32_MAX, v));
+    p->stride_h = v[0];
+    p->stride_w = v[1];
+    RT_TRY(q8_ints(c, 3, 2, 0, I32_MAX, v));
+    p->pad_h = v[0];
+    p->pad_w = v[1];
+    if (out->shape.d[0] != x->shape.d[0] || out->shape.d[3] != x->shape.d[3]) {
+        return RT_ERR_PTE_ARGS;
+    }
+    return RT_OK;
+}
+
+rt_status rt_op_cortex_m_quantized_avg_pool2d_nhwc_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out, scratch_t;
+    rt_pool_s8_params p;
+    if (c->check) {   /* read by no renderer: ceil_mode, zero_point, multiplier, shift, scratch */
+        RT_TRY(q8_is_bool(c, 4));
+        RT_TRY(q8_is_int(c, 5));
+        RT_TRY(q8_is_int(c, 6));
+        RT_TRY(q8_is_int(c, 7));
+        RT_TRY(rt_pte_arg_tensor(c, 8, -1, &scratch_t));
+    }
+    RT_TRY(q8_nhwc(c, 0, &x));
+    RT_TRY(q8_nhwc(c, 9, &out));
+    RT_TRY(q8_pool_params(c, &x, &out, &p));
+    p.dilation_h = 1;
+    p.dilation_w = 1;
+    p.act_min = -128;
+    p.act_max = 127;
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_avg_pool2d_s8(&p, &x.shape, (const int8_t *)x.data, &out.shape,
+                            (int8_t *)out.data);
+}
+
+rt_status rt_op_cortex_m_quantized_max_pool2d_nhwc_out(const rt_pte_call *c)
+{
+    rt_pte_tensor x, out;
+    rt_pool_s8_params p;
+    int32_t dil[2];
+    if (c->check) {   /* read by no renderer: ceil_mode, input/output zero points */
+        RT_TRY(q8_is_bool(c, 5));
+        RT_TRY(q8_is_int(c, 6));
+        RT_TRY(q8_is_int(c, 7));
+    }
+    RT_TRY(q8_nhwc(c, 0, &x));
+    RT_TRY(q8_nhwc(c, 10, &out));
+    RT_TRY(q8_ints(c, 4, 2, 1, I32_MAX, dil));
+    RT_TRY(q8_act_range(c, 8, 9, &p.act_min, &p.act_max));
+    RT_TRY(q8_pool_params(c, &x, &out, &p));
+    p.dilation_h = dil[0];
+    p.dilation_w = dil[1];
+    if (c->check) {
+        return RT_OK;
+    }
+    return rt_max_pool2d_s8(&p, &x.shape, (const int8_t *)x.data, &out.shape,
+                            (int8_t *)out.data);
+}

@@ -1,0 +1,336 @@
+"""The .pte interpreter of runtime_c (rt_pte.h) on the host: its loader and dispatch.
+
+References: the static C the same program generates (bit for bit), ExecuTorch's own runtime
+for .pte files ExecuTorch's exir wrote, and AddressSanitizer/UBSan for the fuzzed loader.
+(The per-op adapters are checked op family by op family in test_interpreter_*.py.)
+"""
+from __future__ import annotations
+
+import dataclasses
+import os
+import random
+import zlib
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+
+import aot
+import aot.host
+import aot.interpreter as I
+from aot import program as P
+from aot.codegen.runtime import STATUS_NAMES, runtime_dir
+from aot.pte import load_program, serialize_pte
+from aot.zoo import ZOO
+from conftest import require_module, require_tool
+
+STATUS = {name: code for code, name in STATUS_NAMES.items()}
+TOLERANCE = 1e-4
+
+
+@pytest.fixture(scope="module")
+def interp():
+    """The interpreter with every operator of the op table."""
+    return I.build_host()
+
+
+@pytest.fixture(scope="module")
+def programs():
+    """name -> .pte bytes of small float32 and int8 programs (lowered once)."""
+    out = {}
+    for name in ("autoencoder", "kws"):
+        module, example = ZOO[name]()
+        ep = torch.export.export(module.eval(), example)
+        out[name] = aot.to_edge(ep).to_executorch().buffer
+    module, example = ZOO["autoencoder"]()
+    q = aot.quantize(module, example, aot.zoo.calibration_set("autoencoder", 4))
+    out["autoencoder_int8"] = aot.to_edge(q).to_executorch().buffer
+    return out
+
+
+def _inputs(pte: bytes, seed: int = 0):
+    plan = load_program(pte).method("forward")
+    rng = np.random.default_rng(seed)
+    arrays = []
+    for i in plan.inputs:
+        v = plan.values[i]
+        dtype = aot.ir.TORCH_DTYPES[v.scalar_type]
+        a = rng.standard_normal(v.sizes).astype(np.float32)
+        arrays.append(torch.from_numpy(a).to(dtype).numpy())
+    return arrays
+
+
+def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+@pytest.mark.parametrize("name", ["autoencoder", "kws", "autoencoder_int8"])
+def test_matches_static_c_bit_for_bit(interp, programs, name):
+    pte = programs[name]
+    sources = aot.generate_c(load_program(pte), name="m")
+    xs = _inputs(pte)
+    want = aot.host.build(sources)(*xs)
+    got = interp.run(pte, xs)
+    assert len(got) == len(want)
+    assert all(_same_bits(g, w) for g, w in zip(got, want))
+
+
+def test_a_table_of_one_programs_operators_runs_it(programs):
+    pte = programs["autoencoder"]
+    small = I.build_host([pte])
+    table = I.table_source([pte])
+    assert {a for a in table.adapters} == {"rt_op_aten_addmm_out", "rt_op_aten_relu_out",
+                                           "rt_op_executorch_prim_et_view_default"}
+    xs = _inputs(pte)
+    assert all(_same_bits(g, w) for g, w in zip(small.run(pte, xs), I.build_host().run(pte, xs)))
+
+
+def test_repeated_runs_give_the_same_outputs(interp, programs):
+    pte = programs["kws"]
+    prog = interp.load(pte)
+    xs = _inputs(pte)
+    first = prog(*xs)
+    assert all(_same_bits(a, b) for a, b in zip(first, prog(*xs)))
+
+
+def test_state_size_covers_the_cached_lists(interp, programs):
+    """The int8 autoencoder's per-channel requantization lists are decoded once, into the
+    state's tail; Python's count of them matches the C's."""
+    pte = programs["autoencoder_int8"]
+    lists, items = I.cached_lists(load_program(pte))
+    assert lists > 0 and items >= 16 * lists
+    assert I.cached_lists(load_program(programs["kws"])) == (0, 0)
+
+    def state_size(data):
+        status = interp._ffi.new("int32_t *")
+        raw, ptr = interp._aligned(len(data))
+        interp._ffi.memmove(ptr, data, len(data))
+        size = interp._lib.rt_pte_state_size(ptr, len(data), status)
+        assert status[0] == 0
+        return size
+    base = state_size(programs["kws"])          # the fixed part alone
+    assert state_size(pte) == base + 12 * lists + 4 * items
+
+
+# -- bad input: each a distinct rt_status -----------------------------------------------------
+
+def _status_of(interp, pte: bytes, arena=None) -> str:
+    with pytest.raises(I.PteError) as e:
+        interp.load(pte, arena)
+    return STATUS_NAMES[e.value.status]
+
+
+def _edit(pte: bytes, change) -> bytes:
+    program = load_program(pte)
+    plan = program.execution_plan[0]
+    new_plan = change(plan)
+    return bytes(serialize_pte(dataclasses.replace(program, execution_plan=[new_plan])))
+
+
+@pytest.mark.parametrize("cut", [4, 7, 64, 1000, 0.5, 0.9, -1])
+def test_truncated_file(interp, programs, cut):
+    pte = programs["autoencoder"]
+    n = int(len(pte) * cut) if isinstance(cut, float) else (len(pte) + cut if cut < 0 else cut)
+    assert _status_of(interp, pte[:n]) == "RT_ERR_PTE_TRUNCATED"
+
+
+def test_not_a_pte(interp, programs):
+    pte = bytearray(programs["autoencoder"])
+    pte[4:8] = b"XX99"
+    assert _status_of(interp, bytes(pte)) == "RT_ERR_PTE_CORRUPT"
+
+
+def test_corrupted_offset(interp, programs):
+    """The root table's offset pointing at garbage inside the file."""
+    pte = bytearray(programs["autoencoder"])
+    pte[0:4] = (len(pte) // 2 + 1).to_bytes(4, "little")
+    assert _status_of(interp, bytes(pte)) in ("RT_ERR_PTE_CORRUPT", "RT_ERR_PTE_TRUNCATED")
+
+
+def test_unknown_operator_names_it(interp, programs):
+    pte = _edit(programs["autoencoder"], lambda plan: dataclasses.replace(
+        plan, operators=[dataclasses.replace(o, name="aten::frobnicate")
+                         if o.name == "aten::relu" else o for o in plan.operators]))
+    with pytest.raises(I.PteError) as e:
+        interp.load(pte)
+    assert STATUS_NAMES[e.value.status] == "RT_ERR_PTE_OPERATOR"
+    names = [o.name for o in load_program(pte).execution_plan[0].operators]
+    assert f"(operator {names.index('aten::frobnicate')})" in str(e.value)
+
+
+def test_arena_larger_than_the_buffer(interp, programs):
+    pte = programs["kws"]
+    need = sum(load_program(pte).execution_plan[0].non_const_buffer_sizes)
+    assert _status_of(interp, pte, arena=need - 16) == "RT_ERR_PTE_ARENA"
+    interp.load(pte, arena_size=need)      # exactly enough is enough
+
+
+def test_wrong_dtype(interp, programs):
+    """A float32 activation turned int32 (same size, so every offset still holds)."""
+    pte = programs["autoencoder"]
+    plan = load_program(pte).execution_plan[0]
+    victim = plan.inputs[0]
+
+    def change(plan):
+        values = list(plan.values)
+        values[victim] = dataclasses.replace(values[victim], scalar_type=P.ScalarType.INT)
+        return dataclasses.replace(plan, values=values)
+    assert _status_of(interp, _edit(pte, change)) == "RT_ERR_PTE_DTYPE"
+
+
+def test_wrong_argument_count(interp, programs):
+    def change(plan):
+        chain = plan.chains[0]
+        ins = [dataclasses.replace(i, args=list(i.args)[:-1]) if k == 0 else i
+               for k, i in enumerate(chain.instructions)]
+        return dataclasses.replace(plan, chains=[dataclasses.replace(chain, instructions=ins)])
+    assert _status_of(interp, _edit(programs["autoencoder"], change)) == "RT_ERR_PTE_ARGS"
+
+
+def test_tensor_outside_its_buffer(interp, programs):
+    pte = programs["autoencoder"]
+    plan = load_program(pte).execution_plan[0]
+    victim = plan.inputs[0]
+
+    def change(plan):
+        values = list(plan.values)
+        t = values[victim]
+        values[victim] = dataclasses.replace(t, allocation_info=dataclasses.replace(
+            t.allocation_info, memory_offset_low=plan.non_const_buffer_sizes[1]))
+        return dataclasses.replace(plan, values=values)
+    assert _status_of(interp, _edit(pte, change)) == "RT_ERR_PTE_CORRUPT"
+
+
+def test_statuses_are_distinct():
+    wanted = ["RT_ERR_PTE_TRUNCATED", "RT_ERR_PTE_CORRUPT", "RT_ERR_PTE_OPERATOR",
+              "RT_ERR_PTE_ARENA", "RT_ERR_PTE_DTYPE"]
+    assert len({STATUS[w] for w in wanted}) == len(wanted)
+    header = (runtime_dir() / "include" / "rt_types.h").read_text()
+    for name, code in STATUS.items():
+        assert f"{name} = {code}" in header
+
+
+# -- ExecuTorch's own files ---------------------------------------------------------------------
+
+@pytest.mark.parametrize("name", ["kws", "vww", "resnet8", "autoencoder"])
+def test_executorch_written_pte_matches_executorch_runtime(interp, name):
+    require_module("executorch")
+    from executorch.exir import to_edge
+    from executorch.runtime import Runtime
+    from aot.quiet import native_stderr_captured
+    module, example = ZOO[name]()
+    pte = to_edge(torch.export.export(module.eval(), example)).to_executorch().buffer
+    ours = interp.run(pte, [x.numpy() for x in example])
+    with native_stderr_captured():
+        method = Runtime.get().load_program(pte).load_method("forward")
+        theirs = [o.numpy() for o in method.execute(list(example))]
+    assert len(ours) == len(theirs)
+    for a, b in zip(ours, theirs):
+        assert a.shape == b.shape and a.dtype == b.dtype
+        np.testing.assert_allclose(a, b, rtol=1e-4, atol=TOLERANCE)
+
+
+# -- fuzzing under ASan/UBSan ---------------------------------------------------------------------
+
+_DRIVER = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "rt_pte.h"
+
+extern const rt_pte_registry rt_pte_registry_default;
+
+/* Load (and when that succeeds, run) every file named on the command line. Each file's bytes
+ * end exactly at the end of a heap block, so a read past them is a heap-buffer-overflow. */
+int main(int argc, char **argv)
+{
+    static uint8_t arena[1 << 18] __attribute__((aligned(16)));
+    int k;
+    for (k = 1; k < argc; ++k) {
+        FILE *f = fopen(argv[k], "rb");
+        long n;
+        uint8_t *block, *pte;
+        uint32_t need;
+        rt_status st;
+        void *state;
+        if (f == NULL) return 2;
+        fseek(f, 0, SEEK_END);
+        n = ftell(f);
+        fseek(f, 0, SEEK_SET);
+        block = aligned_alloc(16, (size_t)n);     /* n is a multiple of 16 */
+        pte = block;
+        if (fread(pte, 1, (size_t)n, f) != (size_t)n) return 2;
+        fclose(f);
+        need = rt_pte_state_size(pte, (uint32_t)n, &st);
+        state = aligned_alloc(16, need ? (need + 15u) & ~15u : 16u);
+        st = rt_pte_load((rt_pte_program *)state, need, pte, (uint32_t)n, arena, sizeof arena,
+                         &rt_pte_registry_default);
+        if (st == RT_OK) {
+            st = rt_pte_run((rt_pte_program *)state);
+        }
+        printf("%s %d\n", argv[k], (int)st);
+        free(state);
+        free(block);
+    }
+    return 0;
+}
+"""
+
+
+def _mutants(pte: bytes, count: int, seed: int):
+    """Mutated copies of pte (bytes flipped, words replaced, cut short), each a multiple of
+    16 bytes long so the driver's heap block ends where the file does."""
+    rng = random.Random(seed)
+    for k in range(count):
+        data = bytearray(pte)
+        how = k % 4
+        if how == 0:                       # flip a few bytes
+            for _ in range(rng.randint(1, 8)):
+                data[rng.randrange(len(data))] ^= 1 << rng.randrange(8)
+        elif how == 1:                     # an offset-sized word set to something hostile
+            at = rng.randrange(0, len(data) - 4) & ~3
+            data[at:at + 4] = rng.choice([0, 1, 0x7FFFFFFF, 0xFFFFFFFF, 0x80000000,
+                                          rng.randrange(1 << 32)]).to_bytes(4, "little")
+        elif how == 2:                     # cut short
+            data = data[:max(16, rng.randrange(len(data)) & ~15)]
+        else:                              # in the flatbuffer's first part: tables, vtables
+            end = min(len(data), 4096)
+            for _ in range(rng.randint(1, 4)):
+                data[rng.randrange(8, end)] = rng.randrange(256)
+        yield bytes(data[:len(data) & ~15])
+
+
+def test_fuzzed_files_never_read_outside_the_buffer(programs, tmp_path):
+    """Mutated and truncated .pte files under AddressSanitizer and UBSan: every one is
+    refused with a status or runs; none crashes, hangs or reads outside its bytes."""
+    cc = require_tool("gcc")
+    table = I.table_source()
+    (tmp_path / "table.c").write_text(table.source)
+    (tmp_path / "driver.c").write_text(_DRIVER)
+    root = runtime_dir()
+    files = [str(root / rel) for rel in I.runtime_files(table, "portable")]
+    exe = tmp_path / "fuzz"
+    subprocess.run([cc, "-std=c11", "-O1", "-g", "-fsanitize=address,undefined",
+                    "-fno-sanitize-recover=all", "-ffp-contract=off", f"-I{root / 'include'}",
+                    str(tmp_path / "table.c"), str(tmp_path / "driver.c"), *files, "-o",
+                    str(exe), "-lm"], check=True, capture_output=True)
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    names = []
+    for name in ("autoencoder", "kws", "autoencoder_int8"):
+        base = programs[name][:len(programs[name]) & ~15]
+        for k, data in enumerate(_mutants(base, 150, seed=zlib.crc32(name.encode()))):
+            path = corpus / f"{name}_{k}.pte"
+            path.write_bytes(data)
+            names.append(str(path))
+    env = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0",
+               UBSAN_OPTIONS="print_stacktrace=1")
+    proc = subprocess.run([str(exe), *names], capture_output=True, text=True, timeout=600,
+                          env=env)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    statuses = [int(line.split()[-1]) for line in proc.stdout.splitlines()]
+    assert len(statuses) == len(names)
+    assert all(0 <= s <= max(STATUS_NAMES) for s in statuses)
+    assert sum(s != 0 for s in statuses) > len(statuses) // 4     # most mutants are refused
