@@ -221,3 +221,19 @@ def test_program_with_an_operator_the_firmware_lacks(programs, tmp_path):
     assert result.exit_code == 9                        # RT_ERR_PTE_OPERATOR
     error = parse_error(result.stdout)
     assert error.startswith("RT_ERR_PTE_OPERATOR") and "operator aten::" in error
+
+
+def test_executorch_written_pte_on_board(tmp_path):
+    """A .pte ExecuTorch's own exir wrote runs in the interpreter on the M4 and matches
+    ExecuTorch's runtime (aot run's reference for a .pte)."""
+    board = require_board("mps2-an386")
+    from conftest import require_module
+    require_module("executorch")
+    from executorch.exir import to_edge
+    from aot.firmware.interp import run_interpreter
+    module, example = ZOO["kws"]()
+    path = tmp_path / "kws_et.pte"
+    path.write_bytes(to_edge(torch.export.export(module.eval(), example)).to_executorch().buffer)
+    report = run_interpreter(path, board, inputs=[x.numpy() for x in example])
+    assert report.reference_name == "ExecuTorch runtime"
+    assert report.ok, report
