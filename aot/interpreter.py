@@ -250,7 +250,7 @@ int32_t aot_pte_load(void *state, uint32_t state_size, const uint8_t *pte, uint3
 int32_t aot_pte_run(void *state);
 int32_t aot_pte_io(void *state, int32_t output, int32_t k, int32_t *dtype, int32_t *dims,
                    void **data, int32_t *nbytes);
-int32_t aot_pte_bind(void *state, int32_t k, void *data);
+int32_t aot_pte_bind(void *state, int32_t output, int32_t k, void *data);
 int32_t aot_pte_where(void *state, int32_t *operator_index);
 
 uint32_t aot_pte_state_size(void) { return (uint32_t)sizeof(rt_pte_program); }
@@ -280,9 +280,10 @@ int32_t aot_pte_io(void *state, int32_t output, int32_t k, int32_t *dtype, int32
     return t.shape.rank;
 }
 
-int32_t aot_pte_bind(void *state, int32_t k, void *data)
+int32_t aot_pte_bind(void *state, int32_t output, int32_t k, void *data)
 {
-    return (int32_t)rt_pte_bind_input((rt_pte_program *)state, k, data);
+    rt_pte_program *p = (rt_pte_program *)state;
+    return (int32_t)(output ? rt_pte_bind_output(p, k, data) : rt_pte_bind_input(p, k, data));
 }
 
 int32_t aot_pte_where(void *state, int32_t *operator_index)
@@ -300,7 +301,7 @@ int32_t aot_pte_load(void *state, uint32_t state_size, const uint8_t *pte, uint3
 int32_t aot_pte_run(void *state);
 int32_t aot_pte_io(void *state, int32_t output, int32_t k, int32_t *dtype, int32_t *dims,
                    void **data, int32_t *nbytes);
-int32_t aot_pte_bind(void *state, int32_t k, void *data);
+int32_t aot_pte_bind(void *state, int32_t output, int32_t k, void *data);
 int32_t aot_pte_where(void *state, int32_t *operator_index);
 uint32_t rt_pte_arena_size(const uint8_t *pte, uint32_t size, int32_t *status);
 uint32_t rt_pte_state_size(const uint8_t *pte, uint32_t size, int32_t *status);
@@ -383,11 +384,24 @@ class HostProgram:
                 buf = ffi.new("uint8_t[]", max(nbytes, 1))
                 ffi.memmove(buf, a.tobytes(), nbytes)
                 self._bound.append(buf)
-                s = lib.aot_pte_bind(self._state, k, buf)
+                s = lib.aot_pte_bind(self._state, 0, k, buf)
                 if s != 0:
                     raise PteError(f"binding input {k}: {status_name(s)}", s)
             else:
                 ffi.memmove(data, a.tobytes(), nbytes)
+        n_out = 0
+        while True:                      # outputs the program does not plan: our buffers
+            try:
+                dtype, shape, data, nbytes = self._io(True, n_out)
+            except PteError:
+                break
+            if data == ffi.NULL:
+                buf = ffi.new("uint8_t[]", max(nbytes, 1))
+                self._bound.append(buf)
+                s = lib.aot_pte_bind(self._state, 1, n_out, buf)
+                if s != 0:
+                    raise PteError(f"binding output {n_out}: {status_name(s)}", s)
+            n_out += 1
         s = lib.aot_pte_run(self._state)
         if s != 0:
             raise self._i._fail("running the .pte", s, self._state)

@@ -243,11 +243,14 @@ int32_t rt_pte_num_inputs(const rt_pte_program *prog);
 int32_t rt_pte_num_outputs(const rt_pte_program *prog);
 
 /* Input / output k: shape, dtype and where its data lives (in the arena: write inputs there
- * before rt_pte_run, read outputs after). An input the program did not plan has data NULL
- * until rt_pte_bind_input gives it. */
+ * before rt_pte_run, read outputs after). An input or output the program did not plan has
+ * data NULL until rt_pte_bind_input / rt_pte_bind_output gives it. */
 rt_status rt_pte_input(const rt_pte_program *prog, int32_t k, rt_pte_tensor *t);
 rt_status rt_pte_output(const rt_pte_program *prog, int32_t k, rt_pte_tensor *t);
 rt_status rt_pte_bind_input(rt_pte_program *prog, int32_t k, void *data);
+/* An output the program did not plan is written where the caller says (rt_pte_output gives
+ * its shape and nbytes, data NULL until bound). */
+rt_status rt_pte_bind_output(rt_pte_program *prog, int32_t k, void *data);
 
 /* Operator k's name and overload (for messages: the one bad_operator names). */
 rt_status rt_pte_operator(const rt_pte_program *prog, int32_t k, const char **name,

@@ -23,6 +23,7 @@ from aot import program as P
 from aot.codegen.runtime import STATUS_NAMES, runtime_dir
 from aot.pte import load_program, serialize_pte
 from aot.zoo import ZOO
+from op_models import OP_MODELS
 from conftest import require_module, require_tool
 
 STATUS = {name: code for code, name in STATUS_NAMES.items()}
@@ -74,6 +75,43 @@ def test_matches_static_c_bit_for_bit(interp, programs, name):
     got = interp.run(pte, xs)
     assert len(got) == len(want)
     assert all(_same_bits(g, w) for g, w in zip(got, want))
+
+
+def _planned(module, example, planned_io: bool = True):
+    ep = torch.export.export(module.eval(), tuple(example))
+    planning = aot.MemoryPlanningPass(alloc_graph_input=planned_io,
+                                      alloc_graph_output=planned_io)
+    return aot.to_edge(ep).to_executorch(aot.ExecutorchBackendConfig(
+        memory_planning_pass=planning))
+
+
+def _as_static_c(interp, manager, example):
+    """The program's outputs from the interpreter equal the static C's, byte for byte."""
+    xs = [x.detach().numpy() if hasattr(x, "detach") else np.asarray(x) for x in example]
+    want = aot.host.build(aot.generate_c(manager, name="m"))(*xs)
+    got = interp.run(bytes(manager.buffer), xs)
+    assert len(got) == len(want)
+    for k, (g, w) in enumerate(zip(got, want)):
+        assert _same_bits(g, w), f"output {k}: interpreter {g} static C {w}"
+
+
+@pytest.mark.parametrize("name", sorted(ZOO))
+def test_zoo_network_as_static_c(interp, name):
+    """Float32; the int8 networks are in test_interpreter_int8.py."""
+    module, example = ZOO[name]()
+    _as_static_c(interp, _planned(module, example), example)
+
+
+@pytest.mark.parametrize("name", sorted(OP_MODELS))
+def test_op_model_as_static_c(interp, name):
+    module, example = OP_MODELS[name]
+    _as_static_c(interp, _planned(module, example), example)
+
+
+def test_unplanned_inputs_are_bound(interp):
+    """Inputs and outputs left out of the plan (the caller's buffers): bound at run time."""
+    module, example = OP_MODELS["add_broadcast"]
+    _as_static_c(interp, _planned(module, example, planned_io=False), example)
 
 
 def test_a_table_of_one_programs_operators_runs_it(programs):

@@ -1,12 +1,8 @@
-"""The interpreter's float32 compute adapters (runtime_c/src/pte/op_compute.c) against the
-static C.
+"""The interpreter's float32 compute adapters (runtime_c/src/pte/op_compute.c): refusals.
 
-Every float32 zoo network (kws, vww, resnet8, autoencoder: convolutions of all three kernel
-variants with fused activations, linear layers with fused ones, pooling, softmax), every op
-model of tests/op_models.py and every case of tests/op_suite that calls one of these
-operators runs from its .pte in the C interpreter and as generated C: the outputs must be the
-same bytes (NaNs included). Together the programs reach every operator of the family. A few
-calls the static C generator refuses are refused by the adapters at load with the matching
+(That every program gives the static C's bytes in the interpreter is checked for every zoo
+network and op model in test_interpreter.py and for every op-suite case in test_op_suite.py.)
+Calls the static C generator refuses are refused by the adapters at load with the matching
 status (the renderer's ctx.invalid: RT_ERR_PTE_ARGS, ctx.unsupported: RT_ERR_PTE_UNSUPPORTED,
 a tensor of the wrong dtype: RT_ERR_PTE_DTYPE).
 """
@@ -27,9 +23,6 @@ from aot.calls import ArgError, decode_call
 from aot.codegen.context import Invalid, Unsupported, check_call
 from aot.ops import by_et_name
 from aot.pte import serialize_pte
-from aot.zoo import ZOO
-from op_models import OP_MODELS
-from op_suite import BY_NAME
 
 FAMILY = {
     "aten::convolution.out", "aten::addmm.out", "aten::mm.out", "aten::bmm.out",
@@ -45,8 +38,6 @@ FAMILY = {
 }
 
 RT_ERR_PTE_DTYPE, RT_ERR_PTE_ARGS, RT_ERR_PTE_UNSUPPORTED = 11, 12, 14
-
-_reached: set[str] = set()     # family operators the compared programs called
 
 
 @pytest.fixture(scope="module")
@@ -78,13 +69,11 @@ def _same_bytes(got: list, want: list) -> None:
 
 def _compare(manager, inputs, name: str, interp, cache) -> None:
     keys = _keys(manager)
-    if not keys & FAMILY:
-        pytest.skip("calls no float32 compute operator")
+    assert keys & FAMILY, f"{name} calls no float32 compute operator"
     xs = [x.detach().numpy() if hasattr(x, "detach") else np.asarray(x) for x in inputs]
     static = aot.host.build(aot.generate_c(manager, name="m"), cache_dir=cache)(*xs)
     got = interp.run(manager.buffer, xs)
     _same_bytes(got, static)
-    _reached.update(keys & FAMILY)
 
 
 def _lower(model, example, planned_io: bool = True):
@@ -93,36 +82,6 @@ def _lower(model, example, planned_io: bool = True):
                                       alloc_graph_output=planned_io)
     return aot.to_edge(ep).to_executorch(aot.ExecutorchBackendConfig(
         memory_planning_pass=planning))
-
-
-@pytest.mark.parametrize("name", sorted(ZOO))
-def test_zoo_network_interpreted_as_static_c(name, interp, cache):
-    model, example = ZOO[name]()
-    _compare(_lower(model, example), example, name, interp, cache)
-
-
-@pytest.mark.parametrize("name", sorted(OP_MODELS))
-def test_op_model_interpreted_as_static_c(name, interp, cache):
-    model, example = OP_MODELS[name]
-    _compare(_lower(model, example), example, name, interp, cache)
-
-
-@pytest.mark.parametrize("name", sorted(BY_NAME))
-def test_op_suite_case_interpreted_as_static_c(name, interp, cache):
-    case = BY_NAME[name]
-    _compare(_lower(case.module(), case.inputs, case.planned_io), case.inputs, name, interp,
-             cache)
-
-
-def test_programs_reach_every_operator_of_the_family(request):
-    """Runs after the comparisons (same module, defined after them): all operators met."""
-    ran = {item.name for item in request.session.items
-           if item.module is request.module and "interpreted_as_static_c" in item.name}
-    if len(ran) < len(ZOO) + len(OP_MODELS) + len(BY_NAME):
-        pytest.skip("only a selection of the programs ran")
-    if getattr(request.config, "workerinput", {}).get("workercount", 1) > 1:
-        pytest.skip("the programs ran on several xdist workers")
-    assert FAMILY - _reached == set(), sorted(FAMILY - _reached)
 
 
 # -- refusals ------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""The table-driven op suite (tests/op_suite) in generated C on the host, against eager torch.
+"""The table-driven op suite (tests/op_suite) in generated C on the host, against eager torch,
+and in the .pte interpreter against the generated C.
 
 Each case is lowered through to_edge -> to_executorch -> generate_c, built by aot.host and run
 on its inputs; float outputs must match torch within the case's tolerance with NaN where torch
@@ -51,15 +52,30 @@ def cache(tmp_path_factory):
     return tmp_path_factory.mktemp("op-suite")
 
 
+@pytest.fixture(scope="module")
+def interp():
+    """The .pte interpreter with every operator (aot.interpreter)."""
+    from aot.interpreter import build_host
+    return build_host()
+
+
 @pytest.mark.parametrize("name", sorted(BY_NAME))
-def test_case_in_c_matches_torch(name, cache):
+def test_case_in_c_matches_torch(name, cache, interp):
+    """The generated C against torch; and the same .pte in the interpreter of runtime_c
+    against the generated C, byte for byte (NaNs included)."""
     case = BY_NAME[name]
-    sources = aot.generate_c(lower(name), name="m")
-    got = aot.host.build(sources, cache_dir=cache)(*[x.numpy() for x in case.inputs])
+    program = lower(name)
+    xs = [x.numpy() for x in case.inputs]
+    got = aot.host.build(aot.generate_c(program, name="m"), cache_dir=cache)(*xs)
     want = reference(case)
     assert len(got) == len(want)
     for g, w in zip(got, want):
         assert_close(g, w, case.rtol, case.atol)
+    interpreted = interp.run(bytes(program.buffer), xs)
+    assert len(interpreted) == len(got)
+    for k, (i, g) in enumerate(zip(interpreted, got)):
+        assert i.dtype == g.dtype and i.shape == g.shape and i.tobytes() == g.tobytes(), \
+            f"output {k}: interpreter {i}, generated C {g}"
 
 
 def int8_programs() -> list:

@@ -10,6 +10,11 @@
  */
 #include "op_args.h"
 
+/* Adapters run once a call, around a kernel that does the work: built for size. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#pragma GCC optimize("Os")
+#endif
+
 rt_status rt_op_aten_logical_not_out(const rt_pte_call *c);
 rt_status rt_op_aten_any_all_out(const rt_pte_call *c);
 rt_status rt_op_aten_any_out(const rt_pte_call *c);

@@ -10,7 +10,12 @@
  * rt_permute, rt_cat, ...). Statuses: see op_args.h.
  */
 #include "op_args.h"
-#include "pte_read.h"
+#include "pte_internal.h"
+
+/* Adapters run once a call, around a kernel that does the work: built for size. */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#pragma GCC optimize("Os")
+#endif
 
 rt_status rt_op_aten_clone_out(const rt_pte_call *c);
 rt_status rt_op_aten_view_copy_out(const rt_pte_call *c);
@@ -482,34 +487,26 @@ rt_status rt_op_aten_gather_out(const rt_pte_call *c)
 /* A Tensor?[] argument of at most RT_MAX_DIMS entries (more: ARGS, as more index tensors than
  * any tensor has dims); an absent entry has dtype -1 and data NULL.
  *
- * rt_pte.h has no accessor for an optional-tensor list yet: this reads the EValue (kind 11,
+ * rt_pte.h has no accessor for an optional-tensor list: this reads the EValue (an
  * OptionalTensorList; a plain TensorList is taken too, as aot/calls.py takes it) with the
- * core's flatbuffer reader, then decodes each present entry with rt_pte_arg_tensor through a
- * call whose argument vector is the list's items (both are vectors of int32 value indices). */
-
-enum { EVALUE_TENSOR_LIST = 10, EVALUE_OPT_TENSOR_LIST = 11 };
-
+ * core's reader (pte_internal.h), then decodes each present entry with rt_pte_arg_tensor
+ * through a call whose argument vector is the list's items (both are vectors of int32 value
+ * indices). */
 static rt_status opt_tensors(const rt_pte_call *c, int32_t i, rt_pte_tensor *t, int32_t *n)
 {
     rt_rd r = rt_rd_of(&c->prog->fb);
     rt_pte_call items = *c;
-    uint32_t v, ev, kind, tab, first;
+    uint32_t kind, tab, first;
     int32_t len, k;
     *n = 0;
     if (i < 0 || i >= c->n_args) {
         return RT_ERR_PTE_ARGS;
     }
-    v = rt_rd_u32(&r, c->args + 4u * (uint32_t)i);
-    if (r.err == RT_OK && v >= (uint32_t)c->prog->n_values) {
-        return RT_ERR_PTE_CORRUPT;
-    }
-    ev = rt_rd_elem(&r, c->prog->values, (int32_t)v);
-    kind = rt_rd_fu8(&r, ev, 0, 0);
-    tab = rt_rd_fref(&r, ev, 1);
+    tab = rt_pte_value_table(&r, c->prog, rt_pte_index_at(&r, c->args, i), &kind);
     if (r.err != RT_OK) {
         return r.err;
     }
-    if (kind != EVALUE_OPT_TENSOR_LIST && kind != EVALUE_TENSOR_LIST) {
+    if (kind != EV_OPT_TENSOR_LIST && kind != EV_TENSOR_LIST) {
         return RT_ERR_PTE_ARGS;
     }
     first = rt_rd_fvec(&r, tab, 0, 4, &len);
@@ -522,11 +519,11 @@ static rt_status opt_tensors(const rt_pte_call *c, int32_t i, rt_pte_tensor *t, 
     items.args = first;
     items.n_args = len;
     for (k = 0; k < len; ++k) {
-        const int32_t item = (int32_t)rt_rd_u32(&r, first + 4u * (uint32_t)k);
+        const int32_t item = rt_pte_index_at(&r, first, k);
         if (r.err != RT_OK) {
             return r.err;
         }
-        if (item == -1 && kind == EVALUE_OPT_TENSOR_LIST) {
+        if (item == -1 && kind == EV_OPT_TENSOR_LIST) {
             memset(&t[k], 0, sizeof t[k]);
             t[k].dtype = -1;
         } else {

@@ -88,16 +88,56 @@ static int32_t find_bound(const rt_pte_program *p, int32_t v)
     return -1;
 }
 
-/* Decode the Tensor table `t` (value index v) into *out; checks everything load checks. */
-static void decode_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t, int32_t v,
-                          rt_pte_tensor *out)
+/* File position of state tensor t's initial value (index buf_idx of its mutable data
+ * segment, Program.mutable_data_segments), nbytes long; 0 with r->err set if it is not there. */
+COLD static uint32_t state_data(rt_rd *r, const rt_pte_program *p, uint32_t t, uint32_t buf_idx,
+                                uint32_t nbytes)
+{
+    uint32_t extra = rt_rd_fref(r, t, TENSOR_EXTRA);
+    uint64_t which = extra != 0 ? rt_rd_fu64(r, extra, 0) : 0u;
+    uint32_t root = rt_rd_ref(r, 0), list, sub, seg, offsets, index;
+    uint64_t off, size, at;
+    int32_t n, n_off;
+    list = rt_rd_fvec(r, root, PROGRAM_MUTABLE_SEGMENTS, 4, &n);
+    if (r->err != RT_OK) {
+        return 0;
+    }
+    if (which >= (uint64_t)n || (extra != 0 && rt_rd_fu8(r, extra, 2, 0) != 0)) {
+        rt_rd_fail(r, RT_ERR_PTE_CORRUPT); /* (or its data in another file: not here) */
+        return 0;
+    }
+    sub = rt_rd_elem(r, list, (int32_t)which);
+    index = rt_rd_fu32(r, sub, 0, 0);
+    offsets = rt_rd_fvec(r, sub, 1, 8, &n_off);
+    if (r->err != RT_OK) {
+        return 0;
+    }
+    if ((int32_t)buf_idx >= n_off || (int32_t)index >= p->n_segments || p->segment_base == 0) {
+        rt_rd_fail(r, RT_ERR_PTE_CORRUPT);
+        return 0;
+    }
+    seg = rt_rd_elem(r, p->segments, (int32_t)index);
+    off = rt_rd_fu64(r, seg, 0);
+    size = rt_rd_fu64(r, seg, 1);
+    at = rt_rd_u64(r, offsets + 8u * buf_idx);
+    if (r->err != RT_OK) {
+        return 0;
+    }
+    if (off > p->file_size - p->segment_base || size > p->file_size - p->segment_base - off ||
+        at > size || nbytes > size - at) {
+        rt_rd_fail(r, RT_ERR_PTE_TRUNCATED);
+        return 0;
+    }
+    return p->segment_base + (uint32_t)(off + at);
+}
+
+/* Check the Tensor table `t` whole: its dtype, sizes and layout, and that its data lies inside
+ * the file (a constant) or inside its planned buffer. */
+COLD static void check_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t)
 {
     int32_t rank, k, dtype, es, n_order;
     int64_t numel = 1;
-    uint32_t sizes, order, buf_idx, alloc;
-    out->data = NULL;
-    out->nbytes = 0;
-    out->shape.rank = 0;
+    uint32_t sizes, order, buf_idx, alloc, nbytes;
     dtype = (int32_t)(int8_t)rt_rd_fu8(r, t, TENSOR_DTYPE, 0);
     sizes = rt_rd_fvec(r, t, TENSOR_SIZES, 4, &rank);
     order = rt_rd_fvec(r, t, TENSOR_DIM_ORDER, 1, &n_order);
@@ -118,7 +158,6 @@ static void decode_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t, int32_t
         rt_rd_fail(r, RT_ERR_PTE_UNSUPPORTED); /* views into storage, dynamic shapes */
         return;
     }
-    out->shape.rank = rank;
     for (k = 0; k < rank; ++k) {
         int32_t d = (int32_t)rt_rd_u32(r, sizes + 4u * (uint32_t)k);
         if (d < 0) {
@@ -129,18 +168,36 @@ static void decode_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t, int32_t
             rt_rd_fail(r, RT_ERR_PTE_UNSUPPORTED); /* a layout other than contiguous */
             return;
         }
-        out->shape.d[k] = d;
         numel *= d;
         if (numel * es > 0x7fffffff) {
             rt_rd_fail(r, RT_ERR_PTE_LIMIT);
             return;
         }
     }
-    out->dtype = dtype;
-    out->nbytes = (int32_t)(numel * es);
+    nbytes = (uint32_t)(numel * es);
     buf_idx = rt_rd_fu32(r, t, TENSOR_BUFFER, 0);
     alloc = rt_rd_fref(r, t, TENSOR_ALLOCATION);
     if (r->err != RT_OK) {
+        return;
+    }
+    if (alloc != 0) { /* planned in the arena (a state tensor too: its initial value below) */
+        uint32_t id = rt_rd_fu32(r, alloc, 0, 0);
+        uint32_t lo = rt_rd_fu32(r, alloc, 1, 0);
+        uint32_t hi = rt_rd_fu32(r, alloc, 2, 0);
+        if (r->err != RT_OK) {
+            return;
+        }
+        if (id == 0 || (int32_t)id > p->n_buffers || hi != 0 || lo > p->buffer_size[id] ||
+            nbytes > p->buffer_size[id] - lo) {
+            rt_rd_fail(r, RT_ERR_PTE_CORRUPT);
+            return;
+        }
+        if (buf_idx > 0) { /* mutable state: copy its initial value in, as <model>_init does */
+            uint32_t from = state_data(r, p, t, buf_idx, nbytes);
+            if (r->err == RT_OK && p->arena != NULL && nbytes > 0) {
+                memcpy(p->arena + p->buffer_base[id] + lo, r->b + from, nbytes);
+            }
+        }
         return;
     }
     if (buf_idx > 0) { /* a constant, read where it lies */
@@ -152,7 +209,7 @@ static void decode_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t, int32_t
                 return;
             }
             off = rt_rd_u64(r, p->const_offsets + 8u * buf_idx);
-            if (off > p->constants_size || (uint64_t)out->nbytes > p->constants_size - off) {
+            if (off > p->constants_size || (uint64_t)nbytes > p->constants_size - off) {
                 rt_rd_fail(r, RT_ERR_PTE_TRUNCATED);
                 return;
             }
@@ -167,34 +224,16 @@ static void decode_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t, int32_t
             }
             b = rt_rd_elem(&whole, p->const_buffers, (int32_t)buf_idx);
             pos = rt_rd_fvec(&whole, b, 0, 1, &n);
-            if (whole.err != RT_OK || n < out->nbytes) {
+            if (whole.err != RT_OK || (uint32_t)n < nbytes) {
                 rt_rd_fail(r, whole.err != RT_OK ? whole.err : RT_ERR_PTE_TRUNCATED);
                 return;
             }
         }
-        len = (uint32_t)out->nbytes;
+        len = nbytes;
         if (pos > p->file_size || len > p->file_size - pos) {
             rt_rd_fail(r, RT_ERR_PTE_TRUNCATED);
-            return;
         }
-        out->data = (void *)(uintptr_t)(r->b + pos); /* read-only: constants are inputs */
-    } else if (alloc != 0) { /* planned in the arena */
-        uint32_t id = rt_rd_fu32(r, alloc, 0, 0);
-        uint32_t lo = rt_rd_fu32(r, alloc, 1, 0);
-        uint32_t hi = rt_rd_fu32(r, alloc, 2, 0);
-        if (r->err != RT_OK) {
-            return;
-        }
-        if (id == 0 || (int32_t)id > p->n_buffers || hi != 0 || lo > p->buffer_size[id] ||
-            (uint32_t)out->nbytes > p->buffer_size[id] - lo) {
-            rt_rd_fail(r, RT_ERR_PTE_CORRUPT);
-            return;
-        }
-        out->data = p->arena != NULL ? p->arena + p->buffer_base[id] + lo : NULL;
-    } else { /* given at run time: a graph input, or a view's output */
-        int32_t k2 = find_bound(p, v);
-        out->data = k2 >= 0 ? p->bound_data[k2] : NULL;
-    }
+    } /* else given at run time: a graph input, or a view's output */
 }
 
 /* Check value v whole (load). */
@@ -203,7 +242,6 @@ COLD static void check_value(rt_rd *r, const rt_pte_program *p, int32_t v)
     uint32_t kind, t = rt_pte_value_table(r, p, v, &kind);
     int32_t n, k;
     uint32_t first;
-    rt_pte_tensor tensor;
     uint32_t len;
     if (r->err != RT_OK) {
         return;
@@ -226,7 +264,7 @@ COLD static void check_value(rt_rd *r, const rt_pte_program *p, int32_t v)
         (void)rt_rd_fstr(r, t, 0, &len);
         return;
     case EV_TENSOR:
-        decode_tensor(r, p, t, v, &tensor);
+        check_tensor(r, p, t);
         return;
     case EV_INT_LIST:
         first = rt_rd_fvec(r, t, 0, 8, &n);
@@ -352,6 +390,14 @@ static void fast_tensor(const rt_pte_program *p, uint32_t t, int32_t v, rt_pte_t
         numel *= out->shape.d[k];
     }
     out->nbytes = numel * rt_pte_elem_size(out->dtype);
+    f = fast_field(b, t, TENSOR_ALLOCATION);
+    if (f != 0) { /* planned (a state tensor too) */
+        uint32_t alloc = fast_ref(b, f);
+        uint32_t id_at = fast_field(b, alloc, 0), lo_at = fast_field(b, alloc, 1);
+        uint32_t id = id_at != 0 ? ld32(b, id_at) : 0u;
+        out->data = p->arena + p->buffer_base[id] + (lo_at != 0 ? ld32(b, lo_at) : 0u);
+        return;
+    }
     f = fast_field(b, t, TENSOR_BUFFER);
     buf = f != 0 ? ld32(b, f) : 0u;
     if (buf > 0) {
@@ -364,16 +410,8 @@ static void fast_tensor(const rt_pte_program *p, uint32_t t, int32_t v, rt_pte_t
         }
         return;
     }
-    f = fast_field(b, t, TENSOR_ALLOCATION);
-    if (f != 0) {
-        uint32_t alloc = fast_ref(b, f);
-        uint32_t id_at = fast_field(b, alloc, 0), lo_at = fast_field(b, alloc, 1);
-        uint32_t id = id_at != 0 ? ld32(b, id_at) : 0u;
-        out->data = p->arena + p->buffer_base[id] + (lo_at != 0 ? ld32(b, lo_at) : 0u);
-    } else {
-        k = find_bound(p, v);
-        out->data = k >= 0 ? p->bound_data[k] : NULL;
-    }
+    k = find_bound(p, v);
+    out->data = k >= 0 ? p->bound_data[k] : NULL;
 }
 
 static rt_status fast_tensor_arg(const rt_pte_call *c, int32_t i, int32_t dtype,
@@ -1215,7 +1253,7 @@ static rt_status io_tensor(const rt_pte_program *p, int32_t v, rt_pte_tensor *t)
     rt_rd r = rt_rd_of(&p->fb);
     uint32_t kind, tab = rt_pte_value_table(&r, p, v, &kind);
     if (r.err == RT_OK && kind == EV_TENSOR) {
-        decode_tensor(&r, p, tab, v, t);
+        fast_tensor(p, tab, v, t); /* (load checked it) */
     }
     return r.err;
 }
@@ -1252,27 +1290,43 @@ rt_status rt_pte_output(const rt_pte_program *p, int32_t k, rt_pte_tensor *t)
     return io_tensor(p, p->outputs[k], t);
 }
 
-COLD rt_status rt_pte_bind_input(rt_pte_program *p, int32_t k, void *data)
+/* Bind value v (an input or output the program does not plan) to the caller's data. */
+COLD static rt_status bind_value(rt_pte_program *p, int32_t v, const rt_pte_tensor *t,
+                                 void *data)
 {
-    rt_pte_tensor t;
-    int32_t slot;
-    if (p == NULL || data == NULL) {
-        return RT_ERR_NULL;
-    }
-    RT_TRY(rt_pte_input(p, k, &t));
-    slot = find_bound(p, p->inputs[k]);
+    int32_t slot = find_bound(p, v);
     if (slot < 0) {
-        if (t.data != NULL) {
-            return RT_ERR_PARAM; /* planned: write it at rt_pte_input's data instead */
+        if (t->data != NULL) {
+            return RT_ERR_PARAM; /* planned: use the data rt_pte_input/output give instead */
         }
         if (p->n_bound >= RT_PTE_MAX_BOUND) {
             return RT_ERR_PTE_LIMIT;
         }
         slot = p->n_bound++;
-        p->bound_value[slot] = p->inputs[k];
+        p->bound_value[slot] = v;
     }
     p->bound_data[slot] = data;
     return RT_OK;
+}
+
+COLD rt_status rt_pte_bind_input(rt_pte_program *p, int32_t k, void *data)
+{
+    rt_pte_tensor t;
+    if (p == NULL || data == NULL) {
+        return RT_ERR_NULL;
+    }
+    RT_TRY(rt_pte_input(p, k, &t));
+    return bind_value(p, p->inputs[k], &t, data);
+}
+
+COLD rt_status rt_pte_bind_output(rt_pte_program *p, int32_t k, void *data)
+{
+    rt_pte_tensor t;
+    if (p == NULL || data == NULL) {
+        return RT_ERR_NULL;
+    }
+    RT_TRY(rt_pte_output(p, k, &t));
+    return bind_value(p, p->outputs[k], &t, data);
 }
 
 COLD rt_status rt_pte_operator(const rt_pte_program *p, int32_t k, const char **name,

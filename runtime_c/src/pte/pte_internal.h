@@ -14,7 +14,7 @@
 
 /* Table and field numbers of schema/program.fbs (ExecuTorch's program schema). */
 enum { PROGRAM_PLANS = 1, PROGRAM_CONST_BUFFER = 2, PROGRAM_DELEGATE_DATA = 3,
-       PROGRAM_SEGMENTS = 4, PROGRAM_CONST_SEGMENT = 5 };
+       PROGRAM_SEGMENTS = 4, PROGRAM_CONST_SEGMENT = 5, PROGRAM_MUTABLE_SEGMENTS = 6 };
 enum { PLAN_VALUES = 2, PLAN_INPUTS = 3, PLAN_OUTPUTS = 4, PLAN_CHAINS = 5, PLAN_OPERATORS = 6,
        PLAN_DELEGATES = 7, PLAN_BUFFER_SIZES = 8 };
 /* EValue's union KernelTypes */
@@ -23,7 +23,7 @@ enum { EV_NULL = 1, EV_INT = 2, EV_BOOL = 3, EV_DOUBLE = 4, EV_TENSOR = 5, EV_ST
        EV_OPT_TENSOR_LIST = 11 };
 /* Tensor */
 enum { TENSOR_DTYPE = 0, TENSOR_STORAGE_OFFSET = 1, TENSOR_SIZES = 2, TENSOR_DIM_ORDER = 3,
-       TENSOR_BUFFER = 5, TENSOR_ALLOCATION = 6, TENSOR_DYNAMISM = 8 };
+       TENSOR_BUFFER = 5, TENSOR_ALLOCATION = 6, TENSOR_DYNAMISM = 8, TENSOR_EXTRA = 9 };
 /* Instruction's union InstructionArguments */
 enum { INS_KERNEL = 1, INS_DELEGATE = 2, INS_MOVE = 3, INS_JUMP_FALSE = 4, INS_FREE = 5 };
 
