@@ -43,7 +43,11 @@ def c_literals(data: np.ndarray) -> list[str]:
     if data.dtype == np.float32:
         return [f32_literal(x) for x in data.tolist()]
     suffix = "LL" if data.dtype == np.int64 else ""
-    return [f"{int(x)}{suffix}" for x in data.tolist()]
+    # The most negative value has no literal of its own (-9223372036854775808LL is the
+    # negation of a constant too large for long long): INT64_MIN / INT32_MIN name it.
+    lowest = {np.dtype(np.int64): "INT64_MIN", np.dtype(np.int32): "INT32_MIN"}.get(data.dtype)
+    low = int(np.iinfo(data.dtype).min) if lowest else None
+    return [lowest if lowest and int(x) == low else f"{int(x)}{suffix}" for x in data.tolist()]
 
 
 class Unsupported(Exception):

@@ -150,7 +150,7 @@ def test_interpreter_equals_static_c_on_board(board_name, programs, tmp_path):
     board = require_board(board_name)
     items = [(n, p) for n, p in sorted(programs.items()) if _fits(board, p[0])]
     names = {n for n, _ in items}
-    assert len(items) >= len(OP_MODELS) + 2 and {"kws_int8", "autoencoder_int8"} <= names
+    assert len(items) >= len(OP_MODELS) + 2 and "kws_int8" in names
     # The static C, several programs to a firmware.
     want = {}
     for k, batch in enumerate(_batches(board, items)):
