@@ -38,8 +38,8 @@ from ..ir import TORCH_DTYPES
 from ..qemu import run_elf
 from .model import _board, _eager, _resolve, check_inputs
 from .project import _board_files, _npy, check_destination, runtime_files, write_tree
-from .run import (DEFAULT_TOLERANCE, LSB_TOLERANCE, RunReport, _build, elf_size,
-                  max_abs_error, parse_outputs)
+from .run import (DEFAULT_TOLERANCE, LSB_TOLERANCE, RunReport, _build, against_reference,
+                  elf_size, parse_outputs)
 
 PTE_MAGIC, INPUTS_MAGIC = b"MPTE", b"MPIN"
 RT_PTE_MAX_IO = 16            # rt_pte.h
@@ -319,14 +319,7 @@ def _report(m, b: Board, project: InterpreterProject, result, sizes, code, toler
     outputs, status = parse_outputs(result.stdout, SimpleNamespace(outputs=project.specs[1]))
     if status not in (None, 0) and error is not None:
         raise AotError(f"the interpreter refused {project.label} on {b.name}: {error}")
-    want: tuple = ()
-    errors: tuple = ()
-    if m.reference is not None and status == 0:
-        want = tuple(np.asarray(w) for w in m.reference(*project.inputs))
-        if len(want) != len(outputs):
-            raise AotError(f"the reference gives {len(want)} output(s), the firmware "
-                           f"{len(outputs)}")
-        errors = tuple(max_abs_error(g, w) for g, w in zip(outputs, want))
+    want, errors = against_reference(m, outputs, status, project.inputs)
     text, data, bss = sizes
     return RunReport(
         model=project.label, board=b.name, cpu=b.cpu, exit_code=result.exit_code, status=status,

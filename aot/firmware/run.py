@@ -184,14 +184,7 @@ def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "m
         text, data, bss = elf_size(elf, pb)
         code = code_bytes(elf.with_suffix(".map"), project.sources.name)
     outputs, status = parse_outputs(result.stdout, project.sources)
-    want: tuple = ()
-    errors: tuple = ()
-    if m.reference is not None and status == 0:
-        want = tuple(np.asarray(w) for w in m.reference(*project.inputs))
-        if len(want) != len(outputs):
-            raise AotError(f"the reference gives {len(want)} output(s), the firmware "
-                           f"{len(outputs)}")
-        errors = tuple(max_abs_error(g, w) for g, w in zip(outputs, want))
+    want, errors = against_reference(m, outputs, status, project.inputs)
     return RunReport(
         model=m.label, board=b.name, cpu=b.cpu, exit_code=result.exit_code, status=status,
         fault=result.fault, outputs=outputs, reference=want,
@@ -206,6 +199,18 @@ def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "m
         project=project.directory if out_dir is not None else None, code=code,
         profile=parse_profile(result.stdout, project.sources, b) if profile and status == 0
         else None)
+
+
+def against_reference(m, outputs, status, inputs) -> tuple[tuple, tuple]:
+    """The reference's outputs for ``inputs`` and the max abs error of each board output;
+    both empty when there is no reference or the run failed."""
+    if m.reference is None or status != 0:
+        return (), ()
+    want = tuple(np.asarray(w) for w in m.reference(*inputs))
+    if len(want) != len(outputs):
+        raise AotError(f"the reference gives {len(want)} output(s), the firmware "
+                       f"{len(outputs)}")
+    return want, tuple(max_abs_error(g, w) for g, w in zip(outputs, want))
 
 
 def parse_profile(stdout: str, sources: CSources, board: Board) -> Profile:
