@@ -65,6 +65,11 @@ OBJS := $(addprefix $(OBJ_DIR),$(addsuffix .o,$(basename $(ALL_SOURCES))))
 # The memory functions must not be compiled into calls to themselves.
 $(OBJ_DIR)$(COMMON_DIR)/libc_min.o: CFLAGS += -fno-tree-loop-distribute-patterns
 
+# The .pte interpreter's loader and argument adapters run once per program or per instruction,
+# never per element: compiled for size, with the options -Os sets for a whole file (a pragma
+# cannot set them all). Its kernels are the static C's, at OPT.
+$(foreach o,$(OBJS),$(if $(findstring /runtime_c/src/pte/,$(o)),$(o))): CFLAGS += -Os
+
 $(OBJ_DIR)/%.o: /%.c $(BUILD_DIR)/board.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@

@@ -162,13 +162,12 @@ typedef struct rt_pte_program {
     uint32_t constants_size;
     uint32_t const_offsets;       /* file position of constant_segment.offsets' first element */
     int32_t n_const_offsets;
-    uint32_t const_buffers;       /* ... of Program.constant_buffer (old inline constants) */
-    int32_t n_const_buffers;
     int32_t n_inputs, n_outputs;
     int32_t inputs[RT_PTE_MAX_IO];  /* value indices */
     int32_t outputs[RT_PTE_MAX_IO];
     const rt_pte_op *ops[RT_PTE_MAX_OPERATORS];  /* each operator's table entry */
     int32_t n_ops;
+    uint32_t operators;           /* file position of ExecutionPlan.operators' first element */
     const rt_backend *backends[RT_PTE_MAX_DELEGATES];
     int32_t n_delegates;
     int32_t n_bound;

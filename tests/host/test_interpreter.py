@@ -118,8 +118,8 @@ def test_a_table_of_one_programs_operators_runs_it(programs):
     pte = programs["autoencoder"]
     small = I.build_host([pte])
     table = I.table_source([pte])
-    assert {a for a in table.adapters} == {"rt_op_aten_addmm_out", "rt_op_aten_relu_out",
-                                           "rt_op_executorch_prim_et_view_default"}
+    assert set(table.adapters) == {"rt_op_aten_addmm_out", "rt_op_aten_relu_out"}
+    assert "rt_op_executorch_prim_et_view_default" in I.table_source().adapters
     xs = _inputs(pte)
     assert all(_same_bits(g, w) for g, w in zip(small.run(pte, xs), I.build_host().run(pte, xs)))
 

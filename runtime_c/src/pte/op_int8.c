@@ -3,6 +3,8 @@
  * renderer reads them, makes the same checks, and calls the same rt_*_s8 kernel with the same
  * parameters, so a .pte run here gives the static C's bytes.
  *
+ * Every tensor's dtype is one the runtime takes (rt_pte_load refused any other).
+ *
  * Refusals: an argument that contradicts the op -> RT_ERR_PTE_ARGS (the renderer's
  * ctx.invalid), a tensor of another dtype -> RT_ERR_PTE_DTYPE, a valid call with no kernel
  * (a rank the kernel does not take, a kernel_sum, a softmax over another dim) ->
@@ -50,7 +52,7 @@ rt_status rt_op_cortex_m_quantized_max_pool2d_nhwc_out(const rt_pte_call *c);
 /* ---- decoding ------------------------------------------------------------------------ */
 
 /* An int argument in [lo, hi] (ctx.int). */
-static rt_status q8_int(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi, int32_t *v)
+static rt_status q8_int(const rt_pte_call *c, int32_t i, int32_t lo, int32_t hi, int32_t *v)
 {
     int64_t x;
     RT_TRY(rt_pte_arg_int(c, i, &x));
@@ -62,7 +64,7 @@ static rt_status q8_int(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi,
 }
 
 /* An int[] argument of exactly `len` items (len <= 4), each in [lo, hi] (ctx.ints). */
-static rt_status q8_ints(const rt_pte_call *c, int32_t i, int32_t len, int64_t lo, int64_t hi,
+static rt_status q8_ints(const rt_pte_call *c, int32_t i, int32_t len, int32_t lo, int32_t hi,
                          int32_t *v)
 {
     int64_t items[RT_PTE_MAX_LIST];
@@ -77,6 +79,16 @@ static rt_status q8_ints(const rt_pte_call *c, int32_t i, int32_t len, int64_t l
         }
         v[k] = (int32_t)items[k];
     }
+    return RT_OK;
+}
+
+/* An int[2] argument (ctx.ints), each item in [lo, I32_MAX]: its (h, w). */
+static rt_status q8_hw(const rt_pte_call *c, int32_t i, int32_t lo, int32_t *h, int32_t *w)
+{
+    int32_t v[2];
+    RT_TRY(q8_ints(c, i, 2, lo, I32_MAX, v));
+    *h = v[0];
+    *w = v[1];
     return RT_OK;
 }
 
@@ -137,8 +149,20 @@ static rt_status q8_is_bool(const rt_pte_call *c, int32_t i)
  * others, which the renderer refuses where it first reads the tensor. */
 /* ---- quantize / dequantize ----------------------------------------------------------- */
 
-static rt_status q8_quant_params(const rt_pte_call *c, rt_quant_params *p)
+/* What quantize and dequantize share: x (from) and out (to) of one shape, the scale, the zero
+ * point and the range. */
+static rt_status q8_quant(const rt_pte_call *c, int32_t from, int32_t to, rt_pte_tensor *x,
+                          rt_pte_tensor *out, rt_quant_params *p, double *scale)
 {
+    if (c->check) {
+        RT_TRY(q8_is_int(c, 5));   /* dtype */
+    }
+    RT_TRY(rt_pte_arg_tensor(c, 0, from, x));
+    RT_TRY(rt_pte_arg_tensor(c, 6, to, out));
+    if (!q8_same_shape(&x->shape, &out->shape)) {
+        return RT_ERR_PTE_ARGS;
+    }
+    RT_TRY(rt_pte_arg_double(c, 1, scale));
     RT_TRY(q8_int(c, 2, -128, 127, &p->zero_point));
     RT_TRY(q8_int(c, 3, -128, 127, &p->qmin));
     return q8_int(c, 4, -128, 127, &p->qmax);
@@ -149,17 +173,11 @@ rt_status rt_op_cortex_m_quantize_per_tensor_out(const rt_pte_call *c)
     rt_pte_tensor x, out;
     rt_quant_params p;
     double scale;
-    if (c->check) {
-        RT_TRY(q8_is_int(c, 5));   /* dtype */
-    }
-    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_F32, &x));
-    RT_TRY(rt_pte_arg_tensor(c, 6, RT_DTYPE_I8, &out));
-    RT_TRY(rt_pte_arg_double(c, 1, &scale));
-    if (!(scale > 0.0) || !q8_same_shape(&x.shape, &out.shape)) {
+    RT_TRY(q8_quant(c, RT_DTYPE_F32, RT_DTYPE_I8, &x, &out, &p, &scale));
+    if (!(scale > 0.0)) {
         return RT_ERR_PTE_ARGS;
     }
     p.scale = (float)(1.0 / scale);
-    RT_TRY(q8_quant_params(c, &p));
     if (c->check) {
         return RT_OK;
     }
@@ -172,17 +190,8 @@ rt_status rt_op_cortex_m_dequantize_per_tensor_out(const rt_pte_call *c)
     rt_pte_tensor x, out;
     rt_quant_params p;
     double scale;
-    if (c->check) {
-        RT_TRY(q8_is_int(c, 5));   /* dtype */
-    }
-    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &x));
-    RT_TRY(rt_pte_arg_tensor(c, 6, RT_DTYPE_F32, &out));
-    if (!q8_same_shape(&x.shape, &out.shape)) {
-        return RT_ERR_PTE_ARGS;
-    }
-    RT_TRY(rt_pte_arg_double(c, 1, &scale));
+    RT_TRY(q8_quant(c, RT_DTYPE_I8, RT_DTYPE_F32, &x, &out, &p, &scale));
     p.scale = scale != scale ? NAN : (float)scale;   /* the renderer's literal: NAN */
-    RT_TRY(q8_quant_params(c, &p));
     if (c->check) {
         return RT_OK;
     }
@@ -198,17 +207,10 @@ static rt_status q8_conv_common(const rt_pte_call *c, int32_t q, const rt_pte_te
                                 const rt_pte_tensor *out, int32_t cout, rt_pte_tensor *bias,
                                 rt_conv_s8_params *p)
 {
-    int32_t v[2];
     rt_pte_tensor m, s;
-    RT_TRY(q8_ints(c, 3, 2, 1, I32_MAX, v));
-    p->stride_h = v[0];
-    p->stride_w = v[1];
-    RT_TRY(q8_ints(c, 4, 2, 0, I32_MAX, v));
-    p->pad_h = v[0];
-    p->pad_w = v[1];
-    RT_TRY(q8_ints(c, 5, 2, 1, I32_MAX, v));
-    p->dilation_h = v[0];
-    p->dilation_w = v[1];
+    RT_TRY(q8_hw(c, 3, 1, &p->stride_h, &p->stride_w));
+    RT_TRY(q8_hw(c, 4, 0, &p->pad_h, &p->pad_w));
+    RT_TRY(q8_hw(c, 5, 1, &p->dilation_h, &p->dilation_w));
     RT_TRY(rt_pte_arg_opt_tensor(c, 2, RT_DTYPE_I32, bias));
     if (bias->data != NULL && q8_numel(&bias->shape) != cout) {
         return RT_ERR_PTE_ARGS;
@@ -254,9 +256,6 @@ rt_status rt_op_cortex_m_quantized_conv2d_nhwc_out(const rt_pte_call *c)
                 p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 && p.pad_w == 0 &&
                 out.shape.d[1] == x.shape.d[1] && out.shape.d[2] == x.shape.d[2];
     RT_TRY(rt_pte_arg_tensor(c, 12, -1, &scratch_t));
-    if (rt_pte_elem_size(scratch_t.dtype) == 0) {
-        return RT_ERR_PTE_DTYPE;
-    }
     /* The kernels this firmware links (aot/interpreter.py VARIANTS): general, pointwise. */
     kernel = (conv_s8_fn)rt_pte_variant(c, pointwise ? 1 : 0);
     if (kernel == NULL) {
@@ -312,20 +311,19 @@ rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c)
     if (w.shape.rank != 2) {
         return RT_ERR_PTE_UNSUPPORTED;
     }
-    if (!rt_pte_arg_is_none(c, 3)) {   /* a kernel_sum: the MVE form of the bias */
-        RT_TRY(rt_pte_arg_opt_tensor(c, 3, -1, &ks));
-        return RT_ERR_PTE_UNSUPPORTED;
+    RT_TRY(rt_pte_arg_opt_tensor(c, 3, -1, &ks));
+    if (ks.shape.rank != 0 || ks.nbytes != 0) {   /* not None (a tensor has bytes or dims) */
+        return RT_ERR_PTE_UNSUPPORTED;   /* a kernel_sum: the MVE form of the bias */
     }
     cout = w.shape.d[0];
     k = w.shape.d[1];
     RT_TRY(rt_pte_arg_opt_tensor(c, 2, RT_DTYPE_I32, &b));
-    if (x.shape.rank < 1 || x.shape.d[x.shape.rank - 1] != k ||
-        out.shape.rank != x.shape.rank || out.shape.d[out.shape.rank - 1] != cout) {
+    last = x.shape.rank - 1;   /* out: x's shape with cout for k */
+    if (last < 0 || x.shape.d[last] != k || out.shape.rank != x.shape.rank) {
         return RT_ERR_PTE_ARGS;
     }
-    last = x.shape.rank - 1;
-    for (r = 0; r < last; ++r) {
-        if (out.shape.d[r] != x.shape.d[r]) {
+    for (r = 0; r <= last; ++r) {
+        if (out.shape.d[r] != (r == last ? cout : x.shape.d[r])) {
             return RT_ERR_PTE_ARGS;
         }
     }
@@ -466,9 +464,9 @@ rt_status rt_op_cortex_m_softmax_out(const rt_pte_call *c)
     if ((dim < 0 ? dim + size : dim) != size - 1) {
         return RT_ERR_PTE_UNSUPPORTED;   /* over a dim other than the last */
     }
-    RT_TRY(q8_int(c, 3, I32_MIN, I32_MAX, &zp));
-    if (zp != -128 || !q8_same_shape(&x.shape, &out.shape)) {
-        return RT_ERR_PTE_ARGS;   /* outputs at zero point -128 (scale 1/256) */
+    RT_TRY(q8_int(c, 3, -128, -128, &zp));   /* outputs at zero point -128 (scale 1/256) */
+    if (!q8_same_shape(&x.shape, &out.shape)) {
+        return RT_ERR_PTE_ARGS;
     }
     RT_TRY(q8_int(c, 4, 0, I32_MAX, &p.mult));
     RT_TRY(q8_int(c, 5, 0, 31, &p.shift));
@@ -488,13 +486,7 @@ rt_status rt_op_cortex_m_transpose_out(const rt_pte_call *c)
     int32_t perm[RT_MAX_DIMS];
     int32_t n, k, j, size, elem;
     RT_TRY(rt_pte_arg_tensor(c, 0, -1, &x));
-    if (rt_pte_elem_size(x.dtype) == 0) {
-        return RT_ERR_PTE_DTYPE;
-    }
     RT_TRY(rt_pte_arg_tensor(c, 2, -1, &out));
-    if (rt_pte_elem_size(out.dtype) == 0) {
-        return RT_ERR_PTE_DTYPE;
-    }
     size = x.shape.rank > 1 ? x.shape.rank : 1;
     RT_TRY(rt_pte_arg_ints(c, 1, items, RT_PTE_MAX_LIST, &n));   /* ctx.dims */
     for (k = 0; k < n; ++k) {
@@ -571,16 +563,9 @@ rt_status rt_op_cortex_m_pad_out(const rt_pte_call *c)
 static rt_status q8_pool_params(const rt_pte_call *c, const rt_pte_tensor *x,
                                 const rt_pte_tensor *out, rt_pool_s8_params *p)
 {
-    int32_t v[2];
-    RT_TRY(q8_ints(c, 1, 2, 1, I32_MAX, v));
-    p->kernel_h = v[0];
-    p->kernel_w = v[1];
-    RT_TRY(q8_ints(c, 2, 2, 1, I32_MAX, v));
-    p->stride_h = v[0];
-    p->stride_w = v[1];
-    RT_TRY(q8_ints(c, 3, 2, 0, I32_MAX, v));
-    p->pad_h = v[0];
-    p->pad_w = v[1];
+    RT_TRY(q8_hw(c, 1, 1, &p->kernel_h, &p->kernel_w));
+    RT_TRY(q8_hw(c, 2, 1, &p->stride_h, &p->stride_w));
+    RT_TRY(q8_hw(c, 3, 0, &p->pad_h, &p->pad_w));
     if (out->shape.d[0] != x->shape.d[0] || out->shape.d[3] != x->shape.d[3]) {
         return RT_ERR_PTE_ARGS;
     }

@@ -88,6 +88,32 @@ static int32_t find_bound(const rt_pte_program *p, int32_t v)
     return -1;
 }
 
+/* Program.segments[index]: its file position and size, inside the file (an empty segment is
+ * at no position: 0, size 0); 0 with r->err set when it is not there. */
+uint32_t rt_pte_segment(rt_rd *r, const rt_pte_program *p, uint32_t index, uint32_t *size)
+{
+    uint32_t seg;
+    uint64_t off, n;
+    *size = 0;
+    if (index >= (uint32_t)p->n_segments) {
+        rt_rd_fail(r, RT_ERR_PTE_CORRUPT);
+        return 0;
+    }
+    seg = rt_rd_elem(r, p->segments, (int32_t)index);
+    off = rt_rd_fu64(r, seg, 0);
+    n = rt_rd_fu64(r, seg, 1);
+    if (r->err != RT_OK || n == 0) {
+        return 0;
+    }
+    if (p->segment_base == 0 || off > p->file_size - p->segment_base ||
+        n > p->file_size - p->segment_base - off) {
+        rt_rd_fail(r, RT_ERR_PTE_TRUNCATED);
+        return 0;
+    }
+    *size = (uint32_t)n;
+    return p->segment_base + (uint32_t)off;
+}
+
 /* File position of state tensor t's initial value (index buf_idx of its mutable data
  * segment, Program.mutable_data_segments), nbytes long; 0 with r->err set if it is not there. */
 COLD static uint32_t state_data(rt_rd *r, const rt_pte_program *p, uint32_t t, uint32_t buf_idx,
@@ -95,8 +121,8 @@ COLD static uint32_t state_data(rt_rd *r, const rt_pte_program *p, uint32_t t, u
 {
     uint32_t extra = rt_rd_fref(r, t, TENSOR_EXTRA);
     uint64_t which = extra != 0 ? rt_rd_fu64(r, extra, 0) : 0u;
-    uint32_t root = rt_rd_ref(r, 0), list, sub, seg, offsets, index;
-    uint64_t off, size, at;
+    uint32_t root = rt_rd_ref(r, 0), list, sub, offsets, index, pos, size;
+    uint64_t at;
     int32_t n, n_off;
     list = rt_rd_fvec(r, root, PROGRAM_MUTABLE_SEGMENTS, 4, &n);
     if (r->err != RT_OK) {
@@ -112,23 +138,16 @@ COLD static uint32_t state_data(rt_rd *r, const rt_pte_program *p, uint32_t t, u
     if (r->err != RT_OK) {
         return 0;
     }
-    if ((int32_t)buf_idx >= n_off || (int32_t)index >= p->n_segments || p->segment_base == 0) {
+    if ((int32_t)buf_idx >= n_off) {
         rt_rd_fail(r, RT_ERR_PTE_CORRUPT);
         return 0;
     }
-    seg = rt_rd_elem(r, p->segments, (int32_t)index);
-    off = rt_rd_fu64(r, seg, 0);
-    size = rt_rd_fu64(r, seg, 1);
     at = rt_rd_u64(r, offsets + 8u * buf_idx);
-    if (r->err != RT_OK) {
-        return 0;
-    }
-    if (off > p->file_size - p->segment_base || size > p->file_size - p->segment_base - off ||
-        at > size || nbytes > size - at) {
+    pos = rt_pte_segment(r, p, index, &size);
+    if (r->err == RT_OK && (at > size || nbytes > size - at)) {
         rt_rd_fail(r, RT_ERR_PTE_TRUNCATED);
-        return 0;
     }
-    return p->segment_base + (uint32_t)(off + at);
+    return r->err == RT_OK ? pos + (uint32_t)at : 0u;
 }
 
 /* Check the Tensor table `t` whole: its dtype, sizes and layout, and that its data lies inside
@@ -200,37 +219,16 @@ COLD static void check_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t)
         }
         return;
     }
-    if (buf_idx > 0) { /* a constant, read where it lies */
-        uint32_t pos, len;
-        if (p->constants != 0) {
-            uint64_t off;
-            if ((int32_t)buf_idx >= p->n_const_offsets) {
-                rt_rd_fail(r, RT_ERR_PTE_CORRUPT);
-                return;
-            }
-            off = rt_rd_u64(r, p->const_offsets + 8u * buf_idx);
-            if (off > p->constants_size || (uint64_t)nbytes > p->constants_size - off) {
-                rt_rd_fail(r, RT_ERR_PTE_TRUNCATED);
-                return;
-            }
-            pos = p->constants + (uint32_t)off;
-        } else {
-            int32_t n;
-            uint32_t b;
-            rt_rd whole = *r; /* constant_buffer is inside the flatbuffer */
-            if ((int32_t)buf_idx >= p->n_const_buffers) {
-                rt_rd_fail(r, RT_ERR_PTE_CORRUPT);
-                return;
-            }
-            b = rt_rd_elem(&whole, p->const_buffers, (int32_t)buf_idx);
-            pos = rt_rd_fvec(&whole, b, 0, 1, &n);
-            if (whole.err != RT_OK || (uint32_t)n < nbytes) {
-                rt_rd_fail(r, whole.err != RT_OK ? whole.err : RT_ERR_PTE_TRUNCATED);
-                return;
-            }
+    if (buf_idx > 0) { /* a constant, read where it lies: in the constant segment */
+        uint64_t off;
+        if ((int32_t)buf_idx >= p->n_const_offsets) {
+            /* (or in Program.constant_buffer, inside the flatbuffer: a form ExecuTorch's
+             * runtime no longer reads either) */
+            rt_rd_fail(r, p->n_const_offsets == 0 ? RT_ERR_PTE_UNSUPPORTED : RT_ERR_PTE_CORRUPT);
+            return;
         }
-        len = nbytes;
-        if (pos > p->file_size || len > p->file_size - pos) {
+        off = rt_rd_u64(r, p->const_offsets + 8u * buf_idx);
+        if (off > p->constants_size || (uint64_t)nbytes > p->constants_size - off) {
             rt_rd_fail(r, RT_ERR_PTE_TRUNCATED);
         }
     } /* else given at run time: a graph input, or a view's output */
@@ -241,8 +239,7 @@ COLD static void check_value(rt_rd *r, const rt_pte_program *p, int32_t v)
 {
     uint32_t kind, t = rt_pte_value_table(r, p, v, &kind);
     int32_t n, k;
-    uint32_t first;
-    uint32_t len;
+    uint32_t first, width, len;
     if (r->err != RT_OK) {
         return;
     }
@@ -255,10 +252,8 @@ COLD static void check_value(rt_rd *r, const rt_pte_program *p, int32_t v)
         return;
     case EV_INT:
     case EV_DOUBLE:
-        (void)rt_rd_fu64(r, t, 0);
-        return;
     case EV_BOOL:
-        (void)rt_rd_fu8(r, t, 0, 0);
+        (void)(kind == EV_BOOL ? rt_rd_fu8(r, t, 0, 0) : rt_rd_fu64(r, t, 0));
         return;
     case EV_STRING:
         (void)rt_rd_fstr(r, t, 0, &len);
@@ -266,34 +261,23 @@ COLD static void check_value(rt_rd *r, const rt_pte_program *p, int32_t v)
     case EV_TENSOR:
         check_tensor(r, p, t);
         return;
-    case EV_INT_LIST:
-        first = rt_rd_fvec(r, t, 0, 8, &n);
-        for (k = 0; k < n && r->err == RT_OK; ++k) { /* value indices, each of an Int */
-            uint32_t item_kind;
-            (void)rt_pte_value_table(r, p, (int64_t)rt_rd_u64(r, first + 8u * (uint32_t)k),
-                                     &item_kind);
-            if (r->err == RT_OK && item_kind != EV_INT) {
-                rt_rd_fail(r, RT_ERR_PTE_CORRUPT);
-            }
-        }
-        return;
     case EV_DOUBLE_LIST:
-        (void)rt_rd_fvec(r, t, 0, 8, &n);
-        return;
     case EV_BOOL_LIST:
-        (void)rt_rd_fvec(r, t, 0, 1, &n);
+        (void)rt_rd_fvec(r, t, 0, kind == EV_BOOL_LIST ? 1u : 8u, &n);
         return;
-    case EV_TENSOR_LIST:
-    case EV_OPT_TENSOR_LIST:
-        first = rt_rd_fvec(r, t, 0, 4, &n);
-        for (k = 0; k < n && r->err == RT_OK; ++k) { /* value indices, each of a Tensor */
-            uint32_t item_kind;
-            int32_t item = rt_pte_index_at(r, first, k);
+    case EV_INT_LIST:         /* value indices (int64), each of an Int */
+    case EV_TENSOR_LIST:      /* value indices (int32), each of a Tensor */
+    case EV_OPT_TENSOR_LIST:  /* ... or -1 for None */
+        width = kind == EV_INT_LIST ? 8u : 4u;
+        first = rt_rd_fvec(r, t, 0, width, &n);
+        for (k = 0; k < n && r->err == RT_OK; ++k) {
+            uint32_t item_kind, at = first + width * (uint32_t)k;
+            int64_t item = width == 8u ? (int64_t)rt_rd_u64(r, at) : (int32_t)rt_rd_u32(r, at);
             if (item == -1 && kind == EV_OPT_TENSOR_LIST) {
                 continue;
             }
             (void)rt_pte_value_table(r, p, item, &item_kind);
-            if (r->err == RT_OK && item_kind != EV_TENSOR) {
+            if (r->err == RT_OK && item_kind != (kind == EV_INT_LIST ? EV_INT : EV_TENSOR)) {
                 rt_rd_fail(r, RT_ERR_PTE_CORRUPT);
             }
         }
@@ -340,8 +324,9 @@ static HOT_INLINE uint32_t fast_ref(const uint8_t *b, uint32_t pos)
     return pos + ld32(b, pos);
 }
 
-/* Field f of the table at t, or 0 when absent (t - soffset is its vtable). */
-static HOT_INLINE uint32_t fast_field(const uint8_t *b, uint32_t t, uint32_t f)
+/* Field f of the table at t, or 0 when absent (t - soffset is its vtable): inline where every
+ * argument reads it (values, tensors), a call elsewhere. */
+static HOT_INLINE uint32_t hot_field(const uint8_t *b, uint32_t t, uint32_t f)
 {
     uint32_t vt = t - ld32(b, t);
     uint32_t at = 4u + 2u * f, fo;
@@ -352,12 +337,24 @@ static HOT_INLINE uint32_t fast_field(const uint8_t *b, uint32_t t, uint32_t f)
     return fo != 0 ? t + fo : 0;
 }
 
+static uint32_t fast_field(const uint8_t *b, uint32_t t, uint32_t f)
+{
+    return hot_field(b, t, f);
+}
+
+/* The uint32 (or int32) in field f of the table at t, 0 when absent. */
+static uint32_t fast_u32(const uint8_t *b, uint32_t t, uint32_t f)
+{
+    uint32_t at = fast_field(b, t, f);
+    return at != 0 ? ld32(b, at) : 0u;
+}
+
 /* Value v's payload table (0 for Null) and kind. */
 static uint32_t fast_value(const rt_pte_program *p, int32_t v, uint32_t *kind)
 {
     const uint8_t *b = p->fb.base;
     uint32_t ev = fast_ref(b, p->values + 4u * (uint32_t)v);
-    uint32_t ft = fast_field(b, ev, 0), fv = fast_field(b, ev, 1);
+    uint32_t ft = hot_field(b, ev, 0), fv = hot_field(b, ev, 1);
     *kind = ft != 0 ? b[ft] : 0u;
     return fv != 0 ? fast_ref(b, fv) : 0u;
 }
@@ -369,7 +366,7 @@ static uint32_t fast_arg(const rt_pte_call *c, int32_t i, uint32_t *kind, int32_
 }
 
 /* The scalar in field 0 of an Int, Bool or Double table. */
-static HOT_INLINE uint64_t fast_scalar(const uint8_t *b, uint32_t t, uint32_t width)
+static uint64_t fast_scalar(const uint8_t *b, uint32_t t, uint32_t width)
 {
     uint32_t f = fast_field(b, t, 0);
     return f == 0 ? 0u : (width == 8u ? ld64(b, f) : (uint64_t)b[f]);
@@ -378,10 +375,10 @@ static HOT_INLINE uint64_t fast_scalar(const uint8_t *b, uint32_t t, uint32_t wi
 static void fast_tensor(const rt_pte_program *p, uint32_t t, int32_t v, rt_pte_tensor *out)
 {
     const uint8_t *b = p->fb.base;
-    uint32_t f = fast_field(b, t, TENSOR_DTYPE), sizes, buf;
+    uint32_t f = hot_field(b, t, TENSOR_DTYPE), sizes, buf;
     int32_t rank, k, numel = 1;
     out->dtype = f != 0 ? (int32_t)(int8_t)b[f] : 0;
-    f = fast_field(b, t, TENSOR_SIZES);
+    f = hot_field(b, t, TENSOR_SIZES);
     sizes = f != 0 ? fast_ref(b, f) : 0u;
     rank = sizes != 0 ? (int32_t)ld32(b, sizes) : 0;
     out->shape.rank = rank;
@@ -390,24 +387,16 @@ static void fast_tensor(const rt_pte_program *p, uint32_t t, int32_t v, rt_pte_t
         numel *= out->shape.d[k];
     }
     out->nbytes = numel * rt_pte_elem_size(out->dtype);
-    f = fast_field(b, t, TENSOR_ALLOCATION);
+    f = hot_field(b, t, TENSOR_ALLOCATION);
     if (f != 0) { /* planned (a state tensor too) */
         uint32_t alloc = fast_ref(b, f);
-        uint32_t id_at = fast_field(b, alloc, 0), lo_at = fast_field(b, alloc, 1);
-        uint32_t id = id_at != 0 ? ld32(b, id_at) : 0u;
-        out->data = p->arena + p->buffer_base[id] + (lo_at != 0 ? ld32(b, lo_at) : 0u);
+        out->data = p->arena + p->buffer_base[fast_u32(b, alloc, 0)] + fast_u32(b, alloc, 1);
         return;
     }
-    f = fast_field(b, t, TENSOR_BUFFER);
-    buf = f != 0 ? ld32(b, f) : 0u;
+    buf = fast_u32(b, t, TENSOR_BUFFER);
     if (buf > 0) {
-        if (p->constants != 0) {
-            out->data = (void *)(uintptr_t)(b + p->constants +
-                                            (uint32_t)ld64(b, p->const_offsets + 8u * buf));
-        } else {
-            uint32_t tab = fast_ref(b, p->const_buffers + 4u * buf);
-            out->data = (void *)(uintptr_t)(b + fast_ref(b, fast_field(b, tab, 0)) + 4u);
-        }
+        out->data = (void *)(uintptr_t)(b + p->constants +
+                                        (uint32_t)ld64(b, p->const_offsets + 8u * buf));
         return;
     }
     k = find_bound(p, v);
@@ -436,7 +425,7 @@ static rt_status fast_tensor_arg(const rt_pte_call *c, int32_t i, int32_t dtype,
     if (dtype >= 0 && t->dtype != dtype) {
         return RT_ERR_PTE_DTYPE;
     }
-    return t->data != NULL || c->check ? RT_OK : RT_ERR_NULL;
+    return t->data != NULL || c->check || optional == 2 ? RT_OK : RT_ERR_NULL;
 }
 
 /* ---- adapter accessors ------------------------------------------------------------------
@@ -446,15 +435,24 @@ static rt_status fast_tensor_arg(const rt_pte_call *c, int32_t i, int32_t dtype,
  * vector, list items of the right kind, tensor data inside its buffer), so what is left to
  * check here is what an argument means: its kind, its dtype, its range. */
 
-/* Argument i's payload table, kind and value index (kind 0 past the call's arguments). */
-static uint32_t arg_value(const rt_pte_call *c, int32_t i, uint32_t *kind, int32_t *v)
+/* Argument i's payload table and kind (kind 0 past the call's arguments). */
+static uint32_t arg_value(const rt_pte_call *c, int32_t i, uint32_t *kind)
 {
-    if ((uint32_t)i >= (uint32_t)c->n_args) {
-        *kind = 0;
-        *v = -1;
-        return 0;
+    int32_t v;
+    *kind = 0;
+    return (uint32_t)i < (uint32_t)c->n_args ? fast_arg(c, i, kind, &v) : 0u;
+}
+
+/* A scalar argument's kind and bits (an Int's or Double's 8 bytes, a Bool's byte; 0 for any
+ * other kind). */
+static uint32_t arg_scalar(const rt_pte_call *c, int32_t i, uint64_t *bits)
+{
+    uint32_t kind, tab = arg_value(c, i, &kind);
+    *bits = 0;
+    if (kind == EV_INT || kind == EV_DOUBLE || kind == EV_BOOL) {
+        *bits = fast_scalar(c->prog->fb.base, tab, kind == EV_BOOL ? 1u : 8u);
     }
-    return fast_arg(c, i, kind, v);
+    return kind;
 }
 
 rt_status rt_pte_arg_tensor(const rt_pte_call *c, int32_t i, int32_t dtype, rt_pte_tensor *t)
@@ -470,52 +468,40 @@ rt_status rt_pte_arg_opt_tensor(const rt_pte_call *c, int32_t i, int32_t dtype,
 
 rt_status rt_pte_arg_int(const rt_pte_call *c, int32_t i, int64_t *v)
 {
-    uint32_t kind;
-    int32_t idx;
-    uint32_t tab = arg_value(c, i, &kind, &idx);
-    *v = kind == EV_INT ? (int64_t)fast_scalar(c->prog->fb.base, tab, 8u) : 0;
-    return kind == EV_INT ? RT_OK : RT_ERR_PTE_ARGS;
+    uint64_t bits;
+    int ok = arg_scalar(c, i, &bits) == EV_INT;
+    *v = ok ? (int64_t)bits : 0;
+    return ok ? RT_OK : RT_ERR_PTE_ARGS;
 }
 
 rt_status rt_pte_arg_bool(const rt_pte_call *c, int32_t i, int32_t *v)
 {
-    uint32_t kind;
-    int32_t idx;
-    uint32_t tab = arg_value(c, i, &kind, &idx);
-    *v = kind == EV_BOOL && fast_scalar(c->prog->fb.base, tab, 1u) != 0;
-    return kind == EV_BOOL ? RT_OK : RT_ERR_PTE_ARGS;
+    uint64_t bits;
+    int ok = arg_scalar(c, i, &bits) == EV_BOOL;
+    *v = ok && bits != 0;
+    return ok ? RT_OK : RT_ERR_PTE_ARGS;
 }
 
 rt_status rt_pte_arg_double(const rt_pte_call *c, int32_t i, double *v)
 {
-    uint32_t kind;
-    int32_t idx;
-    uint32_t tab = arg_value(c, i, &kind, &idx);
-    const uint8_t *b = c->prog->fb.base;
     uint64_t bits;
-    switch (kind) {
-    case EV_DOUBLE:
-        bits = fast_scalar(b, tab, 8u);
+    uint32_t kind = arg_scalar(c, i, &bits);
+    *v = 0.0;
+    if (kind == EV_DOUBLE) {
         memcpy(v, &bits, 8);
-        return RT_OK;
-    case EV_INT:
-        *v = (double)(int64_t)fast_scalar(b, tab, 8u);
-        return RT_OK;
-    case EV_BOOL:
-        *v = fast_scalar(b, tab, 1u) != 0 ? 1.0 : 0.0;
-        return RT_OK;
-    default:
-        *v = 0.0;
+    } else if (kind == EV_INT || kind == EV_BOOL) {
+        *v = kind == EV_BOOL ? (double)(bits != 0) : (double)(int64_t)bits;
+    } else {
         return RT_ERR_PTE_ARGS;
     }
+    return RT_OK;
 }
 
 /* A list argument of `kind`: position of its first item and its length. */
 static uint32_t list_arg(const rt_pte_call *c, int32_t i, uint32_t kind, int32_t *len)
 {
     uint32_t got;
-    int32_t idx;
-    uint32_t tab = arg_value(c, i, &got, &idx), items;
+    uint32_t tab = arg_value(c, i, &got), items;
     const uint8_t *b = c->prog->fb.base;
     *len = -1;
     if (got != kind) {
@@ -649,8 +635,7 @@ rt_status rt_pte_arg_doubles(const rt_pte_call *c, int32_t i, double *v, int32_t
 rt_status rt_pte_arg_string(const rt_pte_call *c, int32_t i, const char **s, uint32_t *len)
 {
     uint32_t kind, f;
-    int32_t idx;
-    uint32_t tab = arg_value(c, i, &kind, &idx);
+    uint32_t tab = arg_value(c, i, &kind);
     const uint8_t *b = c->prog->fb.base;
     *s = NULL;
     *len = 0;
@@ -693,8 +678,7 @@ rt_status rt_pte_arg_tensors(const rt_pte_call *c, int32_t i, int32_t dtype, rt_
 int32_t rt_pte_arg_is_none(const rt_pte_call *c, int32_t i)
 {
     uint32_t kind;
-    int32_t v;
-    (void)arg_value(c, i, &kind, &v);
+    (void)arg_value(c, i, &kind);
     return kind == EV_NULL;
 }
 
@@ -704,33 +688,28 @@ uint32_t rt_pte_arena_size(const uint8_t *pte, uint32_t size, rt_status *status)
 
 COLD static rt_status read_header(rt_pte_program *p, const uint8_t *pte, uint32_t size)
 {
-    static const char ident[4] = { 'E', 'T', '1', '2' };
     uint32_t fb_size = size;
     p->segment_base = 0;
     if (size < 8) {
         return RT_ERR_PTE_TRUNCATED;
     }
-    if (memcmp(pte + 4, ident, 4) != 0) {
+    if (ld32(pte, 4) != 0x32315445u) { /* "ET12" */
         return RT_ERR_PTE_CORRUPT;
     }
-    if (size >= 40 && memcmp(pte + 8, "eh00", 4) == 0) { /* the extended header */
-        uint32_t len;
-        uint64_t prog_size, seg_base, seg_size;
-        memcpy(&len, pte + 12, 4);
-        memcpy(&prog_size, pte + 16, 8);
-        memcpy(&seg_base, pte + 24, 8);
-        memcpy(&seg_size, pte + 32, 8);
-        if (len < 32) {
+    if (size >= 40 && ld32(pte, 8) == 0x30306865u) { /* "eh00": the extended header */
+        uint32_t h[7]; /* length, then program size, segment base, segment size (u64 each) */
+        memcpy(h, pte + 12, 28);
+        if (h[0] < 32) {
             return RT_ERR_PTE_CORRUPT;
         }
-        if (prog_size > size || seg_base > size || seg_size > size - seg_base) {
-            return RT_ERR_PTE_TRUNCATED;
+        if ((h[2] | h[4] | h[6]) != 0 || h[1] > size || h[3] > size || h[5] > size - h[3]) {
+            return RT_ERR_PTE_TRUNCATED; /* (a high word set: beyond any file we can hold) */
         }
-        if (prog_size < 8 || (seg_size > 0 && seg_base < prog_size)) {
+        if (h[1] < 8 || (h[5] > 0 && h[3] < h[1])) {
             return RT_ERR_PTE_CORRUPT;
         }
-        fb_size = (uint32_t)prog_size;
-        p->segment_base = (uint32_t)seg_base;
+        fb_size = h[1];
+        p->segment_base = h[3];
     }
     p->fb.base = pte;
     p->fb.size = fb_size;
@@ -743,7 +722,7 @@ COLD static rt_status read_buffers(rt_rd *r, rt_pte_program *p, uint32_t plan)
 {
     int32_t n, k;
     uint32_t first = rt_rd_fvec(r, plan, PLAN_BUFFER_SIZES, 8, &n);
-    uint64_t total = 0;
+    uint32_t total = 0;
     if (r->err != RT_OK) {
         return r->err;
     }
@@ -753,65 +732,36 @@ COLD static rt_status read_buffers(rt_rd *r, rt_pte_program *p, uint32_t plan)
     }
     for (k = 1; k < n; ++k) {
         uint64_t s = rt_rd_u64(r, first + 8u * (uint32_t)k);
-        if (s > 0x7fffffffu) {
-            return RT_ERR_PTE_ARENA;
+        total = (total + BUFFER_ALIGN - 1u) & ~(BUFFER_ALIGN - 1u);
+        if (s > 0x7fffffffu || total > 0x7fffffffu - (uint32_t)s) {
+            return RT_ERR_PTE_ARENA; /* (total stays below 2^31: no wrap) */
         }
-        total = (total + BUFFER_ALIGN - 1u) & ~(uint64_t)(BUFFER_ALIGN - 1u);
-        p->buffer_base[k] = (uint32_t)total;
+        p->buffer_base[k] = total;
         p->buffer_size[k] = (uint32_t)s;
-        total += s;
+        total += (uint32_t)s;
     }
-    if (total > 0x7fffffffu) {
-        return RT_ERR_PTE_ARENA;
-    }
-    p->arena_size = (uint32_t)total;
+    p->arena_size = total;
     return r->err;
 }
 
 COLD static rt_status read_constants(rt_rd *r, rt_pte_program *p, uint32_t root)
 {
-    uint32_t cs = rt_rd_fref(r, root, PROGRAM_CONST_SEGMENT);
+    uint32_t cs = rt_rd_fref(r, root, PROGRAM_CONST_SEGMENT), at;
     int32_t n;
     p->segments = rt_rd_fvec(r, root, PROGRAM_SEGMENTS, 4, &p->n_segments);
-    p->const_buffers = rt_rd_fvec(r, root, PROGRAM_CONST_BUFFER, 4, &p->n_const_buffers);
     p->delegate_data = rt_rd_fvec(r, root, PROGRAM_DELEGATE_DATA, 4, &p->n_delegate_data);
-    p->constants = 0;
-    p->constants_size = 0;
-    p->n_const_offsets = 0;
-    if (r->err != RT_OK) {
-        return r->err;
-    }
     if (cs != 0) {
         uint32_t seg_index = rt_rd_fu32(r, cs, 0, 0);
         p->const_offsets = rt_rd_fvec(r, cs, 1, 8, &n);
-        if (r->err != RT_OK) {
-            return r->err;
-        }
-        if (n > 0) {
-            uint32_t seg;
-            uint64_t off, size;
-            if ((int32_t)seg_index >= p->n_segments) {
-                return RT_ERR_PTE_CORRUPT;
+        if (r->err == RT_OK && n > 0) {
+            at = rt_pte_segment(r, p, seg_index, &p->constants_size);
+            if (p->constants_size > 0) { /* (empty: a program with no weights) */
+                p->constants = at;
+                p->n_const_offsets = n;
             }
-            seg = rt_rd_elem(r, p->segments, (int32_t)seg_index);
-            off = rt_rd_fu64(r, seg, 0);
-            size = rt_rd_fu64(r, seg, 1);
-            if (r->err != RT_OK) {
-                return r->err;
-            }
-            if (size == 0) {
-                return RT_OK; /* an empty constant segment (a program with no weights) */
-            }
-            if (p->segment_base == 0 || off > p->file_size - p->segment_base ||
-                size > p->file_size - p->segment_base - off) {
-                return RT_ERR_PTE_TRUNCATED;
-            }
-            p->constants = p->segment_base + (uint32_t)off;
-            p->constants_size = (uint32_t)size;
-            p->n_const_offsets = n;
         }
     }
-    return RT_OK;
+    return r->err;
 }
 
 COLD static rt_status read_operators(rt_rd *r, rt_pte_program *p, uint32_t plan)
@@ -819,6 +769,7 @@ COLD static rt_status read_operators(rt_rd *r, rt_pte_program *p, uint32_t plan)
     int32_t n, k, j;
     uint32_t first = rt_rd_fvec(r, plan, PLAN_OPERATORS, 4, &n);
     const rt_pte_registry *reg = p->registry;
+    p->operators = first;
     if (r->err != RT_OK) {
         return r->err;
     }
@@ -1011,39 +962,35 @@ COLD static rt_status open_plan(rt_pte_program *p, const uint8_t *pte, uint32_t 
 }
 
 /* Count (fill == 0) or decode (fill != 0) the int lists load caches: RT_PTE_CACHE_MIN_ITEMS
- * items or more, every item an Int that fits in int32. */
-COLD static rt_status cache_lists(rt_pte_program *p, int fill, int32_t *lists, int32_t *items)
+ * items or more, every item an Int that fits in int32. The values are checked (check_value):
+ * read directly. */
+COLD static void cache_lists(rt_pte_program *p, int fill, int32_t *lists, int32_t *items)
 {
-    rt_rd r = rt_rd_of(&p->fb);
+    const uint8_t *b = p->fb.base;
     int32_t v, k, n;
     cached_list *entry = cache_entries(p);
     int32_t *base = (int32_t *)(void *)(entry + (fill ? p->n_cached : 0));
     *lists = 0;
     *items = 0;
     for (v = 0; v < p->n_values; ++v) {
-        uint32_t kind, t = rt_pte_value_table(&r, p, v, &kind), first;
+        uint32_t kind, t = fast_value(p, v, &kind), f, first;
         int ok = 1;
-        if (r.err != RT_OK) {
-            return r.err;
-        }
-        if (kind != EV_INT_LIST) {
+        if (kind != EV_INT_LIST || (f = fast_field(b, t, 0)) == 0) {
             continue;
         }
-        first = rt_rd_fvec(&r, t, 0, 8, &n);
+        first = fast_ref(b, f);
+        n = (int32_t)ld32(b, first);
         if (n < RT_PTE_CACHE_MIN_ITEMS) {
             continue;
         }
-        for (k = 0; k < n && ok && r.err == RT_OK; ++k) {
-            uint32_t ik, it = rt_pte_value_table(&r, p, (int64_t)rt_rd_u64(&r, first + 8u * (uint32_t)k),
-                                                 &ik);
-            int64_t x = ik == EV_INT ? (int64_t)rt_rd_fu64(&r, it, 0) : 0;
-            ok = ik == EV_INT && x >= INT32_MIN && x <= INT32_MAX;
+        for (k = 0; k < n && ok; ++k) { /* (each item an Int: check_value) */
+            uint32_t ik;
+            int32_t at = (int32_t)ld64(b, first + 4u + 8u * (uint32_t)k);
+            int64_t x = (int64_t)fast_scalar(b, fast_value(p, at, &ik), 8u);
+            ok = x >= INT32_MIN && x <= INT32_MAX;
             if (ok && fill) {
                 base[*items + k] = (int32_t)x;
             }
-        }
-        if (r.err != RT_OK) {
-            return r.err;
         }
         if (!ok) {
             continue;
@@ -1056,7 +1003,18 @@ COLD static rt_status cache_lists(rt_pte_program *p, int fill, int32_t *lists, i
         *lists += 1;
         *items += n;
     }
-    return RT_OK;
+}
+
+/* Check every value whole (the file's constants located first). */
+COLD static rt_status check_values(rt_pte_program *p, uint32_t root)
+{
+    rt_rd r = rt_rd_of(&p->fb);
+    int32_t v;
+    RT_TRY(read_constants(&r, p, root));
+    for (v = 0; v < p->n_values && r.err == RT_OK; ++v) {
+        check_value(&r, p, v);
+    }
+    return r.err;
 }
 
 COLD uint32_t rt_pte_state_size(const uint8_t *pte, uint32_t size, rt_status *status)
@@ -1066,7 +1024,10 @@ COLD uint32_t rt_pte_state_size(const uint8_t *pte, uint32_t size, rt_status *st
     int32_t lists = 0, items = 0;
     rt_status s = open_plan(&p, pte, size, &root, &plan);
     if (s == RT_OK) {
-        s = cache_lists(&p, 0, &lists, &items);
+        s = check_values(&p, root);
+    }
+    if (s == RT_OK) {
+        cache_lists(&p, 0, &lists, &items);
     }
     if (status != NULL) {
         *status = s;
@@ -1080,7 +1041,7 @@ COLD rt_status rt_pte_load(rt_pte_program *p, uint32_t state_size, const uint8_t
 {
     rt_rd r;
     uint32_t root, plan;
-    int32_t v, lists, items;
+    int32_t lists, items;
     rt_status s;
     if (p == NULL || state_size < sizeof *p) {
         return p == NULL ? RT_ERR_NULL : RT_ERR_PTE_LIMIT;
@@ -1103,7 +1064,7 @@ COLD rt_status rt_pte_load(rt_pte_program *p, uint32_t state_size, const uint8_t
         return RT_ERR_NULL;
     }
     p->arena = arena;
-    RT_TRY(read_constants(&r, p, root));
+    RT_TRY(check_values(p, root));
     RT_TRY(read_operators(&r, p, plan));
     p->delegates = rt_rd_fvec(&r, plan, PLAN_DELEGATES, 4, &p->n_delegates);
     if (r.err != RT_OK) {
@@ -1115,18 +1076,12 @@ COLD rt_status rt_pte_load(rt_pte_program *p, uint32_t state_size, const uint8_t
         }
         RT_TRY(registry->delegates->load(p));
     }
-    for (v = 0; v < p->n_values; ++v) {
-        check_value(&r, p, v);
-        if (r.err != RT_OK) {
-            return r.err;
-        }
-    }
-    RT_TRY(cache_lists(p, 0, &lists, &items));
+    cache_lists(p, 0, &lists, &items);
     if (state_size - sizeof *p < RT_PTE_CACHE_BYTES(lists, items)) {
         return RT_ERR_PTE_LIMIT; /* the state is smaller than rt_pte_state_size() */
     }
     p->n_cached = lists;
-    RT_TRY(cache_lists(p, 1, &lists, &items));
+    cache_lists(p, 1, &lists, &items);
     RT_TRY(read_io(&r, p, plan, PLAN_INPUTS, p->inputs, &p->n_inputs));
     RT_TRY(read_io(&r, p, plan, PLAN_OUTPUTS, p->outputs, &p->n_outputs));
     s = check_instructions(&r, p);
@@ -1152,91 +1107,53 @@ COLD uint32_t rt_pte_arena_size(const uint8_t *pte, uint32_t size, rt_status *st
 
 /* ---- run ----------------------------------------------------------------------------- */
 
-/* executorch_prim::et_view: out takes self's data (bound, or copied into its own storage). */
-static rt_status run_view(rt_pte_program *p, const rt_pte_call *c)
+uint32_t rt_pte_kernel_call(const rt_pte_program *p, int32_t i, rt_pte_call *c, uint32_t *body)
 {
-    rt_pte_tensor self, out;
-    rt_rd r = rt_rd_of(&p->fb);
-    int32_t out_v = rt_pte_index_at(&r, c->args, c->n_args - 1), k;
-    RT_TRY(rt_pte_arg_tensor(c, 0, -1, &self));
-    {
-        rt_pte_call probe = *c;
-        probe.check = 1; /* out may be unbound yet */
-        RT_TRY(rt_pte_arg_tensor(&probe, c->n_args - 1, self.dtype, &out));
+    const uint8_t *b = p->fb.base;
+    uint32_t ins = fast_ref(b, p->instructions + 4u * (uint32_t)i), args;
+    uint32_t f = fast_field(b, ins, 0), kind = f != 0 ? b[f] : 0u;
+    *body = fast_ref(b, fast_field(b, ins, 1));
+    if (kind == INS_KERNEL) {
+        args = fast_ref(b, fast_field(b, *body, 1));
+        c->prog = p;
+        c->op = p->ops[fast_u32(b, *body, 0)];
+        c->args = args + 4u;
+        c->n_args = (int32_t)ld32(b, args);
+        c->check = 0;
+        c->act.on = 0; /* (lo and hi are read only when it is on) */
     }
-    if (out.nbytes != self.nbytes) {
-        return RT_ERR_SHAPE;
-    }
-    k = find_bound(p, out_v);
-    if (k >= 0) {
-        p->bound_data[k] = self.data;
-    } else if (out.data == NULL) {
-        if (p->n_bound >= RT_PTE_MAX_BOUND) {
-            return RT_ERR_PTE_LIMIT;
-        }
-        p->bound_value[p->n_bound] = out_v;
-        p->bound_data[p->n_bound++] = self.data;
-    } else if (out.data != self.data) {
-        memmove(out.data, self.data, (size_t)self.nbytes);
-    }
-    return r.err;
+    return kind;
 }
 
 rt_status rt_pte_run(rt_pte_program *p)
 {
-    int32_t i, n;
-    uint32_t kind, body;
+    int32_t i;
     if (p == NULL || p->registry == NULL) {
         return RT_ERR_NULL;
     }
     for (i = 0; i < p->n_instructions; ++i) {
-        rt_rd r = rt_rd_of(&p->fb);
         rt_status s = RT_OK;
         const uint8_t *b = p->fb.base;
-        /* (load checked every instruction: read them directly, as the run path does) */
-        uint32_t ins = fast_ref(b, p->instructions + 4u * (uint32_t)i);
-        uint32_t f = fast_field(b, ins, 0);
-        kind = f != 0 ? b[f] : 0u;
-        body = fast_ref(b, fast_field(b, ins, 1));
+        rt_pte_call c;
+        uint32_t body, kind = rt_pte_kernel_call(p, i, &c, &body);
         if (kind == INS_KERNEL) {
-            rt_pte_call c;
-            uint32_t args;
             if (rt_pte_bit(p->skip, i)) {
                 continue;
             }
-            f = fast_field(b, body, 0);
-            args = fast_ref(b, fast_field(b, body, 1));
-            n = (int32_t)ld32(b, args);
-            c.prog = p;
-            c.op = p->ops[f != 0 ? ld32(b, f) : 0u];
-            c.args = args + 4u;
-            c.n_args = n;
-            c.check = 0;
-            c.act.on = 0;
-            c.act.lo = 0.0f;
-            c.act.hi = 0.0f;
-            if (r.err != RT_OK) {
-                s = r.err;
-            } else if (c.op->flags & RT_PTE_VIEW) {
-                s = run_view(p, &c);
-            } else {
-                if (rt_pte_bit(p->fused, i)) {
-                    s = p->registry->fusion->bounds(p, i, &c.act);
-                }
-                if (s == RT_OK) {
-                    s = c.op->run(&c);
-                }
+            if (rt_pte_bit(p->fused, i)) {
+                s = p->registry->fusion->bounds(p, i, &c.act);
+            }
+            if (s == RT_OK) {
+                s = c.op->run(&c);
             }
         } else if (kind == INS_DELEGATE) {
             s = p->registry->delegates == NULL ? RT_ERR_PTE_BACKEND
                                                : p->registry->delegates->call(p, i, body, 0);
-        } else if (kind == INS_JUMP_FALSE) {
+        } else if (kind == INS_JUMP_FALSE) { /* (load checked: a Bool, a later instruction) */
             uint32_t vk;
-            uint32_t t = rt_pte_value_table(&r, p, (int32_t)rt_rd_fu32(&r, body, 0, 0), &vk);
-            if (rt_rd_fu8(&r, t, 0, 0) == 0) {
-                i = (int32_t)rt_rd_fu32(&r, body, 1, 0) - 1;
+            if (fast_scalar(b, fast_value(p, (int32_t)fast_u32(b, body, 0), &vk), 1u) == 0) {
+                i = (int32_t)fast_u32(b, body, 1) - 1;
             }
-            s = r.err;
         }
         if (s != RT_OK) {
             p->bad_instruction = i;
@@ -1248,14 +1165,20 @@ rt_status rt_pte_run(rt_pte_program *p)
 
 /* ---- inputs and outputs -------------------------------------------------------------- */
 
-static rt_status io_tensor(const rt_pte_program *p, int32_t v, rt_pte_tensor *t)
+/* Input (out == 0) or output k. */
+static rt_status io_tensor(const rt_pte_program *p, int32_t k, int out, rt_pte_tensor *t)
 {
-    rt_rd r = rt_rd_of(&p->fb);
-    uint32_t kind, tab = rt_pte_value_table(&r, p, v, &kind);
-    if (r.err == RT_OK && kind == EV_TENSOR) {
-        fast_tensor(p, tab, v, t); /* (load checked it) */
+    uint32_t kind;
+    int32_t v;
+    if (p == NULL || t == NULL) {
+        return RT_ERR_NULL;
     }
-    return r.err;
+    if (k < 0 || k >= (out ? p->n_outputs : p->n_inputs)) {
+        return RT_ERR_INDEX;
+    }
+    v = (out ? p->outputs : p->inputs)[k];
+    fast_tensor(p, fast_value(p, v, &kind), v, t); /* (load checked: a Tensor) */
+    return RT_OK;
 }
 
 int32_t rt_pte_num_inputs(const rt_pte_program *p)
@@ -1270,24 +1193,12 @@ int32_t rt_pte_num_outputs(const rt_pte_program *p)
 
 rt_status rt_pte_input(const rt_pte_program *p, int32_t k, rt_pte_tensor *t)
 {
-    if (p == NULL || t == NULL) {
-        return RT_ERR_NULL;
-    }
-    if (k < 0 || k >= p->n_inputs) {
-        return RT_ERR_INDEX;
-    }
-    return io_tensor(p, p->inputs[k], t);
+    return io_tensor(p, k, 0, t);
 }
 
 rt_status rt_pte_output(const rt_pte_program *p, int32_t k, rt_pte_tensor *t)
 {
-    if (p == NULL || t == NULL) {
-        return RT_ERR_NULL;
-    }
-    if (k < 0 || k >= p->n_outputs) {
-        return RT_ERR_INDEX;
-    }
-    return io_tensor(p, p->outputs[k], t);
+    return io_tensor(p, k, 1, t);
 }
 
 /* Bind value v (an input or output the program does not plan) to the caller's data. */
@@ -1333,19 +1244,15 @@ COLD rt_status rt_pte_operator(const rt_pte_program *p, int32_t k, const char **
                           const char **overload)
 {
     rt_rd r;
-    int32_t n;
-    uint32_t len, root, plan, first, op;
+    uint32_t len, op;
     if (p == NULL || name == NULL || overload == NULL) {
         return RT_ERR_NULL;
     }
-    r = rt_rd_of(&p->fb);
-    root = rt_rd_ref(&r, 0);
-    plan = rt_rd_elem(&r, rt_rd_fvec(&r, root, PROGRAM_PLANS, 4, &n), 0);
-    first = rt_rd_fvec(&r, plan, PLAN_OPERATORS, 4, &n);
-    if (r.err != RT_OK || k < 0 || k >= n) {
-        return r.err != RT_OK ? r.err : RT_ERR_INDEX;
+    if (k < 0 || k >= p->n_ops) { /* (read_operators checked the vector) */
+        return RT_ERR_INDEX;
     }
-    op = rt_rd_elem(&r, first, k);
+    r = rt_rd_of(&p->fb);
+    op = rt_rd_elem(&r, p->operators, k);
     *name = rt_rd_fstr(&r, op, 0, &len);
     *overload = rt_rd_fstr(&r, op, 1, &len);
     return r.err;
@@ -1363,13 +1270,35 @@ COLD const char *rt_status_name(rt_status s)
     return k < sizeof names / sizeof names[0] ? names[k] : "unknown rt_status";
 }
 
-/* executorch_prim::et_view.default's entry: checked here, run by rt_pte_run itself. */
+/* executorch_prim::et_view.default: out takes self's data (bound to it, or copied into out's
+ * own storage). */
 rt_status rt_op_executorch_prim_et_view_default(const rt_pte_call *c);
 
 rt_status rt_op_executorch_prim_et_view_default(const rt_pte_call *c)
 {
+    /* (rt_pte_run's own program: a view binds its out in the program's table) */
+    rt_pte_program *p = (rt_pte_program *)(uintptr_t)c->prog;
     rt_pte_tensor self, out;
+    int32_t out_v = (int32_t)ld32(p->fb.base, c->args + 4u * (uint32_t)(c->n_args - 1)), k;
     RT_TRY(rt_pte_arg_tensor(c, 0, -1, &self));
-    RT_TRY(rt_pte_arg_tensor(c, c->n_args - 1, self.dtype, &out));
-    return out.nbytes == self.nbytes ? RT_OK : RT_ERR_PTE_ARGS;
+    RT_TRY(fast_tensor_arg(c, c->n_args - 1, self.dtype, &out, 2)); /* out may be unbound */
+    if (out.nbytes != self.nbytes) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if (c->check) {
+        return RT_OK;
+    }
+    k = find_bound(p, out_v);
+    if (k >= 0) {
+        p->bound_data[k] = self.data;
+    } else if (out.data == NULL) {
+        if (p->n_bound >= RT_PTE_MAX_BOUND) {
+            return RT_ERR_PTE_LIMIT;
+        }
+        p->bound_value[p->n_bound] = out_v;
+        p->bound_data[p->n_bound++] = self.data;
+    } else if (out.data != self.data) {
+        memmove(out.data, self.data, (size_t)self.nbytes);
+    }
+    return RT_OK;
 }

@@ -40,23 +40,11 @@ static rt_status read_delegate(rt_rd *r, const rt_pte_program *p, int32_t k, rt_
         d->processed = r->b + blob;
         d->processed_size = (uint32_t)size;
     } else { /* SEGMENT: Program.segments[index] */
-        uint32_t seg;
-        uint64_t off, size;
-        if ((int32_t)index >= p->n_segments) {
-            return RT_ERR_PTE_CORRUPT;
-        }
-        seg = rt_rd_elem(r, p->segments, (int32_t)index);
-        off = rt_rd_fu64(r, seg, 0);
-        size = rt_rd_fu64(r, seg, 1);
-        if (r->err != RT_OK) {
-            return r->err;
-        }
-        if (p->segment_base == 0 || off > p->file_size - p->segment_base ||
-            size > p->file_size - p->segment_base - off) {
-            return RT_ERR_PTE_TRUNCATED;
-        }
-        d->processed = p->fb.base + p->segment_base + off;
-        d->processed_size = (uint32_t)size;
+        uint32_t at = rt_pte_segment(r, p, index, &d->processed_size);
+        d->processed = r->b + at;
+    }
+    if (r->err != RT_OK) {
+        return r->err;
     }
     if (n > RT_PTE_MAX_SPECS) {
         return RT_ERR_PTE_LIMIT;

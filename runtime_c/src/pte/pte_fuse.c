@@ -21,39 +21,25 @@ static void set_bit(uint8_t *bits, int32_t i)
     bits[i >> 3] = (uint8_t)(bits[i >> 3] | (1u << (i & 7)));
 }
 
-/* The activation bounds of instruction j (an RT_PTE_ACT_* op), as the static C takes them. */
-static rt_status act_bounds(const rt_pte_program *p, int32_t j, rt_act_f32 *act)
+/* The activation bounds of call c (an RT_PTE_ACT_* op), as the static C takes them. */
+static rt_status act_bounds(const rt_pte_call *c, rt_act_f32 *act)
 {
-    rt_rd r = rt_rd_of(&p->fb);
-    uint32_t kind, body;
-    int32_t n;
-    rt_pte_call c;
-    const rt_pte_op *op;
     double lo = -1.0, hi = 1.0;
-    (void)rt_pte_instruction(&r, p, j, &kind, &body);
-    memset(&c, 0, sizeof c);
-    c.prog = p;
-    c.op = op = p->ops[rt_rd_fu32(&r, body, 0, 0)];
-    c.args = rt_pte_call_args(&r, body, &n);
-    c.n_args = n;
-    if (r.err != RT_OK) {
-        return r.err;
-    }
     act->on = 1;
-    if (op->flags & RT_PTE_ACT_RELU) {
+    if (c->op->flags & RT_PTE_ACT_RELU) {
         act->lo = 0.0f;
         act->hi = INFINITY;
         return RT_OK;
     }
-    if (op->flags & RT_PTE_ACT_CLAMP) {
+    if (c->op->flags & RT_PTE_ACT_CLAMP) {
         lo = -(double)INFINITY;
         hi = (double)INFINITY;
     }
-    if (!rt_pte_arg_is_none(&c, 1)) {
-        RT_TRY(rt_pte_arg_double(&c, 1, &lo));
+    if (!rt_pte_arg_is_none(c, 1)) {
+        RT_TRY(rt_pte_arg_double(c, 1, &lo));
     }
-    if (!rt_pte_arg_is_none(&c, 2)) {
-        RT_TRY(rt_pte_arg_double(&c, 2, &hi));
+    if (!rt_pte_arg_is_none(c, 2)) {
+        RT_TRY(rt_pte_arg_double(c, 2, &hi));
     }
     act->lo = (float)lo;
     act->hi = (float)hi;
@@ -201,11 +187,18 @@ COLD static void find_fusions(rt_pte_program *p)
     }
 }
 
-/* The bounds of the activation producer i absorbed (the kernel call after it, views aside). */
+/* The bounds of the activation producer i absorbed: the kernel call after it, views aside
+ * (find_fusions found it there; read directly, as the run path reads). */
 static rt_status bounds_after(const rt_pte_program *p, int32_t i, rt_act_f32 *act)
 {
-    rt_rd r = rt_rd_of(&p->fb);
-    return act_bounds(p, next_kernel(&r, p, i), act);
+    rt_pte_call c;
+    uint32_t body;
+    do {
+        if (++i >= p->n_instructions || rt_pte_kernel_call(p, i, &c, &body) != INS_KERNEL) {
+            return RT_ERR_PTE_CORRUPT;
+        }
+    } while (c.op->flags & RT_PTE_VIEW);
+    return act_bounds(&c, act);
 }
 
 const rt_pte_fusion_support rt_pte_fusion = { find_fusions, bounds_after };

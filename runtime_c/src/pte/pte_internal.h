@@ -34,6 +34,12 @@ int32_t rt_pte_index_at(rt_rd *r, uint32_t first, int32_t i);
 /* Instruction i's kind and the table of its arguments. */
 uint32_t rt_pte_instruction(rt_rd *r, const rt_pte_program *p, int32_t i, uint32_t *kind,
                             uint32_t *body);
+/* Program.segments[index]: its file position and size (0, 0 when empty); 0 with r->err set
+ * when it is not there or not inside the file. */
+uint32_t rt_pte_segment(rt_rd *r, const rt_pte_program *p, uint32_t index, uint32_t *size);
+/* Instruction i's kind and the table of its arguments, read directly (load checked it); for
+ * a KernelCall, *c is the call ready to run (no activation). */
+uint32_t rt_pte_kernel_call(const rt_pte_program *p, int32_t i, rt_pte_call *c, uint32_t *body);
 /* Bit i of a bitmap. */
 int rt_pte_bit(const uint8_t *bits, int32_t i);
 /* The args vector of a KernelCall or DelegateCall table. */
