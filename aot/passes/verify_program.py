@@ -47,11 +47,13 @@ class Problem:
                 f"{self.source}: {self.what}")
 
 
-def _storage(plan: P.ExecutionPlan, tv: TensorValue, written: bool) -> str | None:
-    """What is wrong with where this tensor lives, or None."""
+def _storage(plan: P.ExecutionPlan, tv: TensorValue, written: bool,
+             views: frozenset = frozenset()) -> str | None:
+    """What is wrong with where this tensor lives, or None. ``views``: the outs of the
+    plan's et_view calls, which take their self's data at run time."""
     t = tv.tensor
     nbytes = tensor_nbytes(t)
-    io = tv.index in plan.inputs or tv.index in plan.outputs
+    io = tv.index in plan.inputs or tv.index in plan.outputs or tv.index in views
     if t.allocation_info is not None:
         mid, offset = t.allocation_info.memory_id, t.allocation_info.offset
         if not 0 < mid < len(plan.non_const_buffer_sizes):
@@ -76,7 +78,7 @@ def _tensors(values: dict, schema) -> Iterator[tuple[str, TensorValue, bool]]:
                 yield a.name, item, a.is_out
 
 
-def _kernel_call(plan, ins, k, source, known_only) -> Iterator[Problem]:
+def _kernel_call(plan, ins, k, source, known_only, views=frozenset()) -> Iterator[Problem]:
     if not 0 <= ins.op_index < len(plan.operators):
         yield Problem(plan.name, k, "?", f"operator {ins.op_index} does not exist", source,
                       False)
@@ -98,7 +100,7 @@ def _kernel_call(plan, ins, k, source, known_only) -> Iterator[Problem]:
         yield problem(str(e))
         return
     for name, tv, written in _tensors(values, op.schema):
-        bad = _storage(plan, tv, written)
+        bad = _storage(plan, tv, written, views)
         if bad:
             yield problem(f"argument {name!r}: {bad}")
             return
@@ -111,16 +113,26 @@ def _kernel_call(plan, ins, k, source, known_only) -> Iterator[Problem]:
         yield problem(str(e))
 
 
+def _view_outs(plan: P.ExecutionPlan) -> frozenset:
+    """The value indices the plan's et_view calls write (their last argument)."""
+    return frozenset(ins.args[-1] for chain in plan.chains for ins in chain.instructions
+                     if isinstance(ins, P.KernelCall) and ins.args and
+                     0 <= ins.op_index < len(plan.operators) and
+                     (plan.operators[ins.op_index].name,
+                      plan.operators[ins.op_index].overload) in PRIM_VIEWS)
+
+
 def program_problems(program: P.Program, known_only: bool = False) -> list[Problem]:
     """Every problem of every instruction. ``known_only``: leave out what mcu-aot cannot run
     but which is well-formed (unknown operators, calls without a C kernel)."""
     problems = []
     for plan in program.execution_plan:
+        views = _view_outs(plan)
         for chain in plan.chains:
             for k, ins in enumerate(chain.instructions):
                 source = frame_text(chain, k)
                 if isinstance(ins, P.KernelCall):
-                    problems.extend(_kernel_call(plan, ins, k, source, known_only))
+                    problems.extend(_kernel_call(plan, ins, k, source, known_only, views))
                 elif isinstance(ins, P.DelegateCall):
                     bad = [i for i in ins.args if not (0 <= i < len(plan.values) and
                                                        isinstance(plan.values[i], P.Tensor))]

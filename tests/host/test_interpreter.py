@@ -124,6 +124,41 @@ def test_a_table_of_one_programs_operators_runs_it(programs):
     assert all(_same_bits(g, w) for g, w in zip(small.run(pte, xs), I.build_host().run(pte, xs)))
 
 
+@pytest.mark.parametrize("out", ["unplanned", "aliased", "elsewhere"])
+def test_et_view_binds_or_copies(interp, out):
+    """executorch_prim::et_view (ExecuTorch's zero-copy view) between a relu and the mul that
+    reads its flattened output: its out unplanned (bound to self's data at run), planned on
+    self's bytes (nothing to do), or planned elsewhere (copied there; the mul then runs in
+    place). Each gives the bytes of the program without it."""
+    module, example = OP_MODELS["view_flatten"]
+    pte = aot.to_edge(torch.export.export(module, example)).to_executorch().buffer
+    xs = [x.numpy() for x in example]
+    want = interp.run(pte, xs)
+    program = load_program(pte)
+    plan = program.execution_plan[0]
+    relu, mul = plan.chains[0].instructions
+    src, dst, mul_out = relu.args[-1], mul.args[0], mul.args[-1]
+    values = list(plan.values)
+    sizes = values[dst].sizes
+    first = len(values)
+    values += [P.Int(int(d)) for d in sizes] + [P.IntList(tuple(range(first, first + len(sizes))))]
+    if out == "unplanned":
+        values[dst] = dataclasses.replace(values[dst], allocation_info=None)
+    elif out == "elsewhere":
+        values[dst] = dataclasses.replace(values[dst],
+                                          allocation_info=values[mul_out].allocation_info)
+    operators = tuple(plan.operators) + (P.Operator("executorch_prim::et_view", "default"),)
+    view = P.KernelCall(len(operators) - 1, (src, len(values) - 1, dst))
+    chain = dataclasses.replace(plan.chains[0], instructions=(relu, view, mul), stacktrace=None)
+    new_plan = dataclasses.replace(plan, values=tuple(values), operators=operators,
+                                   chains=[chain])
+    edited = bytes(serialize_pte(dataclasses.replace(program, execution_plan=[new_plan])))
+    assert ("executorch_prim::et_view", "default") in I.operators_of(edited)
+    assert "rt_op_executorch_prim_et_view_default" in I.table_source([edited]).adapters
+    got = I.build_host([edited]).run(edited, xs)
+    assert all(_same_bits(g, w) for g, w in zip(got, want))
+
+
 def test_repeated_runs_give_the_same_outputs(interp, programs):
     pte = programs["kws"]
     prog = interp.load(pte)
