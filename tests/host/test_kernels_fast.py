@@ -207,6 +207,8 @@ POINTWISE_CASES = [  # (N, Cin, H, W, Cout, bias)
 
 DEPTHWISE_CASES = [  # (N, C, H, W, mult, (KH, KW), stride, pad, dilation, bias)
     (1, 64, 25, 5, 1, (3, 3), (1, 1), (1, 1), (1, 1), True),   # kws
+    (2, 3, 7, 5, 2, (3, 3), (2, 1), (2, 1), (2, 1), False),    # rows of 5: multiplier, row steps
+    (1, 4, 2, 5, 1, (3, 3), (1, 1), (1, 1), (1, 1), True),     # rows of 5, two rows
     (1, 8, 48, 48, 1, (3, 3), (1, 1), (1, 1), (1, 1), True),   # vww
     (1, 16, 48, 48, 1, (3, 3), (2, 2), (1, 1), (1, 1), True),
     (1, 128, 6, 6, 1, (3, 3), (2, 2), (1, 1), (1, 1), False),

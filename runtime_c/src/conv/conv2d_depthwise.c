@@ -201,6 +201,43 @@ DW_INLINE void dw_k3_dense(const rt_conv_geom *g, const float *in_c, const float
 
 #undef DW_K3_ROW
 
+/* Hard float, a 3x3 filter at stride 1 and padding 1 along rows of 5 (KWS's 25x5 maps: too
+ * narrow for dw_k3_plane's blocks of 4): each output row from the filter rows inside the
+ * input (any stride, padding and dilation between rows), each input row's 5 values loaded
+ * once for the 13 taps on it, the 9 weights and the 5 sums in registers. No padded copy: a tap
+ * over padding would add 0 * w, which changes no sum for finite weights (a sum here is never
+ * -0), so it is skipped. The same sums in the same (ky, kx) order as dw_row. */
+static void dw_k3_w5(const rt_conv_geom *g, const float *in_c, const float *w, float bias,
+                     float *o)
+{
+    const float w00 = w[0], w01 = w[1], w02 = w[2], w10 = w[3], w11 = w[4], w12 = w[5];
+    const float w20 = w[6], w21 = w[7], w22 = w[8];
+    const float lo = g->lo, hi = g->hi;
+    const int hi_inf = hi == INFINITY;
+    int32_t oy;
+/* The 13 taps of one input row r (filter row va, vb, vc) on the row's 5 outputs. */
+#define DW_W5_ROW(r, va, vb, vc)                                                                 do {                                                                                             const float x0 = (r)[0], x1 = (r)[1], x2 = (r)[2], x3 = (r)[3], x4 = (r)[4];                 a0 = rt_mac_f32(a0, x0, vb); a0 = rt_mac_f32(a0, x1, vc);                                    a1 = rt_mac_f32(a1, x0, va); a1 = rt_mac_f32(a1, x1, vb);                                    a1 = rt_mac_f32(a1, x2, vc);                                                                 a2 = rt_mac_f32(a2, x1, va); a2 = rt_mac_f32(a2, x2, vb);                                    a2 = rt_mac_f32(a2, x3, vc);                                                                 a3 = rt_mac_f32(a3, x2, va); a3 = rt_mac_f32(a3, x3, vb);                                    a3 = rt_mac_f32(a3, x4, vc);                                                                 a4 = rt_mac_f32(a4, x3, va); a4 = rt_mac_f32(a4, x4, vb);                                } while (0)
+    for (oy = 0; oy < g->oh; ++oy, o += 5) {
+        const int32_t iy0 = oy * g->sh - g->ph, iy1 = iy0 + g->dh, iy2 = iy1 + g->dh;
+        float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f, a4 = 0.0f;
+        if (iy0 >= 0 && iy0 < g->h) {
+            DW_W5_ROW(in_c + iy0 * 5, w00, w01, w02);
+        }
+        if (iy1 >= 0 && iy1 < g->h) {
+            DW_W5_ROW(in_c + iy1 * 5, w10, w11, w12);
+        }
+        if (iy2 >= 0 && iy2 < g->h) {
+            DW_W5_ROW(in_c + iy2 * 5, w20, w21, w22);
+        }
+        o[0] = DW_ACT(a0, bias, lo, hi, hi_inf);
+        o[1] = DW_ACT(a1, bias, lo, hi, hi_inf);
+        o[2] = DW_ACT(a2, bias, lo, hi, hi_inf);
+        o[3] = DW_ACT(a3, bias, lo, hi, hi_inf);
+        o[4] = DW_ACT(a4, bias, lo, hi, hi_inf);
+    }
+#undef DW_W5_ROW
+}
+
 static void dw_k3s1(const rt_conv_geom *g, const float *in_c, const float *w, float bias,
                     float *o)
 {
@@ -304,6 +341,16 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
              RT_ERR_NULL);
     RT_TRY(rt_conv2d_geom(&g, p, in_s, w_s, b_s, b, out_s));
     RT_CHECK(g.cin_g == 1, RT_ERR_PARAM);
+    if (RT_HARD_FLOAT && g.kh == 3 && g.kw == 3 && g.sw == 1 && g.pw == 1 && g.dw == 1 &&
+        g.w == 5) {
+        for (n = 0; n < g.n; ++n) {
+            for (oc = 0; oc < g.cout; ++oc) {
+                dw_k3_w5(&g, in + (n * g.cin + oc / g.cout_g) * g.h * g.w, w + oc * 9,
+                         b != NULL ? b[oc] : 0.0f, out + (n * g.cout + oc) * g.oh * g.ow);
+            }
+        }
+        return RT_OK;
+    }
     gp = g;
     gp.h = g.h + 2 * g.ph;
     gp.w = g.w + 2 * g.pw;
