@@ -190,7 +190,8 @@ static void gather(const rt_conv_geom *g, const float *in_g, int32_t oy0, int32_
 
 /* One group of one image, `rows` output rows at a time: their taps gathered into col, then
  * the matrix product out[Cout_g, pixels] = w[Cout_g, taps] x col[taps, pixels] in f32_dsp.h's
- * blocks of 4 channels x 6 pixels, bias and activation as each block is stored. Ragged ends
+ * blocks of 4 channels x 6 pixels (or 5, where a chunk is a multiple of 5 and blocks of 6
+ * would recompute more than 4% of it), bias and activation as each block is stored. Ragged ends
  * reuse the last full block (or chunk of rows) shifted back. Sums in (c, ky, kx) order; a
  * tap over the padding adds 0 x w where the blocks above skip it: the same for finite
  * weights. */
@@ -199,15 +200,24 @@ static void conv_gathered(const rt_conv_geom *g, const float *in_g, const float 
 {
     float col[COL_FLOATS];
     const int32_t taps = g->cin_g * g->kh * g->kw, n = rows * g->ow, plane = g->oh * g->ow;
-    int32_t oy, oc, px;
+    /* blocks of 5 where blocks of 6 would recompute more than a few pixels (a chunk of 25) */
+    const int five = n % 5 == 0 && (n % 6 == 0 ? 0 : 6 - n % 6) * 25 > n;
+    int32_t oy, oc, px, p0;
     for (oy = 0; oy < g->oh; oy += rows) {
         const int32_t y0 = oy + rows <= g->oh ? oy : g->oh - rows;
         gather(g, in_g, y0, rows, col);
         for (oc = 0; oc < g->cout_g; oc += 4) {
             const int32_t c0 = oc + 4 <= g->cout_g ? oc : g->cout_g - 4;
-            for (px = 0; px < n; px += 6) {
-                const int32_t p0 = px + 6 <= n ? px : n - 6;
-                float *o = out_g + c0 * plane + y0 * g->ow + p0;
+            for (px = 0; px < n; px += five ? 5 : 6) {
+                float *o;
+                if (five) {
+                    o = out_g + c0 * plane + y0 * g->ow + px;
+                    rt_f32_dsp_4x5_act(taps, w_g + c0 * taps, taps, col + px, n, o, plane,
+                                       b_g != NULL ? b_g + c0 : NULL, g->lo, g->hi);
+                    continue;
+                }
+                p0 = px + 6 <= n ? px : n - 6;
+                o = out_g + c0 * plane + y0 * g->ow + p0;
                 rt_f32_dsp_4x6_act(taps, w_g + c0 * taps, taps, col + p0, n, o, plane,
                                    b_g != NULL ? b_g + c0 : NULL, g->lo, g->hi);
             }

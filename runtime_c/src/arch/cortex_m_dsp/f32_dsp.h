@@ -20,6 +20,14 @@
 #define RT_F32_DSP_ASM 0
 #endif
 
+/* The activation's clamps of one sum in an asm block (lo in s30, hi in s31), as rt_act does
+ * them: x < lo (an ordered "less": VCMP sets N) takes lo, then x > hi (GT is false for an
+ * unordered compare: NaN passes) takes hi. */
+#define RT_F32_DSP_LO(r) \
+    "vcmp.f32 " r ", s30\n\tvmrs APSR_nzcv, fpscr\n\tit mi\n\tvmovmi.f32 " r ", s30\n\t"
+#define RT_F32_DSP_HI(r) \
+    "vcmp.f32 " r ", s31\n\tvmrs APSR_nzcv, fpscr\n\tit gt\n\tvmovgt.f32 " r ", s31\n\t"
+
 /* unused: a kernel that uses one block only does not warn about the other */
 #define RT_F32_DSP_NOINLINE __attribute__((noinline, unused))
 
@@ -315,30 +323,12 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x6_act(int32_t k, const float *a, in
         "vadd.f32 s3, s3, s24\n\t"
         "vadd.f32 s4, s4, s24\n\t"
         "vadd.f32 s5, s5, s24\n\t"
-        "vcmp.f32 s0, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s0, s30\n\t"
-        "vcmp.f32 s1, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s1, s30\n\t"
-        "vcmp.f32 s2, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s2, s30\n\t"
-        "vcmp.f32 s3, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s3, s30\n\t"
-        "vcmp.f32 s4, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s4, s30\n\t"
-        "vcmp.f32 s5, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s5, s30\n\t"
+        RT_F32_DSP_LO("s0")
+        RT_F32_DSP_LO("s1")
+        RT_F32_DSP_LO("s2")
+        RT_F32_DSP_LO("s3")
+        RT_F32_DSP_LO("s4")
+        RT_F32_DSP_LO("s5")
         "vldr s24, [%[prm], #4]\n\t"
         "vadd.f32 s6, s6, s24\n\t"
         "vadd.f32 s7, s7, s24\n\t"
@@ -346,30 +336,12 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x6_act(int32_t k, const float *a, in
         "vadd.f32 s9, s9, s24\n\t"
         "vadd.f32 s10, s10, s24\n\t"
         "vadd.f32 s11, s11, s24\n\t"
-        "vcmp.f32 s6, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s6, s30\n\t"
-        "vcmp.f32 s7, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s7, s30\n\t"
-        "vcmp.f32 s8, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s8, s30\n\t"
-        "vcmp.f32 s9, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s9, s30\n\t"
-        "vcmp.f32 s10, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s10, s30\n\t"
-        "vcmp.f32 s11, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s11, s30\n\t"
+        RT_F32_DSP_LO("s6")
+        RT_F32_DSP_LO("s7")
+        RT_F32_DSP_LO("s8")
+        RT_F32_DSP_LO("s9")
+        RT_F32_DSP_LO("s10")
+        RT_F32_DSP_LO("s11")
         "vldr s24, [%[prm], #8]\n\t"
         "vadd.f32 s12, s12, s24\n\t"
         "vadd.f32 s13, s13, s24\n\t"
@@ -377,30 +349,12 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x6_act(int32_t k, const float *a, in
         "vadd.f32 s15, s15, s24\n\t"
         "vadd.f32 s16, s16, s24\n\t"
         "vadd.f32 s17, s17, s24\n\t"
-        "vcmp.f32 s12, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s12, s30\n\t"
-        "vcmp.f32 s13, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s13, s30\n\t"
-        "vcmp.f32 s14, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s14, s30\n\t"
-        "vcmp.f32 s15, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s15, s30\n\t"
-        "vcmp.f32 s16, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s16, s30\n\t"
-        "vcmp.f32 s17, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s17, s30\n\t"
+        RT_F32_DSP_LO("s12")
+        RT_F32_DSP_LO("s13")
+        RT_F32_DSP_LO("s14")
+        RT_F32_DSP_LO("s15")
+        RT_F32_DSP_LO("s16")
+        RT_F32_DSP_LO("s17")
         "vldr s24, [%[prm], #12]\n\t"
         "vadd.f32 s18, s18, s24\n\t"
         "vadd.f32 s19, s19, s24\n\t"
@@ -408,128 +362,38 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x6_act(int32_t k, const float *a, in
         "vadd.f32 s21, s21, s24\n\t"
         "vadd.f32 s22, s22, s24\n\t"
         "vadd.f32 s23, s23, s24\n\t"
-        "vcmp.f32 s18, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s18, s30\n\t"
-        "vcmp.f32 s19, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s19, s30\n\t"
-        "vcmp.f32 s20, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s20, s30\n\t"
-        "vcmp.f32 s21, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s21, s30\n\t"
-        "vcmp.f32 s22, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s22, s30\n\t"
-        "vcmp.f32 s23, s30\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it mi\n\t"
-        "vmovmi.f32 s23, s30\n\t"
+        RT_F32_DSP_LO("s18")
+        RT_F32_DSP_LO("s19")
+        RT_F32_DSP_LO("s20")
+        RT_F32_DSP_LO("s21")
+        RT_F32_DSP_LO("s22")
+        RT_F32_DSP_LO("s23")
         "cmp %[hashi], #0\n\t"
         "beq 4f\n\t"
-        "vcmp.f32 s0, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s0, s31\n\t"
-        "vcmp.f32 s1, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s1, s31\n\t"
-        "vcmp.f32 s2, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s2, s31\n\t"
-        "vcmp.f32 s3, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s3, s31\n\t"
-        "vcmp.f32 s4, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s4, s31\n\t"
-        "vcmp.f32 s5, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s5, s31\n\t"
-        "vcmp.f32 s6, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s6, s31\n\t"
-        "vcmp.f32 s7, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s7, s31\n\t"
-        "vcmp.f32 s8, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s8, s31\n\t"
-        "vcmp.f32 s9, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s9, s31\n\t"
-        "vcmp.f32 s10, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s10, s31\n\t"
-        "vcmp.f32 s11, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s11, s31\n\t"
-        "vcmp.f32 s12, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s12, s31\n\t"
-        "vcmp.f32 s13, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s13, s31\n\t"
-        "vcmp.f32 s14, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s14, s31\n\t"
-        "vcmp.f32 s15, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s15, s31\n\t"
-        "vcmp.f32 s16, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s16, s31\n\t"
-        "vcmp.f32 s17, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s17, s31\n\t"
-        "vcmp.f32 s18, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s18, s31\n\t"
-        "vcmp.f32 s19, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s19, s31\n\t"
-        "vcmp.f32 s20, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s20, s31\n\t"
-        "vcmp.f32 s21, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s21, s31\n\t"
-        "vcmp.f32 s22, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s22, s31\n\t"
-        "vcmp.f32 s23, s31\n\t"
-        "vmrs APSR_nzcv, fpscr\n\t"
-        "it gt\n\t"
-        "vmovgt.f32 s23, s31\n\t"
+        RT_F32_DSP_HI("s0")
+        RT_F32_DSP_HI("s1")
+        RT_F32_DSP_HI("s2")
+        RT_F32_DSP_HI("s3")
+        RT_F32_DSP_HI("s4")
+        RT_F32_DSP_HI("s5")
+        RT_F32_DSP_HI("s6")
+        RT_F32_DSP_HI("s7")
+        RT_F32_DSP_HI("s8")
+        RT_F32_DSP_HI("s9")
+        RT_F32_DSP_HI("s10")
+        RT_F32_DSP_HI("s11")
+        RT_F32_DSP_HI("s12")
+        RT_F32_DSP_HI("s13")
+        RT_F32_DSP_HI("s14")
+        RT_F32_DSP_HI("s15")
+        RT_F32_DSP_HI("s16")
+        RT_F32_DSP_HI("s17")
+        RT_F32_DSP_HI("s18")
+        RT_F32_DSP_HI("s19")
+        RT_F32_DSP_HI("s20")
+        RT_F32_DSP_HI("s21")
+        RT_F32_DSP_HI("s22")
+        RT_F32_DSP_HI("s23")
         "4:\n\t"
         "vstm %[c], {s0-s5}\n\t"
         "add %[c], %[c], %[ldc4]\n\t"
@@ -552,6 +416,215 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x6_act(int32_t k, const float *a, in
     }
 #endif
 }
+
+/* rt_f32_dsp_4x6_act's block for rows of 5 pixels (a plane or chunk whose width is a
+ * multiple of 5, where blocks of 6 would recompute pixels): 20 sums in s0-s19, per p
+ * one VLDM of the 5 b values and one load of each a value, two p a turn; bias and the
+ * activation in registers before the store, as rt_f32_dsp_4x6_act does. k >= 1. */
+static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x5_act(int32_t k, const float *a, int32_t lda,
+                                                   const float *b, int32_t ldb, float *c,
+                                                   int32_t ldc, const float *bias, float lo,
+                                                   float hi)
+{
+#if RT_F32_DSP_ASM
+    const float *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+    const int32_t ldb4 = ldb * 4, ldc4 = ldc * 4, hashi = hi != INFINITY;
+    const float prm[6] = {bias != NULL ? bias[0] : 0.0f, bias != NULL ? bias[1] : 0.0f,
+                          bias != NULL ? bias[2] : 0.0f, bias != NULL ? bias[3] : 0.0f, lo, hi};
+    int32_t t;
+    __asm__ volatile(
+        "movs %[t], #0\n\t"
+        "vmov s0, s1, %[t], %[t]\n\t"
+        "vmov s2, s3, %[t], %[t]\n\t"
+        "vmov s4, s5, %[t], %[t]\n\t"
+        "vmov s6, s7, %[t], %[t]\n\t"
+        "vmov s8, s9, %[t], %[t]\n\t"
+        "vmov s10, s11, %[t], %[t]\n\t"
+        "vmov s12, s13, %[t], %[t]\n\t"
+        "vmov s14, s15, %[t], %[t]\n\t"
+        "vmov s16, s17, %[t], %[t]\n\t"
+        "vmov s18, s19, %[t], %[t]\n\t"
+        "tst %[k], #1\n\t"
+        "beq 1f\n\t"
+        "vldm %[b], {s24-s28}\n\t"
+        "add %[b], %[b], %[ldb4]\n\t"
+        "vldmia %[a0]!, {s30}\n\t"
+        "vldmia %[a1]!, {s31}\n\t"
+        "vmla.f32 s0, s24, s30\n\t"
+        "vmla.f32 s1, s25, s30\n\t"
+        "vmla.f32 s2, s26, s30\n\t"
+        "vmla.f32 s3, s27, s30\n\t"
+        "vmla.f32 s4, s28, s30\n\t"
+        "vmla.f32 s5, s24, s31\n\t"
+        "vmla.f32 s6, s25, s31\n\t"
+        "vmla.f32 s7, s26, s31\n\t"
+        "vmla.f32 s8, s27, s31\n\t"
+        "vmla.f32 s9, s28, s31\n\t"
+        "vldmia %[a2]!, {s30}\n\t"
+        "vmla.f32 s10, s24, s30\n\t"
+        "vmla.f32 s11, s25, s30\n\t"
+        "vmla.f32 s12, s26, s30\n\t"
+        "vmla.f32 s13, s27, s30\n\t"
+        "vmla.f32 s14, s28, s30\n\t"
+        "vldmia %[a3]!, {s31}\n\t"
+        "vmla.f32 s15, s24, s31\n\t"
+        "vmla.f32 s16, s25, s31\n\t"
+        "vmla.f32 s17, s26, s31\n\t"
+        "vmla.f32 s18, s27, s31\n\t"
+        "vmla.f32 s19, s28, s31\n\t"
+        "1:\n\t"
+        "lsrs %[k], %[k], #1\n\t"
+        "beq 3f\n\t"
+        "2:\n\t"
+        "vldm %[b], {s24-s28}\n\t"
+        "add %[b], %[b], %[ldb4]\n\t"
+        "vldmia %[a0]!, {s30}\n\t"
+        "vldmia %[a1]!, {s31}\n\t"
+        "vmla.f32 s0, s24, s30\n\t"
+        "vmla.f32 s1, s25, s30\n\t"
+        "vmla.f32 s2, s26, s30\n\t"
+        "vmla.f32 s3, s27, s30\n\t"
+        "vmla.f32 s4, s28, s30\n\t"
+        "vmla.f32 s5, s24, s31\n\t"
+        "vmla.f32 s6, s25, s31\n\t"
+        "vmla.f32 s7, s26, s31\n\t"
+        "vmla.f32 s8, s27, s31\n\t"
+        "vmla.f32 s9, s28, s31\n\t"
+        "vldmia %[a2]!, {s30}\n\t"
+        "vmla.f32 s10, s24, s30\n\t"
+        "vmla.f32 s11, s25, s30\n\t"
+        "vmla.f32 s12, s26, s30\n\t"
+        "vmla.f32 s13, s27, s30\n\t"
+        "vmla.f32 s14, s28, s30\n\t"
+        "vldmia %[a3]!, {s31}\n\t"
+        "vmla.f32 s15, s24, s31\n\t"
+        "vmla.f32 s16, s25, s31\n\t"
+        "vmla.f32 s17, s26, s31\n\t"
+        "vmla.f32 s18, s27, s31\n\t"
+        "vmla.f32 s19, s28, s31\n\t"
+        "vldm %[b], {s24-s28}\n\t"
+        "add %[b], %[b], %[ldb4]\n\t"
+        "vldmia %[a0]!, {s30}\n\t"
+        "vldmia %[a1]!, {s31}\n\t"
+        "vmla.f32 s0, s24, s30\n\t"
+        "vmla.f32 s1, s25, s30\n\t"
+        "vmla.f32 s2, s26, s30\n\t"
+        "vmla.f32 s3, s27, s30\n\t"
+        "vmla.f32 s4, s28, s30\n\t"
+        "vmla.f32 s5, s24, s31\n\t"
+        "vmla.f32 s6, s25, s31\n\t"
+        "vmla.f32 s7, s26, s31\n\t"
+        "vmla.f32 s8, s27, s31\n\t"
+        "vmla.f32 s9, s28, s31\n\t"
+        "vldmia %[a2]!, {s30}\n\t"
+        "vmla.f32 s10, s24, s30\n\t"
+        "vmla.f32 s11, s25, s30\n\t"
+        "vmla.f32 s12, s26, s30\n\t"
+        "vmla.f32 s13, s27, s30\n\t"
+        "vmla.f32 s14, s28, s30\n\t"
+        "vldmia %[a3]!, {s31}\n\t"
+        "vmla.f32 s15, s24, s31\n\t"
+        "vmla.f32 s16, s25, s31\n\t"
+        "vmla.f32 s17, s26, s31\n\t"
+        "vmla.f32 s18, s27, s31\n\t"
+        "vmla.f32 s19, s28, s31\n\t"
+        "subs %[k], %[k], #1\n\t"
+        "bne 2b\n\t"
+        "3:\n\t"
+        "vldr s30, [%[prm], #16]\n\t"
+        "vldr s31, [%[prm], #20]\n\t"
+        "vldr s24, [%[prm], #0]\n\t"
+        "vadd.f32 s0, s0, s24\n\t"
+        "vadd.f32 s1, s1, s24\n\t"
+        "vadd.f32 s2, s2, s24\n\t"
+        "vadd.f32 s3, s3, s24\n\t"
+        "vadd.f32 s4, s4, s24\n\t"
+        RT_F32_DSP_LO("s0")
+        RT_F32_DSP_LO("s1")
+        RT_F32_DSP_LO("s2")
+        RT_F32_DSP_LO("s3")
+        RT_F32_DSP_LO("s4")
+        "vldr s24, [%[prm], #4]\n\t"
+        "vadd.f32 s5, s5, s24\n\t"
+        "vadd.f32 s6, s6, s24\n\t"
+        "vadd.f32 s7, s7, s24\n\t"
+        "vadd.f32 s8, s8, s24\n\t"
+        "vadd.f32 s9, s9, s24\n\t"
+        RT_F32_DSP_LO("s5")
+        RT_F32_DSP_LO("s6")
+        RT_F32_DSP_LO("s7")
+        RT_F32_DSP_LO("s8")
+        RT_F32_DSP_LO("s9")
+        "vldr s24, [%[prm], #8]\n\t"
+        "vadd.f32 s10, s10, s24\n\t"
+        "vadd.f32 s11, s11, s24\n\t"
+        "vadd.f32 s12, s12, s24\n\t"
+        "vadd.f32 s13, s13, s24\n\t"
+        "vadd.f32 s14, s14, s24\n\t"
+        RT_F32_DSP_LO("s10")
+        RT_F32_DSP_LO("s11")
+        RT_F32_DSP_LO("s12")
+        RT_F32_DSP_LO("s13")
+        RT_F32_DSP_LO("s14")
+        "vldr s24, [%[prm], #12]\n\t"
+        "vadd.f32 s15, s15, s24\n\t"
+        "vadd.f32 s16, s16, s24\n\t"
+        "vadd.f32 s17, s17, s24\n\t"
+        "vadd.f32 s18, s18, s24\n\t"
+        "vadd.f32 s19, s19, s24\n\t"
+        RT_F32_DSP_LO("s15")
+        RT_F32_DSP_LO("s16")
+        RT_F32_DSP_LO("s17")
+        RT_F32_DSP_LO("s18")
+        RT_F32_DSP_LO("s19")
+        "cmp %[hashi], #0\n\t"
+        "beq 4f\n\t"
+        RT_F32_DSP_HI("s0")
+        RT_F32_DSP_HI("s1")
+        RT_F32_DSP_HI("s2")
+        RT_F32_DSP_HI("s3")
+        RT_F32_DSP_HI("s4")
+        RT_F32_DSP_HI("s5")
+        RT_F32_DSP_HI("s6")
+        RT_F32_DSP_HI("s7")
+        RT_F32_DSP_HI("s8")
+        RT_F32_DSP_HI("s9")
+        RT_F32_DSP_HI("s10")
+        RT_F32_DSP_HI("s11")
+        RT_F32_DSP_HI("s12")
+        RT_F32_DSP_HI("s13")
+        RT_F32_DSP_HI("s14")
+        RT_F32_DSP_HI("s15")
+        RT_F32_DSP_HI("s16")
+        RT_F32_DSP_HI("s17")
+        RT_F32_DSP_HI("s18")
+        RT_F32_DSP_HI("s19")
+        "4:\n\t"
+        "vstm %[c], {s0-s4}\n\t"
+        "add %[c], %[c], %[ldc4]\n\t"
+        "vstm %[c], {s5-s9}\n\t"
+        "add %[c], %[c], %[ldc4]\n\t"
+        "vstm %[c], {s10-s14}\n\t"
+        "add %[c], %[c], %[ldc4]\n\t"
+        "vstm %[c], {s15-s19}"
+        : [k] "+r"(k), [a0] "+r"(a), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3),
+          [b] "+r"(b), [c] "+r"(c), [t] "=&r"(t)
+        : [ldb4] "r"(ldb4), [ldc4] "r"(ldc4), [prm] "r"(prm), [hashi] "r"(hashi)
+        : RT_F32_DSP_CLOBBERS);
+#else
+    int32_t r, j, p;
+    for (r = 0; r < 4; ++r, c += ldc) {
+        for (j = 0; j < 5; ++j) {
+            float s = 0.0f;
+            for (p = 0; p < k; ++p) {
+                s = rt_mac_f32(s, a[r * lda + p], b[p * ldb + j]);
+            }
+            c[j] = rt_act(s + (bias != NULL ? bias[r] : 0.0f), lo, hi);
+        }
+    }
+#endif
+}
+
 
 /* c[j] = sum over p < k of a[p] * b[p * ldb + j], j < 12 (a row of a matrix x matrix, or a
  * vector x matrix): 12 sums in s0-s11, per p one VLDM of the 12 b values; a is loaded 8
