@@ -2,10 +2,11 @@
  * convolution (1x1 kernel, stride 1, no padding, groups 1); same contract as
  * src/conv/conv2d_1x1.c.
  *
- * It is the GEMM out[Cout, HW] = w[Cout, Cin] x in[Cin, HW], computed in blocks of 4
- * output channels x 6 pixels (f32_dsp.h: 24 accumulators in s registers, one VLDM of 6
- * pixels and 4 weight loads per input channel), bias and the fused activation applied in
- * registers before the store. Ragged ends reuse the last full block shifted back; planes of
+ * It is the GEMM out[Cout, HW] = w[Cout, Cin] x in[Cin, HW], computed in blocks of 2
+ * output channels x 8 pixels (f32_dsp.h: 16 accumulators in s registers, per input channel
+ * one VLDM of 8 pixels, the weights one VLDM per 4 input channels) where rows and sums are
+ * long, else of 4 channels x 6 pixels (one VLDM of 6 pixels and 4 weight loads per input
+ * channel), bias and the fused activation applied in registers before the store. Ragged ends reuse the last full block shifted back; planes of
  * fewer than 6 pixels take the portable 4x4 block. Accumulation is in input channel order,
  * bias last, then the fused activation: results are bit-identical to the portable kernel. */
 #include "f32_dsp.h"
@@ -15,6 +16,18 @@ static int image_dsp(const rt_conv_geom *g, const float *in_n, int32_t hw, const
                      const float *b, float *out_n)
 {
     int32_t oc, px;
+    if (g->cin >= 8 && g->cout >= 2 && hw >= 32) {   /* long rows and sums: 2 x 8 */
+        for (oc = 0; oc < g->cout; oc += 2) {
+            const int32_t c0 = oc + 2 <= g->cout ? oc : g->cout - 2;
+            for (px = 0; px < hw; px += 8) {
+                const int32_t p0 = px + 8 <= hw ? px : hw - 8;
+                rt_f32_dsp_2x8_act(g->cin, w + c0 * g->cin, g->cin, in_n + p0, hw,
+                                   out_n + c0 * hw + p0, hw, b != NULL ? b + c0 : NULL, g->lo,
+                                   g->hi);
+            }
+        }
+        return 1;
+    }
     if (g->cin >= 1 && g->cout >= 4 && hw >= 6) {
         for (oc = 0; oc < g->cout; oc += 4) {
             const int32_t c0 = oc + 4 <= g->cout ? oc : g->cout - 4;
