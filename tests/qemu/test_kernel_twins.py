@@ -7,7 +7,7 @@ strides, padding, dilation, groups, channel multipliers, offsets, per-channel re
 activation ranges, with and without scratch) and requires every status and output byte to
 agree; the arch's requantization shortcut is swept against the portable one too. The float32
 kernels an arch replaces (the Helium conv2d, conv2d_1x1, conv2d_depthwise and gemm of the M55;
-the FPU register blocks of the M4 and M7 in conv2d, conv2d_1x1 and gemm) go through the same
+the FPU register blocks of the M4 and M7 in conv2d, conv2d_1x1, conv2d_depthwise and gemm) go through the same
 against the portable float kernels (fixtures/twins/twins_f32.c: 1-D,
 groups, depthwise multipliers, fused activations, NaN and infinite inputs, NaN guards around
 every tensor): equal statuses, and outputs equal to float32 rounding (fused multiply-adds and
@@ -50,7 +50,8 @@ def test_every_fast_arch_is_checked():
     assert "src/arch/cortex_m_dsp/conv_s8.c" not in arch_files("cortex_m_mve")
     assert "src/arch/cortex_m_mve/conv2d.c" in arch_files("cortex_m_mve")
     assert expected_kernels("cortex_m_mve") == KERNELS | set(F32_KERNELS.values())
-    assert expected_kernels("cortex_m_dsp") == KERNELS | {"conv_f32", "conv_1x1_f32", "gemm_f32"}
+    assert expected_kernels("cortex_m_dsp") == KERNELS | {"conv_f32", "conv_1x1_f32", "depthwise_f32",
+                                                          "gemm_f32"}
 
 
 @pytest.mark.parametrize("opt", ["-O2", "-O0"])

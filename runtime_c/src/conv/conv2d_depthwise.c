@@ -220,6 +220,16 @@ static void dw_k3_w5(const rt_conv_geom *g, const float *in_c, const float *w, f
     for (oy = 0; oy < g->oh; ++oy, o += 5) {
         const int32_t iy0 = oy * g->sh - g->ph, iy1 = iy0 + g->dh, iy2 = iy1 + g->dh;
         float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f, a4 = 0.0f;
+#ifdef RT_DW_W5_ROWS   /* an arch's rows (runtime_c/src/arch/cortex_m_dsp/conv2d_depthwise.c) */
+        if (iy0 >= 0 && iy2 < g->h) {   /* rows whose taps are all inside, at once */
+            const int32_t rows = RT_DW_W5_ROWS(g, in_c + iy0 * 5, w, bias, o, oy);
+            if (rows > 0) {
+                oy += rows - 1;
+                o += 5 * (rows - 1);
+                continue;
+            }
+        }
+#endif
         if (iy0 >= 0 && iy0 < g->h) {
             DW_W5_ROW(in_c + iy0 * 5, w00, w01, w02);
         }
