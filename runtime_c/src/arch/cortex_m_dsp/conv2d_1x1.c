@@ -16,7 +16,8 @@ static int image_dsp(const rt_conv_geom *g, const float *in_n, int32_t hw, const
                      const float *b, float *out_n)
 {
     int32_t oc, px;
-    if (g->cin >= 8 && g->cout >= 2 && hw >= 32) {   /* long rows and sums: 2 x 8 */
+    /* long sums over rows of which blocks of 8 recompute at most 4%: 2 x 8 */
+    if (g->cin >= 16 && g->cout >= 2 && hw >= 8 && (8 - hw % 8) % 8 * 25 <= hw) {
         for (oc = 0; oc < g->cout; oc += 2) {
             const int32_t c0 = oc + 2 <= g->cout ? oc : g->cout - 2;
             for (px = 0; px < hw; px += 8) {
