@@ -351,6 +351,11 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
              RT_ERR_NULL);
     RT_TRY(rt_conv2d_geom(&g, p, in_s, w_s, b_s, b, out_s));
     RT_CHECK(g.cin_g == 1, RT_ERR_PARAM);
+#ifdef RT_DW_IMAGE   /* an arch's whole-image path (runtime_c/src/arch/cortex_m_dsp/...) */
+    if (RT_DW_IMAGE(&g, in, w, b, out)) {
+        return RT_OK;
+    }
+#endif
     if (RT_HARD_FLOAT && g.kh == 3 && g.kw == 3 && g.sw == 1 && g.pw == 1 && g.dw == 1 &&
         g.w == 5) {
         for (n = 0; n < g.n; ++n) {
