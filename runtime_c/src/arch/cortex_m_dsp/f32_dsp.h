@@ -834,6 +834,187 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(int32_t k, const float *a, in
 }
 
 
+/* rt_f32_dsp_2x8_act's block for rows of 9 pixels (3x3 planes, 6x6: MobileNet's last
+ * layers, where blocks of 8 or 6 would recompute pixels or leave long tails): 18 sums in
+ * s0-s17, per two p one VLDM of each row's two a values (s18-s19, s20-s21), then per p one VLDM
+ * of the 9 b values (s22-s30) and 18 VMLAs; an odd k's first p alone (the sums stay in p
+ * order). Bias and the activation in registers before the store. k >= 1. */
+static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(int32_t k, const float *a, int32_t lda,
+                                                   const float *b, int32_t ldb, float *c,
+                                                   int32_t ldc, const float *bias, float lo,
+                                                   float hi)
+{
+#if RT_F32_DSP_ASM
+    const float *a1 = a + lda;
+    const int32_t ldb4 = ldb * 4, ldc4 = ldc * 4, hashi = hi != INFINITY;
+    const float prm[4] = {bias != NULL ? bias[0] : 0.0f, bias != NULL ? bias[1] : 0.0f, lo, hi};
+    int32_t t;
+    __asm__ volatile(
+        "movs %[t], #0\n\t"
+        "vmov s0, s1, %[t], %[t]\n\t"
+        "vmov s2, s3, %[t], %[t]\n\t"
+        "vmov s4, s5, %[t], %[t]\n\t"
+        "vmov s6, s7, %[t], %[t]\n\t"
+        "vmov s8, s9, %[t], %[t]\n\t"
+        "vmov s10, s11, %[t], %[t]\n\t"
+        "vmov s12, s13, %[t], %[t]\n\t"
+        "vmov s14, s15, %[t], %[t]\n\t"
+        "vmov s16, s17, %[t], %[t]\n\t"
+        "tst %[k], #1\n\t"
+        "beq 1f\n\t"
+        "vldmia %[a0]!, {s18}\n\t"
+        "vldmia %[a1]!, {s20}\n\t"
+        "vldm %[b], {s22-s30}\n\t"
+        "add %[b], %[b], %[ldb4]\n\t"
+        "vmla.f32 s0, s22, s18\n\t"
+        "vmla.f32 s1, s23, s18\n\t"
+        "vmla.f32 s2, s24, s18\n\t"
+        "vmla.f32 s3, s25, s18\n\t"
+        "vmla.f32 s4, s26, s18\n\t"
+        "vmla.f32 s5, s27, s18\n\t"
+        "vmla.f32 s6, s28, s18\n\t"
+        "vmla.f32 s7, s29, s18\n\t"
+        "vmla.f32 s8, s30, s18\n\t"
+        "vmla.f32 s9, s22, s20\n\t"
+        "vmla.f32 s10, s23, s20\n\t"
+        "vmla.f32 s11, s24, s20\n\t"
+        "vmla.f32 s12, s25, s20\n\t"
+        "vmla.f32 s13, s26, s20\n\t"
+        "vmla.f32 s14, s27, s20\n\t"
+        "vmla.f32 s15, s28, s20\n\t"
+        "vmla.f32 s16, s29, s20\n\t"
+        "vmla.f32 s17, s30, s20\n\t"
+        "1:\n\t"
+        "lsrs %[k], %[k], #1\n\t"
+        "beq 3f\n\t"
+        "2:\n\t"
+        "vldmia %[a0]!, {s18-s19}\n\t"
+        "vldmia %[a1]!, {s20-s21}\n\t"
+        "vldm %[b], {s22-s30}\n\t"
+        "add %[b], %[b], %[ldb4]\n\t"
+        "vmla.f32 s0, s22, s18\n\t"
+        "vmla.f32 s1, s23, s18\n\t"
+        "vmla.f32 s2, s24, s18\n\t"
+        "vmla.f32 s3, s25, s18\n\t"
+        "vmla.f32 s4, s26, s18\n\t"
+        "vmla.f32 s5, s27, s18\n\t"
+        "vmla.f32 s6, s28, s18\n\t"
+        "vmla.f32 s7, s29, s18\n\t"
+        "vmla.f32 s8, s30, s18\n\t"
+        "vmla.f32 s9, s22, s20\n\t"
+        "vmla.f32 s10, s23, s20\n\t"
+        "vmla.f32 s11, s24, s20\n\t"
+        "vmla.f32 s12, s25, s20\n\t"
+        "vmla.f32 s13, s26, s20\n\t"
+        "vmla.f32 s14, s27, s20\n\t"
+        "vmla.f32 s15, s28, s20\n\t"
+        "vmla.f32 s16, s29, s20\n\t"
+        "vmla.f32 s17, s30, s20\n\t"
+        "vldm %[b], {s22-s30}\n\t"
+        "add %[b], %[b], %[ldb4]\n\t"
+        "vmla.f32 s0, s22, s19\n\t"
+        "vmla.f32 s1, s23, s19\n\t"
+        "vmla.f32 s2, s24, s19\n\t"
+        "vmla.f32 s3, s25, s19\n\t"
+        "vmla.f32 s4, s26, s19\n\t"
+        "vmla.f32 s5, s27, s19\n\t"
+        "vmla.f32 s6, s28, s19\n\t"
+        "vmla.f32 s7, s29, s19\n\t"
+        "vmla.f32 s8, s30, s19\n\t"
+        "vmla.f32 s9, s22, s21\n\t"
+        "vmla.f32 s10, s23, s21\n\t"
+        "vmla.f32 s11, s24, s21\n\t"
+        "vmla.f32 s12, s25, s21\n\t"
+        "vmla.f32 s13, s26, s21\n\t"
+        "vmla.f32 s14, s27, s21\n\t"
+        "vmla.f32 s15, s28, s21\n\t"
+        "vmla.f32 s16, s29, s21\n\t"
+        "vmla.f32 s17, s30, s21\n\t"
+        "subs %[k], %[k], #1\n\t"
+        "bne 2b\n\t"
+        "3:\n\t"
+        "vldr s30, [%[prm], #8]\n\t"
+        "vldr s31, [%[prm], #12]\n\t"
+        "vldr s22, [%[prm], #0]\n\t"
+        "vadd.f32 s0, s0, s22\n\t"
+        "vadd.f32 s1, s1, s22\n\t"
+        "vadd.f32 s2, s2, s22\n\t"
+        "vadd.f32 s3, s3, s22\n\t"
+        "vadd.f32 s4, s4, s22\n\t"
+        "vadd.f32 s5, s5, s22\n\t"
+        "vadd.f32 s6, s6, s22\n\t"
+        "vadd.f32 s7, s7, s22\n\t"
+        "vadd.f32 s8, s8, s22\n\t"
+        RT_F32_DSP_LO("s0")
+        RT_F32_DSP_LO("s1")
+        RT_F32_DSP_LO("s2")
+        RT_F32_DSP_LO("s3")
+        RT_F32_DSP_LO("s4")
+        RT_F32_DSP_LO("s5")
+        RT_F32_DSP_LO("s6")
+        RT_F32_DSP_LO("s7")
+        RT_F32_DSP_LO("s8")
+        "vldr s22, [%[prm], #4]\n\t"
+        "vadd.f32 s9, s9, s22\n\t"
+        "vadd.f32 s10, s10, s22\n\t"
+        "vadd.f32 s11, s11, s22\n\t"
+        "vadd.f32 s12, s12, s22\n\t"
+        "vadd.f32 s13, s13, s22\n\t"
+        "vadd.f32 s14, s14, s22\n\t"
+        "vadd.f32 s15, s15, s22\n\t"
+        "vadd.f32 s16, s16, s22\n\t"
+        "vadd.f32 s17, s17, s22\n\t"
+        RT_F32_DSP_LO("s9")
+        RT_F32_DSP_LO("s10")
+        RT_F32_DSP_LO("s11")
+        RT_F32_DSP_LO("s12")
+        RT_F32_DSP_LO("s13")
+        RT_F32_DSP_LO("s14")
+        RT_F32_DSP_LO("s15")
+        RT_F32_DSP_LO("s16")
+        RT_F32_DSP_LO("s17")
+        "cmp %[hashi], #0\n\t"
+        "beq 4f\n\t"
+        RT_F32_DSP_HI("s0")
+        RT_F32_DSP_HI("s1")
+        RT_F32_DSP_HI("s2")
+        RT_F32_DSP_HI("s3")
+        RT_F32_DSP_HI("s4")
+        RT_F32_DSP_HI("s5")
+        RT_F32_DSP_HI("s6")
+        RT_F32_DSP_HI("s7")
+        RT_F32_DSP_HI("s8")
+        RT_F32_DSP_HI("s9")
+        RT_F32_DSP_HI("s10")
+        RT_F32_DSP_HI("s11")
+        RT_F32_DSP_HI("s12")
+        RT_F32_DSP_HI("s13")
+        RT_F32_DSP_HI("s14")
+        RT_F32_DSP_HI("s15")
+        RT_F32_DSP_HI("s16")
+        RT_F32_DSP_HI("s17")
+        "4:\n\t"
+        "vstm %[c], {s0-s8}\n\t"
+        "add %[c], %[c], %[ldc4]\n\t"
+        "vstm %[c], {s9-s17}"
+        : [k] "+r"(k), [a0] "+r"(a), [a1] "+r"(a1), [b] "+r"(b), [c] "+r"(c), [t] "=&r"(t)
+        : [ldb4] "r"(ldb4), [ldc4] "r"(ldc4), [prm] "r"(prm), [hashi] "r"(hashi)
+        : RT_F32_DSP_CLOBBERS);
+#else
+    int32_t r, j, p;
+    for (r = 0; r < 2; ++r, c += ldc) {
+        for (j = 0; j < 9; ++j) {
+            float s = 0.0f;
+            for (p = 0; p < k; ++p) {
+                s = rt_mac_f32(s, a[r * lda + p], b[p * ldb + j]);
+            }
+            c[j] = rt_act(s + (bias != NULL ? bias[r] : 0.0f), lo, hi);
+        }
+    }
+#endif
+}
+
+
 /* c[j] = sum over p < k of a[p] * b[p * ldb + j], j < 12 (a row of a matrix x matrix, or a
  * vector x matrix): 12 sums in s0-s11, per p one VLDM of the 12 b values; a is loaded 8
  * values a VLDM. k >= 0. */
