@@ -216,7 +216,18 @@ static void dw_k3_w5(const rt_conv_geom *g, const float *in_c, const float *w, f
     const int hi_inf = hi == INFINITY;
     int32_t oy;
 /* The 13 taps of one input row r (filter row va, vb, vc) on the row's 5 outputs. */
-#define DW_W5_ROW(r, va, vb, vc)                                                                 do {                                                                                             const float x0 = (r)[0], x1 = (r)[1], x2 = (r)[2], x3 = (r)[3], x4 = (r)[4];                 a0 = rt_mac_f32(a0, x0, vb); a0 = rt_mac_f32(a0, x1, vc);                                    a1 = rt_mac_f32(a1, x0, va); a1 = rt_mac_f32(a1, x1, vb);                                    a1 = rt_mac_f32(a1, x2, vc);                                                                 a2 = rt_mac_f32(a2, x1, va); a2 = rt_mac_f32(a2, x2, vb);                                    a2 = rt_mac_f32(a2, x3, vc);                                                                 a3 = rt_mac_f32(a3, x2, va); a3 = rt_mac_f32(a3, x3, vb);                                    a3 = rt_mac_f32(a3, x4, vc);                                                                 a4 = rt_mac_f32(a4, x3, va); a4 = rt_mac_f32(a4, x4, vb);                                } while (0)
+#define DW_W5_ROW(r, va, vb, vc)                                                             \
+    do {                                                                                     \
+        const float x0 = (r)[0], x1 = (r)[1], x2 = (r)[2], x3 = (r)[3], x4 = (r)[4];         \
+        a0 = rt_mac_f32(a0, x0, vb); a0 = rt_mac_f32(a0, x1, vc);                            \
+        a1 = rt_mac_f32(a1, x0, va); a1 = rt_mac_f32(a1, x1, vb);                            \
+        a1 = rt_mac_f32(a1, x2, vc);                                                         \
+        a2 = rt_mac_f32(a2, x1, va); a2 = rt_mac_f32(a2, x2, vb);                            \
+        a2 = rt_mac_f32(a2, x3, vc);                                                         \
+        a3 = rt_mac_f32(a3, x2, va); a3 = rt_mac_f32(a3, x3, vb);                            \
+        a3 = rt_mac_f32(a3, x4, vc);                                                         \
+        a4 = rt_mac_f32(a4, x3, va); a4 = rt_mac_f32(a4, x4, vb);                            \
+    } while (0)
     for (oy = 0; oy < g->oh; ++oy, o += 5) {
         const int32_t iy0 = oy * g->sh - g->ph, iy1 = iy0 + g->dh, iy2 = iy1 + g->dh;
         float a0 = 0.0f, a1 = 0.0f, a2 = 0.0f, a3 = 0.0f, a4 = 0.0f;
@@ -247,6 +258,73 @@ static void dw_k3_w5(const rt_conv_geom *g, const float *in_c, const float *w, f
     }
 #undef DW_W5_ROW
 }
+
+/* dw_k3_w5's rows for other narrow widths W (3 to 8: MobileNet's last 6x6 and 3x3 maps), W a
+ * constant where it is inlined (the loops unrolled: the row's W inputs and W sums in
+ * registers), each input row loaded once for its 3W - 2 taps. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define DW_UNROLL _Pragma("GCC unroll 8")
+#else
+#define DW_UNROLL
+#endif
+DW_INLINE void dw_k3_narrow(const rt_conv_geom *g, const float *in_c, const float *w,
+                            float bias, float *o, const int32_t W)
+{
+    const float lo = g->lo, hi = g->hi;
+    const int hi_inf = hi == INFINITY;
+    int32_t oy, j;
+    for (oy = 0; oy < g->oh; ++oy, o += W) {
+        const int32_t iy0 = oy * g->sh - g->ph;
+        float a[8];
+        DW_UNROLL
+        for (j = 0; j < W; ++j) {
+            a[j] = 0.0f;
+        }
+#define DW_NARROW_ROW(ky)                                                                    \
+        do {                                                                                 \
+            const int32_t iy = iy0 + (ky) * g->dh;                                           \
+            const float va = w[3 * (ky)], vb = w[3 * (ky) + 1], vc = w[3 * (ky) + 2];        \
+            float x[8];                                                                      \
+            if (iy >= 0 && iy < g->h) {                                                      \
+                DW_UNROLL                                                                    \
+                for (j = 0; j < W; ++j) {                                                    \
+                    x[j] = in_c[iy * W + j];                                                 \
+                }                                                                            \
+                DW_UNROLL                                                                    \
+                for (j = 0; j < W; ++j) {                                                    \
+                    if (j > 0) {                                                             \
+                        a[j] = rt_mac_f32(a[j], x[j - 1], va);                               \
+                    }                                                                        \
+                    a[j] = rt_mac_f32(a[j], x[j], vb);                                       \
+                    if (j + 1 < W) {                                                         \
+                        a[j] = rt_mac_f32(a[j], x[j + 1], vc);                               \
+                    }                                                                        \
+                }                                                                            \
+            }                                                                                \
+        } while (0)
+        DW_NARROW_ROW(0);
+        DW_NARROW_ROW(1);
+        DW_NARROW_ROW(2);
+#undef DW_NARROW_ROW
+        DW_UNROLL
+        for (j = 0; j < W; ++j) {
+            o[j] = DW_ACT(a[j], bias, lo, hi, hi_inf);
+        }
+    }
+}
+
+/* dw_k3_narrow for one width: dw_k3_w3, dw_k3_w4, dw_k3_w6, dw_k3_w7. */
+#define DW_K3_NARROW_FN(W)                                                                   \
+    static void dw_k3_w##W(const rt_conv_geom *g, const float *in_c, const float *w,         \
+                           float bias, float *o)                                             \
+    {                                                                                        \
+        dw_k3_narrow(g, in_c, w, bias, o, W);                                                \
+    }
+DW_K3_NARROW_FN(3)
+DW_K3_NARROW_FN(4)
+DW_K3_NARROW_FN(6)
+DW_K3_NARROW_FN(7)
+#undef DW_K3_NARROW_FN
 
 static void dw_k3s1(const rt_conv_geom *g, const float *in_c, const float *w, float bias,
                     float *o)
@@ -357,11 +435,15 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
     }
 #endif
     if (RT_HARD_FLOAT && g.kh == 3 && g.kw == 3 && g.sw == 1 && g.pw == 1 && g.dw == 1 &&
-        g.w == 5) {
+        g.w >= 3 && g.w <= 7) {   /* narrow rows: a row's inputs and sums in registers */
+        static void (*const narrow[5])(const rt_conv_geom *, const float *, const float *,
+                                       float, float *) = {dw_k3_w3, dw_k3_w4, dw_k3_w5,
+                                                          dw_k3_w6, dw_k3_w7};
         for (n = 0; n < g.n; ++n) {
             for (oc = 0; oc < g.cout; ++oc) {
-                dw_k3_w5(&g, in + (n * g.cin + oc / g.cout_g) * g.h * g.w, w + oc * 9,
-                         b != NULL ? b[oc] : 0.0f, out + (n * g.cout + oc) * g.oh * g.ow);
+                narrow[g.w - 3](&g, in + (n * g.cin + oc / g.cout_g) * g.h * g.w,
+                                w + oc * 9, b != NULL ? b[oc] : 0.0f,
+                                out + (n * g.cout + oc) * g.oh * g.ow);
             }
         }
         return RT_OK;
