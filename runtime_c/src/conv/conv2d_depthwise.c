@@ -38,8 +38,10 @@ static float dw_border(const rt_conv_geom *g, const float *in_c,
 
 #if defined(__GNUC__)
 #define DW_INLINE static inline __attribute__((always_inline))
+#define DW_OUTLINE __attribute__((noinline))   /* a path of its own, not copied into callers */
 #else
 #define DW_INLINE static inline
+#define DW_OUTLINE
 #endif
 
 /* dw_border for a 3x3 filter, dilation 1 along the row (dw_k3_plane's border columns):
@@ -207,8 +209,8 @@ DW_INLINE void dw_k3_dense(const rt_conv_geom *g, const float *in_c, const float
  * once for the 13 taps on it, the 9 weights and the 5 sums in registers. No padded copy: a tap
  * over padding would add 0 * w, which changes no sum for finite weights (a sum here is never
  * -0), so it is skipped. The same sums in the same (ky, kx) order as dw_row. */
-static void dw_k3_w5(const rt_conv_geom *g, const float *in_c, const float *w, float bias,
-                     float *o)
+DW_OUTLINE static void dw_k3_w5(const rt_conv_geom *g, const float *in_c, const float *w,
+                                float bias, float *o)
 {
     const float w00 = w[0], w01 = w[1], w02 = w[2], w10 = w[3], w11 = w[4], w12 = w[5];
     const float w20 = w[6], w21 = w[7], w22 = w[8];
@@ -259,9 +261,10 @@ static void dw_k3_w5(const rt_conv_geom *g, const float *in_c, const float *w, f
 #undef DW_W5_ROW
 }
 
-/* dw_k3_w5's rows for other narrow widths W (3 to 8: MobileNet's last 6x6 and 3x3 maps), W a
- * constant where it is inlined (the loops unrolled: the row's W inputs and W sums in
- * registers), each input row loaded once for its 3W - 2 taps. */
+/* dw_k3_w5's rows for another narrow width W (6: the 6x6 maps of a MobileNet on 96x96 inputs,
+ * VWW's; up to 8 would fit), W a constant where it is inlined (the loops unrolled: the row's W
+ * inputs and W sums in registers), each input row loaded once for its 3W - 2 taps. Each width
+ * is code of its own (about 1 KB on the M4F), so only this one is built. */
 #if defined(__GNUC__) && !defined(__clang__)
 #define DW_UNROLL _Pragma("GCC unroll 8")
 #else
@@ -313,17 +316,14 @@ DW_INLINE void dw_k3_narrow(const rt_conv_geom *g, const float *in_c, const floa
     }
 }
 
-/* dw_k3_narrow for one width: dw_k3_w3, dw_k3_w4, dw_k3_w6, dw_k3_w7. */
+/* dw_k3_narrow for one width (dw_k3_w6). */
 #define DW_K3_NARROW_FN(W)                                                                   \
-    static void dw_k3_w##W(const rt_conv_geom *g, const float *in_c, const float *w,         \
-                           float bias, float *o)                                             \
+    DW_OUTLINE static void dw_k3_w##W(const rt_conv_geom *g, const float *in_c,              \
+                                      const float *w, float bias, float *o)                  \
     {                                                                                        \
         dw_k3_narrow(g, in_c, w, bias, o, W);                                                \
     }
-DW_K3_NARROW_FN(3)
-DW_K3_NARROW_FN(4)
 DW_K3_NARROW_FN(6)
-DW_K3_NARROW_FN(7)
 #undef DW_K3_NARROW_FN
 
 static void dw_k3s1(const rt_conv_geom *g, const float *in_c, const float *w, float bias,
@@ -435,15 +435,16 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
     }
 #endif
     if (RT_HARD_FLOAT && g.kh == 3 && g.kw == 3 && g.sw == 1 && g.pw == 1 && g.dw == 1 &&
-        g.w >= 3 && g.w <= 7) {   /* narrow rows: a row's inputs and sums in registers */
-        static void (*const narrow[5])(const rt_conv_geom *, const float *, const float *,
-                                       float, float *) = {dw_k3_w3, dw_k3_w4, dw_k3_w5,
-                                                          dw_k3_w6, dw_k3_w7};
+        (g.w == 5 || g.w == 6)) {   /* narrow rows: a row's inputs and sums in registers */
         for (n = 0; n < g.n; ++n) {
             for (oc = 0; oc < g.cout; ++oc) {
-                narrow[g.w - 3](&g, in + (n * g.cin + oc / g.cout_g) * g.h * g.w,
-                                w + oc * 9, b != NULL ? b[oc] : 0.0f,
-                                out + (n * g.cout + oc) * g.oh * g.ow);
+                const float *in_c = in + (n * g.cin + oc / g.cout_g) * g.h * g.w;
+                float *o = out + (n * g.cout + oc) * g.oh * g.ow;
+                if (g.w == 5) {
+                    dw_k3_w5(&g, in_c, w + oc * 9, b != NULL ? b[oc] : 0.0f, o);
+                } else {
+                    dw_k3_w6(&g, in_c, w + oc * 9, b != NULL ? b[oc] : 0.0f, o);
+                }
             }
         }
         return RT_OK;
