@@ -239,13 +239,8 @@ def runtime_files(table: KernelTable, arch: str) -> tuple[str, ...]:
 
 # -- the host harness (cffi) --------------------------------------------------------------------
 
-_GLUE = """
-#include <string.h>
-#include "rt_pte.h"
-
-extern const rt_pte_registry rt_pte_registry_default;
-
-uint32_t aot_pte_state_size(void);
+# The glue's functions, as the glue declares them and as cffi is told of them.
+_PROTOTYPES = """
 int32_t aot_pte_load(void *state, uint32_t state_size, const uint8_t *pte, uint32_t size,
                      uint8_t *arena, uint32_t arena_size);
 int32_t aot_pte_run(void *state);
@@ -253,9 +248,14 @@ int32_t aot_pte_io(void *state, int32_t output, int32_t k, int32_t *dtype, int32
                    void **data, int32_t *nbytes);
 int32_t aot_pte_bind(void *state, int32_t output, int32_t k, void *data);
 int32_t aot_pte_where(void *state, int32_t *operator_index);
+"""
 
-uint32_t aot_pte_state_size(void) { return (uint32_t)sizeof(rt_pte_program); }
+_GLUE = """
+#include <string.h>
+#include "rt_pte.h"
 
+extern const rt_pte_registry rt_pte_registry_default;
+""" + _PROTOTYPES + """
 int32_t aot_pte_load(void *state, uint32_t state_size, const uint8_t *pte, uint32_t size,
                      uint8_t *arena, uint32_t arena_size)
 {
@@ -295,15 +295,7 @@ int32_t aot_pte_where(void *state, int32_t *operator_index)
 }
 """
 
-_CDEF = """
-uint32_t aot_pte_state_size(void);
-int32_t aot_pte_load(void *state, uint32_t state_size, const uint8_t *pte, uint32_t size,
-                     uint8_t *arena, uint32_t arena_size);
-int32_t aot_pte_run(void *state);
-int32_t aot_pte_io(void *state, int32_t output, int32_t k, int32_t *dtype, int32_t *dims,
-                   void **data, int32_t *nbytes);
-int32_t aot_pte_bind(void *state, int32_t output, int32_t k, void *data);
-int32_t aot_pte_where(void *state, int32_t *operator_index);
+_CDEF = _PROTOTYPES + """
 uint32_t rt_pte_arena_size(const uint8_t *pte, uint32_t size, int32_t *status);
 uint32_t rt_pte_state_size(const uint8_t *pte, uint32_t size, int32_t *status);
 """
