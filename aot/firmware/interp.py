@@ -38,8 +38,8 @@ from ..ir import TORCH_DTYPES
 from ..qemu import run_elf
 from .model import _board, _eager, _resolve, check_inputs
 from .project import _board_files, _npy, check_destination, runtime_files, write_tree
-from .run import (DEFAULT_TOLERANCE, LSB_TOLERANCE, RunReport, _build, against_reference,
-                  elf_size, parse_outputs)
+from .run import (DEFAULT_TOLERANCE, LSB_TOLERANCE, RunReport, _build, elf_size,
+                  parse_outputs, report_of)
 
 PTE_MAGIC, INPUTS_MAGIC = b"MPTE", b"MPIN"
 RT_PTE_MAX_IO = 16            # rt_pte.h
@@ -319,17 +319,7 @@ def _report(m, b: Board, project: InterpreterProject, result, sizes, code, toler
     outputs, status = parse_outputs(result.stdout, SimpleNamespace(outputs=project.specs[1]))
     if status not in (None, 0) and error is not None:
         raise AotError(f"the interpreter refused {project.label} on {b.name}: {error}")
-    want, errors = against_reference(m, outputs, status, project.inputs)
-    text, data, bss = sizes
-    return RunReport(
-        model=project.label, board=b.name, cpu=b.cpu, exit_code=result.exit_code, status=status,
-        fault=result.fault, outputs=outputs, reference=want,
-        reference_name=m.reference_name if m.reference is not None and status == 0 else None,
-        errors=errors, tolerance=tolerance,
-        lsb=tuple(e / s if s else None for e, s in zip(errors, m.output_scales))
-        if m.output_scales else (),
-        lsb_tolerance=lsb_tolerance, arena_bytes=project.arena_bytes,
-        constant_bytes=0, text=text, data=data, bss=bss, stack_bytes=b.stack_size,
-        cycles=result.cycles[-1] if result.cycles else None,
-        instructions=result.instructions,
-        project=project.directory if out_dir is not None else None, code=code)
+    return report_of(m, b, result, outputs, status, project.inputs, label=project.label,
+                     arena_bytes=project.arena_bytes, constant_bytes=0, sizes=sizes, code=code,
+                     tolerance=tolerance, lsb_tolerance=lsb_tolerance,
+                     project=project.directory if out_dir is not None else None)

@@ -184,21 +184,33 @@ def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "m
         text, data, bss = elf_size(elf, pb)
         code = code_bytes(elf.with_suffix(".map"), project.sources.name)
     outputs, status = parse_outputs(result.stdout, project.sources)
-    want, errors = against_reference(m, outputs, status, project.inputs)
+    return report_of(m, b, result, outputs, status, project.inputs, label=m.label,
+                     arena_bytes=project.sources.arena_size,
+                     constant_bytes=project.sources.constant_bytes, sizes=(text, data, bss),
+                     code=code, tolerance=tolerance, lsb_tolerance=lsb_tolerance,
+                     project=project.directory if out_dir is not None else None,
+                     profile=parse_profile(result.stdout, project.sources, b)
+                     if profile and status == 0 else None)
+
+
+def report_of(m, b: Board, result, outputs, status, inputs, *, label: str, arena_bytes: int,
+              constant_bytes: int, sizes, code, tolerance: float, lsb_tolerance: float,
+              project=None, profile=None) -> RunReport:
+    """The RunReport of one run of model ``m`` on board ``b`` (the static C's or the
+    interpreter's firmware): its outputs against the reference, its sizes and counts."""
+    want, errors = against_reference(m, outputs, status, inputs)
+    text, data, bss = sizes
     return RunReport(
-        model=m.label, board=b.name, cpu=b.cpu, exit_code=result.exit_code, status=status,
+        model=label, board=b.name, cpu=b.cpu, exit_code=result.exit_code, status=status,
         fault=result.fault, outputs=outputs, reference=want,
         reference_name=m.reference_name if m.reference is not None and status == 0 else None,
         errors=errors, tolerance=tolerance,
         lsb=tuple(e / s if s else None for e, s in zip(errors, m.output_scales))
         if m.output_scales else (),
-        lsb_tolerance=lsb_tolerance, arena_bytes=project.sources.arena_size,
-        constant_bytes=project.sources.constant_bytes, text=text, data=data, bss=bss,
-        stack_bytes=b.stack_size, cycles=result.cycles[-1] if result.cycles else None,
-        instructions=result.instructions,
-        project=project.directory if out_dir is not None else None, code=code,
-        profile=parse_profile(result.stdout, project.sources, b) if profile and status == 0
-        else None)
+        lsb_tolerance=lsb_tolerance, arena_bytes=arena_bytes, constant_bytes=constant_bytes,
+        text=text, data=data, bss=bss, stack_bytes=b.stack_size,
+        cycles=result.cycles[-1] if result.cycles else None,
+        instructions=result.instructions, project=project, code=code, profile=profile)
 
 
 def against_reference(m, outputs, status, inputs) -> tuple[tuple, tuple]:
