@@ -189,10 +189,15 @@ def to_tflite(method, stop: int | None = None) -> tuple[bytes, int, int]:
                                        axis=0 if len(scales) > 1 else None),
                        name=g.tensors[w].name)
             s_in = float(np.float32(g.tensors[x].qparams[0]))
-            bias = args.get("bias")
+            bias, ksum = args.get("bias"), args.get("kernel_sum")
+            bias = None if bias is None else np.asarray(g.constants[bias.id], np.int64)
+            if ksum is not None:     # the MVE form: TFLite's bias is the kernel sum less
+                w8 = np.asarray(g.constants[w], np.int64)   # the input offset's products
+                bias = np.asarray(g.constants[ksum.id], np.int64).reshape(-1) - \
+                    args["input_offset"] * w8.sum(axis=1)
             bt = None
             if bias is not None:
-                bt = b.new((cout,), fb.TensorType.INT32, g.constants[bias.id],
+                bt = b.new((cout,), fb.TensorType.INT32, bias.astype(np.int32),
                            me.Quantization(scales=[float(np.float32(s_in * s)) for s in scales],
                                            zero_points=[0] * len(scales),
                                            axis=0 if len(scales) > 1 else None), name="bias")

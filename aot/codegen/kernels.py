@@ -901,18 +901,20 @@ def q8_depthwise_conv2d(ctx):
 def q8_linear(ctx):
     x, w, out = ctx.t("input", I8), ctx.t("weights", I8), ctx.out("out", I8)
     ctx.rank(w, 2)
-    if not ctx.is_none("kernel_sum"):
-        ctx.unsupported("a kernel_sum (the MVE form of the bias)")
     cout = w.shape[0]
-    bias = ctx.opt("bias", I32)
+    # A kernel_sum (ExecuTorch's MVE form: input_offset * sum(w) + bias, precomputed) stands in
+    # for the bias, and the input offset is then already in it; the bias is not read.
+    ksum = not ctx.is_none("kernel_sum")
+    bias = ctx.opt("kernel_sum" if ksum else "bias", I32)
     if x.rank < 1 or x.shape[-1] != w.shape[1] or out.shape != (*x.shape[:-1], cout):
         ctx.invalid(f"input {list(x.shape)}, weights {list(w.shape)}, output "
                     f"{list(out.shape)}")
     if bias.ptr != "NULL" and bias.numel != cout:
-        ctx.invalid(f"a bias of {bias.numel} for {cout} outputs")
+        ctx.invalid(f"a {'kernel_sum' if ksum else 'bias'} of {bias.numel} for {cout} outputs")
     mult, shift = _requant_arrays(ctx, cout, "requantize_multipliers", "requantize_shifts")
     lo, hi = _act_range(ctx, "activation_min", "activation_max")
-    p = ctx.params("rt_fc_s8_params", input_offset=ctx.int("input_offset", -127, 128),
+    x_off = ctx.int("input_offset", -127, 128)
+    p = ctx.params("rt_fc_s8_params", input_offset=0 if ksum else x_off,
                    filter_offset=ctx.int("filter_offset", -127, 128),
                    output_offset=ctx.int("output_offset", -128, 127), act_min=lo, act_max=hi,
                    per_channel=int(len(ctx.values["requantize_multipliers"]) > 1),

@@ -443,11 +443,34 @@ def _linear(L: _Lowering, node, scale, zp, bounds, before) -> Optional[QValue]:
     mults, shifts = _channel_mults(x.scale, wc.scales, scale, cout if per_channel else 1)
     bias = _bias_values(L, b, x.scale, np.broadcast_to(wc.scales, (cout,)), node)
     lo, hi = _out_range(bounds, scale, zp)
+    ksum = _kernel_sum(wc.values, bias, -x.zp)
+    if ksum is not None:           # the kernel sum stands in for the bias
+        bias_n, ksum_n = None, L.const(ksum, "kernel_sum")
+    else:
+        bias_n, ksum_n = None if bias is None else L.const(bias, "bias"), None
     new = L.call(Q8.quantized_linear.default,
                  [x.node, L.weight(wc.values.contiguous(), wc, cout if per_channel else 1),
-                  None if bias is None else L.const(bias, "bias"), None, -x.zp, 0, zp,
-                  mults, shifts, hi, lo], before)
+                  bias_n, ksum_n, -x.zp, 0, zp, mults, shifts, hi, lo], before)
     return L.value(new, scale, zp, NCHW)
+
+
+def _kernel_sum(w: torch.Tensor, bias: Optional[torch.Tensor], x_off: int) \
+        -> Optional[torch.Tensor]:
+    """ExecuTorch's MVE form of a linear's bias (its cortex_m passes for the M55):
+    kernel_sum[o] = x_off * sum_i w[o, i] + bias[o], so that the kernel sums x * w alone (the
+    weights are symmetric here: no filter offset). The sum is exact, so every arch computes the
+    same int32 sums; the kernels then skip the input offset's work (a VADDVA per sixteen
+    weights on Helium). None, keeping the bias, where the sum would leave int32 or there is
+    neither an input offset nor a bias to fold."""
+    if x_off == 0 and bias is None:
+        return None
+    s = w.to(torch.int64).sum(dim=1) * x_off
+    if bias is not None:
+        s = s + bias.to(torch.int64)
+    products = int(w.to(torch.int64).abs().sum(dim=1).max()) * 128   # bounds sum x * w
+    if int(s.abs().max()) >= 2 ** 31 or products >= 2 ** 31:
+        return None
+    return s.to(torch.int32).reshape(1, -1)
 
 
 def _binary_inputs(L: _Lowering, node, before) -> Optional[tuple[QValue, QValue]]:

@@ -126,11 +126,13 @@ def _depthwise(input, weight, bias, stride, padding, dilation, depth_multiplier,
 
 def _linear(input, weights, bias, kernel_sum, input_offset, filter_offset, output_offset,
             requantize_multipliers, requantize_shifts, activation_max, activation_min):
-    x = _i64(input) + input_offset
     w = _i64(weights) + filter_offset
-    acc = x @ w.T
-    if bias is not None:
-        acc = acc + _i64(bias)
+    if kernel_sum is not None:    # the MVE form: input_offset * sum(w) + bias, precomputed
+        acc = _i64(input) @ w.T + _i64(kernel_sum).reshape(-1)
+    else:
+        acc = (_i64(input) + input_offset) @ w.T
+        if bias is not None:
+            acc = acc + _i64(bias)
     mult = np.asarray(requantize_multipliers, np.int64)
     shift = np.asarray(requantize_shifts, np.int64)
     return _out(acc, mult, shift, output_offset, activation_min, activation_max)

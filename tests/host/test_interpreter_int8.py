@@ -136,6 +136,31 @@ def test_per_tensor_linear(interp, name):
     _assert_same_bytes(interp.run(bytes(serialize_pte(prog)), xs), want)
 
 
+@pytest.mark.parametrize("name", ["mlp", "autoencoder"])
+def test_linear_bias_form_equals_kernel_sum_form(interp, name, monkeypatch):
+    """The lowering gives a linear's bias as a kernel_sum (input_offset x sum(w) + bias); with
+    the bias left as it is (as ExecuTorch lowers for the DSP cores) the static C and the
+    interpreter give the same bytes as the kernel_sum form."""
+    import importlib
+    from int8_models import quantized
+    lq = importlib.import_module("aot.passes.lower_quantized")   # (the package re-exports
+    # the pass under the module's name)
+    summed = lowered(name, True)
+    monkeypatch.setattr(lq, "_kernel_sum", lambda *a: None)
+    plain = aot.to_edge(quantized(name)[2],
+                        compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
+    forms = [{k for c in m.lowered().graph.calls if c.op.key == "cortex_m::quantized_linear.out"
+              for k, v in c.args if k in ("bias", "kernel_sum") and v is not None}
+             for m in (summed, plain)]
+    assert forms == [{"kernel_sum"}, {"bias"}]
+    xs = int8_inputs(name, seed=5)
+    want = host_model(name, True)(*xs)
+    got = aot.host.build(aot.generate_c(plain, name=f"b_{name}"))(*xs)
+    _assert_same_bytes(got, want)
+    _assert_same_bytes(interp.run(plain.buffer, xs), want)
+    _assert_same_bytes(interp.run(summed.buffer, xs), want)
+
+
 # -- refusals ----------------------------------------------------------------------------
 
 def _edited(name: str, op: str, arg: int, make) -> tuple[bytes, P.ExecutionPlan, int]:

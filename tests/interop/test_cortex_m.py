@@ -61,14 +61,16 @@ def _cortex_m_quantized(name):
 
 
 def _et_calls(ep):
-    """ExecuTorch's own lowering: (op name, {arg name: value}) per cortex_m call."""
+    """ExecuTorch's own lowering for its default target, the M55: (op name, {arg name: value})
+    per cortex_m call. (For Helium its linear takes a kernel_sum in place of the bias, as ours
+    does on every target.)"""
     from executorch.backends.cortex_m.edge_compile_config import cortex_m_edge_compile_config
     from executorch.backends.cortex_m.passes.cortex_m_pass_manager import CortexMPassManager
     from executorch.backends.cortex_m.target_config import CortexM, CortexMTargetConfig
     from executorch.exir import to_edge
     edge = to_edge(ep, compile_config=cortex_m_edge_compile_config())
     out = CortexMPassManager(edge.exported_program(),
-                             target_config=CortexMTargetConfig(cpu=CortexM.M4)).transform()
+                             target_config=CortexMTargetConfig(cpu=CortexM.M55)).transform()
     consts = {}
     for spec in out.graph_signature.input_specs:
         value = out.state_dict.get(spec.target, out.constants.get(spec.target)) \
@@ -109,9 +111,9 @@ _COMPARED = {
     "quantized_conv2d": ("weight", "bias", "stride", "padding", "dilation", "input_offset",
                          "output_offset", "requantize_multipliers", "requantize_shifts",
                          "activation_min", "activation_max"),
-    "quantized_linear": ("weights", "bias", "input_offset", "filter_offset", "output_offset",
-                         "requantize_multipliers", "requantize_shifts", "activation_min",
-                         "activation_max"),
+    "quantized_linear": ("weights", "bias", "kernel_sum", "input_offset", "filter_offset",
+                         "output_offset", "requantize_multipliers", "requantize_shifts",
+                         "activation_min", "activation_max"),
     "quantized_add": ("self_zero_point", "self_multiplier", "self_shift", "other_zero_point",
                       "other_multiplier", "other_shift", "output_zero_point",
                       "output_multiplier", "output_shift", "activation_min", "activation_max"),

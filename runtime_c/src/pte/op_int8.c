@@ -7,7 +7,7 @@
  *
  * Refusals: an argument that contradicts the op -> RT_ERR_PTE_ARGS (the renderer's
  * ctx.invalid), a tensor of another dtype -> RT_ERR_PTE_DTYPE, a valid call with no kernel
- * (a rank the kernel does not take, a kernel_sum, a softmax over another dim) ->
+ * (a rank the kernel does not take, a softmax over another dim) ->
  * RT_ERR_PTE_UNSUPPORTED (ctx.unsupported). Arguments the renderer does not read are checked
  * for their kind at load only (as aot.calls.decode_call does before any renderer runs).
  *
@@ -304,20 +304,23 @@ rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c)
     rt_fc_s8_params p;
     int32_t mult_buf[RT_PTE_CACHE_MIN_ITEMS], shift_buf[RT_PTE_CACHE_MIN_ITEMS];
     const int32_t *mult, *shift;
-    int32_t cout, k, r, n_m, n_s, last;
+    int32_t cout, k, r, n_m, n_s, last, has_ks;
     RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &x));
     RT_TRY(rt_pte_arg_tensor(c, 1, RT_DTYPE_I8, &w));
     RT_TRY(rt_pte_arg_tensor(c, 11, RT_DTYPE_I8, &out));
     if (w.shape.rank != 2) {
         return RT_ERR_PTE_UNSUPPORTED;
     }
-    RT_TRY(rt_pte_arg_opt_tensor(c, 3, -1, &ks));
-    if (ks.shape.rank != 0 || ks.nbytes != 0) {   /* not None (a tensor has bytes or dims) */
-        return RT_ERR_PTE_UNSUPPORTED;   /* a kernel_sum: the MVE form of the bias */
-    }
     cout = w.shape.d[0];
     k = w.shape.d[1];
+    /* A kernel_sum (the MVE form: input_offset * sum(w) + bias, precomputed) stands in for the
+     * bias, the input offset already in it; the bias is then not read. */
+    RT_TRY(rt_pte_arg_opt_tensor(c, 3, RT_DTYPE_I32, &ks));
     RT_TRY(rt_pte_arg_opt_tensor(c, 2, RT_DTYPE_I32, &b));
+    has_ks = ks.shape.rank != 0 || ks.nbytes != 0;   /* not None (a tensor has bytes or dims) */
+    if (has_ks) {
+        b = ks;
+    }
     last = x.shape.rank - 1;   /* out: x's shape with cout for k */
     if (last < 0 || x.shape.d[last] != k || out.shape.rank != x.shape.rank) {
         return RT_ERR_PTE_ARGS;
@@ -340,6 +343,9 @@ rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c)
     }
     RT_TRY(q8_act_range(c, 10, 9, &p.act_min, &p.act_max));
     RT_TRY(q8_int(c, 4, -127, 128, &p.input_offset));
+    if (has_ks) {
+        p.input_offset = 0;
+    }
     RT_TRY(q8_int(c, 5, -127, 128, &p.filter_offset));
     RT_TRY(q8_int(c, 6, -128, 127, &p.output_offset));
     p.per_channel = n_m > 1;
