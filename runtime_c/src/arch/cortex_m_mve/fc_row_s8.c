@@ -69,6 +69,107 @@ static RT_DSP_NOINLINE void fc_dot4(const int8_t *x, const int8_t *w, int32_t n,
     }
 }
 
+#if defined(__OPTIMIZE__)   /* (at -O0 gcc cannot give the asm its twelve registers) */
+/* What fc_sums reads from memory (the asm has no register to spare for it). */
+typedef struct {
+    const int8_t *x;
+    int32_t k;
+    int32_t turns;       /* k / 16, at least 1 */
+    const int32_t *bias; /* the next group's four, advanced as they are read */
+} fc_job;
+
+/* sums[0 .. 4 * groups) = bias + x . w for the groups of four filters from w, k a multiple of
+ * 16, no input offset (a kernel_sum took it). One asm block for all the groups, so that no
+ * pointer goes through the stack: per group 17 instructions of set-up and stores, then a loop
+ * of four filters sharing each sixteen-byte input vector, 9 instructions for 64 products. */
+static inline void fc_sums(fc_job *job, const int8_t *w, int32_t groups, int32_t *sums)
+{
+    const int8_t *xp, *w1, *w2, *w3;
+    int32_t a0, a1, a2, a3;
+    /* "Te": VMLAVA accumulates into an even core register. */
+    __asm__ volatile(
+        "3:\n\t"
+        "ldr %[w3], [%[job], #4]\n\t"
+        "ldr %[xp], [%[job], #12]\n\t"
+        "add %[w1], %[w0], %[w3]\n\t"
+        "add %[w2], %[w1], %[w3]\n\t"
+        "add %[w3], %[w2], %[w3]\n\t"
+        "ldrd %[a0], %[a1], [%[xp]]\n\t"
+        "ldrd %[a2], %[a3], [%[xp], #8]\n\t"
+        "add %[xp], %[xp], #16\n\t"
+        "str %[xp], [%[job], #12]\n\t"
+        "ldr %[xp], [%[job]]\n\t"
+        "ldr lr, [%[job], #8]\n\t"
+        "dls lr, lr\n\t"
+        "1:\n\t"
+        "vldrb.8 q0, [%[xp]], #16\n\t"
+        "vldrb.8 q1, [%[w0]], #16\n\t"
+        "vldrb.8 q2, [%[w1]], #16\n\t"
+        "vmlava.s8 %[a0], q0, q1\n\t"
+        "vldrb.8 q3, [%[w2]], #16\n\t"
+        "vmlava.s8 %[a1], q0, q2\n\t"
+        "vldrb.8 q1, [%[w3]], #16\n\t"
+        "vmlava.s8 %[a2], q0, q3\n\t"
+        "vmlava.s8 %[a3], q0, q1\n\t"
+        "le lr, 1b\n\t"
+        "strd %[a0], %[a1], [%[dst]], #8\n\t"
+        "strd %[a2], %[a3], [%[dst]], #8\n\t"
+        "mov %[w0], %[w3]\n\t"
+        "subs %[g], %[g], #1\n\t"
+        "bne 3b"
+        : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [a2] "=&Te"(a2), [a3] "=&Te"(a3),
+          [xp] "=&r"(xp), [w1] "=&r"(w1), [w2] "=&r"(w2), [w3] "=&r"(w3), [w0] "+&r"(w),
+          [g] "+&r"(groups), [dst] "+&r"(sums)
+        : [job] "r"(job)
+        : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7");
+}
+
+/* The row without an input offset, with four outputs or more and k a multiple of 16, at -O1
+ * and up: the sums of up to 64 outputs at a time (fc_sums; at a ragged end the last four
+ * again) into a stack buffer, then requantized four to a vector. Inline, so that each caller
+ * below gets its own copy with per_channel a constant. */
+static RT_MVE_INLINE void fc_row_plain_for(const rt_fc_s8_params *p, const int8_t *x,
+                                          const int8_t *w, int32_t k, int32_t cout,
+                                          const int32_t *bias, int8_t *out, int per_channel)
+{
+    int32_t sums[64];
+    const int32x4_t mult = vdupq_n_s32(p->mult[0]), shift = vdupq_n_s32(p->shift[0]);
+    const int32_t out_off = p->output_offset, lo = p->act_min, hi = p->act_max;
+    fc_job job;
+    int32_t c = 0, n, i;
+    job.x = x;
+    job.k = k;
+    job.turns = k >> 4;
+    while (c < cout) {
+        if (c + 4 > cout) {   /* a ragged end: the last four again (cout >= 4) */
+            c = cout - 4;
+        }
+        n = cout - c < 64 ? (cout - c) & ~3 : 64;
+        job.bias = bias + c;
+        fc_sums(&job, w + c * k, n >> 2, sums);
+        for (i = 0; i < n; i += 4) {
+            vstrbq_s32(out + c + i,
+                       rt_mve_requant(vldrwq_s32(sums + i),
+                                      per_channel ? vldrwq_s32(p->mult + c + i) : mult,
+                                      per_channel ? vldrwq_s32(p->shift + c + i) : shift,
+                                      out_off, lo, hi));
+        }
+        c += n;
+    }
+}
+
+static RT_DSP_NOINLINE void fc_row_plain(const rt_fc_s8_params *p, const int8_t *x,
+                                         const int8_t *w, int32_t k, int32_t cout,
+                                         const int32_t *bias, int8_t *out)
+{
+    if (p->per_channel) {
+        fc_row_plain_for(p, x, w, k, cout, bias, out, 1);
+    } else {
+        fc_row_plain_for(p, x, w, k, cout, bias, out, 0);
+    }
+}
+#endif
+
 /* Output oc from its sum: bias, requantization, offset and clamp. */
 static inline int8_t fc_out(const rt_fc_s8_params *p, int32_t acc, int32_t oc,
                             const int32_t *bias)
@@ -92,6 +193,12 @@ void rt_s8_fc_row(const rt_fc_s8_params *p, const int8_t *x, const int8_t *w, in
         }
         return;
     }
+#if defined(__OPTIMIZE__)
+    if (p->input_offset == 0 && cout >= 4 && k >= 16 && (k & 15) == 0 && bias != NULL) {
+        fc_row_plain(p, x, w, k, cout, bias, out);
+        return;
+    }
+#endif
     if (cout < 4 || p->input_offset < -127 || p->input_offset > 128) {
         for (oc = 0; oc < cout; ++oc) {
             out[oc] = fc_out(p, rt_s8_dot(x, w + oc * k, k, p->input_offset), oc, bias);

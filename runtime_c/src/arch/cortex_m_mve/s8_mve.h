@@ -18,6 +18,10 @@
 #error "runtime_c/src/arch/cortex_m_mve needs a CPU with Helium (__ARM_FEATURE_MVE)"
 #endif
 
+/* A body written once and specialized per caller (a flag made a constant): gcc would
+ * otherwise keep one out-of-line copy with the flag tested in the loop. */
+#define RT_MVE_INLINE inline __attribute__((always_inline))
+
 /* The lanes of the next 16 bytes that lie before the end of n. */
 static inline mve_pred16_t rt_mve_tail8(int32_t n)
 {
