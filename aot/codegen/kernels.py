@@ -1011,9 +1011,12 @@ def _pool_params(ctx, x, out, dilation):
 
 def q8_avg_pool2d(ctx):
     x, out = _nhwc(ctx, "input"), _nhwc(ctx, "out", True)
-    p = ctx.params("rt_pool_s8_params", **_pool_params(ctx, x, out, (1, 1)), act_min=-128,
-                   act_max=127)
-    return "rt_avg_pool2d_s8", [p, *x.pair, *out.pair]
+    prm = _pool_params(ctx, x, out, (1, 1))
+    p = ctx.params("rt_pool_s8_params", **prm, act_min=-128, act_max=127)
+    # One window over the whole map (a global average, as KWS ends): no tap ranges to find.
+    whole = (prm["kernel_h"], prm["kernel_w"]) == tuple(x.shape[1:3]) and \
+        prm["pad_h"] == prm["pad_w"] == 0 and tuple(out.shape[1:3]) == (1, 1)
+    return ("rt_global_avg_pool2d_s8" if whole else "rt_avg_pool2d_s8"), [p, *x.pair, *out.pair]
 
 
 def q8_max_pool2d(ctx):

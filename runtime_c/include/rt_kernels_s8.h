@@ -149,6 +149,10 @@ rt_status rt_avg_pool2d_s8(const rt_pool_s8_params *p, const rt_shape *in_s, con
                            const rt_shape *out_s, int8_t *out);
 rt_status rt_max_pool2d_s8(const rt_pool_s8_params *p, const rt_shape *in_s, const int8_t *in,
                            const rt_shape *out_s, int8_t *out);
+/* rt_avg_pool2d_s8 where one window covers the whole map (kernel = H x W, no padding, a 1 x 1
+ * output): the same bytes without the per-pixel tap ranges. RT_ERR_PARAM for another window. */
+rt_status rt_global_avg_pool2d_s8(const rt_pool_s8_params *p, const rt_shape *in_s,
+                                  const int8_t *in, const rt_shape *out_s, int8_t *out);
 
 /* ---- softmax ------------------------------------------------------------- */
 

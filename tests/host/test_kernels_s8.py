@@ -335,7 +335,7 @@ def test_maximum_minimum_equal_tflm(rt, lite, op):
 @given(kind=st.sampled_from(["avg", "max"]), k=st.tuples(st.integers(1, 4), st.integers(1, 4)),
        s=st.tuples(st.integers(1, 3), st.integers(1, 3)), hw=st.tuples(st.integers(4, 9),
                                                                         st.integers(4, 9)),
-       c=st.integers(1, 5), same=st.booleans(), seed=st.integers(0, 10 ** 6))
+       c=st.integers(1, 20), same=st.booleans(), seed=st.integers(0, 10 ** 6))
 def test_pooling_equals_tflm(rt, lite, kind, k, s, hw, c, same, seed):
     """TFLite's SAME padding is our (top, left) padding with the output size it gives."""
     _, _, fb = lite
@@ -360,6 +360,39 @@ def test_pooling_equals_tflm(rt, lite, kind, k, s, hw, c, same, seed):
     want = run_tflm(lite, code, [(x, ([0.05], [-3], None), False)], got.shape, ([0.05], [-3]),
                     (fb.BuiltinOptions.Pool2DOptions, o))
     np.testing.assert_array_equal(got, want)
+
+
+@SETTINGS
+@given(n=st.integers(1, 2), hw=st.tuples(st.integers(1, 20), st.integers(1, 20)),
+       c=st.integers(1, 24), seed=st.integers(0, 10 ** 6))
+def test_global_avg_pool_equals_tflm(rt, lite, n, hw, c, seed):
+    """The whole-map average (KWS's last pool) equals TFLite's AVERAGE_POOL_2D with the map's
+    size as its filter, up to 400 taps."""
+    _, _, fb = lite
+    rng = np.random.default_rng(seed)
+    x = i8(rng, (n, *hw, c))
+    p = rt.params("rt_pool_s8_params", kernel_h=hw[0], kernel_w=hw[1], stride_h=1, stride_w=1,
+                  pad_h=0, pad_w=0, dilation_h=1, dilation_w=1, act_min=-128, act_max=127)
+    got = rt.empty((n, 1, 1, c), np.int8)
+    rt.call("rt_global_avg_pool2d_s8", p, x, got)
+    o = fb.Pool2DOptionsT()
+    o.padding = fb.Padding.VALID
+    o.strideH, o.strideW, o.filterHeight, o.filterWidth = 1, 1, hw[0], hw[1]
+    o.fusedActivationFunction = fb.ActivationFunctionType.NONE
+    want = run_tflm(lite, fb.BuiltinOperator.AVERAGE_POOL_2D, [(x, ([0.05], [-3], None), False)],
+                    got.shape, ([0.05], [-3]), (fb.BuiltinOptions.Pool2DOptions, o))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_global_avg_pool_refuses_another_window(rt):
+    x = np.zeros((1, 4, 4, 3), np.int8)
+    out = rt.empty((1, 1, 1, 3), np.int8)
+    for window in (dict(kernel_h=3, kernel_w=4, pad_h=0), dict(kernel_h=4, kernel_w=4, pad_h=1)):
+        p = rt.params("rt_pool_s8_params", **{"kernel_w": 4, "pad_h": 0, **window},
+                      stride_h=1, stride_w=1, pad_w=0, dilation_h=1, dilation_w=1,
+                      act_min=-128, act_max=127)
+        with pytest.raises(KernelError, match="RT_ERR_PARAM"):
+            rt.call("rt_global_avg_pool2d_s8", p, x, out)
 
 
 def test_avg_pool_rounds_half_away_from_zero(rt):

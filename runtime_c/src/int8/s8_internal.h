@@ -65,6 +65,50 @@ void rt_s8_fc_row(const rt_fc_s8_params *p, const int8_t *x, const int8_t *w, in
 void rt_s8_add_row(const rt_add_s8_params *p, const int8_t *a, int32_t a_step, const int8_t *b,
                    int32_t b_step, int8_t *out, int32_t n);
 
+/* One output pixel of rt_avg_pool2d_s8 / rt_max_pool2d_s8 (pool_px_s8.c, which an arch folder
+ * may replace): out[c] for every c < ch over a window of rows x cols valid taps, the first at
+ * x (channel 0), the next column col_step bytes on, the next row row_step; the average (rows,
+ * cols >= 1) rounded as rt_s8_avg, or the maximum (-128 for no taps); clamped to [lo, hi].
+ * Two functions, so that a model links only the pooling it calls. */
+typedef void (*rt_s8_pool_px_fn)(const int8_t *x, int32_t rows, int32_t cols, int32_t row_step,
+                                 int32_t col_step, int32_t ch, int32_t lo, int32_t hi,
+                                 int8_t *out);
+void rt_s8_avg_px(const int8_t *x, int32_t rows, int32_t cols, int32_t row_step,
+                  int32_t col_step, int32_t ch, int32_t lo, int32_t hi, int8_t *out);
+void rt_s8_max_px(const int8_t *x, int32_t rows, int32_t cols, int32_t row_step,
+                  int32_t col_step, int32_t ch, int32_t lo, int32_t hi, int8_t *out);
+
+/* A sum of count values divided by count, rounded half away from zero (arm_avgpool_s8). */
+static inline int32_t rt_s8_avg(int32_t sum, int32_t count)
+{
+    return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
+}
+
+/* One channel of an output pixel at x, unclamped: the sum of its taps, or their maximum. */
+static inline int32_t rt_s8_pool_channel(const int8_t *x, int32_t rows, int32_t cols,
+                                         int32_t row_step, int32_t col_step, int32_t is_max)
+{
+    int32_t acc = is_max ? -128 : 0, r, k;
+    for (r = 0; r < rows; ++r, x += row_step) {
+        const int8_t *t = x;
+        for (k = 0; k < cols; ++k, t += col_step) {
+            if (is_max) {
+                acc = *t > acc ? *t : acc;
+            } else {
+                acc += *t;
+            }
+        }
+    }
+    return acc;
+}
+
+/* A pooled output from a channel's sum (or maximum) of count taps. */
+static inline int8_t rt_s8_pool_out(int32_t acc, int32_t count, int32_t is_max, int32_t lo,
+                                    int32_t hi)
+{
+    return rt_s8_clamp(is_max ? acc : rt_s8_avg(acc, count), lo, hi);
+}
+
 /* The shared checks of an activation range. */
 #define RT_S8_RANGE_OK(lo, hi) ((lo) >= -128 && (lo) <= (hi) && (hi) <= 127)
 
