@@ -22,11 +22,22 @@ static void copy_elems(void *dst, const void *src, int32_t count, int32_t elem_s
     }
 }
 
+/* One element from src[si] to dst[di] (element indices). */
+static void copy_elem(uint8_t *dst, int32_t di, const uint8_t *src, int32_t si,
+                      int32_t elem_size)
+{
+    memcpy(dst + byte_offset(di, elem_size), src + byte_offset(si, elem_size), (size_t)elem_size);
+}
+
+/* The permuted copy walks the output with one dim innermost: the output's last, or, where it
+ * is longer, the dim the input holds contiguously (NCHW -> NHWC of a 3-channel image then
+ * runs along its rows of pixels, not over three channels at a time); an odometer steps the
+ * others. */
 rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_s,
                      const void *in, const rt_shape *out_s, void *out)
 {
-    int32_t in_st[RT_MAX_DIMS], st[RT_MAX_DIMS], idx[RT_MAX_DIMS];
-    int32_t rank, i, n, r, rows, len, s, off = 0, stride = 1;
+    int32_t in_st[RT_MAX_DIMS], st[RT_MAX_DIMS], ost[RT_MAX_DIMS], idx[RT_MAX_DIMS];
+    int32_t rank, i, n, r, rows, len, s, d, q, si = 0, di = 0, stride = 1;
     uint32_t seen = 0u;
     const uint8_t *src = (const uint8_t *)in;
     uint8_t *dst = (uint8_t *)out;
@@ -40,6 +51,7 @@ rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_
         in_st[i] = stride;
         stride *= in_s->d[i];
     }
+    q = rank - 1;   /* the inner dim */
     for (i = 0; i < rank; ++i) {
         const int32_t p = rt_norm_dim(perm[i], rank);
         RT_CHECK(p >= 0 && (seen & (1u << p)) == 0u, RT_ERR_PARAM);
@@ -47,38 +59,57 @@ rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_
         seen |= 1u << p;
         st[i] = in_st[p];
         idx[i] = 0;
+        if (p == rank - 1 && out_s->d[i] > out_s->d[q]) {
+            q = i;
+        }
     }
     if (rank == 0 || n == 0) {
         copy_elems(dst, src, n, elem_size);
         return RT_OK;
     }
-    len = out_s->d[rank - 1];
-    s = st[rank - 1];
+    stride = 1;
+    for (i = rank - 1; i >= 0; --i) {
+        ost[i] = stride;
+        stride *= out_s->d[i];
+    }
+    len = out_s->d[q];
+    s = st[q];
+    d = ost[q];
     rows = n / len;
     for (r = 0; r < rows; ++r) {
         if (elem_size == 1) {
-            for (i = 0; i < len; ++i) {
-                dst[i] = src[off + i * s];
+            const uint8_t *sp = src + si;
+            uint8_t *dp = dst + di;
+            for (i = 0; i + 2 <= len; i += 2, sp += 2 * s, dp += 2 * d) {
+                const uint8_t a = sp[0], b = sp[s];
+                dp[0] = a;
+                dp[d] = b;
+            }
+            if (i < len) {
+                *dp = *sp;
             }
         } else if (elem_size == 4) {             /* float32 and int32: word copies */
             uint32_t *d32 = (uint32_t *)(void *)dst;
             const uint32_t *s32 = (const uint32_t *)(const void *)src;
             for (i = 0; i < len; ++i) {
-                d32[i] = s32[off + i * s];
+                d32[di + i * d] = s32[si + i * s];
             }
         } else {
             for (i = 0; i < len; ++i) {
-                memcpy(dst + (size_t)i * (size_t)elem_size, src + (size_t)(off + i * s) * (size_t)elem_size,
-                       (size_t)elem_size);
+                copy_elem(dst, di + i * d, src, si + i * s, elem_size);
             }
         }
-        dst += (size_t)len * (size_t)elem_size;
-        for (i = rank - 2; i >= 0; --i) {    /* odometer over the outer dims */
-            off += st[i];
+        for (i = rank - 1; i >= 0; --i) {    /* odometer over the other dims */
+            if (i == q) {
+                continue;
+            }
+            si += st[i];
+            di += ost[i];
             if (++idx[i] < out_s->d[i]) {
                 break;
             }
-            off -= st[i] * out_s->d[i];
+            si -= st[i] * out_s->d[i];
+            di -= ost[i] * out_s->d[i];
             idx[i] = 0;
         }
     }
