@@ -294,17 +294,62 @@ static int32_t widened_words(const conv_ctx *c)
     return f4 + (c->g.cin % 4 != 0 ? f4 / 2 : 0);
 }
 
+/* Windows a and b (every tap inside the input, each filter row one run of the input: one
+ * group, dilation_w 1) gathered into two patches f4 bytes apart: the rows' runs copied a word
+ * at a time, without the per-tap checks of gather. */
+static void gather_inside(const conv_ctx *c, const rt_s8_window *a, const rt_s8_window *b,
+                          int32_t f4, int8_t *dst)
+{
+    const int32_t run = c->g.kw * c->g.cin, step = c->p->dilation_h * c->row;
+    const int8_t *xa = a->x, *xb = b->x;
+    int32_t ky, i;
+    for (ky = 0; ky < c->g.kh; ++ky, xa += step, xb += step, dst += run) {
+        for (i = 0; i + 4 <= run; i += 4) {
+            const int32_t u = rt_dsp_load4(xa + i), v = rt_dsp_load4(xb + i);
+            __builtin_memcpy(dst + i, &u, sizeof u);
+            __builtin_memcpy(dst + f4 + i, &v, sizeof v);
+        }
+        for (; i < run; ++i) {
+            dst[i] = xa[i];
+            dst[f4 + i] = xb[i];
+        }
+    }
+}
+
+/* Is every tap of window v inside the input? */
+static int inside(const conv_ctx *c, const rt_s8_window *v)
+{
+    return v->ky0 == 0 && v->ky1 == c->g.kh && v->kx0 == 0 && v->kx1 == c->g.kw;
+}
+
+/* Filters of this many bytes in all, padded to whole words, are copied so (on the stack). */
+#define CONV_PAD_BYTES 512
+
 /* One group, sums proved in range, xw room for widened_words: output pixels two at a time in
  * raster order (a pair may span two rows; an odd last pixel is its own pair), their patches
  * widened once, then every filter pair over them in one run (rt_dsp_widened_2x2) and the
- * tile stored on the spot. A filter length that is not whole words ends in a C tail. */
+ * tile stored on the spot. A filter length that is not whole words is padded to them (a copy
+ * on the stack, up to CONV_PAD_BYTES in all) or ends in a C tail. */
 static void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out, int32_t *xw)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t fsize = c->fsize, words = fsize & ~3, f4 = (fsize + 3) & ~3, cout = c->g.cout;
+    const int32_t fsize = c->fsize, f4 = (fsize + 3) & ~3, cout = c->g.cout;
     const int full = p->act_min == -128 && p->act_max == 127;
     int8_t *stage = (int8_t *)(xw + f4);   /* two gathered int8 patches (Cin % 4 != 0) */
-    int32_t n;
+    int8_t wpad[CONV_PAD_BYTES];
+    const int8_t *wts = c->w;
+    int32_t n, words = fsize & ~3, wstep = fsize;
+    if (fsize != f4 && cout * f4 <= CONV_PAD_BYTES) {
+        /* filters not whole words (a first layer on 3 channels: 27 taps) copied once with
+           zeros to whole words, so that no filter pair ends in a tail of single bytes (the
+           gathered patches' pad bytes are widened zeros as well) */
+        for (n = 0; n < cout * f4; ++n) {
+            const int32_t k = n % f4;
+            wpad[n] = k < fsize ? c->w[n / f4 * fsize + k] : 0;
+        }
+        wts = wpad;
+        words = wstep = f4;
+    }
     for (n = 0; n < c->g.n; ++n) {
         const int8_t *img = in + n * c->g.h * c->row;
         const int32_t pixels = c->g.oh * c->g.ow;
@@ -329,8 +374,12 @@ static void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out, int32
                 widen_taps(c, img, &a, &b, xw);
             } else {
                 const int8_t zero = (int8_t)(-p->input_offset);
-                gather(c, img, &a, 0, stage);
-                gather(c, img, &b, 0, stage + f4);
+                if (c->runs && inside(c, &a) && inside(c, &b)) {
+                    gather_inside(c, &a, &b, f4, stage);
+                } else {
+                    gather(c, img, &a, 0, stage);
+                    gather(c, img, &b, 0, stage + f4);
+                }
                 for (k = fsize; k < f4; ++k) {
                     stage[k] = stage[f4 + k] = zero;
                 }
@@ -338,7 +387,7 @@ static void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out, int32
             }
             for (oc = 0; oc < cout; oc += 2) {
                 const int32_t o1 = cout - oc >= 2 ? oc + 1 : oc;
-                const int8_t *w0 = c->w + oc * fsize, *w1 = c->w + o1 * fsize;
+                const int8_t *w0 = wts + oc * wstep, *w1 = wts + o1 * wstep;
                 int32_t acc[4];
                 acc[0] = acc[2] = c->bias != NULL ? c->bias[oc] : 0;
                 acc[1] = acc[3] = c->bias != NULL ? c->bias[o1] : 0;
