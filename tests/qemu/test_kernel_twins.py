@@ -4,7 +4,8 @@ fixtures/twins links a board's runtime arch (runtime_c/src/arch/<arch>/: the SML
 of the M4 and M7 boards, the Helium ones of the M55 on top of those) beside the portable int8
 kernels renamed ref_*, runs thousands of random layers through both under QEMU (shapes,
 strides, padding, dilation, groups, channel multipliers, offsets, per-channel requantization,
-activation ranges, with and without scratch) and requires every status and output byte to
+activation ranges, with and without scratch; average and max pooling windows up to whole
+maps) and requires every status and output byte to
 agree; the arch's requantization shortcut is swept against the portable one too. The float32
 kernels an arch replaces (the Helium conv2d, conv2d_1x1, conv2d_depthwise and gemm of the M55;
 the FPU register blocks of the M4 and M7 in conv2d, conv2d_1x1, conv2d_depthwise and gemm) go through the same
