@@ -11,8 +11,18 @@ void *memcpy(void *restrict dst, const void *restrict src, size_t n)
 {
     unsigned char *d = dst;
     const unsigned char *s = src;
-    /* word copies when both pointers are 4-byte aligned: firmware copies big tensors */
+    /* word copies when both pointers are 4-byte aligned: firmware copies big tensors (a
+       model's input into its arena), four words a turn (LDM/STM) */
     if ((((uintptr_t)d | (uintptr_t)s) & 3u) == 0) {
+        for (; n >= 16; n -= 16, d += 16, s += 16) {
+            const word_t *sw = (const word_t *)(const void *)s;
+            word_t *dw = (word_t *)(void *)d;
+            const word_t a = sw[0], b = sw[1], c = sw[2], e = sw[3];
+            dw[0] = a;
+            dw[1] = b;
+            dw[2] = c;
+            dw[3] = e;
+        }
         for (; n >= 4; n -= 4, d += 4, s += 4) *(word_t *)(void *)d = *(const word_t *)(const void *)s;
     }
     while (n--) *d++ = *s++;
@@ -32,6 +42,10 @@ void *memmove(void *dst, const void *src, size_t n)
 void *memset(void *dst, int c, size_t n)
 {
     unsigned char *d = dst;
+    if (((uintptr_t)d & 3u) == 0) {   /* whole words where aligned (a cleared arena) */
+        const word_t v = 0x01010101u * (unsigned char)c;
+        for (; n >= 4; n -= 4, d += 4) *(word_t *)(void *)d = v;
+    }
     while (n--) *d++ = (unsigned char)c;
     return dst;
 }
