@@ -7,7 +7,9 @@
  *   even and odd channels into four int32 accumulators; a window with every tap inside leaves
  *   the input offset to the fold (bias + x_off * sum of the taps), 12 vector instructions a
  *   tap for 16 channels. With a multiple of 16 all the pass's channels read one input, VMLA
- *   by a scalar. -O2 runs each pixel's taps and output stage in one assembly block (DLS/LE);
+ *   by a scalar. -O2 runs each pixel's taps and output stage in one assembly block (DLS/LE;
+ *   rows of three taps of a whole window written out, and no left shift where the pass has
+ *   none);
  *   -O0 the same steps in C. Eight channels left with a multiplier of 1 take half of that
  *   (taps8_c); other channels the older 8-channel loop or the portable one, one at a time.
  *   Up to about 3.5 KB of stack. Bit-exact with int8/depthwise_conv_s8.c. */
@@ -79,6 +81,7 @@ typedef struct dw_pass {
     int32_t at[4];
     uint32x4_t offs;
     int32x4_t off, lo, hi;
+    int32_t any_left;   /* does any channel of the pass shift left? */
 } dw_pass;
 
 #if defined(__OPTIMIZE__)
@@ -145,6 +148,50 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
     DW_RQ("q1", "16", "272", "144", "208") \
     DW_RQ("q2", "32", "288", "160", "224") \
     DW_RQ("q3", "48", "304", "176", "240")
+/* DW_RQ without the left shift (a pass whose channels all shift right or not at all) */
+#define DW_RQ_R(A, F, M, R) \
+    "vldrw.32 q4, [%[f], #" F "]\n\t" \
+    "vadd.i32 " A ", " A ", q4\n\t" \
+    "vldrw.32 q4, [%[prm], #" M "]\n\t" \
+    "vqrdmulh.s32 " A ", " A ", q4\n\t" \
+    "vldrw.32 q4, [%[prm], #" R "]\n\t" \
+    "vand q5, " A ", q4\n\t" \
+    "vshr.s32 q5, q5, #31\n\t" \
+    "vqadd.s32 " A ", " A ", q5\n\t" \
+    "vrshl.s32 " A ", " A ", q4\n\t" \
+    "vadd.i32 " A ", " A ", lr\n\t" \
+    "vmax.s32 " A ", " A ", q6\n\t" \
+    "vmin.s32 " A ", " A ", q7\n\t"
+#define DW_RQ_ALL_R \
+    "ldr lr, [%[prm], #352]\n\t" \
+    "vldrw.32 q6, [%[prm], #368]\n\t" \
+    "vldrw.32 q7, [%[prm], #384]\n\t" \
+    DW_RQ_R("q0", "0", "128", "192") \
+    DW_RQ_R("q1", "16", "144", "208") \
+    DW_RQ_R("q2", "32", "160", "224") \
+    DW_RQ_R("q3", "48", "176", "240")
+/* a full window of rows of three taps, written out (no loop per tap): x steps xs a tap and
+ * xrow (memory) after a row's third; w steps ws a tap, the row's end included */
+#define DW_TAP16 \
+    DW_HALF("0", "", "q0", "q1") DW_HALF("8", "", "q2", "q3")
+#define DW_ROWS3 \
+    "vmov.i32 q0, #0\n\t" \
+    "vmov.i32 q1, #0\n\t" \
+    "vmov.i32 q2, #0\n\t" \
+    "vmov.i32 q3, #0\n\t" \
+    "2:\n\t" \
+    DW_TAP16 \
+    "add %[x], %[x], %[xs]\n\t" \
+    "add %[w], %[w], %[ws]\n\t" \
+    DW_TAP16 \
+    "add %[x], %[x], %[xs]\n\t" \
+    "add %[w], %[w], %[ws]\n\t" \
+    DW_TAP16 \
+    "ldr lr, %[xrow]\n\t" \
+    "add %[x], %[x], lr\n\t" \
+    "add %[w], %[w], %[ws]\n\t" \
+    "subs %[rows], %[rows], #1\n\t" \
+    "bne 2b\n\t"
 #define DW_RQ_HALF \
     "ldr lr, [%[prm], #352]\n\t" \
     "vldrw.32 q6, [%[prm], #368]\n\t" \
@@ -185,6 +232,7 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t interleaved, int32_t 
     const rt_conv_s8_params *p = c->p;
     const int32_t taps = c->g.kh * c->g.kw;
     int32_t j, t;
+    q->any_left = 0;
     for (j = 0; j < width; ++j) {
         const int32_t ch = oc + (interleaved ? even_odd[j] : j), sh = p->shift[ch];
         int32_t s = 0;
@@ -196,6 +244,7 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t interleaved, int32_t 
         q->mult[j] = p->mult[ch];
         q->right[j] = sh < 0 ? sh : 0;
         q->left[j] = sh > 0 ? sh : 0;
+        q->any_left |= sh > 0;
     }
     for (j = 0; j < 4; ++j) {
         q->at[j] = interleaved ? even_odd[4 * j] : 4 * j;
@@ -241,7 +290,14 @@ static RT_DSP_NOINLINE void taps16_c(const dw_ctx *c, const dw_pass *q, const in
 #if defined(__OPTIMIZE__)
     if (rows > 0 && cols > 0) {
         const int32_t off = x_off;
-        if (full) {
+        if (full && cols == 3 && !q->any_left) {   /* 3x3, 3x1 and the like: KWS, VWW */
+            const int32_t xrow = c->y_step - 2 * x_step;
+            __asm__ volatile(DW_ROWS3 DW_RQ_ALL_R DW_STORE_EVEN_ODD
+                             : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
+                             : [xs] "r"(x_step), [ws] "r"(w_step), [f] "r"(f),
+                               [prm] "r"(q), [out] "r"(out), [xrow] "m"(xrow)
+                             : DW_CLOBBERS);
+        } else if (full) {
             __asm__ volatile(DW_ZERO DW_HALF("0", "", "q0", "q1") DW_HALF("8", "", "q2", "q3")
                              DW_NEXT DW_RQ_ALL DW_STORE_EVEN_ODD
                              : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
