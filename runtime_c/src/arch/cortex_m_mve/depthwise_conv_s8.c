@@ -94,11 +94,13 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
 
 /* The window's loops: rows (a register, > 0) of cols (memory, > 0) taps; x and w step by xs
  * and ws a tap, by xskip and wskip (memory) a row; lr counts taps (DLS/LE). */
-#define DW_ZERO \
+#define DW_ZERO4 \
     "vmov.i32 q0, #0\n\t" \
     "vmov.i32 q1, #0\n\t" \
     "vmov.i32 q2, #0\n\t" \
-    "vmov.i32 q3, #0\n\t" \
+    "vmov.i32 q3, #0\n\t"
+#define DW_ZERO \
+    DW_ZERO4 \
     "2:\n\t" \
     "ldr lr, %[cols]\n\t" \
     "dls lr, lr\n\t" \
@@ -125,11 +127,13 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
 #define DW_ADD_OFF "vadd.i16 q4, q4, %[off]\n\t"
 /* vector A of the pass (its fold at f + F, left, mult, right at prm + L, M, R): requantized,
  * offset (lr), clamped (q6, q7); q4 and q5 scratch */
-#define DW_RQ(A, F, L, M, R) \
+#define DW_FOLD(A, F) \
     "vldrw.32 q4, [%[f], #" F "]\n\t" \
-    "vadd.i32 " A ", " A ", q4\n\t" \
+    "vadd.i32 " A ", " A ", q4\n\t"
+#define DW_LEFT(A, L) \
     "vldrw.32 q4, [%[prm], #" L "]\n\t" \
-    "vshl.s32 " A ", " A ", q4\n\t" \
+    "vshl.s32 " A ", " A ", q4\n\t"
+#define DW_MUL_OUT(A, M, R) \
     "vldrw.32 q4, [%[prm], #" M "]\n\t" \
     "vqrdmulh.s32 " A ", " A ", q4\n\t" \
     "vldrw.32 q4, [%[prm], #" R "]\n\t" \
@@ -140,32 +144,22 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
     "vadd.i32 " A ", " A ", lr\n\t" \
     "vmax.s32 " A ", " A ", q6\n\t" \
     "vmin.s32 " A ", " A ", q7\n\t"
-#define DW_RQ_ALL \
+#define DW_RQ(A, F, L, M, R) DW_FOLD(A, F) DW_LEFT(A, L) DW_MUL_OUT(A, M, R)
+/* the output offset (lr) and the activation range (q6, q7) */
+#define DW_RQ_CONSTS \
     "ldr lr, [%[prm], #352]\n\t" \
     "vldrw.32 q6, [%[prm], #368]\n\t" \
-    "vldrw.32 q7, [%[prm], #384]\n\t" \
+    "vldrw.32 q7, [%[prm], #384]\n\t"
+#define DW_RQ_ALL \
+    DW_RQ_CONSTS \
     DW_RQ("q0", "0", "256", "128", "192") \
     DW_RQ("q1", "16", "272", "144", "208") \
     DW_RQ("q2", "32", "288", "160", "224") \
     DW_RQ("q3", "48", "304", "176", "240")
 /* DW_RQ without the left shift (a pass whose channels all shift right or not at all) */
-#define DW_RQ_R(A, F, M, R) \
-    "vldrw.32 q4, [%[f], #" F "]\n\t" \
-    "vadd.i32 " A ", " A ", q4\n\t" \
-    "vldrw.32 q4, [%[prm], #" M "]\n\t" \
-    "vqrdmulh.s32 " A ", " A ", q4\n\t" \
-    "vldrw.32 q4, [%[prm], #" R "]\n\t" \
-    "vand q5, " A ", q4\n\t" \
-    "vshr.s32 q5, q5, #31\n\t" \
-    "vqadd.s32 " A ", " A ", q5\n\t" \
-    "vrshl.s32 " A ", " A ", q4\n\t" \
-    "vadd.i32 " A ", " A ", lr\n\t" \
-    "vmax.s32 " A ", " A ", q6\n\t" \
-    "vmin.s32 " A ", " A ", q7\n\t"
+#define DW_RQ_R(A, F, M, R) DW_FOLD(A, F) DW_MUL_OUT(A, M, R)
 #define DW_RQ_ALL_R \
-    "ldr lr, [%[prm], #352]\n\t" \
-    "vldrw.32 q6, [%[prm], #368]\n\t" \
-    "vldrw.32 q7, [%[prm], #384]\n\t" \
+    DW_RQ_CONSTS \
     DW_RQ_R("q0", "0", "128", "192") \
     DW_RQ_R("q1", "16", "144", "208") \
     DW_RQ_R("q2", "32", "160", "224") \
@@ -175,10 +169,7 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
 #define DW_TAP16 \
     DW_HALF("0", "", "q0", "q1") DW_HALF("8", "", "q2", "q3")
 #define DW_ROWS3 \
-    "vmov.i32 q0, #0\n\t" \
-    "vmov.i32 q1, #0\n\t" \
-    "vmov.i32 q2, #0\n\t" \
-    "vmov.i32 q3, #0\n\t" \
+    DW_ZERO4 \
     "2:\n\t" \
     DW_TAP16 \
     "add %[x], %[x], %[xs]\n\t" \
@@ -193,9 +184,7 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
     "subs %[rows], %[rows], #1\n\t" \
     "bne 2b\n\t"
 #define DW_RQ_HALF \
-    "ldr lr, [%[prm], #352]\n\t" \
-    "vldrw.32 q6, [%[prm], #368]\n\t" \
-    "vldrw.32 q7, [%[prm], #384]\n\t" \
+    DW_RQ_CONSTS \
     DW_RQ("q0", "0", "256", "128", "192") \
     DW_RQ("q1", "16", "272", "144", "208")
 #define DW_STORE_EVEN_ODD_HALF \
