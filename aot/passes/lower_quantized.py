@@ -464,10 +464,11 @@ def _kernel_sum(w: torch.Tensor, bias: Optional[torch.Tensor], x_off: int) \
     neither an input offset nor a bias to fold."""
     if x_off == 0 and bias is None:
         return None
-    s = w.to(torch.int64).sum(dim=1) * x_off
+    w64 = w.to(torch.int64)
+    s = w64.sum(dim=1) * x_off
     if bias is not None:
         s = s + bias.to(torch.int64)
-    products = int(w.to(torch.int64).abs().sum(dim=1).max()) * 128   # bounds sum x * w
+    products = int(w64.abs().sum(dim=1).max()) * 128   # bounds sum x * w
     if int(s.abs().max()) >= 2 ** 31 or products >= 2 ** 31:
         return None
     return s.to(torch.int32).reshape(1, -1)

@@ -21,14 +21,14 @@ void rt_s8_avg_px(const int8_t *x, int32_t rows, int32_t cols, int32_t row_step,
                 a3 += t[3];
             }
         }
-        out[c] = rt_s8_pool_out(a0, count, 0, lo, hi);
-        out[c + 1] = rt_s8_pool_out(a1, count, 0, lo, hi);
-        out[c + 2] = rt_s8_pool_out(a2, count, 0, lo, hi);
-        out[c + 3] = rt_s8_pool_out(a3, count, 0, lo, hi);
+        out[c] = rt_s8_avg_out(a0, count, lo, hi);
+        out[c + 1] = rt_s8_avg_out(a1, count, lo, hi);
+        out[c + 2] = rt_s8_avg_out(a2, count, lo, hi);
+        out[c + 3] = rt_s8_avg_out(a3, count, lo, hi);
     }
     for (; c < ch; ++c) {
-        out[c] = rt_s8_pool_out(rt_s8_pool_channel(x + c, rows, cols, row_step, col_step, 0),
-                                count, 0, lo, hi);
+        out[c] = rt_s8_avg_out(rt_s8_pool_channel(x + c, rows, cols, row_step, col_step, 0),
+                               count, lo, hi);
     }
 }
 

@@ -1,7 +1,7 @@
 /* pool_s8.c - NHWC int8 pooling; input and output share qparams. Taps outside the input
  * are skipped: the average divides by the valid taps (arm_avgpool_s8, rounding half away
  * from zero) and the max ignores them (arm_max_pool_s8). The channels of an output pixel are
- * rt_s8_pool_px's (pool_px_s8.c, which an arch folder may replace). */
+ * rt_s8_avg_px's or rt_s8_max_px's (pool_px_s8.c, which an arch folder may replace). */
 #include "conv_s8.h"
 
 static rt_status pool_check(const rt_pool_s8_params *p, const rt_shape *in_s, const int8_t *in,
@@ -18,13 +18,6 @@ static rt_status pool_check(const rt_pool_s8_params *p, const rt_shape *in_s, co
     return RT_OK;
 }
 
-/* rt_s8_tap_range out of line: pool calls it for rows and columns. */
-static void tap_range(int32_t o, int32_t stride, int32_t pad, int32_t dil, int32_t taps,
-                      int32_t size, int32_t *k0, int32_t *k1)
-{
-    rt_s8_tap_range(o, stride, pad, dil, taps, size, k0, k1);
-}
-
 /* Every output pixel: its window's valid taps to px. */
 static rt_status pool(const rt_pool_s8_params *p, const rt_shape *in_s, const int8_t *in,
                       const rt_shape *out_s, int8_t *out, rt_s8_pool_px_fn px, int is_max)
@@ -38,11 +31,12 @@ static rt_status pool(const rt_pool_s8_params *p, const rt_shape *in_s, const in
         for (oy = 0; oy < out_s->d[1]; ++oy) {
             int32_t ky0, ky1;
             const int32_t iy0 = oy * p->stride_h - p->pad_h;
-            tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, p->kernel_h, h, &ky0, &ky1);
+            rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, p->kernel_h, h, &ky0, &ky1);
             for (ox = 0; ox < out_s->d[2]; ++ox, out += ch) {
                 int32_t kx0, kx1;
                 const int32_t ix0 = ox * p->stride_w - p->pad_w;
-                tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, p->kernel_w, w, &kx0, &kx1);
+                rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, p->kernel_w, w,
+                                &kx0, &kx1);
                 if (ky1 <= ky0 || kx1 <= kx0) {   /* no tap inside: no average */
                     RT_CHECK(is_max || ch == 0, RT_ERR_SHAPE);
                     px(img, 0, 0, row_step, col_step, ch, p->act_min, p->act_max, out);

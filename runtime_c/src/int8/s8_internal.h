@@ -68,7 +68,7 @@ void rt_s8_add_row(const rt_add_s8_params *p, const int8_t *a, int32_t a_step, c
 /* One output pixel of rt_avg_pool2d_s8 / rt_max_pool2d_s8 (pool_px_s8.c, which an arch folder
  * may replace): out[c] for every c < ch over a window of rows x cols valid taps, the first at
  * x (channel 0), the next column col_step bytes on, the next row row_step; the average (rows,
- * cols >= 1) rounded as rt_s8_avg, or the maximum (-128 for no taps); clamped to [lo, hi].
+ * cols >= 1) as rt_s8_avg_out gives it, or the maximum (-128 for no taps); clamped to [lo, hi].
  * Two functions, so that a model links only the pooling it calls. */
 typedef void (*rt_s8_pool_px_fn)(const int8_t *x, int32_t rows, int32_t cols, int32_t row_step,
                                  int32_t col_step, int32_t ch, int32_t lo, int32_t hi,
@@ -77,12 +77,6 @@ void rt_s8_avg_px(const int8_t *x, int32_t rows, int32_t cols, int32_t row_step,
                   int32_t col_step, int32_t ch, int32_t lo, int32_t hi, int8_t *out);
 void rt_s8_max_px(const int8_t *x, int32_t rows, int32_t cols, int32_t row_step,
                   int32_t col_step, int32_t ch, int32_t lo, int32_t hi, int8_t *out);
-
-/* A sum of count values divided by count, rounded half away from zero (arm_avgpool_s8). */
-static inline int32_t rt_s8_avg(int32_t sum, int32_t count)
-{
-    return sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count;
-}
 
 /* One channel of an output pixel at x, unclamped: the sum of its taps, or their maximum. */
 static inline int32_t rt_s8_pool_channel(const int8_t *x, int32_t rows, int32_t cols,
@@ -102,11 +96,11 @@ static inline int32_t rt_s8_pool_channel(const int8_t *x, int32_t rows, int32_t 
     return acc;
 }
 
-/* A pooled output from a channel's sum (or maximum) of count taps. */
-static inline int8_t rt_s8_pool_out(int32_t acc, int32_t count, int32_t is_max, int32_t lo,
-                                    int32_t hi)
+/* An average's output from a channel's sum of count taps: divided by count, rounded half away
+ * from zero (arm_avgpool_s8), clamped to [lo, hi]. */
+static inline int8_t rt_s8_avg_out(int32_t sum, int32_t count, int32_t lo, int32_t hi)
 {
-    return rt_s8_clamp(is_max ? acc : rt_s8_avg(acc, count), lo, hi);
+    return rt_s8_clamp(sum > 0 ? (sum + count / 2) / count : (sum - count / 2) / count, lo, hi);
 }
 
 /* The shared checks of an activation range. */

@@ -1,7 +1,7 @@
-/* pool_px_s8.c (Cortex-M DSP) - rt_s8_avg_px and rt_s8_max_px four channels a word: the maximum by SSUB8 and
- * SEL on the four bytes at once, the average (windows of up to 256 taps, whose sums fit
- * halfwords) by SXTAB16 into halfword pairs, eight channels a loop. Other channels and
- * windows take the portable one-channel loop. Bit-exact with int8/pool_px_s8.c. */
+/* pool_px_s8.c (Cortex-M DSP) - rt_s8_avg_px and rt_s8_max_px four channels a word: the
+ * maximum by SSUB8 and SEL on the four bytes at once, the average (windows of up to 256 taps,
+ * whose sums fit halfwords) by SXTAB16 into halfword pairs, eight channels a loop. Other
+ * channels and windows take the portable one-channel loop. Bit-exact with int8/pool_px_s8.c. */
 #include "s8_dsp.h"
 
 /* The bytewise signed maximum and minimum of a and b. */
@@ -63,7 +63,7 @@ void rt_s8_avg_px(const int8_t *x, int32_t rows, int32_t cols, int32_t row_step,
             }
         }
         for (j = 0; j < n; ++j) {
-            out[c + j] = rt_s8_pool_out(s[j], count, 0, lo, hi);
+            out[c + j] = rt_s8_avg_out(s[j], count, lo, hi);
         }
     }
 }

@@ -287,8 +287,7 @@ static RT_DSP_NOINLINE void taps16_c(const dw_ctx *c, const dw_pass *q, const in
                                [prm] "r"(q), [out] "r"(out), [xrow] "m"(xrow)
                              : DW_CLOBBERS);
         } else if (full) {
-            __asm__ volatile(DW_ZERO DW_HALF("0", "", "q0", "q1") DW_HALF("8", "", "q2", "q3")
-                             DW_NEXT DW_RQ_ALL DW_STORE_EVEN_ODD
+            __asm__ volatile(DW_ZERO DW_TAP16 DW_NEXT DW_RQ_ALL DW_STORE_EVEN_ODD
                              : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
                              : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off), [f] "r"(f),
                                [prm] "r"(q), [out] "r"(out), [cols] "m"(cols),

@@ -1,11 +1,11 @@
-/* pool_px_s8.c (Cortex-M Helium) - rt_s8_avg_px and rt_s8_max_px sixteen channels a vector, the last ones
- * predicated: the maximum by VMAX.S8; the average (windows of up to 256 taps, whose sums fit
- * 16 bits) by widening loads added into two halfword vectors, then divided four lanes at a
- * time by the reciprocal: for 2 <= count <= 256 and 0 <= v <= 32896,
- * floor(v / count) = (v * ceil(2^32 / count)) >> 32 exactly (an error below v / 2^32 < 1 /
- * count cannot reach the next integer), so the rounding half away from zero is
- * sign(s) * ((|s| + count / 2) * recip >> 32). Larger windows take the portable one-channel
- * loop. Bit-exact with int8/pool_px_s8.c. */
+/* pool_px_s8.c (Cortex-M Helium) - rt_s8_avg_px and rt_s8_max_px sixteen channels a vector,
+ * the last ones predicated: the maximum by VMAX.S8; the average (windows of up to 256 taps,
+ * whose sums fit 16 bits) by widening loads added into two halfword vectors, then divided four
+ * lanes at a time by a reciprocal: for 2 <= count <= 256, 0 <= v <= 32896 and
+ * recip = floor(2^32 / count) + 1, floor(v / count) = (v * recip) >> 32 exactly (the error,
+ * below v / 2^32 < 1 / count, cannot reach the next integer), so the rounding half away from
+ * zero is sign(s) * ((|s| + count / 2) * recip >> 32). Larger windows take the portable
+ * one-channel loop. Bit-exact with int8/pool_px_s8.c. */
 #include "s8_mve.h"
 
 /* Predicates for n lanes of 8 or 16 bits (none where n <= 0). */
@@ -40,8 +40,8 @@ void rt_s8_avg_px(const int8_t *x, int32_t rows, int32_t cols, int32_t row_step,
     int32_t c, r, k, j;
     if (count > 256) {
         for (c = 0; c < ch; ++c) {
-            out[c] = rt_s8_pool_out(rt_s8_pool_channel(x + c, rows, cols, row_step, col_step,
-                                                       0), count, 0, lo, hi);
+            out[c] = rt_s8_avg_out(rt_s8_pool_channel(x + c, rows, cols, row_step, col_step,
+                                                      0), count, lo, hi);
         }
         return;
     }
