@@ -4,8 +4,10 @@
  *
  * It is the GEMM out[Cout, HW] = w[Cout, Cin] x in[Cin, HW] in register blocks (f32_dsp.h):
  * 2 output channels x 9 pixels for planes of 9k pixels (3x3, 6x6) and 2 x 8 where blocks of 8
- * recompute little (per input channel one VLDM of the pixels; each filter row's weights one
- * VLDM per 2 or 4 input channels), both for sums of 16 inputs or more; else 4 channels x 6
+ * recompute little, both for sums of 16 to 256 inputs: a block of pixels has its inputs
+ * packed into a panel on the stack once for every output channel, so that per input channel
+ * one VLDMIA loads the pixels (and each filter row's weights one VLDM per 2 or 4 input
+ * channels); else 4 channels x 6
  * pixels (one VLDM of 6 pixels and 4 weight loads per input channel). Bias and the fused
  * activation are applied in registers before the store. Ragged ends reuse the last full block
  * shifted back; planes of fewer than 6 pixels take the portable 4x4 block. Accumulation is in
@@ -13,31 +15,76 @@
  * portable kernel. */
 #include "f32_dsp.h"
 
+/* Stack floats for a panel of 8 or 9 pixels' inputs (2x8 and 2x9 blocks): 9 KB, up to 256
+ * input channels (wider layers take the 4 x 6 blocks). */
+#define PANEL_FLOATS 2304
+
+/* The panel of pixels [px, px + wd) of every input channel (rows hw apart in x), packed as
+ * cin rows of wd floats (wd: 8 or 9): per channel one VLDM and one VSTMIA. */
+static void pack_panel(float *panel, const float *x, int32_t cin, int32_t hw, int32_t wd)
+{
+#if RT_F32_DSP_ASM
+    const int32_t hw4 = 4 * hw;
+#define PACK_PANEL(REGS)                                                                     \
+    __asm__ volatile("1:\n\t"                                                                \
+                     "vldm %[x], {" REGS "}\n\t"                                             \
+                     "add %[x], %[x], %[hw4]\n\t"                                            \
+                     "vstmia %[d]!, {" REGS "}\n\t"                                          \
+                     "subs %[n], %[n], #1\n\t"                                               \
+                     "bne 1b"                                                                \
+                     : [x] "+r"(x), [d] "+r"(panel), [n] "+r"(cin)                           \
+                     : [hw4] "r"(hw4)                                                        \
+                     : "s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "memory", "cc")
+    if (wd == 9) {
+        PACK_PANEL("s0-s8");
+    } else {
+        PACK_PANEL("s0-s7");
+    }
+#undef PACK_PANEL
+#else
+    int32_t c, j;
+    for (c = 0; c < cin; ++c) {
+        for (j = 0; j < wd; ++j) {
+            panel[c * wd + j] = x[c * hw + j];
+        }
+    }
+#endif
+}
+
 /* One image by f32_dsp.h's blocks, when the plane takes them (1), else 0. */
 static int image_dsp(const rt_conv_geom *g, const float *in_n, int32_t hw, const float *w,
                      const float *b, float *out_n)
 {
+    float panel[PANEL_FLOATS];
+    static const float no_bias[2] = {0.0f, 0.0f};
     int32_t oc, px;
-    if (g->cin >= 16 && g->cout >= 2 && hw % 9 == 0 && hw % 8 != 0) {   /* 3x3, 6x6: 2 x 9 */
-        for (oc = 0; oc < g->cout; oc += 2) {
-            const int32_t c0 = oc + 2 <= g->cout ? oc : g->cout - 2;
-            for (px = 0; px < hw; px += 9) {
-                rt_f32_dsp_2x9_act(g->cin, w + c0 * g->cin, g->cin, in_n + px, hw,
-                                   out_n + c0 * hw + px, hw, b != NULL ? b + c0 : NULL, g->lo,
-                                   g->hi);
-            }
-        }
-        return 1;
-    }
-    /* long sums over rows of which blocks of 8 recompute at most 4%: 2 x 8 */
-    if (g->cin >= 16 && g->cout >= 2 && hw >= 8 && (8 - hw % 8) % 8 * 25 <= hw) {
-        for (oc = 0; oc < g->cout; oc += 2) {
-            const int32_t c0 = oc + 2 <= g->cout ? oc : g->cout - 2;
-            for (px = 0; px < hw; px += 8) {
-                const int32_t p0 = px + 8 <= hw ? px : hw - 8;
-                rt_f32_dsp_2x8_act(g->cin, w + c0 * g->cin, g->cin, in_n + p0, hw,
-                                   out_n + c0 * hw + p0, hw, b != NULL ? b + c0 : NULL, g->lo,
-                                   g->hi);
+    /* 3x3, 6x6: 2 x 9; long sums over rows of which blocks of 8 recompute at most 4%: 2 x 8.
+       Either a pixel block's inputs packed once, for all output channels. */
+    const int nine = hw % 9 == 0 && hw % 8 != 0;
+    if (g->cin >= 8 && g->cout >= 2 && g->cin * 9 <= PANEL_FLOATS &&
+        (nine || (hw >= 8 && (8 - hw % 8) % 8 * 25 <= hw))) {
+        const int32_t wd = nine ? 9 : 8;
+        rt_f32_dsp_pairs q;
+        q.b = panel;
+        q.k = g->cin;
+        q.ldc4 = 4 * hw;
+        q.bstep = b != NULL ? 8 : 0;
+        q.lo = g->lo;
+        q.hi = g->hi;
+        q.hashi = g->hi != INFINITY;
+        for (px = 0; px < hw; px += wd) {
+            const int32_t p0 = px + wd <= hw ? px : hw - wd;
+            pack_panel(panel, in_n + p0, g->cin, hw, wd);
+            for (oc = 0; oc < g->cout; oc += oc == 0 ? g->cout / 2 * 2 : 2) {
+                /* the pairs from channel 0 on; an odd count's last channel as the last two */
+                const int32_t c0 = oc + 2 <= g->cout ? oc : g->cout - 2;
+                q.bias = b != NULL ? b + c0 : no_bias;
+                q.pairs = oc == 0 ? g->cout / 2 : 1;   /* counted down by the block */
+                if (nine) {
+                    rt_f32_dsp_2x9_act(w + c0 * g->cin, out_n + c0 * hw + p0, &q);
+                } else {
+                    rt_f32_dsp_2x8_act(w + c0 * g->cin, out_n + c0 * hw + p0, &q);
+                }
             }
         }
         return 1;

@@ -626,23 +626,83 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x5_act(int32_t k, const float *a, in
 }
 
 
-/* c[r * ldc + j] = act(sum over p < k of a[r * lda + p] * b[p * ldb + j] + bias[r]), r < 2,
- * j < 8: 16 sums in s0-s15, per four p one VLDM of each row's four a values (s16-s19,
- * s20-s23), then per p one VLDM of the 8 b values (s24-s31) and 16 VMLAs; the k % 4 first p one
- * at a time (so the sums stay in p order). Bias and the activation in registers before the
- * store, as rt_f32_dsp_4x6_act does. Fewer loads per product than 4 x 6 (each a value is
- * loaded once per four p, with the b row its 16 products share): for long k. k >= 1. */
-static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(int32_t k, const float *a, int32_t lda,
-                                                   const float *b, int32_t ldb, float *c,
-                                                   int32_t ldc, const float *bias, float lo,
-                                                   float hi)
+/* A run of output channel pairs over one panel of pixels, for rt_f32_dsp_2x8_act and
+ * rt_f32_dsp_2x9_act (the asm reads it at these byte offsets; the loop counts pairs down and
+ * steps bias through it). */
+typedef struct rt_f32_dsp_pairs {
+    const float *b;    /*  0: the panel: k rows of 8 (9) pixels, packed one after the other */
+    int32_t k;         /*  4: products a sum, and the length of a weight row */
+    int32_t ldc4;      /*  8: bytes between output channel rows */
+    const float *bias; /* 12: the current pair's two biases */
+    int32_t bstep;     /* 16: bytes bias steps a pair: 8, or 0 where it points at two zeros */
+    float lo, hi;      /* 20, 24: the activation's clamps */
+    int32_t hashi;     /* 28: hi is finite */
+    int32_t pairs;     /* 32: pairs left (>= 1) */
+} rt_f32_dsp_pairs;
+
+#if RT_F32_DSP_ASM
+/* The end of a pair in rt_f32_dsp_2x8_act and rt_f32_dsp_2x9_act: the two rows of sums (s
+ * register ranges R0, R1) stored ldc4 bytes apart, then on to the next pair (its weight rows
+ * follow, its bias is bstep bytes on) while pairs remain; the blocks' operands. */
+#define RT_F32_DSP_PAIRS_NEXT(R0, R1)                                                        \
+        "4:\n\t"                                                                             \
+        "ldr %[t], [%[q], #8]\n\t"                                                           \
+        "vstm %[c], {" R0 "}\n\t"                                                            \
+        "add %[c], %[c], %[t]\n\t"                                                           \
+        "vstm %[c], {" R1 "}\n\t"                                                            \
+        "add %[c], %[c], %[t]\n\t"                                                           \
+        "mov %[a0], %[a1]\n\t"                                                               \
+        "ldr %[t], [%[q], #12]\n\t"                                                          \
+        "ldr %[k], [%[q], #16]\n\t"                                                          \
+        "add %[t], %[t], %[k]\n\t"                                                           \
+        "str %[t], [%[q], #12]\n\t"                                                          \
+        "ldr %[t], [%[q], #32]\n\t"                                                          \
+        "subs %[t], %[t], #1\n\t"                                                            \
+        "str %[t], [%[q], #32]\n\t"                                                          \
+        "bne 0b"                                                                             \
+        : [k] "=&r"(k), [a0] "+r"(a), [a1] "=&r"(a1), [b] "=&r"(b), [c] "+r"(c),            \
+          [t] "=&r"(t)                                                                       \
+        : [q] "r"(q)                                                                         \
+        : RT_F32_DSP_CLOBBERS
+#else
+/* rt_f32_dsp_2x8_act and rt_f32_dsp_2x9_act as C loops: panels of wd pixels. */
+static RT_F32_DSP_NOINLINE void rt_f32_dsp_pairs_c(const float *a, float *c, rt_f32_dsp_pairs *q, int32_t wd)
+{
+    int32_t r, j, p;
+    for (; q->pairs > 0; --q->pairs, a += 2 * q->k, c += 2 * (q->ldc4 / 4)) {
+        for (r = 0; r < 2; ++r) {
+            for (j = 0; j < wd; ++j) {
+                float s = 0.0f;
+                for (p = 0; p < q->k; ++p) {
+                    s = rt_mac_f32(s, a[r * q->k + p], q->b[p * wd + j]);
+                }
+                c[r * (q->ldc4 / 4) + j] = rt_act(s + q->bias[r], q->lo, q->hi);
+            }
+        }
+        q->bias += q->bstep / 4;
+    }
+}
+#endif
+
+/* For each of q->pairs pairs of output channels (weight rows a, a + k; then the next two):
+ * c[r * ldc + j] = act(sum over p < k of a[r * k + p] * b[8 p + j] + bias[r]), r < 2, j < 8:
+ * 16 sums in s0-s15, per four p one VLDM of each row's four a values (s16-s19, s20-s23),
+ * then per p one VLDMIA of the 8 b values (s24-s31) and 16 VMLAs; the k % 4 first p one at a
+ * time (so the sums stay in p order). Bias and the activation in registers before the store,
+ * as rt_f32_dsp_4x6_act does. Fewer loads per product than 4 x 6 (each a value is loaded
+ * once per four p, with the b row its 16 products share), and the pairs' loop in the asm
+ * (the panel stays packed for all of them). k >= 1. */
+static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(const float *a, float *c,
+                                                   rt_f32_dsp_pairs *q)
 {
 #if RT_F32_DSP_ASM
-    const float *a1 = a + lda;
-    const int32_t ldb4 = ldb * 4, ldc4 = ldc * 4, hashi = hi != INFINITY;
-    const float prm[4] = {bias != NULL ? bias[0] : 0.0f, bias != NULL ? bias[1] : 0.0f, lo, hi};
-    int32_t t;
+    const float *a1, *b;
+    int32_t k, t;
     __asm__ volatile(
+        "0:\n\t"
+        "ldr %[b], [%[q], #0]\n\t"
+        "ldr %[k], [%[q], #4]\n\t"
+        "add %[a1], %[a0], %[k], lsl #2\n\t"
         "movs %[t], #0\n\t"
         "vmov s0, s1, %[t], %[t]\n\t"
         "vmov s2, s3, %[t], %[t]\n\t"
@@ -657,8 +717,7 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(int32_t k, const float *a, in
         "5:\n\t"
         "vldmia %[a0]!, {s16}\n\t"
         "vldmia %[a1]!, {s20}\n\t"
-        "vldm %[b], {s24-s31}\n\t"
-        "add %[b], %[b], %[ldb4]\n\t"
+        "vldmia %[b]!, {s24-s31}\n\t"
         "vmla.f32 s0, s24, s16\n\t"
         "vmla.f32 s1, s25, s16\n\t"
         "vmla.f32 s2, s26, s16\n\t"
@@ -683,8 +742,7 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(int32_t k, const float *a, in
         "2:\n\t"
         "vldmia %[a0]!, {s16-s19}\n\t"
         "vldmia %[a1]!, {s20-s23}\n\t"
-        "vldm %[b], {s24-s31}\n\t"
-        "add %[b], %[b], %[ldb4]\n\t"
+        "vldmia %[b]!, {s24-s31}\n\t"
         "vmla.f32 s0, s24, s16\n\t"
         "vmla.f32 s1, s25, s16\n\t"
         "vmla.f32 s2, s26, s16\n\t"
@@ -701,8 +759,7 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(int32_t k, const float *a, in
         "vmla.f32 s13, s29, s20\n\t"
         "vmla.f32 s14, s30, s20\n\t"
         "vmla.f32 s15, s31, s20\n\t"
-        "vldm %[b], {s24-s31}\n\t"
-        "add %[b], %[b], %[ldb4]\n\t"
+        "vldmia %[b]!, {s24-s31}\n\t"
         "vmla.f32 s0, s24, s17\n\t"
         "vmla.f32 s1, s25, s17\n\t"
         "vmla.f32 s2, s26, s17\n\t"
@@ -719,8 +776,7 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(int32_t k, const float *a, in
         "vmla.f32 s13, s29, s21\n\t"
         "vmla.f32 s14, s30, s21\n\t"
         "vmla.f32 s15, s31, s21\n\t"
-        "vldm %[b], {s24-s31}\n\t"
-        "add %[b], %[b], %[ldb4]\n\t"
+        "vldmia %[b]!, {s24-s31}\n\t"
         "vmla.f32 s0, s24, s18\n\t"
         "vmla.f32 s1, s25, s18\n\t"
         "vmla.f32 s2, s26, s18\n\t"
@@ -737,8 +793,7 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(int32_t k, const float *a, in
         "vmla.f32 s13, s29, s22\n\t"
         "vmla.f32 s14, s30, s22\n\t"
         "vmla.f32 s15, s31, s22\n\t"
-        "vldm %[b], {s24-s31}\n\t"
-        "add %[b], %[b], %[ldb4]\n\t"
+        "vldmia %[b]!, {s24-s31}\n\t"
         "vmla.f32 s0, s24, s19\n\t"
         "vmla.f32 s1, s25, s19\n\t"
         "vmla.f32 s2, s26, s19\n\t"
@@ -758,9 +813,10 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(int32_t k, const float *a, in
         "subs %[k], %[k], #1\n\t"
         "bne 2b\n\t"
         "3:\n\t"
-        "vldr s30, [%[prm], #8]\n\t"
-        "vldr s31, [%[prm], #12]\n\t"
-        "vldr s24, [%[prm], #0]\n\t"
+        "vldr s30, [%[q], #20]\n\t"
+        "vldr s31, [%[q], #24]\n\t"
+        "ldr %[t], [%[q], #12]\n\t"
+        "vldr s24, [%[t]]\n\t"
         "vadd.f32 s0, s0, s24\n\t"
         "vadd.f32 s1, s1, s24\n\t"
         "vadd.f32 s2, s2, s24\n\t"
@@ -777,7 +833,7 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(int32_t k, const float *a, in
         RT_F32_DSP_LO("s5")
         RT_F32_DSP_LO("s6")
         RT_F32_DSP_LO("s7")
-        "vldr s24, [%[prm], #4]\n\t"
+        "vldr s24, [%[t], #4]\n\t"
         "vadd.f32 s8, s8, s24\n\t"
         "vadd.f32 s9, s9, s24\n\t"
         "vadd.f32 s10, s10, s24\n\t"
@@ -794,7 +850,8 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(int32_t k, const float *a, in
         RT_F32_DSP_LO("s13")
         RT_F32_DSP_LO("s14")
         RT_F32_DSP_LO("s15")
-        "cmp %[hashi], #0\n\t"
+        "ldr %[t], [%[q], #28]\n\t"
+        "cmp %[t], #0\n\t"
         "beq 4f\n\t"
         RT_F32_DSP_HI("s0")
         RT_F32_DSP_HI("s1")
@@ -812,44 +869,29 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(int32_t k, const float *a, in
         RT_F32_DSP_HI("s13")
         RT_F32_DSP_HI("s14")
         RT_F32_DSP_HI("s15")
-        "4:\n\t"
-        "vstm %[c], {s0-s7}\n\t"
-        "add %[c], %[c], %[ldc4]\n\t"
-        "vstm %[c], {s8-s15}"
-        : [k] "+r"(k), [a0] "+r"(a), [a1] "+r"(a1), [b] "+r"(b), [c] "+r"(c), [t] "=&r"(t)
-        : [ldb4] "r"(ldb4), [ldc4] "r"(ldc4), [prm] "r"(prm), [hashi] "r"(hashi)
-        : RT_F32_DSP_CLOBBERS);
+        RT_F32_DSP_PAIRS_NEXT("s0-s7", "s8-s15"));
 #else
-    int32_t r, j, p;
-    for (r = 0; r < 2; ++r, c += ldc) {
-        for (j = 0; j < 8; ++j) {
-            float s = 0.0f;
-            for (p = 0; p < k; ++p) {
-                s = rt_mac_f32(s, a[r * lda + p], b[p * ldb + j]);
-            }
-            c[j] = rt_act(s + (bias != NULL ? bias[r] : 0.0f), lo, hi);
-        }
-    }
+    rt_f32_dsp_pairs_c(a, c, q, 8);
 #endif
 }
 
 
-/* rt_f32_dsp_2x8_act's block for rows of 9 pixels (3x3 planes, 6x6: MobileNet's last
+/* rt_f32_dsp_2x8_act's pairs over panels of 9 pixels (3x3 planes, 6x6: MobileNet's last
  * layers, where blocks of 8 or 6 would recompute pixels or leave long tails): 18 sums in
- * s0-s17, per two p one VLDM of each row's two a values (s18-s19, s20-s21), then per p one VLDM
- * of the 9 b values (s22-s30) and 18 VMLAs; an odd k's first p alone (the sums stay in p
- * order). Bias and the activation in registers before the store. k >= 1. */
-static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(int32_t k, const float *a, int32_t lda,
-                                                   const float *b, int32_t ldb, float *c,
-                                                   int32_t ldc, const float *bias, float lo,
-                                                   float hi)
+ * s0-s17, per two p one VLDM of each row's two a values (s18-s19, s20-s21), then per p one
+ * VLDMIA of the 9 b values (s22-s30) and 18 VMLAs; an odd k's first p alone (the sums stay
+ * in p order). Bias and the activation in registers before the store. k >= 1. */
+static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(const float *a, float *c,
+                                                   rt_f32_dsp_pairs *q)
 {
 #if RT_F32_DSP_ASM
-    const float *a1 = a + lda;
-    const int32_t ldb4 = ldb * 4, ldc4 = ldc * 4, hashi = hi != INFINITY;
-    const float prm[4] = {bias != NULL ? bias[0] : 0.0f, bias != NULL ? bias[1] : 0.0f, lo, hi};
-    int32_t t;
+    const float *a1, *b;
+    int32_t k, t;
     __asm__ volatile(
+        "0:\n\t"
+        "ldr %[b], [%[q], #0]\n\t"
+        "ldr %[k], [%[q], #4]\n\t"
+        "add %[a1], %[a0], %[k], lsl #2\n\t"
         "movs %[t], #0\n\t"
         "vmov s0, s1, %[t], %[t]\n\t"
         "vmov s2, s3, %[t], %[t]\n\t"
@@ -864,8 +906,7 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(int32_t k, const float *a, in
         "beq 1f\n\t"
         "vldmia %[a0]!, {s18}\n\t"
         "vldmia %[a1]!, {s20}\n\t"
-        "vldm %[b], {s22-s30}\n\t"
-        "add %[b], %[b], %[ldb4]\n\t"
+        "vldmia %[b]!, {s22-s30}\n\t"
         "vmla.f32 s0, s22, s18\n\t"
         "vmla.f32 s1, s23, s18\n\t"
         "vmla.f32 s2, s24, s18\n\t"
@@ -890,8 +931,7 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(int32_t k, const float *a, in
         "2:\n\t"
         "vldmia %[a0]!, {s18-s19}\n\t"
         "vldmia %[a1]!, {s20-s21}\n\t"
-        "vldm %[b], {s22-s30}\n\t"
-        "add %[b], %[b], %[ldb4]\n\t"
+        "vldmia %[b]!, {s22-s30}\n\t"
         "vmla.f32 s0, s22, s18\n\t"
         "vmla.f32 s1, s23, s18\n\t"
         "vmla.f32 s2, s24, s18\n\t"
@@ -910,8 +950,7 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(int32_t k, const float *a, in
         "vmla.f32 s15, s28, s20\n\t"
         "vmla.f32 s16, s29, s20\n\t"
         "vmla.f32 s17, s30, s20\n\t"
-        "vldm %[b], {s22-s30}\n\t"
-        "add %[b], %[b], %[ldb4]\n\t"
+        "vldmia %[b]!, {s22-s30}\n\t"
         "vmla.f32 s0, s22, s19\n\t"
         "vmla.f32 s1, s23, s19\n\t"
         "vmla.f32 s2, s24, s19\n\t"
@@ -933,9 +972,10 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(int32_t k, const float *a, in
         "subs %[k], %[k], #1\n\t"
         "bne 2b\n\t"
         "3:\n\t"
-        "vldr s30, [%[prm], #8]\n\t"
-        "vldr s31, [%[prm], #12]\n\t"
-        "vldr s22, [%[prm], #0]\n\t"
+        "vldr s30, [%[q], #20]\n\t"
+        "vldr s31, [%[q], #24]\n\t"
+        "ldr %[t], [%[q], #12]\n\t"
+        "vldr s22, [%[t]]\n\t"
         "vadd.f32 s0, s0, s22\n\t"
         "vadd.f32 s1, s1, s22\n\t"
         "vadd.f32 s2, s2, s22\n\t"
@@ -954,7 +994,7 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(int32_t k, const float *a, in
         RT_F32_DSP_LO("s6")
         RT_F32_DSP_LO("s7")
         RT_F32_DSP_LO("s8")
-        "vldr s22, [%[prm], #4]\n\t"
+        "vldr s22, [%[t], #4]\n\t"
         "vadd.f32 s9, s9, s22\n\t"
         "vadd.f32 s10, s10, s22\n\t"
         "vadd.f32 s11, s11, s22\n\t"
@@ -973,7 +1013,8 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(int32_t k, const float *a, in
         RT_F32_DSP_LO("s15")
         RT_F32_DSP_LO("s16")
         RT_F32_DSP_LO("s17")
-        "cmp %[hashi], #0\n\t"
+        "ldr %[t], [%[q], #28]\n\t"
+        "cmp %[t], #0\n\t"
         "beq 4f\n\t"
         RT_F32_DSP_HI("s0")
         RT_F32_DSP_HI("s1")
@@ -993,24 +1034,9 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(int32_t k, const float *a, in
         RT_F32_DSP_HI("s15")
         RT_F32_DSP_HI("s16")
         RT_F32_DSP_HI("s17")
-        "4:\n\t"
-        "vstm %[c], {s0-s8}\n\t"
-        "add %[c], %[c], %[ldc4]\n\t"
-        "vstm %[c], {s9-s17}"
-        : [k] "+r"(k), [a0] "+r"(a), [a1] "+r"(a1), [b] "+r"(b), [c] "+r"(c), [t] "=&r"(t)
-        : [ldb4] "r"(ldb4), [ldc4] "r"(ldc4), [prm] "r"(prm), [hashi] "r"(hashi)
-        : RT_F32_DSP_CLOBBERS);
+        RT_F32_DSP_PAIRS_NEXT("s0-s8", "s9-s17"));
 #else
-    int32_t r, j, p;
-    for (r = 0; r < 2; ++r, c += ldc) {
-        for (j = 0; j < 9; ++j) {
-            float s = 0.0f;
-            for (p = 0; p < k; ++p) {
-                s = rt_mac_f32(s, a[r * lda + p], b[p * ldb + j]);
-            }
-            c[j] = rt_act(s + (bias != NULL ? bias[r] : 0.0f), lo, hi);
-        }
-    }
+    rt_f32_dsp_pairs_c(a, c, q, 9);
 #endif
 }
 
