@@ -46,6 +46,46 @@ static int conv_image(const rt_conv_geom *g, const float *in_n, const float *w,
 #include "../../conv/conv2d.c"
 
 #if RT_F32_DSP_ASM
+/* A 4 x 4 block's sums (acc[4 * channel + pixel]) + the channels' bias, clamped to [lo, hi]
+ * as rt_act does, stored as 4 pixels of 4 channel planes (plane floats apart) from o: all in
+ * registers, one VSTM a channel. */
+#define EACH16(M) M("s0") M("s1") M("s2") M("s3") M("s4") M("s5") M("s6") M("s7") M("s8") \
+    M("s9") M("s10") M("s11") M("s12") M("s13") M("s14") M("s15")
+static void act_store_4x4(const float *acc, const float *bias, float lo, float hi, float *o,
+                          int32_t plane)
+{
+    const float prm[6] = {bias[0], bias[1], bias[2], bias[3], lo, hi};
+    const int32_t plane4 = 4 * plane, hashi = hi != INFINITY;
+    __asm__ volatile(
+        "vldm %[acc], {s0-s15}\n\t"
+        "vldm %[prm], {s16-s19}\n\t"
+        "vldr s30, [%[prm], #16]\n\t"
+        "vldr s31, [%[prm], #20]\n\t"
+        "vadd.f32 s0, s0, s16\n\tvadd.f32 s1, s1, s16\n\t"
+        "vadd.f32 s2, s2, s16\n\tvadd.f32 s3, s3, s16\n\t"
+        "vadd.f32 s4, s4, s17\n\tvadd.f32 s5, s5, s17\n\t"
+        "vadd.f32 s6, s6, s17\n\tvadd.f32 s7, s7, s17\n\t"
+        "vadd.f32 s8, s8, s18\n\tvadd.f32 s9, s9, s18\n\t"
+        "vadd.f32 s10, s10, s18\n\tvadd.f32 s11, s11, s18\n\t"
+        "vadd.f32 s12, s12, s19\n\tvadd.f32 s13, s13, s19\n\t"
+        "vadd.f32 s14, s14, s19\n\tvadd.f32 s15, s15, s19\n\t"
+        EACH16(RT_F32_DSP_LO)
+        "cmp %[hashi], #0\n\t"
+        "beq 1f\n\t"
+        EACH16(RT_F32_DSP_HI)
+        "1:\n\t"
+        "vstm %[o], {s0-s3}\n\t"
+        "add %[o], %[o], %[plane4]\n\t"
+        "vstm %[o], {s4-s7}\n\t"
+        "add %[o], %[o], %[plane4]\n\t"
+        "vstm %[o], {s8-s11}\n\t"
+        "add %[o], %[o], %[plane4]\n\t"
+        "vstm %[o], {s12-s15}"
+        : [o] "+r"(o)
+        : [acc] "r"(acc), [prm] "r"(prm), [plane4] "r"(plane4), [hashi] "r"(hashi)
+        : RT_F32_DSP_CLOBBERS);
+}
+
 /* The 4 x 4 block of f32_dsp.h's k3 blocks over the inputs at x (step floats a filter row,
  * next more a channel), filter rows [ky0, ky0 + rows): bias, activation, stored as
  * block4x4_k3 stores. */
@@ -62,10 +102,7 @@ static void k3_dsp(const rt_conv_geom *g, const float *x, int32_t step, int32_t 
         rt_f32_dsp_k3s2(x, w0 + 3 * ky0, fsize, g->cin_g, rows, step, next, 3 * (g->kh - rows),
                         mode, acc);
     }
-    rt_act_store4(o, acc[0], acc[1], acc[2], acc[3], bias[0], lo, hi);
-    rt_act_store4(o + plane, acc[4], acc[5], acc[6], acc[7], bias[1], lo, hi);
-    rt_act_store4(o + 2 * plane, acc[8], acc[9], acc[10], acc[11], bias[2], lo, hi);
-    rt_act_store4(o + 3 * plane, acc[12], acc[13], acc[14], acc[15], bias[3], lo, hi);
+    act_store_4x4(acc, bias, lo, hi, o, plane);
 }
 
 /* block4x4_k3 through f32_dsp.h's block: the same arguments, sums and stores. */
