@@ -367,35 +367,6 @@ static inline void rt_mve_fill(int8_t *dst, int8x16_t v, int32_t n)
     }
 }
 
-/* Output pixel (oy, ox)'s patch when all its taps lie inside the input and a filter row is
- * one run (no dilation along rows): kh runs copied, whole vectors and a predicated tail.
- * Returns 0, copying nothing, for any other pixel. */
-static inline int32_t rt_mve_gather_inside(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
-                                           const int8_t *img, int32_t oy, int32_t ox,
-                                           int8_t *dst)
-{
-    const int32_t cin = g->cin, run = g->kw * cin, row = g->w * cin;
-    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
-    const int32_t whole = run & ~15, step = p->dilation_h * row;
-    const int8_t *src;
-    int32_t ky, i;
-    if (p->dilation_w != 1 || ix0 < 0 || ix0 + g->kw > g->w || iy0 < 0 ||
-        iy0 + (g->kh - 1) * p->dilation_h >= g->h) {
-        return 0;
-    }
-    src = img + iy0 * row + ix0 * cin;
-    for (ky = 0; ky < g->kh; ++ky, src += step, dst += run) {
-        for (i = 0; i < whole; i += 16) {
-            vstrbq_s8(dst + i, vldrbq_s8(src + i));
-        }
-        if (whole < run) {
-            const mve_pred16_t t = rt_mve_tail8(run - whole);
-            vstrbq_p_s8(dst + whole, vldrbq_z_s8(src + whole, t), t);
-        }
-    }
-    return 1;
-}
-
 /* Output pixel (oy, ox)'s patch (one group of g->cin channels) as one row laid out like an
  * OHWI filter, taps outside the input holding the input zero point (which adds nothing).
  * Without dilation along a row, a filter row is one run of the input between two fills. */
@@ -440,6 +411,57 @@ static RT_DSP_NOINLINE void rt_mve_gather(const rt_conv_s8_geom *g,
     }
 }
 
+/* The output pixels whose every tap lies inside the input along one axis: [*lo, return),
+ * for an input of n, padding pad, stride s, a filter spanning `span` inputs. */
+static inline int32_t rt_mve_inside(int32_t n, int32_t pad, int32_t s, int32_t span,
+                                    int32_t *lo)
+{
+    *lo = (pad + s - 1) / s;
+    return n + pad - span >= 0 ? (n + pad - span) / s + 1 : 0;
+}
+
+/* The patches of m output pixels from (oy, ox) on in raster order, pixel j's at dst + j k
+ * (k = KH * KW * Cin). A pixel whose taps all lie inside the input (no dilation along rows)
+ * copies its KH runs of KW * Cin bytes, whole vectors and a predicated tail, from an offset
+ * that steps along with the pixels; any other takes rt_mve_gather. */
+static inline void rt_mve_gather_batch(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
+                                       const int8_t *img, int32_t oy, int32_t ox, int32_t m,
+                                       int32_t k, int8_t *dst)
+{
+    const int32_t cin = g->cin, run = g->kw * cin, row = g->w * cin;
+    const int32_t step = p->dilation_h * row, whole = run & ~15, xstep = p->stride_w * cin;
+    const mve_pred16_t tail = rt_mve_tail8(run - whole);
+    int32_t x_lo = 0, y_lo, j, ky, i;
+    const int32_t x_hi = p->dilation_w != 1 ? 0 : rt_mve_inside(g->w, p->pad_w, p->stride_w,
+                                                                  g->kw, &x_lo);
+    const int32_t y_hi = rt_mve_inside(g->h, p->pad_h, p->stride_h,
+                                       (g->kh - 1) * p->dilation_h + 1, &y_lo);
+    /* the offset in img of pixel (oy, ox)'s first tap (only used for pixels inside) */
+    int32_t at = (oy * p->stride_h - p->pad_h) * row + (ox * p->stride_w - p->pad_w) * cin;
+    for (j = 0; j < m; ++j, dst += k) {
+        if (oy >= y_lo && oy < y_hi && ox >= x_lo && ox < x_hi) {
+            const int8_t *s = img + at;
+            int8_t *d = dst;
+            for (ky = 0; ky < g->kh; ++ky, s += step, d += run) {
+                for (i = 0; i < whole; i += 16) {
+                    vstrbq_s8(d + i, vldrbq_s8(s + i));
+                }
+                if (whole < run) {
+                    vstrbq_p_s8(d + whole, vldrbq_z_s8(s + whole, tail), tail);
+                }
+            }
+        } else {
+            rt_mve_gather(g, p, img, oy, ox, dst);
+        }
+        at += xstep;
+        if (++ox == g->ow) {
+            ox = 0;
+            ++oy;
+            at = (oy * p->stride_h - p->pad_h) * row - p->pad_w * cin;
+        }
+    }
+}
+
 /* Filters oc .. oc + count - 1 (w: their rows of k = KH * KW * Cin taps; patch room for
  * `room` bytes, at least two rows; q for (count + 1) / 2 pairs) over every output pixel of a
  * one-group layer: as many pixels as the patch holds, in raster order, gathered (a row each),
@@ -453,22 +475,13 @@ static inline void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_pa
     const int32_t batch = room / k & ~1;
     const rt_mve_out o = rt_mve_out_make(p, cout);
     const int32_t any_left = rt_mve_pairs_make(p, w, bias, k, oc, count, q);
-    int32_t n, i, j;
+    int32_t n, i;
     for (n = 0; n < g->n; ++n) {
         const int8_t *img = in + n * g->h * g->w * g->cin;
         int8_t *on = out + n * pixels * cout + oc;
-        int32_t oy = 0, ox = 0;
         for (i = 0; i < pixels; i += batch) {
             const int32_t m = pixels - i < batch ? pixels - i : batch;
-            for (j = 0; j < m; ++j) {
-                if (!rt_mve_gather_inside(g, p, img, oy, ox, patch + j * k)) {
-                    rt_mve_gather(g, p, img, oy, ox, patch + j * k);
-                }
-                if (++ox == g->ow) {
-                    ox = 0;
-                    ++oy;
-                }
-            }
+            rt_mve_gather_batch(g, p, img, i / g->ow, i % g->ow, m, k, patch);
             rt_mve_rows(patch, m, w, k, cout, count, any_left, q, &o, on + i * cout);
         }
     }
