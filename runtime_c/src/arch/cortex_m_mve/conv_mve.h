@@ -7,10 +7,11 @@
  * pair needs besides its taps is made once per block (rt_mve_pairs_make): the bias plus the
  * input offset times the filter's sum, and the requantization, as vectors laid out like a
  * tile's four sums. Then, at -O2, one assembly call takes every pair of rows across all the
- * block's filter pairs: sixteen taps a turn in a low-overhead loop (WLS/LE), a predicated
- * turn for a tail, the four sums moved into one vector (four single-lane VMOVs: the order of
- * the two-lane form's registers is not relied on), requantized there and scattered (about 25
- * instructions a tile beyond the products). A lone last filter or row, and -O0, take the
+ * block's filter pairs: the first sixteen taps (or 32, leaving an even count), then two turns
+ * of sixteen a low-overhead loop (WLS/LE), a predicated turn for a tail, the four sums moved
+ * into one vector (four single-lane VMOVs: the order of the two-lane form's registers is not
+ * relied on), requantized there (the sign fix without its mask where every filter shifts
+ * right) and scattered (about 22 instructions a tile beyond the products). A lone last filter or row, and -O0, take the
  * same steps in C. Integer sums in another order are the same sums, and the requantization
  * is rt_mve_requant's: bit-exact with the portable kernels. */
 #ifndef RT_CONV_MVE_H
@@ -49,14 +50,19 @@ static inline rt_mve_out rt_mve_out_make(const rt_conv_s8_params *p, int32_t cou
     return o;
 }
 
+/* What rt_mve_pairs_make tells of a block's shifts: some filter shifts left; every filter
+ * shifts right (then the rounding's sign fix needs no mask). */
+#define RT_MVE_ANY_LEFT 1
+#define RT_MVE_ALL_RIGHT 2
+
 /* The parameters of filters oc .. oc + count - 1 in pairs (an odd last filter is a pair
- * of itself), w their taps (k a filter, filter oc first). Returns whether any filter shifts
- * left. */
+ * of itself), w their taps (k a filter, filter oc first). Returns the RT_MVE_* flags of
+ * their shifts. */
 static inline int32_t rt_mve_pairs_make(const rt_conv_s8_params *p, const int8_t *w,
                                         const int32_t *bias, int32_t k, int32_t oc,
                                         int32_t count, rt_mve_pair *q)
 {
-    int32_t j, i, lane, any_left = 0;
+    int32_t j, i, lane, any_left = 0, all_right = 1;
     for (j = 0; j < count; j += 2, ++q) {
         for (lane = 0; lane < 2; ++lane) {
             const int32_t i_c = j + lane < count ? j + lane : j, c = oc + i_c;
@@ -71,9 +77,10 @@ static inline int32_t rt_mve_pairs_make(const rt_conv_s8_params *p, const int8_t
             q->right[lane] = q->right[lane + 2] = p->shift[c] < 0 ? p->shift[c] : 0;
             q->left[lane] = q->left[lane + 2] = p->shift[c] > 0 ? p->shift[c] : 0;
             any_left |= p->shift[c] > 0;
+            all_right &= p->shift[c] < 0;
         }
     }
-    return any_left;
+    return (any_left ? RT_MVE_ANY_LEFT : 0) | (all_right ? RT_MVE_ALL_RIGHT : 0);
 }
 
 /* a = (x0.w0, x0.w1, x1.w0, x1.w1) over n taps, without the offset (predicated tail). */
@@ -136,10 +143,8 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     "vmladav.s8 %[a01], q0, q2\n\t" \
     "vmladav.s8 %[a10], q3, q1\n\t" \
     "vmladav.s8 %[a11], q3, q2\n\t"
-#define RT_MVE_TURNS \
-    "ldr lr, %[turns]\n\t" \
-    "wls lr, lr, 2f\n\t" \
-    "1:\n\t" \
+/* sixteen more taps into the sums */
+#define RT_MVE_TURN \
     "vldrb.8 q0, [%[x0]], #16\n\t" \
     "vldrb.8 q1, [%[w0]], #16\n\t" \
     "vldrb.8 q2, [%[w1]], #16\n\t" \
@@ -147,7 +152,14 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     "vldrb.8 q3, [%[x1]], #16\n\t" \
     "vmlava.s8 %[a01], q0, q2\n\t" \
     "vmlava.s8 %[a10], q3, q1\n\t" \
-    "vmlava.s8 %[a11], q3, q2\n\t" \
+    "vmlava.s8 %[a11], q3, q2\n\t"
+/* the whole vectors after the first one or two: `turns` loops of two (WLS/LE) */
+#define RT_MVE_TURNS \
+    "ldr lr, %[turns]\n\t" \
+    "wls lr, lr, 2f\n\t" \
+    "1:\n\t" \
+    RT_MVE_TURN \
+    RT_MVE_TURN \
     "le lr, 1b\n\t" \
     "2:\n\t"
 /* the tail: the lanes past k load as zero (the predicate set once, before the loop) */
@@ -182,12 +194,14 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
 #define RT_MVE_LEFT \
     "vldrw.32 q1, [%[prm], #32]\n\t" \
     "vshl.s32 q0, q0, q1\n\t"
-#define RT_MVE_REQUANT_STORE \
+/* the multiplier (h in q0), then the right shift's vector in q1 */
+#define RT_MVE_MULTIPLY \
     "vldrw.32 q1, [%[prm]], #16\n\t" \
     "vqrdmulh.s32 q0, q0, q1\n\t" \
-    "vldrw.32 q1, [%[prm]], #32\n\t" \
-    "vand q2, q0, q1\n\t" \
-    "vshr.s32 q2, q2, #31\n\t" \
+    "vldrw.32 q1, [%[prm]], #32\n\t"
+/* h less one where negative (q2: the fix), shifted right rounding, offset, clamped, stored;
+ * on to the next filter pair's outputs and the pixels' first taps */
+#define RT_MVE_ROUND_STORE \
     "vqadd.s32 q0, q0, q2\n\t" \
     "vrshl.s32 q0, q0, q1\n\t" \
     "vadd.i32 q0, q0, %q[off]\n\t" \
@@ -197,6 +211,17 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     "add %[out], %[out], #2\n\t" \
     "sub %[x0], %[x0], %[kf]\n\t" \
     "sub %[x1], %[x1], %[kf]\n\t"
+/* the sign fix only in lanes that shift right */
+#define RT_MVE_REQUANT_STORE \
+    RT_MVE_MULTIPLY \
+    "vand q2, q0, q1\n\t" \
+    "vshr.s32 q2, q2, #31\n\t" \
+    RT_MVE_ROUND_STORE
+/* where every lane shifts right: the sign fix is h >> 31 */
+#define RT_MVE_REQUANT_STORE_RIGHT \
+    RT_MVE_MULTIPLY \
+    "vshr.s32 q2, q0, #31\n\t" \
+    RT_MVE_ROUND_STORE
 /* whole vectors: the next pair starts where the second filter ended */
 #define RT_MVE_NEXT_WHOLE \
     "mov %[w0], %[w1]\n\t" \
@@ -207,8 +232,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     "add %[w0], %[w0], lr\n\t" \
     "add %[w1], %[w1], lr\n\t"
 #define RT_MVE_LOOP_END \
-    "ldr lr, %[wend]\n\t" \
-    "cmp %[w0], lr\n\t" \
+    "cmp %[w0], %[wend]\n\t" \
     "bne 3b"
 /* the tail's predicate, once: rem = k - kf = (adj - kf) / 2 lanes */
 #define RT_MVE_TAIL_PREDICATE \
@@ -238,50 +262,55 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11), \
       [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1), [prm] "+r"(q), \
       [out] "+r"(out), [npx] "+m"(npx) \
-    : [kf] "r"(kf), [turns] "m"(turns), [adj] "m"(adj), [wend] "m"(wend), \
+    : [kf] "r"(kf), [turns] "m"(turns), [adj] "m"(adj), [wend] "r"(wend), \
       [xstep] "m"(xstep), [ostep] "m"(ostep), [qbeg] "m"(qbeg), [wbeg] "m"(w), \
       [offs] "w"(o->offs), [off] "w"(o->off), [lo] "w"(o->lo), [hi] "w"(o->hi) \
     : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"
 
+/* One shape of the tile loop: PRE once, then per tile MAC, the sums in, REQ, NEXT. */
+#define RT_MVE_TILES(PRE, MAC, REQ, NEXT) \
+    __asm__ volatile(PRE "4:\n\t3:\n\t" MAC RT_MVE_SUMS_IN REQ NEXT RT_MVE_LOOP_END \
+                     RT_MVE_PIXELS_END RT_MVE_OPERANDS)
+/* ... with the output stage the block's shifts need */
+#define RT_MVE_TILES_BY_SHIFTS(PRE, MAC, NEXT) \
+    if (shifts & RT_MVE_ANY_LEFT) { \
+        RT_MVE_TILES(PRE, MAC, RT_MVE_LEFT RT_MVE_REQUANT_STORE, NEXT); \
+    } else if (shifts & RT_MVE_ALL_RIGHT) { \
+        RT_MVE_TILES(PRE, MAC, RT_MVE_REQUANT_STORE_RIGHT, NEXT); \
+    } else { \
+        RT_MVE_TILES(PRE, MAC, RT_MVE_REQUANT_STORE, NEXT); \
+    }
+
 /* npx pixel pairs, the first x0 and x1, each xstep bytes on from the last and its outputs
- * ostep bytes on, by `pairs` whole filter pairs from w (k > 0 taps), in assembly. */
+ * ostep bytes on, by `pairs` whole filter pairs from w (k > 0 taps), in assembly: the first
+ * one or two whole vectors straight, the rest in loops of two (an even count left), then
+ * the predicated tail. shifts: rt_mve_pairs_make's flags. */
 static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1, int32_t npx,
                                              int32_t xstep, int32_t ostep, const int8_t *w,
-                                             int32_t k, int32_t pairs, int32_t any_left,
+                                             int32_t k, int32_t pairs, int32_t shifts,
                                              const rt_mve_pair *q, const rt_mve_out *o,
                                              int8_t *out)
 {
-    const int32_t kf = k & ~15, rem = k & 15, turns = (kf >> 4) - 1, adj = 2 * k - kf;
+    const int32_t kf = k & ~15, rem = k & 15, odd = (kf >> 4) & 1;
+    const int32_t turns = ((kf >> 4) - 1) >> 1, adj = 2 * k - kf;
     const int8_t *w0 = w, *w1 = w + k, *wend = w + 2 * k * pairs;
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11;
-    if (kf == 0 && !any_left) {
-        __asm__ volatile(RT_MVE_TAIL_PREDICATE
-                         "4:\n\t3:\n\t" RT_MVE_TAIL_ONLY RT_MVE_SUMS_IN RT_MVE_REQUANT_STORE
-                         RT_MVE_NEXT_TAIL RT_MVE_LOOP_END RT_MVE_PIXELS_END RT_MVE_OPERANDS);
-    } else if (kf == 0) {
-        __asm__ volatile(RT_MVE_TAIL_PREDICATE
-                         "4:\n\t3:\n\t" RT_MVE_TAIL_ONLY RT_MVE_SUMS_IN RT_MVE_LEFT
-                         RT_MVE_REQUANT_STORE RT_MVE_NEXT_TAIL RT_MVE_LOOP_END
-                         RT_MVE_PIXELS_END RT_MVE_OPERANDS);
-    } else if (rem == 0 && !any_left) {
-        __asm__ volatile("4:\n\t3:\n\t" RT_MVE_FIRST_TURN RT_MVE_TURNS RT_MVE_SUMS_IN
-                         RT_MVE_REQUANT_STORE RT_MVE_NEXT_WHOLE RT_MVE_LOOP_END
-                         RT_MVE_PIXELS_END RT_MVE_OPERANDS);
+    if (kf == 0) {
+        RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE, RT_MVE_TAIL_ONLY, RT_MVE_NEXT_TAIL)
+    } else if (rem == 0 && odd) {
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_FIRST_TURN RT_MVE_TURNS, RT_MVE_NEXT_WHOLE)
     } else if (rem == 0) {
-        __asm__ volatile("4:\n\t3:\n\t" RT_MVE_FIRST_TURN RT_MVE_TURNS RT_MVE_SUMS_IN RT_MVE_LEFT
-                         RT_MVE_REQUANT_STORE RT_MVE_NEXT_WHOLE RT_MVE_LOOP_END
-                         RT_MVE_PIXELS_END RT_MVE_OPERANDS);
-    } else if (!any_left) {
-        __asm__ volatile(RT_MVE_TAIL_PREDICATE
-                         "4:\n\t3:\n\t" RT_MVE_FIRST_TURN RT_MVE_TURNS RT_MVE_TAIL_TURN
-                         RT_MVE_SUMS_IN RT_MVE_REQUANT_STORE RT_MVE_NEXT_TAIL
-                         RT_MVE_LOOP_END RT_MVE_PIXELS_END RT_MVE_OPERANDS);
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_FIRST_TURN RT_MVE_TURN RT_MVE_TURNS,
+                               RT_MVE_NEXT_WHOLE)
+    } else if (odd) {
+        RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE,
+                               RT_MVE_FIRST_TURN RT_MVE_TURNS RT_MVE_TAIL_TURN,
+                               RT_MVE_NEXT_TAIL)
     } else {
-        __asm__ volatile(RT_MVE_TAIL_PREDICATE
-                         "4:\n\t3:\n\t" RT_MVE_FIRST_TURN RT_MVE_TURNS RT_MVE_TAIL_TURN
-                         RT_MVE_SUMS_IN RT_MVE_LEFT RT_MVE_REQUANT_STORE RT_MVE_NEXT_TAIL
-                         RT_MVE_LOOP_END RT_MVE_PIXELS_END RT_MVE_OPERANDS);
+        RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE,
+                               RT_MVE_FIRST_TURN RT_MVE_TURN RT_MVE_TURNS RT_MVE_TAIL_TURN,
+                               RT_MVE_NEXT_TAIL)
     }
     (void)a00;
     (void)a01;
@@ -294,7 +323,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
  * (k taps each), their parameters q (rt_mve_pairs_make), outputs from out (the block's first
  * filter, pixel 0). Whole pairs of two pixels go to the assembly loop when it can take them. */
 static inline void rt_mve_block(const int8_t *x0, const int8_t *x1, int32_t two,
-                                const int8_t *w, int32_t k, int32_t count, int32_t any_left,
+                                const int8_t *w, int32_t k, int32_t count, int32_t shifts,
                                 const rt_mve_pair *q, const rt_mve_out *o, int8_t *out)
 {
     const int32_t pairs = (count + 1) >> 1;
@@ -302,10 +331,10 @@ static inline void rt_mve_block(const int8_t *x0, const int8_t *x1, int32_t two,
 #if defined(__OPTIMIZE__)
     if (two && k > 0 && count >= 2) {
         done = count >> 1;
-        rt_mve_tiles_asm(x0, x1, 1, 0, 0, w, k, done, any_left, q, o, out);
+        rt_mve_tiles_asm(x0, x1, 1, 0, 0, w, k, done, shifts, q, o, out);
     }
 #else
-    (void)any_left;
+    (void)shifts;
 #endif
     if (done < pairs) {
         rt_mve_tiles_c(x0, two ? x1 : x0, two, w + 2 * done * k, k, pairs - done, count & 1,
@@ -318,14 +347,14 @@ static inline void rt_mve_block(const int8_t *x0, const int8_t *x1, int32_t two,
  * of rows by whole pairs of filters in one assembly call; then the lone last filter and the
  * lone last row in C (-O0: everything, a pair of rows at a time). */
 static inline void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k,
-                               int32_t cout, int32_t count, int32_t any_left,
+                               int32_t cout, int32_t count, int32_t shifts,
                                const rt_mve_pair *q, const rt_mve_out *o, int8_t *out)
 {
     int32_t i = 0;
 #if defined(__OPTIMIZE__)
     const int32_t pairs = count >> 1, wide = 2 * pairs;
     if (n >= 2 && pairs > 0) {
-        rt_mve_tiles_asm(x, x + k, n >> 1, 2 * k, 2 * cout - wide, w, k, pairs, any_left, q, o,
+        rt_mve_tiles_asm(x, x + k, n >> 1, 2 * k, 2 * cout - wide, w, k, pairs, shifts, q, o,
                          out);
         for (; (count & 1) && i + 1 < n; i += 2) {
             rt_mve_tiles_c(x + i * k, x + (i + 1) * k, 1, w + wide * k, k, 1, 1, q + pairs, o,
@@ -339,7 +368,7 @@ static inline void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int3
     }
 #endif
     for (; i < n; i += 2) {
-        rt_mve_block(x + i * k, x + (i + 1) * k, i + 1 < n, w, k, count, any_left, q, o,
+        rt_mve_block(x + i * k, x + (i + 1) * k, i + 1 < n, w, k, count, shifts, q, o,
                      out + i * cout);
     }
 }
@@ -474,7 +503,7 @@ static inline void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_pa
     const int32_t k = g->kh * g->kw * g->cin, cout = g->cout, pixels = g->oh * g->ow;
     const int32_t batch = room / k & ~1;
     const rt_mve_out o = rt_mve_out_make(p, cout);
-    const int32_t any_left = rt_mve_pairs_make(p, w, bias, k, oc, count, q);
+    const int32_t shifts = rt_mve_pairs_make(p, w, bias, k, oc, count, q);
     int32_t n, i;
     for (n = 0; n < g->n; ++n) {
         const int8_t *img = in + n * g->h * g->w * g->cin;
@@ -482,7 +511,7 @@ static inline void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_pa
         for (i = 0; i < pixels; i += batch) {
             const int32_t m = pixels - i < batch ? pixels - i : batch;
             rt_mve_gather_batch(g, p, img, i / g->ow, i % g->ow, m, k, patch);
-            rt_mve_rows(patch, m, w, k, cout, count, any_left, q, &o, on + i * cout);
+            rt_mve_rows(patch, m, w, k, cout, count, shifts, q, &o, on + i * cout);
         }
     }
 }
