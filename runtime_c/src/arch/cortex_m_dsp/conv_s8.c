@@ -3,10 +3,15 @@
  * (SXTAB16), four filter bytes two more (SXTB16), and eight SMLADs make sixteen
  * multiply-accumulates.
  *
- * One group whose sums are proved in range (every real layer) takes the widened path: the two
- * pixels' whole patches (padding as zero) are widened to halfwords once, on the stack, and
- * every filter pair runs over them in one loop, 18 instructions per 16 multiply-accumulates
- * (conv_dsp.h). Otherwise the taps of one filter row are contiguous in both the NHWC input and the OHWI filter, so a
+ * One group whose requantization the pointwise layers' pairs' loop takes (conv_dsp.h: an even
+ * Cout, shifts in [-22, 0], sums under 2^30, the activation all of int8; every real layer)
+ * takes the pairs' path: the two pixels' patches are gathered (the filter length padded to a
+ * multiple of 8 with zero-point taps and zero weights), widened to doubled halfwords once per
+ * table of 64 filters, and one written-out loop runs every filter pair over them and
+ * requantizes and stores as it goes (conv_pairs). Other groups whose sums are proved in range
+ * take the widened path: the patches widened to halfwords once, on the stack, every filter
+ * pair over them in one loop, 18 instructions per 16 multiply-accumulates, each tile
+ * requantized in C. Otherwise the taps of one filter row are contiguous in both the NHWC input and the OHWI filter, so a
  * row of taps is one run of the dot product; taps outside the input are skipped, as in the
  * portable kernel. When those runs are not whole words (Cin per group not a multiple of 4, e.g.
  * a first layer on one or three channels) and the scratch holds two patches, the two pixels'
@@ -322,6 +327,28 @@ static int inside(const conv_ctx *c, const rt_s8_window *v)
     return v->ky0 == 0 && v->ky1 == c->g.kh && v->kx0 == 0 && v->kx1 == c->g.kw;
 }
 
+/* The windows of output pixel (*oy, *ox) and, when two, of the next one (b = a otherwise),
+ * stepping (*oy, *ox) past them in raster order; returns two. */
+static inline __attribute__((always_inline)) int
+pixel_pair(const conv_ctx *c, const int8_t *img, int two, int32_t *oy, int32_t *ox,
+           rt_s8_window *a, rt_s8_window *b)
+{
+    rt_s8_window_at(&c->g, c->p, img, *oy, *ox, a);
+    if (++*ox == c->g.ow) {
+        *ox = 0;
+        ++*oy;
+    }
+    *b = *a;
+    if (two) {
+        rt_s8_window_at(&c->g, c->p, img, *oy, *ox, b);
+        if (++*ox == c->g.ow) {
+            *ox = 0;
+            ++*oy;
+        }
+    }
+    return two;
+}
+
 /* Filters of this many bytes in all, padded to whole words, are copied so (on the stack). */
 #define CONV_PAD_BYTES 512
 
@@ -356,20 +383,7 @@ static void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out, int32
         int32_t i, oy = 0, ox = 0, oc, k, two = 1;
         for (i = 0; i < pixels; i += 2, out += two ? 2 * cout : cout) {
             rt_s8_window a, b;
-            two = i + 1 < pixels;
-            rt_s8_window_at(&c->g, p, img, oy, ox, &a);
-            if (++ox == c->g.ow) {
-                ox = 0;
-                ++oy;
-            }
-            b = a;
-            if (two) {
-                rt_s8_window_at(&c->g, p, img, oy, ox, &b);
-                if (++ox == c->g.ow) {
-                    ox = 0;
-                    ++oy;
-                }
-            }
+            two = pixel_pair(c, img, i + 1 < pixels, &oy, &ox, &a, &b);
             if (c->g.cin % 4 == 0) {
                 widen_taps(c, img, &a, &b, xw);
             } else {
@@ -410,6 +424,54 @@ static void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out, int32
     }
 }
 
+/* The longest padded patch the pairs' path takes (ResNet-8's 3x3 over 64 channels). */
+#define CONV_PAIR_TAPS 576
+
+/* One group (dilation_w 1, or any) whose filters rt_dsp_pw_fits takes over patches of k8
+ * taps (the filter length rounded up to a multiple of 8; the pad taps are the input zero
+ * point, their weights 0: wts, padded so, k8 bytes a filter): output pixels two at a time in
+ * raster order (an odd last pixel is its own pair, stored twice in place), their patches
+ * gathered and widened to doubled halfwords once per table of RT_DSP_PW_PAIRS filter pairs,
+ * then conv_dsp.h's pairs' loop over every pair of the table, which requantizes and stores
+ * as it goes. */
+static void conv_pairs(const conv_ctx *c, const int8_t *in, int8_t *out, const int8_t *wts,
+                       int32_t k8)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cout = c->g.cout, fsize = c->fsize, pixels = c->g.oh * c->g.ow;
+    const int16x2_t off2 = rt_dsp_pair(p->input_offset);
+    const int8_t zero = (int8_t)(-p->input_offset);
+    int8_t stage[2 * CONV_PAIR_TAPS];
+    int32_t xw[CONV_PAIR_TAPS];
+    rt_dsp_pw_pair t[RT_DSP_PW_PAIRS];
+    int32_t oc, n, i, k;
+    for (oc = 0; oc < cout; oc += 2 * RT_DSP_PW_PAIRS) {
+        const int32_t pairs = (cout - oc) / 2 < RT_DSP_PW_PAIRS ? (cout - oc) / 2
+                                                                 : RT_DSP_PW_PAIRS;
+        rt_dsp_pw_table(p, c->bias, oc, pairs, t);
+        for (n = 0; n < c->g.n; ++n) {
+            const int8_t *img = in + n * c->g.h * c->row;
+            int8_t *o = out + n * pixels * cout + oc;
+            int32_t oy = 0, ox = 0;
+            for (i = 0; i < pixels; i += 2, o += 2 * cout) {
+                rt_s8_window a, b;
+                const int two = pixel_pair(c, img, i + 1 < pixels, &oy, &ox, &a, &b);
+                if (c->runs && inside(c, &a) && inside(c, &b)) {
+                    gather_inside(c, &a, &b, k8, stage);
+                } else {
+                    gather(c, img, &a, 0, stage);
+                    gather(c, img, &b, 0, stage + k8);
+                }
+                for (k = fsize; k < k8; ++k) {
+                    stage[k] = stage[k8 + k] = zero;
+                }
+                rt_dsp_pw_widen2(stage, stage + k8, k8, off2, xw);
+                rt_dsp_pw_pairs(xw, t, wts + oc * k8, k8, pairs, o, two ? cout : 0);
+            }
+        }
+    }
+}
+
 rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                        const rt_shape *in_s, const int8_t *in,
                        const rt_shape *w_s, const int8_t *w,
@@ -417,15 +479,31 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                        const rt_shape *out_s, int8_t *out)
 {
     conv_ctx c;
-    int32_t n, need;
+    int32_t n, need, k8;
     RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 0));
     c.p = p;
     c.w = w;
     c.bias = bias;
     c.fsize = c.g.kh * c.g.kw * c.g.cin_g;
+    k8 = (c.fsize + 7) & ~7;
     c.cout_g = c.g.cout / c.g.groups;
     c.row = c.g.w * c.g.cin;
     c.runs = c.g.groups == 1 && p->dilation_w == 1;
+    if (c.g.groups == 1 && k8 <= CONV_PAIR_TAPS && rt_dsp_pw_fits(p, bias, k8, c.g.cout) &&
+        (k8 == c.fsize || c.g.cout * k8 <= CONV_PAD_BYTES)) {
+        /* filters not a multiple of 8 taps (a first layer's 27) copied once with zeros */
+        int8_t wpad[CONV_PAD_BYTES];
+        const int8_t *wts = w;
+        int32_t k;
+        if (k8 != c.fsize) {
+            for (k = 0; k < c.g.cout * k8; ++k) {
+                wpad[k] = k % k8 < c.fsize ? w[k / k8 * c.fsize + k % k8] : 0;
+            }
+            wts = wpad;
+        }
+        conv_pairs(&c, in, out, wts, k8);
+        return RT_OK;
+    }
     if (c.g.groups == 1 && widened_words(&c) <= RT_DSP_WIDE_WORDS &&
         rt_dsp_layer_in_range(p, bias, c.fsize, c.g.cout)) {
         int32_t xw[RT_DSP_WIDE_WORDS];
