@@ -199,9 +199,9 @@ typedef struct rt_dsp_pw_pair {
 
 /* Can the pairs' loop take the layer's k-tap sums (a pointwise layer's Cin, a convolution's
  * padded patch; the caller checks its room for them): k a multiple of 8 (the loop runs four
- * turns of four taps and starts at its first or third), Cout even, shifts in [-22, 0] (the offset then
- * rides in c), multipliers >= 0 (the sum's sign is the product's), sums under 2^30, the
- * activation all of int8 (SSAT clamps)? */
+ * turns of four taps and starts at its first or third), Cout even, shifts in [-22, 0] (the
+ * offset then rides in c), multipliers >= 0 (the sum's sign is the product's), sums under
+ * 2^30, the activation all of int8 (SSAT clamps)? */
 static inline int rt_dsp_pw_fits(const rt_conv_s8_params *p, const int32_t *bias, int32_t cin,
                                  int32_t cout)
 {
@@ -221,8 +221,8 @@ static inline int rt_dsp_pw_fits(const rt_conv_s8_params *p, const int32_t *bias
 
 /* Two pixels' inputs plus the offset, doubled (the sums then come out as 2x, SMMLAR's input),
  * laid out as rt_dsp_widen_pair lays them. */
-static inline void rt_dsp_pw_widen2(const int8_t *x0, const int8_t *x1, int32_t cin, int16x2_t off2,
-                      int32_t *dst)
+static inline void rt_dsp_pw_widen2(const int8_t *x0, const int8_t *x1, int32_t cin,
+                                    int16x2_t off2, int32_t *dst)
 {
     int32_t i;
     for (i = 0; i < cin; i += 4, dst += 4) {

@@ -11,11 +11,11 @@
  * requantizes and stores as it goes (conv_pairs). Other groups whose sums are proved in range
  * take the widened path: the patches widened to halfwords once, on the stack, every filter
  * pair over them in one loop, 18 instructions per 16 multiply-accumulates, each tile
- * requantized in C. Otherwise the taps of one filter row are contiguous in both the NHWC input and the OHWI filter, so a
- * row of taps is one run of the dot product; taps outside the input are skipped, as in the
- * portable kernel. When those runs are not whole words (Cin per group not a multiple of 4, e.g.
- * a first layer on one or three channels) and the scratch holds two patches, the two pixels'
- * taps are gathered first (padding as the input zero point, which adds nothing) and each tile
+ * requantized in C. Otherwise the taps of one filter row are contiguous in both the NHWC
+ * input and the OHWI filter, so a row of taps is one run of the dot product; taps outside
+ * the input are skipped, as in the portable kernel. When those runs are not whole words (Cin
+ * per group not a multiple of 4, e.g. a first layer on one or three channels) and the
+ * scratch holds two patches, the two pixels' taps are gathered first (padding as the input zero point, which adds nothing) and each tile
  * is one run over the whole filter. Pointwise layers have their own entry point
  * (conv_1x1_s8.c). Same sums, same requantization: bit-exact with int8/conv_s8.c. */
 #include "conv_dsp.h"
@@ -349,8 +349,19 @@ pixel_pair(const conv_ctx *c, const int8_t *img, int two, int32_t *oy, int32_t *
     return two;
 }
 
-/* Filters of this many bytes in all, padded to whole words, are copied so (on the stack). */
+/* Filters of this many bytes in all, padded to whole words (or multiples of 8), are copied so
+ * (on the stack). */
 #define CONV_PAD_BYTES 512
+
+/* The layer's cout filters of fsize taps copied to dst as filters of kp taps, the pad taps 0
+ * (kp * cout <= CONV_PAD_BYTES). */
+static void pad_filters(const int8_t *w, int32_t cout, int32_t fsize, int32_t kp, int8_t *dst)
+{
+    int32_t n;
+    for (n = 0; n < cout * kp; ++n) {
+        dst[n] = n % kp < fsize ? w[n / kp * fsize + n % kp] : 0;
+    }
+}
 
 /* One group, sums proved in range, xw room for widened_words: output pixels two at a time in
  * raster order (a pair may span two rows; an odd last pixel is its own pair), their patches
@@ -370,10 +381,7 @@ static void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out, int32
         /* filters not whole words (a first layer on 3 channels: 27 taps) copied once with
            zeros to whole words, so that no filter pair ends in a tail of single bytes (the
            gathered patches' pad bytes are widened zeros as well) */
-        for (n = 0; n < cout * f4; ++n) {
-            const int32_t k = n % f4;
-            wpad[n] = k < fsize ? c->w[n / f4 * fsize + k] : 0;
-        }
+        pad_filters(c->w, cout, fsize, f4, wpad);
         wts = wpad;
         words = wstep = f4;
     }
@@ -494,11 +502,8 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
         /* filters not a multiple of 8 taps (a first layer's 27) copied once with zeros */
         int8_t wpad[CONV_PAD_BYTES];
         const int8_t *wts = w;
-        int32_t k;
         if (k8 != c.fsize) {
-            for (k = 0; k < c.g.cout * k8; ++k) {
-                wpad[k] = k % k8 < c.fsize ? w[k / k8 * c.fsize + k % k8] : 0;
-            }
+            pad_filters(w, c.g.cout, c.fsize, k8, wpad);
             wts = wpad;
         }
         conv_pairs(&c, in, out, wts, k8);
