@@ -4,10 +4,10 @@
  *
  * It is the GEMM out[Cout, HW] = w[Cout, Cin] x in[Cin, HW] in register blocks (f32_dsp.h):
  * 2 output channels x 9 pixels for planes of 9k pixels (3x3, 6x6) and 2 x 8 where blocks of 8
- * recompute little, both for sums of 16 to 256 inputs: a block of pixels has its inputs
+ * recompute little, both for sums of 8 to 256 inputs: a block of pixels has its inputs
  * packed into a panel on the stack once for every output channel, so that per input channel
  * one VLDMIA loads the pixels (and each filter row's weights one VLDM per 2 or 4 input
- * channels); else 4 channels x 6
+ * channels), and the block runs every filter pair in one asm call; else 4 channels x 6
  * pixels (one VLDM of 6 pixels and 4 weight loads per input channel). Bias and the fused
  * activation are applied in registers before the store. Ragged ends reuse the last full block
  * shifted back; planes of fewer than 6 pixels take the portable 4x4 block. Accumulation is in
@@ -51,12 +51,26 @@ static void pack_panel(float *panel, const float *x, int32_t cin, int32_t hw, in
 #endif
 }
 
+/* q->pairs filter pairs from filter c0 over the panel, into the pixels' block at o (filter c0's
+ * row): the 2x9 or the 2x8 block. */
+static void pairs_from(const rt_conv_geom *g, int nine, const float *w, const float *b,
+                       int32_t c0, int32_t pairs, float *o, int32_t hw, rt_f32_dsp_pairs *q)
+{
+    static const float no_bias[2] = {0.0f, 0.0f};
+    q->bias = b != NULL ? b + c0 : no_bias;
+    q->pairs = pairs;   /* counted down by the block */
+    if (nine) {
+        rt_f32_dsp_2x9_act(w + c0 * g->cin, o + c0 * hw, q);
+    } else {
+        rt_f32_dsp_2x8_act(w + c0 * g->cin, o + c0 * hw, q);
+    }
+}
+
 /* One image by f32_dsp.h's blocks, when the plane takes them (1), else 0. */
 static int image_dsp(const rt_conv_geom *g, const float *in_n, int32_t hw, const float *w,
                      const float *b, float *out_n)
 {
     float panel[PANEL_FLOATS];
-    static const float no_bias[2] = {0.0f, 0.0f};
     int32_t oc, px;
     /* 3x3, 6x6: 2 x 9; long sums over rows of which blocks of 8 recompute at most 4%: 2 x 8.
        Either a pixel block's inputs packed once, for all output channels. */
@@ -75,16 +89,9 @@ static int image_dsp(const rt_conv_geom *g, const float *in_n, int32_t hw, const
         for (px = 0; px < hw; px += wd) {
             const int32_t p0 = px + wd <= hw ? px : hw - wd;
             pack_panel(panel, in_n + p0, g->cin, hw, wd);
-            for (oc = 0; oc < g->cout; oc += oc == 0 ? g->cout / 2 * 2 : 2) {
-                /* the pairs from channel 0 on; an odd count's last channel as the last two */
-                const int32_t c0 = oc + 2 <= g->cout ? oc : g->cout - 2;
-                q.bias = b != NULL ? b + c0 : no_bias;
-                q.pairs = oc == 0 ? g->cout / 2 : 1;   /* counted down by the block */
-                if (nine) {
-                    rt_f32_dsp_2x9_act(w + c0 * g->cin, out_n + c0 * hw + p0, &q);
-                } else {
-                    rt_f32_dsp_2x8_act(w + c0 * g->cin, out_n + c0 * hw + p0, &q);
-                }
+            pairs_from(g, nine, w, b, 0, g->cout / 2, out_n + p0, hw, &q);
+            if (g->cout % 2 != 0) {   /* an odd count's last filter as the last two */
+                pairs_from(g, nine, w, b, g->cout - 2, 1, out_n + p0, hw, &q);
             }
         }
         return 1;

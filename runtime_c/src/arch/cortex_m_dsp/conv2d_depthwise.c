@@ -278,7 +278,7 @@ static int dw_image(const rt_conv_geom *g, const float *in, const float *w, cons
     int32_t n, oc, oy, r, k;
     if (g->kh != 3 || g->kw != 3 || g->dh != 1 || g->dw != 1 || g->sh != s || s > 2 ||
         g->ph != g->pw || g->pw > 1 || 3 * wp > DW_BUF_FLOATS || wd == 0 ||
-        (g->w == 5 && s == 1)) {
+        (g->w == 5 && s == 1 && g->pw == 1)) {   /* KWS's rows of 5: RT_DW_W5_ROWS */
         return 0;
     }
     fn = dw_band_for(s, wd);

@@ -666,7 +666,8 @@ typedef struct rt_f32_dsp_pairs {
         : RT_F32_DSP_CLOBBERS
 #else
 /* rt_f32_dsp_2x8_act and rt_f32_dsp_2x9_act as C loops: panels of wd pixels. */
-static RT_F32_DSP_NOINLINE void rt_f32_dsp_pairs_c(const float *a, float *c, rt_f32_dsp_pairs *q, int32_t wd)
+static RT_F32_DSP_NOINLINE void rt_f32_dsp_pairs_c(const float *a, float *c,
+                                                    rt_f32_dsp_pairs *q, int32_t wd)
 {
     int32_t r, j, p;
     for (; q->pairs > 0; --q->pairs, a += 2 * q->k, c += 2 * (q->ldc4 / 4)) {
