@@ -69,12 +69,19 @@ typedef struct add_row {
     const int32_t *ta, *tb;     /* the tables, or NULL */
 } add_row;
 
-/* An operand's four bytes at offsets k from x: all lanes, or those of pr (full: a constant). */
+/* An operand's four bytes at offsets k from x, as table indices (unsigned) or values
+ * (signed): all lanes, or those of pr (full: a constant). */
 static RT_MVE_INLINE uint32x4_t bytes_u(const int8_t *x, uint32x4_t k, mve_pred16_t pr,
                                         const int full)
 {
     return full ? vldrbq_gather_offset_u32((const uint8_t *)x, k)
                 : vldrbq_gather_offset_z_u32((const uint8_t *)x, k, pr);
+}
+
+static RT_MVE_INLINE int32x4_t bytes_s(const int8_t *x, uint32x4_t k, mve_pred16_t pr,
+                                       const int full)
+{
+    return full ? vldrbq_gather_offset_s32(x, k) : vldrbq_gather_offset_z_s32(x, k, pr);
 }
 
 static RT_MVE_INLINE int32x4_t words(const int32_t *t, uint32x4_t u, mve_pred16_t pr,
@@ -94,12 +101,8 @@ static RT_MVE_INLINE void add4(const add_row *r, const int8_t *a, const int8_t *
         x = words(r->ta, bytes_u(a, r->ka, pr, full), pr, full);
         y = words(r->tb, bytes_u(b, r->kb, pr, full), pr, full);
     } else {
-        /* a byte's int8 value: (u ^ 128) - 128 */
-        const int32x4_t m = vdupq_n_s32(128);
-        x = vsubq_n_s32(veorq_s32(vreinterpretq_s32_u32(bytes_u(a, r->ka, pr, full)), m), 128);
-        y = vsubq_n_s32(veorq_s32(vreinterpretq_s32_u32(bytes_u(b, r->kb, pr, full)), m), 128);
-        x = rescale(&r->qa, r->off1, r->up, x);
-        y = rescale(&r->qb, r->off2, r->up, y);
+        x = rescale(&r->qa, r->off1, r->up, bytes_s(a, r->ka, pr, full));
+        y = rescale(&r->qb, r->off2, r->up, bytes_s(b, r->kb, pr, full));
     }
     x = vaddq_n_s32(rq4(&r->qo, sub ? vsubq_s32(x, y) : vaddq_s32(x, y)), r->out_off);
     x = vminq_s32(vmaxq_s32(x, r->lo), r->hi);
