@@ -78,13 +78,12 @@ static void quad_setup(const dw_ctx *c, const int8_t *w, int32_t oc, dw_quad *q)
         q->rq[j][2] = p->mult[oc + j];
         q->rq[j][3] = e;
     }
-    for (t = 0; t < taps; ++t) {
+    for (t = 0; t < taps; ++t) {   /* channel j: word j & 1, halfword j >> 1 */
         const int8_t *v = w + t * c->g.cout + oc;
-        for (j = 0; j < 4; ++j) {   /* channel j: word j & 1, halfword j >> 1 */
-            const uint32_t h = (uint16_t)(int16_t)(v[j] * (1 << pre[j]));
-            const int32_t i = 2 * t + (j & 1);
-            q->wq[i] = (int32_t)((j >> 1) ? ((uint32_t)q->wq[i] | h << 16) : h);
-        }
+        q->wq[2 * t] = (int32_t)((uint16_t)(v[0] * (1 << pre[0])) |
+                                 (uint32_t)(v[2] * (1 << pre[2])) << 16);
+        q->wq[2 * t + 1] = (int32_t)((uint16_t)(v[1] * (1 << pre[1])) |
+                                     (uint32_t)(v[3] * (1 << pre[3])) << 16);
     }
 }
 
@@ -165,12 +164,7 @@ static RT_DSP_NOINLINE void quad_row(const dw_quad *q, int32_t *const *rows, int
         "ldrd %[a2], %[a3], [%[wp], #-72]\n\t"
         "ldr %[rp], %[rows]\n\t"
         "ldr %[k], %[entry]\n\t"
-        "2:\n\t"
-        "ldr %[x], [%[rp]], #4\n\t"
-        "cmp %[x], #0\n\t"
-        "beq 4f\n\t"
-        "add %[x], %[x], %[po]\n\t"
-        "bx %[k]\n\t"
+        "b 2f\n\t"
         "3:\n\t"
         "ldr %[k], %[kw]\n\t"
         "7:\n\t"
@@ -178,10 +172,16 @@ static RT_DSP_NOINLINE void quad_row(const dw_quad *q, int32_t *const *rows, int
         "subs %[k], %[k], #1\n\t"
         "bne 7b\n\t"
         "ldr %[k], %[entry]\n\t"
-        "b 2b\n\t"
+        "b 2f\n\t"
         "5:\n\t"
         DW_TAP DW_TAP DW_TAP DW_TAP
-        "b 2b\n\t"
+        /* the next tap row (the taps fall through to it): its inputs, or on to the
+           requantization after the last */
+        "2:\n\t"
+        "ldr %[x], [%[rp]], #4\n\t"
+        "cbz %[x], 4f\n\t"
+        "add %[x], %[x], %[po]\n\t"
+        "bx %[k]\n\t"
         "4:\n\t"
         "ldr %[wp], %[wb]\n\t"
         DW_RQ("a0", -64) DW_RQ("a1", -48) DW_RQ("a2", -32) DW_RQ("a3", -16)
@@ -200,7 +200,7 @@ static RT_DSP_NOINLINE void quad_row(const dw_quad *q, int32_t *const *rows, int
         "str %[k], %[n]\n\t"
         "bne 1b"
         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [t0] "=&r"(t0),
-          [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [k] "=&r"(k), [x] "=&r"(x),
+          [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [k] "=&r"(k), [x] "=&l"(x),
           [wp] "=&r"(wp), [rp] "=&r"(rp), [po] "+r"(po), [o] "+m"(o), [n] "+m"(n),
           [entry] "+m"(entry)
         : [wb] "m"(wb), [rows] "m"(rows), [kw] "m"(kw), [step] "m"(step), [cout] "m"(cout)
