@@ -232,40 +232,38 @@ static RT_DSP_NOINLINE void quad_row(const dw_quad *q, int32_t *const *rows, int
 }
 
 /* Channels oc..oc+3 of every output pixel of the slice c. The ring holds KH widened input
- * rows (row iy in slot iy % KH) and a row of zeros for the padding rows; it is all zeros to
- * start with. */
+ * rows (row iy in slot iy % KH, widened when an output row first reads it) and a row of
+ * zeros for the padding rows; it is all zeros to start with. */
 static RT_DSP_NOINLINE void quad_channels(const dw_ctx *c, const int8_t *in, const int8_t *w,
                                           int32_t oc, int8_t *out, int32_t *ring)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t kh = c->g.kh, row = c->row;
+    const int32_t kh = c->g.kh, h = c->g.h, oh = c->g.oh, row = c->row, orow = c->orow;
+    const int32_t sh = p->stride_h, slot = 2 * c->pw;
     const int32_t xo = c->mult == 1 ? oc : oc / c->mult;   /* the input channel read */
-    int32_t *const zero = ring + kh * 2 * c->pw;
-    int32_t *rows[DW_ROWS + 1], held[DW_ROWS];
+    int32_t *const zero = ring + kh * slot;
+    int32_t *rows[DW_ROWS + 1];
     int32_t n, oy, ky;
     dw_quad q;
     quad_setup(c, w, oc, &q);
+    rows[kh] = NULL;
     for (n = 0; n < c->g.n; ++n) {
-        const int8_t *img = in + n * c->g.h * row + xo;
-        for (ky = 0; ky < kh; ++ky) {
-            held[ky] = -1;
-        }
-        for (oy = 0; oy < c->g.oh; ++oy, out += c->orow) {
-            const int32_t iy0 = oy * p->stride_h - p->pad_h;
-            int32_t s = iy0 % kh;   /* the slot of row iy0 + ky */
-            s += s < 0 ? kh : 0;
-            for (ky = 0; ky < kh; ++ky, s = s + 1 == kh ? 0 : s + 1) {
-                const int32_t iy = iy0 + ky;
-                rows[ky] = zero;
-                if (iy >= 0 && iy < c->g.h) {
-                    rows[ky] = ring + s * 2 * c->pw;
-                    if (held[s] != iy) {
-                        held[s] = iy;
-                        widen_row(c, img + iy * row, rows[ky]);
-                    }
+        const int8_t *img = in + n * h * row + xo;
+        int32_t top = -p->pad_h;   /* the rows above it are widened */
+        for (oy = 0; oy < oh; ++oy, out += orow) {
+            const int32_t iy0 = oy * sh - p->pad_h;
+            int32_t iy = top > iy0 ? top : iy0, s;
+            for (top = iy0 + kh; iy < top; ++iy) {
+                if (iy >= 0 && iy < h) {
+                    widen_row(c, img + iy * row, ring + iy % kh * slot);
                 }
             }
-            rows[kh] = NULL;
+            s = iy0 % kh;   /* the slot of row iy0 + ky */
+            s += s < 0 ? kh : 0;
+            for (ky = 0; ky < kh; ++ky, s = s + 1 == kh ? 0 : s + 1) {
+                iy = iy0 + ky;
+                rows[ky] = iy >= 0 && iy < h ? ring + s * slot : zero;
+            }
             quad_row(&q, rows, c->g.kw, p->stride_w, c->g.cout, c->g.ow, out + oc);
         }
     }
