@@ -1,5 +1,5 @@
 /* conv_1x1_s8.c (Cortex-M DSP) - rt_conv2d_1x1_s8: a pointwise layer as a matrix product of
- * the pixels by the filters on 2x2 tiles (two pixels x two filters). With Cin a multiple of 8
+ * the pixels by the filters on 2x2 tiles (two pixels x two filters). With Cin a multiple of 4
  * (up to RT_DSP_PW_XW), Cout even, sums proved in range and the activation all of int8, as in
  * every real layer, filters go 64 at a time outside (their requantization constants in a
  * table on the stack) and pixels two at a time inside, widened to doubled halfwords with the

@@ -198,15 +198,15 @@ typedef struct rt_dsp_pw_pair {
 } rt_dsp_pw_pair;
 
 /* Can the pairs' loop take the layer's k-tap sums (a pointwise layer's Cin, a convolution's
- * padded patch; the caller checks its room for them): k a multiple of 8 (the loop runs four
- * turns of four taps and starts at its first or third), Cout even, shifts in [-22, 0] (the
- * offset then rides in c), multipliers >= 0 (the sum's sign is the product's), sums under
- * 2^30, the activation all of int8 (SSAT clamps)? */
+ * padded patch; the caller checks its room for them): k a multiple of 4 (the loop runs four
+ * turns of four taps and starts at the one that leaves k % 16 to its first lap), Cout even,
+ * shifts in [-22, 0] (the offset then rides in c), multipliers >= 0 (the sum's sign is the
+ * product's), sums under 2^30, the activation all of int8 (SSAT clamps)? */
 static inline int rt_dsp_pw_fits(const rt_conv_s8_params *p, const int32_t *bias, int32_t cin,
                                  int32_t cout)
 {
     int32_t oc;
-    if (cin % 8 != 0 || cout % 2 != 0 || p->act_min != -128 ||
+    if (cin % 4 != 0 || cout % 2 != 0 || p->act_min != -128 ||
         p->act_max != 127 || p->output_offset < -128 || p->output_offset > 127) {
         return 0;
     }
@@ -277,11 +277,17 @@ static __attribute__((noinline, unused)) void rt_dsp_pw_pairs(const int32_t *xw,
     __asm__ volatile(
         "ldr %[t0], %[xw]\n\t"
         "add %[end], %[t0], %[cin], lsl #2\n\t"
-        /* where the loop starts: at its third turn when Cin % 16 is 8 */
+        /* where the loop starts: at the turn that leaves Cin % 16 taps to the first lap */
         "adr.w %[t0], 2f\n\t"
-        "tst %[cin], #8\n\t"
+        "ands %[t1], %[cin], #12\n\t"
+        "beq 5f\n\t"
+        "adr.w %[t0], 6f\n\t"
+        "cmp %[t1], #12\n\t"
         "beq 5f\n\t"
         "adr.w %[t0], 3f\n\t"
+        "cmp %[t1], #8\n\t"
+        "beq 5f\n\t"
+        "adr.w %[t0], 7f\n\t"
         "5:\n\t"
         "orr %[t0], %[t0], #1\n\t"
         "str %[t0], %[entry]\n\t"
@@ -293,9 +299,13 @@ static __attribute__((noinline, unused)) void rt_dsp_pw_pairs(const int32_t *xw,
         "ldr %[x], %[xw]\n\t"
         "ldr pc, %[entry]\n\t"
         "2:\n\t"
-        RT_DSP_PW_TURN RT_DSP_PW_TURN
+        RT_DSP_PW_TURN
+        "6:\n\t"
+        RT_DSP_PW_TURN
         "3:\n\t"
-        RT_DSP_PW_TURN RT_DSP_PW_TURN
+        RT_DSP_PW_TURN
+        "7:\n\t"
+        RT_DSP_PW_TURN
         "cmp %[x], %[end]\n\t"
         "bne 2b\n\t"
         "ldr %[t0], %[t]\n\t"

@@ -6,7 +6,7 @@
  * One group whose requantization the pointwise layers' pairs' loop takes (conv_dsp.h: an even
  * Cout, shifts in [-22, 0], sums under 2^30, the activation all of int8; every real layer)
  * takes the pairs' path: the two pixels' patches are gathered (the filter length padded to a
- * multiple of 8 with zero-point taps and zero weights), widened to doubled halfwords once per
+ * multiple of 4 with zero-point taps and zero weights), widened to doubled halfwords once per
  * table of 64 filters, and one written-out loop runs every filter pair over them and
  * requantizes and stores as it goes (conv_pairs). Other groups whose sums are proved in range
  * take the widened path: the patches widened to halfwords once, on the stack, every filter
@@ -349,7 +349,7 @@ pixel_pair(const conv_ctx *c, const int8_t *img, int two, int32_t *oy, int32_t *
     return two;
 }
 
-/* Filters of this many bytes in all, padded to whole words (or multiples of 8), are copied so
+/* Filters of this many bytes in all, padded to whole words, are copied so
  * (on the stack). */
 #define CONV_PAD_BYTES 512
 
@@ -435,15 +435,15 @@ static void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out, int32
 /* The longest padded patch the pairs' path takes (ResNet-8's 3x3 over 64 channels). */
 #define CONV_PAIR_TAPS 576
 
-/* One group (dilation_w 1, or any) whose filters rt_dsp_pw_fits takes over patches of k8
- * taps (the filter length rounded up to a multiple of 8; the pad taps are the input zero
- * point, their weights 0: wts, padded so, k8 bytes a filter): output pixels two at a time in
+/* One group (dilation_w 1, or any) whose filters rt_dsp_pw_fits takes over patches of k4
+ * taps (the filter length rounded up to a multiple of 4; the pad taps are the input zero
+ * point, their weights 0: wts, padded so, k4 bytes a filter): output pixels two at a time in
  * raster order (an odd last pixel is its own pair, stored twice in place), their patches
  * gathered and widened to doubled halfwords once per table of RT_DSP_PW_PAIRS filter pairs,
  * then conv_dsp.h's pairs' loop over every pair of the table, which requantizes and stores
  * as it goes. */
 static void conv_pairs(const conv_ctx *c, const int8_t *in, int8_t *out, const int8_t *wts,
-                       int32_t k8)
+                       int32_t k4)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t cout = c->g.cout, fsize = c->fsize, pixels = c->g.oh * c->g.ow;
@@ -465,16 +465,16 @@ static void conv_pairs(const conv_ctx *c, const int8_t *in, int8_t *out, const i
                 rt_s8_window a, b;
                 const int two = pixel_pair(c, img, i + 1 < pixels, &oy, &ox, &a, &b);
                 if (c->runs && inside(c, &a) && inside(c, &b)) {
-                    gather_inside(c, &a, &b, k8, stage);
+                    gather_inside(c, &a, &b, k4, stage);
                 } else {
                     gather(c, img, &a, 0, stage);
-                    gather(c, img, &b, 0, stage + k8);
+                    gather(c, img, &b, 0, stage + k4);
                 }
-                for (k = fsize; k < k8; ++k) {
-                    stage[k] = stage[k8 + k] = zero;
+                for (k = fsize; k < k4; ++k) {
+                    stage[k] = stage[k4 + k] = zero;
                 }
-                rt_dsp_pw_widen2(stage, stage + k8, k8, off2, xw);
-                rt_dsp_pw_pairs(xw, t, wts + oc * k8, k8, pairs, o, two ? cout : 0);
+                rt_dsp_pw_widen2(stage, stage + k4, k4, off2, xw);
+                rt_dsp_pw_pairs(xw, t, wts + oc * k4, k4, pairs, o, two ? cout : 0);
             }
         }
     }
@@ -487,26 +487,26 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                        const rt_shape *out_s, int8_t *out)
 {
     conv_ctx c;
-    int32_t n, need, k8;
+    int32_t n, need, k4;
     RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 0));
     c.p = p;
     c.w = w;
     c.bias = bias;
     c.fsize = c.g.kh * c.g.kw * c.g.cin_g;
-    k8 = (c.fsize + 7) & ~7;
+    k4 = (c.fsize + 3) & ~3;
     c.cout_g = c.g.cout / c.g.groups;
     c.row = c.g.w * c.g.cin;
     c.runs = c.g.groups == 1 && p->dilation_w == 1;
-    if (c.g.groups == 1 && k8 <= CONV_PAIR_TAPS && rt_dsp_pw_fits(p, bias, k8, c.g.cout) &&
-        (k8 == c.fsize || c.g.cout * k8 <= CONV_PAD_BYTES)) {
-        /* filters not a multiple of 8 taps (a first layer's 27) copied once with zeros */
+    if (c.g.groups == 1 && k4 <= CONV_PAIR_TAPS && rt_dsp_pw_fits(p, bias, k4, c.g.cout) &&
+        (k4 == c.fsize || c.g.cout * k4 <= CONV_PAD_BYTES)) {
+        /* filters not a multiple of 4 taps (a first layer's 27) copied once with zeros */
         int8_t wpad[CONV_PAD_BYTES];
         const int8_t *wts = w;
-        if (k8 != c.fsize) {
-            pad_filters(w, c.g.cout, c.fsize, k8, wpad);
+        if (k4 != c.fsize) {
+            pad_filters(w, c.g.cout, c.fsize, k4, wpad);
             wts = wpad;
         }
-        conv_pairs(&c, in, out, wts, k8);
+        conv_pairs(&c, in, out, wts, k4);
         return RT_OK;
     }
     if (c.g.groups == 1 && widened_words(&c) <= RT_DSP_WIDE_WORDS &&
