@@ -189,11 +189,11 @@ static inline void rt_dsp_store_2x2(const rt_conv_s8_params *p, int32_t oc, int3
 #define RT_DSP_PW_PAIRS 32    /* filter pairs a table holds */
 
 /* A filter pair's constants, in the order the written-out loop reads them: the biases
- * (doubled, as the inputs are), then per filter neg, c, mult, e of the requantization the
- * SMMLAR makes (c = half of 2^e plus the output offset times 2^e; neg = -1 when e > 0: the
- * sum's sign rounds it). */
+ * (doubled, as the inputs are) of both filters, twice (the four sums' starts: two LDRDs),
+ * then per filter neg, c, mult, e of the requantization the SMMLAR makes (c = half of 2^e
+ * plus the output offset times 2^e; neg = -1 when e > 0: the sum's sign rounds it). */
 typedef struct rt_dsp_pw_pair {
-    int32_t bias[2];
+    int32_t bias[4];
     int32_t rq[2][4];
 } rt_dsp_pw_pair;
 
@@ -260,6 +260,7 @@ static __attribute__((noinline, unused)) void rt_dsp_pw_pairs(const int32_t *xw,
     int32_t a00, a01, a10, a11, t0, t1, t2, t3, t4, t5;
     const int32_t *x, *end;
     const int8_t *w0 = w, *const w_end = w + 2 * n * cin;
+    int8_t *o1 = o + ostep;   /* pixel 1's outputs */
     int32_t entry;
 #define RT_DSP_PW_RQ(a, b, at) \
     "ldrd %[t1], %[t2], [%[t0], #" #at "]\n\t"    /* neg, c */ \
@@ -294,8 +295,7 @@ static __attribute__((noinline, unused)) void rt_dsp_pw_pairs(const int32_t *xw,
         "1:\n\t"
         "ldr %[t0], %[t]\n\t"
         "ldrd %[a00], %[a01], [%[t0]]\n\t"
-        "mov %[a10], %[a00]\n\t"
-        "mov %[a11], %[a01]\n\t"
+        "ldrd %[a10], %[a11], [%[t0], #8]\n\t"
         "ldr %[x], %[xw]\n\t"
         "ldr pc, %[entry]\n\t"
         "2:\n\t"
@@ -309,18 +309,17 @@ static __attribute__((noinline, unused)) void rt_dsp_pw_pairs(const int32_t *xw,
         "cmp %[x], %[end]\n\t"
         "bne 2b\n\t"
         "ldr %[t0], %[t]\n\t"
-        RT_DSP_PW_RQ("a00", "a10", 8) RT_DSP_PW_RQ("a01", "a11", 24)
-        "add %[t0], %[t0], #40\n\t"
+        RT_DSP_PW_RQ("a00", "a10", 16) RT_DSP_PW_RQ("a01", "a11", 32)
+        "add %[t0], %[t0], #48\n\t"
         "str %[t0], %[t]\n\t"
         "ldr %[t0], %[o]\n\t"
-        "ldr %[t1], %[ostep]\n\t"
-        "strb %[a00], [%[t0]]\n\t"
+        "ldr %[t1], %[o1]\n\t"
         "strb %[a01], [%[t0], #1]\n\t"
-        "strb %[a10], [%[t0], %[t1]]\n\t"
-        "add %[t1], %[t1], #1\n\t"
-        "strb %[a11], [%[t0], %[t1]]\n\t"
-        "add %[t0], %[t0], #2\n\t"
+        "strb %[a00], [%[t0]], #2\n\t"
+        "strb %[a11], [%[t1], #1]\n\t"
+        "strb %[a10], [%[t1]], #2\n\t"
         "str %[t0], %[o]\n\t"
+        "str %[t1], %[o1]\n\t"
         "add %[w0], %[w0], %[cin]\n\t"
         "ldr %[t1], %[w_end]\n\t"
         "cmp %[w0], %[t1]\n\t"
@@ -328,8 +327,8 @@ static __attribute__((noinline, unused)) void rt_dsp_pw_pairs(const int32_t *xw,
         : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11),
           [x] "=&r"(x), [w0] "+r"(w0), [t0] "=&r"(t0), [t1] "=&r"(t1),
           [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4), [t5] "=&r"(t5), [end] "=&r"(end),
-          [t] "+m"(t), [o] "+m"(o), [entry] "=m"(entry)
-        : [xw] "m"(xw), [cin] "r"(cin), [ostep] "m"(ostep), [w_end] "m"(w_end)
+          [t] "+m"(t), [o] "+m"(o), [o1] "+m"(o1), [entry] "=m"(entry)
+        : [xw] "m"(xw), [cin] "r"(cin), [w_end] "m"(w_end)
         : "cc", "memory");
 #undef RT_DSP_PW_RQ
 #else
@@ -356,7 +355,7 @@ static inline void rt_dsp_pw_table(const rt_conv_s8_params *p, const int32_t *bi
     for (j = 0; j < 2 * n; ++j) {
         const int32_t f = oc + j, e = -p->shift[f];
         int32_t *q = t[j / 2].rq[j % 2];
-        t[j / 2].bias[j % 2] = 2 * (bias != NULL ? bias[f] : 0);
+        t[j / 2].bias[j % 2] = t[j / 2].bias[2 + j % 2] = 2 * (bias != NULL ? bias[f] : 0);
         q[0] = -(e > 0);
         q[1] = ((1 << e) >> 1) + p->output_offset * (1 << e);
         q[2] = p->mult[f];
