@@ -220,10 +220,36 @@ static inline int rt_dsp_pw_fits(const rt_conv_s8_params *p, const int32_t *bias
 }
 
 /* Two pixels' inputs plus the offset, doubled (the sums then come out as 2x, SMMLAR's input),
- * laid out as rt_dsp_widen_pair lays them. */
+ * laid out as rt_dsp_widen_pair lays them: per four channels a word of each pixel, four
+ * SXTAB16s, four SADD16s and two post-indexed STRDs (an STM would need fixed registers,
+ * which some firmware ABIs reserve). cin > 0, a multiple of 4. */
 static inline void rt_dsp_pw_widen2(const int8_t *x0, const int8_t *x1, int32_t cin,
                                     int16x2_t off2, int32_t *dst)
 {
+#if defined(__OPTIMIZE__)
+    const int32_t *const end = dst + cin;
+    int32_t a, b, c, d, u, v;
+    __asm__ volatile(
+        "1:\n\t"
+        "ldr %[u], [%[x0]], #4\n\t"
+        "ldr %[v], [%[x1]], #4\n\t"
+        "sxtab16 %[a], %[off], %[u]\n\t"
+        "sxtab16 %[b], %[off], %[u], ror #8\n\t"
+        "sxtab16 %[c], %[off], %[v]\n\t"
+        "sxtab16 %[d], %[off], %[v], ror #8\n\t"
+        "sadd16 %[a], %[a], %[a]\n\t"
+        "sadd16 %[b], %[b], %[b]\n\t"
+        "sadd16 %[c], %[c], %[c]\n\t"
+        "sadd16 %[d], %[d], %[d]\n\t"
+        "strd %[a], %[b], [%[dst]], #8\n\t"
+        "strd %[c], %[d], [%[dst]], #8\n\t"
+        "cmp %[dst], %[end]\n\t"
+        "bne 1b"
+        : [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [d] "=&r"(d), [u] "=&r"(u), [v] "=&r"(v),
+          [x0] "+r"(x0), [x1] "+r"(x1), [dst] "+r"(dst)
+        : [off] "r"(off2), [end] "r"(end)
+        : "cc", "memory");
+#else
     int32_t i;
     for (i = 0; i < cin; i += 4, dst += 4) {
         const int32_t a = rt_dsp_load4(x0 + i), b = rt_dsp_load4(x1 + i);
@@ -236,6 +262,7 @@ static inline void rt_dsp_pw_widen2(const int8_t *x0, const int8_t *x1, int32_t 
         v = rt_dsp_odd(off2, b);
         dst[3] = (int32_t)__sadd16(v, v);
     }
+#endif
 }
 
 /* One turn: four channels of both pixels (two LDRDs), a word of filter oc + 1 (Cin on) and

@@ -96,16 +96,51 @@ static void widen_row(const dw_ctx *c, const int8_t *src, int32_t *dst)
     const int16x2_t off2 = rt_dsp_pair(x_off);
     const int32_t *const end = dst + 2 * (c->pw < pad + c->g.w ? c->pw : pad + c->g.w);
     dst += 2 * pad;
+    if (dst >= end) {
+        return;
+    }
     if (c->mult != 1) {
+#if defined(__OPTIMIZE__)
+        int32_t v, a;
+        __asm__ volatile(   /* the byte in bytes 0 and 2, SXTAB16, one STRD: seven a column */
+            "1:\n\t"
+            "ldrb %[v], [%[src]]\n\t"
+            "add %[src], %[src], %[cin]\n\t"
+            "orr %[v], %[v], %[v], lsl #16\n\t"
+            "sxtab16 %[a], %[off], %[v]\n\t"
+            "strd %[a], %[a], [%[dst]], #8\n\t"
+            "cmp %[dst], %[end]\n\t"
+            "bne 1b"
+            : [v] "=&r"(v), [a] "=&r"(a), [src] "+r"(src), [dst] "+r"(dst)
+            : [off] "r"(off2), [cin] "r"(cin), [end] "r"(end)
+            : "cc", "memory");
+#else
         for (; dst < end; dst += 2, src += cin) {
             dst[0] = dst[1] = (int32_t)rt_dsp_pair(*src + x_off);
         }
+#endif
     } else {
+#if defined(__OPTIMIZE__)
+        int32_t v, a, b;
+        __asm__ volatile(   /* seven instructions a column */
+            "1:\n\t"
+            "ldr %[v], [%[src]]\n\t"
+            "add %[src], %[src], %[cin]\n\t"
+            "sxtab16 %[a], %[off], %[v]\n\t"
+            "sxtab16 %[b], %[off], %[v], ror #8\n\t"
+            "strd %[a], %[b], [%[dst]], #8\n\t"
+            "cmp %[dst], %[end]\n\t"
+            "bne 1b"
+            : [v] "=&r"(v), [a] "=&r"(a), [b] "=&r"(b), [src] "+r"(src), [dst] "+r"(dst)
+            : [off] "r"(off2), [cin] "r"(cin), [end] "r"(end)
+            : "cc", "memory");
+#else
         for (; dst < end; dst += 2, src += cin) {
             const int32_t v = rt_dsp_load4(src);
             dst[0] = (int32_t)rt_dsp_even(off2, v);
             dst[1] = (int32_t)rt_dsp_odd(off2, v);
         }
+#endif
     }
 }
 
