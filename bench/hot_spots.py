@@ -11,9 +11,9 @@ A block's instructions times its runs, summed per symbol of the ELF, is the tabl
 prints the function's disassembly (objdump) with each instruction's count beside it. Counts
 cover the whole run, start-up and output printing included (`aot run --profile` gives the
 per-layer view of the inference alone). On the M4 the total is the -icount figure plus the
-start-up and printing (int8 KWS: 4,863,565 against 4,837,640 for the inference); on the M55
-the block counts run about a quarter higher than -icount (1.65 M against 1.34 M for int8 KWS),
-so read them there as shares, not as instructions.
+start-up and printing (about 26 K instructions for int8 KWS); on the M55 the block counts run
+about a quarter higher than -icount (1.65 M against 1.34 M for int8 KWS), so read them there
+as shares, not as instructions.
 """
 from __future__ import annotations
 
