@@ -15,9 +15,10 @@
  * input and the OHWI filter, so a row of taps is one run of the dot product; taps outside
  * the input are skipped, as in the portable kernel. When those runs are not whole words (Cin
  * per group not a multiple of 4, e.g. a first layer on one or three channels) and the
- * scratch holds two patches, the two pixels' taps are gathered first (padding as the input zero point, which adds nothing) and each tile
- * is one run over the whole filter. Pointwise layers have their own entry point
- * (conv_1x1_s8.c). Same sums, same requantization: bit-exact with int8/conv_s8.c. */
+ * scratch holds two patches, the two pixels' taps are gathered first (padding as the input
+ * zero point, which adds nothing) and each tile is one run over the whole filter. Pointwise
+ * layers have their own entry point (conv_1x1_s8.c). Same sums, same requantization:
+ * bit-exact with int8/conv_s8.c. */
 #include "conv_dsp.h"
 
 /* One pixel, two filters: a[0] += x.w0, a[1] += x.w1. */
@@ -327,6 +328,24 @@ static int inside(const conv_ctx *c, const rt_s8_window *v)
     return v->ky0 == 0 && v->ky1 == c->g.kh && v->kx0 == 0 && v->kx1 == c->g.kw;
 }
 
+/* Windows a and b gathered into two patches of kp bytes (kp >= fsize) at stage and
+ * stage + kp, the taps past fsize set to zero, the input zero point (they add nothing). */
+static inline __attribute__((always_inline)) void
+gather_pair(const conv_ctx *c, const int8_t *img, const rt_s8_window *a, const rt_s8_window *b,
+            int32_t kp, int8_t zero, int8_t *stage)
+{
+    int32_t k = c->fsize;   /* read before the stores, which may alias c */
+    if (c->runs && inside(c, a) && inside(c, b)) {
+        gather_inside(c, a, b, kp, stage);
+    } else {
+        gather(c, img, a, 0, stage);
+        gather(c, img, b, 0, stage + kp);
+    }
+    for (; k < kp; ++k) {
+        stage[k] = stage[kp + k] = zero;
+    }
+}
+
 /* The windows of output pixel (*oy, *ox) and, when two, of the next one (b = a otherwise),
  * stepping (*oy, *ox) past them in raster order; returns two. */
 static inline __attribute__((always_inline)) int
@@ -349,8 +368,7 @@ pixel_pair(const conv_ctx *c, const int8_t *img, int two, int32_t *oy, int32_t *
     return two;
 }
 
-/* Filters of this many bytes in all, padded to whole words, are copied so
- * (on the stack). */
+/* Filters of this many bytes in all, padded to whole words, are copied so (on the stack). */
 #define CONV_PAD_BYTES 512
 
 /* The layer's cout filters of fsize taps copied to dst as filters of kp taps, the pad taps 0
@@ -373,6 +391,7 @@ static void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out, int32
     const rt_conv_s8_params *p = c->p;
     const int32_t fsize = c->fsize, f4 = (fsize + 3) & ~3, cout = c->g.cout;
     const int full = p->act_min == -128 && p->act_max == 127;
+    const int8_t zero = (int8_t)(-p->input_offset);
     int8_t *stage = (int8_t *)(xw + f4);   /* two gathered int8 patches (Cin % 4 != 0) */
     int8_t wpad[CONV_PAD_BYTES];
     const int8_t *wts = c->w;
@@ -395,16 +414,7 @@ static void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out, int32
             if (c->g.cin % 4 == 0) {
                 widen_taps(c, img, &a, &b, xw);
             } else {
-                const int8_t zero = (int8_t)(-p->input_offset);
-                if (c->runs && inside(c, &a) && inside(c, &b)) {
-                    gather_inside(c, &a, &b, f4, stage);
-                } else {
-                    gather(c, img, &a, 0, stage);
-                    gather(c, img, &b, 0, stage + f4);
-                }
-                for (k = fsize; k < f4; ++k) {
-                    stage[k] = stage[f4 + k] = zero;
-                }
+                gather_pair(c, img, &a, &b, f4, zero, stage);
                 rt_dsp_widen_pair(stage, stage + f4, f4, rt_dsp_pair(p->input_offset), xw);
             }
             for (oc = 0; oc < cout; oc += 2) {
@@ -446,13 +456,13 @@ static void conv_pairs(const conv_ctx *c, const int8_t *in, int8_t *out, const i
                        int32_t k4)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t cout = c->g.cout, fsize = c->fsize, pixels = c->g.oh * c->g.ow;
+    const int32_t cout = c->g.cout, pixels = c->g.oh * c->g.ow;
     const int16x2_t off2 = rt_dsp_pair(p->input_offset);
     const int8_t zero = (int8_t)(-p->input_offset);
     int8_t stage[2 * CONV_PAIR_TAPS];
     int32_t xw[CONV_PAIR_TAPS];
     rt_dsp_pw_pair t[RT_DSP_PW_PAIRS];
-    int32_t oc, n, i, k;
+    int32_t oc, n, i;
     for (oc = 0; oc < cout; oc += 2 * RT_DSP_PW_PAIRS) {
         const int32_t pairs = (cout - oc) / 2 < RT_DSP_PW_PAIRS ? (cout - oc) / 2
                                                                  : RT_DSP_PW_PAIRS;
@@ -464,15 +474,7 @@ static void conv_pairs(const conv_ctx *c, const int8_t *in, int8_t *out, const i
             for (i = 0; i < pixels; i += 2, o += 2 * cout) {
                 rt_s8_window a, b;
                 const int two = pixel_pair(c, img, i + 1 < pixels, &oy, &ox, &a, &b);
-                if (c->runs && inside(c, &a) && inside(c, &b)) {
-                    gather_inside(c, &a, &b, k4, stage);
-                } else {
-                    gather(c, img, &a, 0, stage);
-                    gather(c, img, &b, 0, stage + k4);
-                }
-                for (k = fsize; k < k4; ++k) {
-                    stage[k] = stage[k4 + k] = zero;
-                }
+                gather_pair(c, img, &a, &b, k4, zero, stage);
                 rt_dsp_pw_widen2(stage, stage + k4, k4, off2, xw);
                 rt_dsp_pw_pairs(xw, t, wts + oc * k4, k4, pairs, o, two ? cout : 0);
             }
