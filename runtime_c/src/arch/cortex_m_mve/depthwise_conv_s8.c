@@ -1,18 +1,23 @@
 /* depthwise_conv_s8.c (Cortex-M Helium) - rt_depthwise_conv2d_s8.
  * - One input channel (a first layer) with 16 to 64 taps: a convolution, so the gathered
  *   matrix product of conv_mve.h takes it, its filters transposed a block at a time.
- * - Otherwise sixteen channels a pass, up to four passes sharing each output pixel's window,
- *   each pass's output stage (bias, fold, requantization vectors) made once. With a channel
- *   multiplier of 1 the inputs and taps load widened to 16 bits and VMULLB/VMULLT multiply
- *   even and odd channels into four int32 accumulators; a window with every tap inside leaves
- *   the input offset to the fold (bias + x_off * sum of the taps), 12 vector instructions a
- *   tap for 16 channels. With a multiple of 16 all the pass's channels read one input, VMLA
- *   by a scalar. -O2 runs each pixel's taps and output stage in one assembly block (DLS/LE;
- *   rows of three taps of a whole window written out, and no left shift where the pass has
- *   none);
- *   -O0 the same steps in C. Eight channels left with a multiplier of 1 take half of that
- *   (taps8_c); other channels the older 8-channel loop or the portable one, one at a time.
- *   Up to about 3.5 KB of stack. Bit-exact with int8/depthwise_conv_s8.c. */
+ * - A channel multiplier of 1 (MobileNets, KWS): bands. An output row's input rows are copied
+ *   onto the stack, up to 64 channels a column, padded with the input zero point where its
+ *   windows reach past the input, so every window is whole and the input offset goes into
+ *   the fold (bias + x_off * sum of the taps). One assembly loop a 16-channel pass then makes
+ *   the row's pixels (each pixel's taps, output stage and stores, then on to the next):
+ *   inputs and taps load widened to 16 bits and VMULLB/VMULLT multiply even and odd
+ *   channels into four int32 accumulators, 12 vector instructions a tap for 16 channels
+ *   (rows of three taps written out, no left shift where the pass has none). Eight channels
+ *   left take a half-width pass; where 16 channels of a whole row do not fit, runs of
+ *   fewer pixels.
+ * - A channel multiplier of 16k, or windows too big for a band: sixteen channels a pass, up
+ *   to four passes sharing each output pixel's window, a pixel per call (taps16, taps16_c;
+ *   with a multiple of 16 every channel of the pass reads one input, VMLA by a scalar).
+ *   -O0 runs the same steps in C. Other channels take the older 8-channel loop or the
+ *   portable one, one at a time.
+ * Up to about 5.1 KB of stack (the band's 2.5 KB and four passes' output stages). Bit-exact
+ * with int8/depthwise_conv_s8.c. */
 #include "conv_mve.h"
 
 #include <stddef.h>
@@ -168,21 +173,26 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
  * xrow (memory) after a row's third; w steps ws a tap, the row's end included */
 #define DW_TAP16 \
     DW_HALF("0", "", "q0", "q1") DW_HALF("8", "", "q2", "q3")
-#define DW_ROWS3 \
-    DW_ZERO4 \
+#define DW_ROWS3_OF(ZERO, TAP) \
+    ZERO \
     "2:\n\t" \
-    DW_TAP16 \
+    TAP \
     "add %[x], %[x], %[xs]\n\t" \
     "add %[w], %[w], %[ws]\n\t" \
-    DW_TAP16 \
+    TAP \
     "add %[x], %[x], %[xs]\n\t" \
     "add %[w], %[w], %[ws]\n\t" \
-    DW_TAP16 \
+    TAP \
     "ldr lr, %[xrow]\n\t" \
     "add %[x], %[x], lr\n\t" \
     "add %[w], %[w], %[ws]\n\t" \
     "subs %[rows], %[rows], #1\n\t" \
     "bne 2b\n\t"
+#define DW_ROWS3 DW_ROWS3_OF(DW_ZERO4, DW_TAP16)
+/* eight channels: taps8_c's half */
+#define DW_TAP8 DW_HALF("0", "", "q0", "q1")
+#define DW_ROWS3_HALF \
+    DW_ROWS3_OF("vmov.i32 q0, #0\n\tvmov.i32 q1, #0\n\t", DW_TAP8)
 #define DW_RQ_HALF \
     DW_RQ_CONSTS \
     DW_RQ("q0", "0", "256", "128", "192") \
@@ -279,14 +289,7 @@ static RT_DSP_NOINLINE void taps16_c(const dw_ctx *c, const dw_pass *q, const in
 #if defined(__OPTIMIZE__)
     if (rows > 0 && cols > 0) {
         const int32_t off = x_off;
-        if (full && cols == 3 && !q->any_left) {   /* 3x3, 3x1 and the like: KWS, VWW */
-            const int32_t xrow = c->y_step - 2 * x_step;
-            __asm__ volatile(DW_ROWS3 DW_RQ_ALL_R DW_STORE_EVEN_ODD
-                             : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
-                             : [xs] "r"(x_step), [ws] "r"(w_step), [f] "r"(f),
-                               [prm] "r"(q), [out] "r"(out), [xrow] "m"(xrow)
-                             : DW_CLOBBERS);
-        } else if (full) {
+        if (full) {
             __asm__ volatile(DW_ZERO DW_TAP16 DW_NEXT DW_RQ_ALL DW_STORE_EVEN_ODD
                              : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
                              : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off), [f] "r"(f),
@@ -436,6 +439,177 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
  * on the stack, 400 bytes each). */
 #define DW_PASSES 4
 
+/* A band: the kh input rows under one output row, cb channels of them a column, columns
+ * padded with the input zero point where the windows reach past the input (as whole rows
+ * where a row does), so that every window in it is whole. Up to this many bytes, on the
+ * stack (the twins build a smaller band, so that layers which do not fit run too). */
+#ifndef RT_MVE_DW_BAND_BYTES
+#define RT_MVE_DW_BAND_BYTES 2560
+#endif
+
+#if defined(__OPTIMIZE__)
+/* A band's run: each pixel's filter rows from `rows` (memory) down, then the next pixel
+ * (x on by xback, w back to w0, out on by cout), n pixels. */
+#define DW_RUN_START \
+    "5:\n\t" \
+    "ldr %[rows], %[kh]\n\t"
+#define DW_RUN_NEXT \
+    "\n\t" \
+    "add %[out], %[out], %[ws]\n\t" \
+    "ldr lr, %[xback]\n\t" \
+    "add %[x], %[x], lr\n\t" \
+    "ldr %[w], %[w0]\n\t" \
+    "subs %[n], %[n], #1\n\t" \
+    "bne 5b"
+#define DW_RQ_HALF_R \
+    DW_RQ_CONSTS \
+    DW_RQ_R("q0", "0", "128", "192") \
+    DW_RQ_R("q1", "16", "144", "208")
+#define DW_RUN(BODY) \
+    __asm__ volatile(DW_RUN_START BODY DW_RUN_NEXT \
+                     : [x] "+r"(x), [w] "+r"(w), [rows] "=&r"(rows), [out] "+r"(out), \
+                       [n] "+r"(n) \
+                     : [xs] "r"(xs), [ws] "r"(ws), [f] "r"(q->fold), [prm] "r"(q), \
+                       [kh] "m"(kh), [xback] "m"(xback), [w0] "m"(w0), [xrow] "m"(xrow), \
+                       [cols] "m"(kw), [xskip] "m"(xskip), [wskip] "m"(wskip) \
+                     : DW_CLOBBERS)
+#endif
+
+/* n > 0 output pixels of a band (its layout in bc: x_step, y_step), `width` channels each
+ * (16, or 8 with q made for 8): the first pixel's window at x and its outputs at out, each
+ * next pixel's xpix bytes on and its outputs cout bytes on; the filter at w (tap 0, the
+ * first channel). Every window is whole, so the pass's fold takes the input offset. -O2:
+ * one assembly loop over the pixels (taps, output stage, stores); -O0: taps16_c or
+ * taps8_c a pixel. */
+static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t width,
+                                const int8_t *x, const int8_t *w, int32_t n, int32_t xpix,
+                                int8_t *out)
+{
+    const int32_t kh = bc->g.kh, kw = bc->g.kw;
+#if defined(__OPTIMIZE__)
+    const int32_t xs = bc->x_step, ws = bc->g.cout, xback = xpix - kh * bc->y_step;
+    const int32_t xrow = bc->y_step - 2 * xs, xskip = bc->y_step - kw * xs, wskip = 0;
+    const int8_t *w0 = w;
+    int32_t rows;
+    if (width == 16 && kw == 3 && !q->any_left) {
+        DW_RUN(DW_ROWS3 DW_RQ_ALL_R DW_STORE_EVEN_ODD);
+    } else if (width == 16) {
+        DW_RUN(DW_ZERO DW_TAP16 DW_NEXT DW_RQ_ALL DW_STORE_EVEN_ODD);
+    } else if (kw == 3 && !q->any_left) {
+        DW_RUN(DW_ROWS3_HALF DW_RQ_HALF_R DW_STORE_EVEN_ODD_HALF);
+    } else {
+        DW_RUN(DW_ZERO DW_TAP8 DW_NEXT DW_RQ_HALF DW_STORE_EVEN_ODD_HALF);
+    }
+#else
+    for (; n > 0; --n, x += xpix, out += bc->g.cout) {
+        if (width == 16) {
+            taps16_c(bc, q, x, w, kh, kw, out);
+        } else {
+            taps8_c(bc, q, x, w, kh, kw, out);
+        }
+    }
+#endif
+}
+
+/* The band of output row oy (image img) from input column x0 on, bw columns wide: channels
+ * oc..oc+cb-1 of the kh input rows its windows read (dilated rows taken, the rest skipped),
+ * the zero point where a column or a row lies outside the input. */
+static void band_fill(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t x0, int32_t oc,
+                      int32_t cb, int32_t bw, int8_t *band)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int8x16_t zero = vdupq_n_s8((int8_t)(-p->input_offset));
+    const int32_t cin = c->g.cin;
+    /* the columns inside the input: [i0, i1) */
+    const int32_t i0 = x0 >= 0 ? 0 : -x0 < bw ? -x0 : bw;
+    const int32_t i1 = c->g.w - x0 < bw ? (c->g.w - x0 > i0 ? c->g.w - x0 : i0) : bw;
+    int32_t ky, i;
+    for (ky = 0; ky < c->g.kh; ++ky, band += bw * cb) {
+        const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dilation_h;
+        const int8_t *src;
+        if (iy < 0 || iy >= c->g.h || i1 == i0) {
+            rt_mve_fill(band, zero, bw * cb);
+            continue;
+        }
+        src = img + (iy * c->g.w + x0 + i0) * cin + oc;
+        rt_mve_fill(band, zero, i0 * cb);
+        if (cb == cin) {
+            rt_mve_copy(band + i0 * cb, src, (i1 - i0) * cb);
+        } else {
+            for (i = i0; i < i1; ++i, src += cin) {
+                rt_mve_copy(band + i * cb, src, cb);
+            }
+        }
+        rt_mve_fill(band + i1 * cb, zero, (bw - i1) * cb);
+    }
+}
+
+/* How many output pixels of a row one band of cb channels holds (at most ow; 0: not one). */
+static int32_t band_pixels(const dw_ctx *c, int32_t span, int32_t cb)
+{
+    const int32_t cols = RT_MVE_DW_BAND_BYTES / (c->g.kh * cb);
+    const int32_t m = cols < span ? 0 : (cols - span) / c->p->stride_w + 1;
+    return m < c->g.ow ? m : c->g.ow;
+}
+
+/* A channel multiplier of 1: channels 0..oc-1 (oc returned, a multiple of 8; 0 where not even
+ * one pixel's band of 8 channels fits), a band of up to DW_PASSES 16-channel passes (an
+ * 8-channel half pass last) at a time: whole output rows where the band of 16 channels holds
+ * one, else runs of as many pixels as it holds. Each run's band is filled once, then run once
+ * per pass. */
+static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t *out)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cout = c->g.cout, ow = c->g.ow, chans = cout & ~7;
+    const int32_t span = (c->g.kw - 1) * p->dilation_w + 1;
+    int8_t band[RT_MVE_DW_BAND_BYTES];
+    dw_pass q[DW_PASSES];
+    dw_ctx bc = *c;
+    int32_t oc, cb, m, passes, j, n, oy, ox;
+    for (oc = 0; oc < chans; oc += cb) {
+        /* 16 channels a column (8 where only 8 are left or 16 do not fit), 32, 48 or 64
+           where whole rows of them fit */
+        cb = chans - oc < 16 || band_pixels(c, span, 16) == 0 ? 8 : 16;
+        m = band_pixels(c, span, cb);
+        if (m == 0) {
+            return oc;
+        }
+        while (m == ow && cb < 16 * DW_PASSES && cb + 16 <= chans - oc &&
+               band_pixels(c, span, cb + 16) == ow) {
+            cb += 16;
+        }
+        if (m == ow && cb < 16 * DW_PASSES && cb == chans - oc - 8 &&
+            band_pixels(c, span, cb + 8) == ow) {
+            cb += 8;   /* the last 8 with the rest: a half pass */
+        }
+        passes = cb >> 4;
+        for (j = 0; j < passes; ++j) {
+            pass_make(c, oc + 16 * j, 1, 16, &q[j]);
+        }
+        if (cb & 8) {
+            pass_make(c, oc + 16 * passes, 1, 8, &q[passes]);
+        }
+        bc.x_step = p->dilation_w * cb;
+        for (n = 0; n < c->g.n; ++n) {
+            const int8_t *img = in + n * c->g.h * c->row;
+            for (oy = 0; oy < c->g.oh; ++oy) {
+                for (ox = 0; ox < ow; ox += m) {
+                    const int32_t k = ow - ox < m ? ow - ox : m;
+                    const int32_t bw = (k - 1) * p->stride_w + span;
+                    int8_t *o = out + ((n * c->g.oh + oy) * ow + ox) * cout + oc;
+                    bc.y_step = bw * cb;
+                    band_fill(c, img, oy, ox * p->stride_w - p->pad_w, oc, cb, bw, band);
+                    for (j = 0; j < passes + ((cb & 8) != 0); ++j) {
+                        run(&bc, &q[j], j < passes ? 16 : 8, band + 16 * j, c->w + oc + 16 * j,
+                            k, p->stride_w * cb, o + 16 * j);
+                    }
+                }
+            }
+        }
+    }
+    return chans;
+}
+
 /* Channels oc..oc+16*passes-1 of every output pixel, 16 at a time (taps16_c, taps16), the
  * window worked out once per pixel. */
 static void passes16(const dw_ctx *c, const int8_t *in, int32_t oc, int32_t passes,
@@ -566,12 +740,16 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
         one_input(&c, in, out);
         return RT_OK;
     }
+    if (c.mult == 1) {
+        oc = banded(&c, in, out);
+    }
     if (c.mult == 1 || c.mult % 16 == 0) {
-        for (; oc + 16 <= c.g.cout; oc += 16 * DW_PASSES) {
-            const int32_t passes = (c.g.cout - oc) / 16;
-            passes16(&c, in, oc, passes < DW_PASSES ? passes : DW_PASSES, out);
+        while (oc + 16 <= c.g.cout) {
+            const int32_t left = (c.g.cout - oc) / 16;
+            const int32_t passes = left < DW_PASSES ? left : DW_PASSES;
+            passes16(&c, in, oc, passes, out);
+            oc += 16 * passes;
         }
-        oc = c.g.cout / 16 * 16;
     }
     if (c.mult == 1 || c.mult % 8 == 0) {
         for (; oc + 8 <= c.g.cout; oc += 8) {
