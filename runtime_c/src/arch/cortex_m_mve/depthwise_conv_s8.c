@@ -1,6 +1,7 @@
 /* depthwise_conv_s8.c (Cortex-M Helium) - rt_depthwise_conv2d_s8.
  * - One input channel (a first layer) with 16 to 64 taps: a convolution, so the gathered
- *   matrix product of conv_mve.h takes it, its filters transposed a block at a time.
+ *   matrix product of conv_mve.h takes it, its filters transposed a block at a time (a
+ *   small image padded first, so that its patches are straight copies).
  * - A channel multiplier of 1 (MobileNets, KWS): bands. An output row's input rows are copied
  *   onto the stack, up to 64 channels a column, padded with the input zero point where its
  *   windows reach past the input, so every window is whole and the input offset goes into
@@ -16,7 +17,8 @@
  *   with a multiple of 16 every channel of the pass reads one input, VMLA by a scalar).
  *   -O0 runs the same steps in C. Other channels take the older 8-channel loop or the
  *   portable one, one at a time.
- * Up to about 5.1 KB of stack (the band's 2.5 KB and four passes' output stages). Bit-exact
+ * Up to about 6 KB of stack (a band's 2.5 KB and four passes' output stages; the one-channel
+ * path's filters, patches and padded image). Bit-exact
  * with int8/depthwise_conv_s8.c. */
 #include "conv_mve.h"
 
@@ -697,17 +699,51 @@ static void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *o
 
 /* One input channel (a first layer, say) with 16 to DW_MAT_TAPS taps: a convolution on one
  * channel, so the gathered matrix product of conv_mve.h takes it. Its filters are transposed
- * a block at a time (each channel's taps one row) onto the stack. */
+ * a block at a time (each channel's taps one row) onto the stack. An image of up to
+ * DW_PAD_BYTES with its padding (KWS's 49x10 stem input) is first copied padded with the
+ * zero point, so that every patch is a straight copy of its rows (most of KWS's windows
+ * reach past the input: gathered one by one, they cost more than the products). */
 #define DW_MAT_TAPS 64
 #define DW_MAT_BYTES 2048
+#define DW_PAD_BYTES 1536
+
+/* Image img (one channel) into dst, ph rows of pw, from row -pad_h and column -pad_w on:
+ * the zero point outside the input. */
+static void pad_image(const dw_ctx *c, const int8_t *img, int32_t ph, int32_t pw, int8_t *dst)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int8x16_t zero = vdupq_n_s8((int8_t)(-p->input_offset));
+    const int32_t left = p->pad_w < pw ? p->pad_w : pw;
+    const int32_t inside = c->g.w < pw - left ? c->g.w : pw - left;
+    int32_t r;
+    for (r = 0; r < ph; ++r, dst += pw) {
+        const int32_t iy = r - p->pad_h;
+        if (iy < 0 || iy >= c->g.h) {
+            rt_mve_fill(dst, zero, pw);
+            continue;
+        }
+        rt_mve_fill(dst, zero, left);
+        rt_mve_copy(dst + left, img + iy * c->g.w, inside);
+        rt_mve_fill(dst + left + inside, zero, pw - left - inside);
+    }
+}
 
 static void one_input(const dw_ctx *c, const int8_t *in, int8_t *out)
 {
+    const rt_conv_s8_params *p = c->p;
     const int32_t k = c->g.kh * c->g.kw, cout = c->g.cout;
     const int32_t fit = DW_MAT_BYTES / k & ~1, block = fit < 32 ? fit : 32;
-    int8_t wt[DW_MAT_BYTES], patch[8 * DW_MAT_TAPS];
+    const int32_t ph = (c->g.oh - 1) * p->stride_h + (c->g.kh - 1) * p->dilation_h + 1;
+    const int32_t pw = (c->g.ow - 1) * p->stride_w + (c->g.kw - 1) * p->dilation_w + 1;
+    int8_t wt[DW_MAT_BYTES], patch[8 * DW_MAT_TAPS], padded[DW_PAD_BYTES];
     rt_mve_pair q[16];
-    int32_t oc, j, t;
+    rt_conv_s8_geom g = c->g;
+    rt_conv_s8_params pp = *p;
+    int32_t oc, j, t, n;
+    g.n = 1;
+    g.h = ph;
+    g.w = pw;
+    pp.pad_h = pp.pad_w = 0;
     for (oc = 0; oc < cout; oc += block) {
         const int32_t count = cout - oc < block ? cout - oc : block;
         for (j = 0; j < count; ++j) {
@@ -715,8 +751,16 @@ static void one_input(const dw_ctx *c, const int8_t *in, int8_t *out)
                 wt[j * k + t] = c->w[t * cout + oc + j];
             }
         }
-        rt_mve_gathered(&c->g, c->p, in, wt, c->bias, oc, count, patch, (int32_t)sizeof patch,
-                        q, out);
+        if (ph * pw > DW_PAD_BYTES) {
+            rt_mve_gathered(&c->g, p, in, wt, c->bias, oc, count, patch, (int32_t)sizeof patch,
+                            q, out);
+            continue;
+        }
+        for (n = 0; n < c->g.n; ++n) {
+            pad_image(c, in + n * c->g.h * c->g.w, ph, pw, padded);
+            rt_mve_gathered(&g, &pp, padded, wt, c->bias, oc, count, patch,
+                            (int32_t)sizeof patch, q, out + n * c->g.oh * c->g.ow * cout);
+        }
     }
 }
 
