@@ -3,23 +3,27 @@
  *   matrix product of conv_mve.h takes it, its filters transposed a block at a time (a
  *   small image padded first, so that its patches are straight copies).
  * - A channel multiplier of 1 (MobileNets, KWS): bands. An output row's input rows are copied
- *   onto the stack, up to 64 channels a column, padded with the input zero point where its
- *   windows reach past the input, so every window is whole and the input offset goes into
- *   the fold (bias + x_off * sum of the taps). One assembly loop a 16-channel pass then makes
- *   the row's pixels (each pixel's taps, output stage and stores, then on to the next):
- *   inputs and taps load widened to 16 bits and VMULLB/VMULLT multiply even and odd
- *   channels into four int32 accumulators, 12 vector instructions a tap for 16 channels
- *   (rows of three taps written out, no left shift where the pass has none). Eight channels
- *   left take a half-width pass; where 16 channels of a whole row do not fit, runs of
- *   fewer pixels.
+ *   onto the stack, up to 64 channels, a plane of 16 channels a column per pass, padded with
+ *   the input zero point where its windows reach past the input, so every window is whole
+ *   and the input offset goes into the fold (bias + x_off * sum of the taps). One assembly
+ *   loop a pass then makes the row's pixels (each pixel's taps, output stage and stores,
+ *   then on to the next):
+ *   - 3x3 filters (no tap -128, no left shift; KWS, VWW): 8-bit products (VMULLB/VMULLT.S8,
+ *     even and odd channels), two taps' summed in 16 bits, then widened into four int32
+ *     accumulators (VMOVLB/VMOVLT): 19 vector instructions per two taps of 16 channels;
+ *   - others: inputs and taps load widened to 16 bits and VMULLB/VMULLT.S16 multiply even
+ *     and odd channels into the accumulators, 12 vector instructions a tap (rows of three
+ *     taps written out, no left shift where the pass has none).
+ *   Eight channels left take a half-width pass; where 16 channels of a whole row do not
+ *   fit, runs of fewer pixels.
  * - A channel multiplier of 16k, or windows too big for a band: sixteen channels a pass, up
  *   to four passes sharing each output pixel's window, a pixel per call (taps16, taps16_c;
  *   with a multiple of 16 every channel of the pass reads one input, VMLA by a scalar).
  *   -O0 runs the same steps in C. Other channels take the older 8-channel loop or the
  *   portable one, one at a time.
- * Up to about 6 KB of stack (a band's 2.5 KB and four passes' output stages; the one-channel
- * path's filters, patches and padded image). Bit-exact
- * with int8/depthwise_conv_s8.c. */
+ * Up to about 6.2 KB of stack (a band's 2.5 KB and four passes' output stages and packed
+ * taps; the one-channel path's filters, patches and padded image). Bit-exact with
+ * int8/depthwise_conv_s8.c. */
 #include "conv_mve.h"
 
 #include <stddef.h>
@@ -89,7 +93,19 @@ typedef struct dw_pass {
     uint32x4_t offs;
     int32x4_t off, lo, hi;
     int32_t any_left;   /* does any channel of the pass shift left? */
+    int32_t order;      /* the lanes' channels: DW_NATURAL, DW_EVEN_ODD or DW_QUARTERS */
+    int8_t taps[9 * 16];   /* DW_QUARTERS: a 3x3 filter's taps, 16 channels each */
 } dw_pass;
+
+/* The accumulators' lanes (lane i of vector v is channel oc + order[4v + i]):
+ * - DW_NATURAL: in order (VMLA by a scalar, shared inputs);
+ * - DW_EVEN_ODD: the 16-bit widening multiplies' (VMULLB/VMULLT.S16 per eight channels):
+ *   (0, 2, 4, 6), (1, 3, 5, 7), (8, ..), (9, ..);
+ * - DW_QUARTERS: the 8-bit ones' (VMULLB/VMULLT.S8 over 16 channels, their 16-bit sums
+ *   widened by VMOVLB/VMOVLT): (0, 4, 8, 12), (2, 6, ..), (1, 5, ..), (3, 7, ..). */
+#define DW_NATURAL 0
+#define DW_EVEN_ODD 1
+#define DW_QUARTERS 2
 
 #if defined(__OPTIMIZE__)
 /* The assembly below reads dw_pass at these byte offsets: bias 0, fold 64, mult 128,
@@ -224,18 +240,32 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
     "d11", "d12", "d13", "d14", "d15"
 #endif
 
-/* interleaved: the widening multiplies' order (even channels, then odd, per eight); width:
- * 16, or 8 (the first two vectors only) */
-static void pass_make(const dw_ctx *c, int32_t oc, int32_t interleaved, int32_t width,
-                      dw_pass *q)
+/* A pass's output stage (channels oc.., in `order`); width: 16, or 8 (the first two vectors
+ * only). DW_QUARTERS (asked for a 3x3 filter, 16 channels) also packs the pass's taps, or
+ * falls back to DW_EVEN_ODD where a channel shifts left or a tap is -128. */
+static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width, dw_pass *q)
 {
-    static const uint8_t even_odd[16] = {0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15};
+    static const uint8_t orders[3][16] = {
+        {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
+        {0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15},
+        {0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15}};
     const rt_conv_s8_params *p = c->p;
     const int32_t taps = c->g.kh * c->g.kw;
+    const uint8_t *lane;
     int32_t j, t;
+    for (j = 0; order == DW_QUARTERS && j < 16; ++j) {
+        order = p->shift[oc + j] > 0 ? DW_EVEN_ODD : order;
+    }
+    for (t = 0; order == DW_QUARTERS && t < 9; ++t) {
+        const int8x16_t v = vldrbq_s8(c->w + t * c->g.cout + oc);
+        vstrbq_s8(q->taps + 16 * t, v);
+        order = vminvq_s8(0, v) == -128 ? DW_EVEN_ODD : order;
+    }
+    lane = orders[order];
     q->any_left = 0;
+    q->order = order;
     for (j = 0; j < width; ++j) {
-        const int32_t ch = oc + (interleaved ? even_odd[j] : j), sh = p->shift[ch];
+        const int32_t ch = oc + lane[j], sh = p->shift[ch];
         int32_t s = 0;
         for (t = 0; t < taps; ++t) {
             s += c->w[t * c->g.cout + ch];
@@ -248,9 +278,9 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t interleaved, int32_t 
         q->any_left |= sh > 0;
     }
     for (j = 0; j < 4; ++j) {
-        q->at[j] = interleaved ? even_odd[4 * j] : 4 * j;
+        q->at[j] = lane[4 * j];
     }
-    q->offs = vmulq_n_u32(vidupq_n_u32(0u, 1), interleaved ? 2u : 1u);
+    q->offs = vmulq_n_u32(vidupq_n_u32(0u, 1), lane[1]);
     q->off = vdupq_n_s32(p->output_offset);
     q->lo = vdupq_n_s32(p->act_min);
     q->hi = vdupq_n_s32(p->act_max);
@@ -475,6 +505,86 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
                        [kh] "m"(kh), [xback] "m"(xback), [w0] "m"(w0), [xrow] "m"(xrow), \
                        [cols] "m"(kw), [xskip] "m"(xskip), [wskip] "m"(wskip) \
                      : DW_CLOBBERS)
+
+/* DW_QUARTERS, a 3x3 filter over a band plane of 16 channels a column (x steps 16 a tap and
+ * xrow, a register, after a row's third; the packed taps 16 a tap). Two taps' 8-bit products
+ * (VMULLB/VMULLT.S8, even channels in q6, odd in q7) add up in 16 bits: no tap is -128, so
+ * each product is at most 128 * 127 in size and two of them fit. Tap A of a pair sets them;
+ * tap B adds to them, its input loaded twice (the first copy takes its even product). */
+#define DW_PAIR_A \
+    "vldrb.8 q4, [%[x]], #16\n\t" \
+    "vldrb.8 q5, [%[w]], #16\n\t" \
+    "vmullb.s8 q6, q4, q5\n\t" \
+    "vmullt.s8 q7, q4, q5\n\t"
+#define DW_PAIR_B \
+    "vldrb.8 q4, [%[x]]\n\t" \
+    "vldrb.8 q5, [%[w]], #16\n\t" \
+    "vmullb.s8 q4, q4, q5\n\t" \
+    "vadd.i16 q6, q6, q4\n\t" \
+    "vldrb.8 q4, [%[x]], #16\n\t" \
+    "vmullt.s8 q4, q4, q5\n\t" \
+    "vadd.i16 q7, q7, q4\n\t"
+/* the 16-bit sums widened into the accumulators' quarters: set, or added */
+#define DW_WIDEN_SET \
+    "vmovlb.s16 q0, q6\n\t" \
+    "vmovlt.s16 q1, q6\n\t" \
+    "vmovlb.s16 q2, q7\n\t" \
+    "vmovlt.s16 q3, q7\n\t"
+#define DW_WIDEN_ADD \
+    "vmovlb.s16 q4, q6\n\t" \
+    "vadd.i32 q0, q0, q4\n\t" \
+    "vmovlt.s16 q4, q6\n\t" \
+    "vadd.i32 q1, q1, q4\n\t" \
+    "vmovlb.s16 q4, q7\n\t" \
+    "vadd.i32 q2, q2, q4\n\t" \
+    "vmovlt.s16 q4, q7\n\t" \
+    "vadd.i32 q3, q3, q4\n\t"
+#define DW_NEXT_ROW "add %[x], %[x], %[xrow]\n\t"
+/* taps (0, 1), (2, 3), (4, 5), (6, 7) and 8; the rows end after taps 2 and 5 */
+#define DW_PAIRS_3X3 \
+    DW_PAIR_A DW_PAIR_B DW_WIDEN_SET \
+    DW_PAIR_A DW_NEXT_ROW DW_PAIR_B DW_WIDEN_ADD \
+    DW_PAIR_A DW_PAIR_B DW_NEXT_ROW DW_WIDEN_ADD \
+    DW_PAIR_A DW_PAIR_B DW_WIDEN_ADD \
+    DW_PAIR_A DW_WIDEN_ADD
+/* the quarters' stores: channels (0, 4, 8, 12) at out, (2, ..) at out + 2, (1, ..), (3, ..) */
+#define DW_STORE_QUARTERS \
+    "vldrw.32 q6, [%[prm], #336]\n\t" \
+    "vstrb.32 q0, [%[out], q6]\n\t" \
+    "add lr, %[out], #2\n\t" \
+    "vstrb.32 q1, [lr, q6]\n\t" \
+    "add lr, %[out], #1\n\t" \
+    "vstrb.32 q2, [lr, q6]\n\t" \
+    "add lr, %[out], #3\n\t" \
+    "vstrb.32 q3, [lr, q6]\n\t"
+#endif
+
+#if !defined(__OPTIMIZE__)
+/* One output pixel of a DW_QUARTERS pass in C (the assembly's steps, for -O0): x its
+ * window's first tap in a band plane of 16 channels a column, rows bc->y_step apart. */
+static RT_DSP_NOINLINE void taps_pairs_c(const dw_ctx *bc, const dw_pass *q, const int8_t *x,
+                                         int8_t *out)
+{
+    int32x4_t a0 = vdupq_n_s32(0), a1 = a0, a2 = a0, a3 = a0;
+    int16x8_t e = vdupq_n_s16(0), o = e;
+    int32_t t;
+    for (t = 0; t < 9; ++t) {
+        const int8x16_t xv = vldrbq_s8(x + t / 3 * bc->y_step + t % 3 * 16);
+        const int8x16_t wv = vldrbq_s8(q->taps + 16 * t);
+        e = t % 2 == 0 ? vmullbq_int_s8(xv, wv) : vaddq_s16(e, vmullbq_int_s8(xv, wv));
+        o = t % 2 == 0 ? vmulltq_int_s8(xv, wv) : vaddq_s16(o, vmulltq_int_s8(xv, wv));
+        if (t % 2 == 1 || t == 8) {
+            a0 = vaddq_s32(a0, vmovlbq_s16(e));
+            a1 = vaddq_s32(a1, vmovltq_s16(e));
+            a2 = vaddq_s32(a2, vmovlbq_s16(o));
+            a3 = vaddq_s32(a3, vmovltq_s16(o));
+        }
+    }
+    pass_out4(q, a0, q->fold, 0, out);
+    pass_out4(q, a1, q->fold, 1, out);
+    pass_out4(q, a2, q->fold, 2, out);
+    pass_out4(q, a3, q->fold, 3, out);
+}
 #endif
 
 /* n > 0 output pixels of a band (its layout in bc: x_step, y_step), `width` channels each
@@ -493,7 +603,21 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
     const int32_t xrow = bc->y_step - 2 * xs, xskip = bc->y_step - kw * xs, wskip = 0;
     const int8_t *w0 = w;
     int32_t rows;
-    if (width == 16 && kw == 3 && !q->any_left) {
+    if (q->order == DW_QUARTERS) {
+        const int8_t *t = q->taps;
+        const int32_t back = xpix - 2 * bc->y_step - 48, next = bc->y_step - 48;
+        __asm__ volatile("5:\n\t" DW_PAIRS_3X3 DW_RQ_ALL_R DW_STORE_QUARTERS
+                         "add %[out], %[out], %[ws]\n\t"
+                         "ldr lr, %[back]\n\t"
+                         "add %[x], %[x], lr\n\t"
+                         "sub %[w], %[w], #144\n\t"
+                         "subs %[n], %[n], #1\n\t"
+                         "bne 5b"
+                         : [x] "+r"(x), [w] "+r"(t), [out] "+r"(out), [n] "+r"(n)
+                         : [xrow] "r"(next), [ws] "r"(ws), [f] "r"(q->fold), [prm] "r"(q),
+                           [back] "m"(back)
+                         : DW_CLOBBERS);
+    } else if (width == 16 && kw == 3 && !q->any_left) {
         DW_RUN(DW_ROWS3 DW_RQ_ALL_R DW_STORE_EVEN_ODD);
     } else if (width == 16) {
         DW_RUN(DW_ZERO DW_TAP16 DW_NEXT DW_RQ_ALL DW_STORE_EVEN_ODD);
@@ -504,7 +628,9 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
     }
 #else
     for (; n > 0; --n, x += xpix, out += bc->g.cout) {
-        if (width == 16) {
+        if (q->order == DW_QUARTERS) {
+            taps_pairs_c(bc, q, x, out);
+        } else if (width == 16) {
             taps16_c(bc, q, x, w, kh, kw, out);
         } else {
             taps8_c(bc, q, x, w, kh, kw, out);
@@ -514,35 +640,44 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
 }
 
 /* The band of output row oy (image img) from input column x0 on, bw columns wide: channels
- * oc..oc+cb-1 of the kh input rows its windows read (dilated rows taken, the rest skipped),
- * the zero point where a column or a row lies outside the input. */
+ * oc..oc+16*passes-1 (and 8 more where half) of the kh input rows its windows read (dilated
+ * rows taken, the rest skipped), a plane a pass (16 channels a column; then the half pass's,
+ * 8 a column), the zero point where a column or a row lies outside the input. */
 static void band_fill(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t x0, int32_t oc,
-                      int32_t cb, int32_t bw, int8_t *band)
+                      int32_t passes, int32_t half, int32_t bw, int8_t *band)
 {
     const rt_conv_s8_params *p = c->p;
     const int8x16_t zero = vdupq_n_s8((int8_t)(-p->input_offset));
-    const int32_t cin = c->g.cin;
+    const mve_pred16_t eight = rt_mve_tail8(8);
+    const int32_t cin = c->g.cin, kh = c->g.kh, plane = kh * bw * 16;
     /* the columns inside the input: [i0, i1) */
     const int32_t i0 = x0 >= 0 ? 0 : -x0 < bw ? -x0 : bw;
     const int32_t i1 = c->g.w - x0 < bw ? (c->g.w - x0 > i0 ? c->g.w - x0 : i0) : bw;
-    int32_t ky, i;
-    for (ky = 0; ky < c->g.kh; ++ky, band += bw * cb) {
+    int32_t ky, i, j;
+    for (ky = 0; ky < kh; ++ky) {
         const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dilation_h;
-        const int8_t *src;
-        if (iy < 0 || iy >= c->g.h || i1 == i0) {
-            rt_mve_fill(band, zero, bw * cb);
-            continue;
-        }
-        src = img + (iy * c->g.w + x0 + i0) * cin + oc;
-        rt_mve_fill(band, zero, i0 * cb);
-        if (cb == cin) {
-            rt_mve_copy(band + i0 * cb, src, (i1 - i0) * cb);
-        } else {
-            for (i = i0; i < i1; ++i, src += cin) {
-                rt_mve_copy(band + i * cb, src, cb);
+        const int32_t in = iy >= 0 && iy < c->g.h && i1 > i0;
+        const int32_t lo = in ? i0 : bw, hi = in ? i1 : bw;
+        const int8_t *src = in ? img + (iy * c->g.w + x0 + i0) * cin + oc : img;
+        for (j = 0; j < passes + (half != 0); ++j, src += 16) {
+            const int32_t width = j < passes ? 16 : 8;
+            int8_t *row = band + j * plane + ky * bw * width;
+            const int8_t *s = src;
+            int8_t *d = row + lo * width;
+            rt_mve_fill(row, zero, lo * width);
+            if (width == cin) {   /* one plane, every channel: the input's row as it is */
+                rt_mve_copy(d, s, (hi - lo) * width);
+            } else if (width == 16) {
+                for (i = lo; i < hi; ++i, s += cin, d += 16) {
+                    vstrbq_s8(d, vldrbq_s8(s));
+                }
+            } else {
+                for (i = lo; i < hi; ++i, s += cin, d += 8) {
+                    vstrbq_p_s8(d, vldrbq_z_s8(s, eight), eight);
+                }
             }
+            rt_mve_fill(row + hi * width, zero, (bw - hi) * width);
         }
-        rt_mve_fill(band + i1 * cb, zero, (bw - i1) * cb);
     }
 }
 
@@ -564,6 +699,7 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
     const rt_conv_s8_params *p = c->p;
     const int32_t cout = c->g.cout, ow = c->g.ow, chans = cout & ~7;
     const int32_t span = (c->g.kw - 1) * p->dilation_w + 1;
+    const int32_t pairs = c->g.kh == 3 && c->g.kw == 3 && p->dilation_w == 1;
     int8_t band[RT_MVE_DW_BAND_BYTES];
     dw_pass q[DW_PASSES];
     dw_ctx bc = *c;
@@ -586,12 +722,11 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
         }
         passes = cb >> 4;
         for (j = 0; j < passes; ++j) {
-            pass_make(c, oc + 16 * j, 1, 16, &q[j]);
+            pass_make(c, oc + 16 * j, pairs ? DW_QUARTERS : DW_EVEN_ODD, 16, &q[j]);
         }
         if (cb & 8) {
-            pass_make(c, oc + 16 * passes, 1, 8, &q[passes]);
+            pass_make(c, oc + 16 * passes, DW_EVEN_ODD, 8, &q[passes]);
         }
-        bc.x_step = p->dilation_w * cb;
         for (n = 0; n < c->g.n; ++n) {
             const int8_t *img = in + n * c->g.h * c->row;
             for (oy = 0; oy < c->g.oh; ++oy) {
@@ -599,11 +734,16 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
                     const int32_t k = ow - ox < m ? ow - ox : m;
                     const int32_t bw = (k - 1) * p->stride_w + span;
                     int8_t *o = out + ((n * c->g.oh + oy) * ow + ox) * cout + oc;
-                    bc.y_step = bw * cb;
-                    band_fill(c, img, oy, ox * p->stride_w - p->pad_w, oc, cb, bw, band);
+                    int8_t *plane = band;
+                    band_fill(c, img, oy, ox * p->stride_w - p->pad_w, oc, passes, cb & 8, bw,
+                              band);
                     for (j = 0; j < passes + ((cb & 8) != 0); ++j) {
-                        run(&bc, &q[j], j < passes ? 16 : 8, band + 16 * j, c->w + oc + 16 * j,
-                            k, p->stride_w * cb, o + 16 * j);
+                        const int32_t width = j < passes ? 16 : 8;
+                        bc.x_step = p->dilation_w * width;
+                        bc.y_step = bw * width;
+                        run(&bc, &q[j], width, plane, c->w + oc + 16 * j, k,
+                            p->stride_w * width, o + 16 * j);
+                        plane += c->g.kh * bw * width;
                     }
                 }
             }
@@ -621,7 +761,7 @@ static void passes16(const dw_ctx *c, const int8_t *in, int32_t oc, int32_t pass
     dw_pass q[DW_PASSES];
     int32_t n, oy, ox, j;
     for (j = 0; j < passes; ++j) {
-        pass_make(c, oc + 16 * j, !shared, 16, &q[j]);
+        pass_make(c, oc + 16 * j, shared ? DW_NATURAL : DW_EVEN_ODD, 16, &q[j]);
     }
     for (n = 0; n < c->g.n; ++n) {
         const int8_t *img = in + n * c->g.h * c->row;
@@ -654,7 +794,7 @@ static void pass8(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
     dw_pass q;
     int32_t n, oy, ox;
     if (!shared) {
-        pass_make(c, oc, 1, 8, &q);
+        pass_make(c, oc, DW_EVEN_ODD, 8, &q);
     }
     for (n = 0; n < c->g.n; ++n) {
         const int8_t *img = in + n * c->g.h * c->row;
