@@ -93,8 +93,8 @@ typedef struct dw_pass {
     uint32x4_t offs;
     int32x4_t off, lo, hi;
     int32_t any_left;   /* does any channel of the pass shift left? */
-    int32_t order;      /* the lanes' channels: DW_NATURAL, DW_EVEN_ODD or DW_QUARTERS */
-    int8_t taps[9 * 16];   /* DW_QUARTERS: a 3x3 filter's taps, 16 channels each */
+    int32_t order;      /* the lanes' channels: DW_NATURAL .. DW_PAIRS8 */
+    int8_t taps[9 * 16];   /* DW_QUARTERS, DW_PAIRS8: a 3x3 filter's taps, 16 lanes each */
 } dw_pass;
 
 /* The accumulators' lanes (lane i of vector v is channel oc + order[4v + i]):
@@ -102,10 +102,13 @@ typedef struct dw_pass {
  * - DW_EVEN_ODD: the 16-bit widening multiplies' (VMULLB/VMULLT.S16 per eight channels):
  *   (0, 2, 4, 6), (1, 3, 5, 7), (8, ..), (9, ..);
  * - DW_QUARTERS: the 8-bit ones' (VMULLB/VMULLT.S8 over 16 channels, their 16-bit sums
- *   widened by VMOVLB/VMOVLT): (0, 4, 8, 12), (2, 6, ..), (1, 5, ..), (3, 7, ..). */
+ *   widened by VMOVLB/VMOVLT): (0, 4, 8, 12), (2, 6, ..), (1, 5, ..), (3, 7, ..);
+ * - DW_PAIRS8: DW_QUARTERS over two pixels' 8 channels (lane 8 * pixel + channel; a band's
+ *   neighbouring columns, stride 1): (0:0, 0:4, 1:0, 1:4), (0:2, ..), (0:1, ..), (0:3, ..). */
 #define DW_NATURAL 0
 #define DW_EVEN_ODD 1
 #define DW_QUARTERS 2
+#define DW_PAIRS8 3
 
 #if defined(__OPTIMIZE__)
 /* The assembly below reads dw_pass at these byte offsets: bias 0, fold 64, mult 128,
@@ -241,31 +244,38 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
 #endif
 
 /* A pass's output stage (channels oc.., in `order`); width: 16, or 8 (the first two vectors
- * only). DW_QUARTERS (asked for a 3x3 filter, 16 channels) also packs the pass's taps, or
- * falls back to DW_EVEN_ODD where a channel shifts left or a tap is -128. */
+ * only; DW_PAIRS8 all four). DW_QUARTERS and DW_PAIRS8 (asked for a 3x3 filter of 16 or 8
+ * channels) also pack the pass's taps (DW_PAIRS8: each tap's 8 twice), or fall back to
+ * DW_EVEN_ODD where a channel shifts left or a tap is -128. */
 static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width, dw_pass *q)
 {
-    static const uint8_t orders[3][16] = {
+    static const uint8_t orders[4][16] = {
         {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
         {0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15},
+        {0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15},
         {0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15}};
     const rt_conv_s8_params *p = c->p;
-    const int32_t taps = c->g.kh * c->g.kw;
+    const int32_t taps = c->g.kh * c->g.kw, packed = order == DW_QUARTERS || order == DW_PAIRS8;
+    const mve_pred16_t these = rt_mve_tail8(width);
     const uint8_t *lane;
-    int32_t j, t;
-    for (j = 0; order == DW_QUARTERS && j < 16; ++j) {
+    int32_t j, t, lanes;
+    for (j = 0; packed && j < width; ++j) {
         order = p->shift[oc + j] > 0 ? DW_EVEN_ODD : order;
     }
-    for (t = 0; order == DW_QUARTERS && t < 9; ++t) {
-        const int8x16_t v = vldrbq_s8(c->w + t * c->g.cout + oc);
+    for (t = 0; packed && order != DW_EVEN_ODD && t < 9; ++t) {
+        const int8x16_t v = vldrbq_z_s8(c->w + t * c->g.cout + oc, these);
         vstrbq_s8(q->taps + 16 * t, v);
+        if (width == 8) {
+            vstrbq_p_s8(q->taps + 16 * t + 8, v, these);
+        }
         order = vminvq_s8(0, v) == -128 ? DW_EVEN_ODD : order;
     }
     lane = orders[order];
+    lanes = order == DW_PAIRS8 ? 16 : width;
     q->any_left = 0;
     q->order = order;
-    for (j = 0; j < width; ++j) {
-        const int32_t ch = oc + lane[j], sh = p->shift[ch];
+    for (j = 0; j < lanes; ++j) {
+        const int32_t ch = oc + (lane[j] & (order == DW_PAIRS8 ? 7 : 15)), sh = p->shift[ch];
         int32_t s = 0;
         for (t = 0; t < taps; ++t) {
             s += c->w[t * c->g.cout + ch];
@@ -281,6 +291,10 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width,
         q->at[j] = lane[4 * j];
     }
     q->offs = vmulq_n_u32(vidupq_n_u32(0u, 1), lane[1]);
+    if (order == DW_PAIRS8) {   /* pixel 0's channels c and c + 4, then pixel 1's */
+        const uint32_t cout = (uint32_t)c->g.cout, offs[4] = {0u, 4u, cout, cout + 4u};
+        q->offs = vldrwq_u32(offs);
+    }
     q->off = vdupq_n_s32(p->output_offset);
     q->lo = vdupq_n_s32(p->act_min);
     q->hi = vdupq_n_s32(p->act_max);
@@ -511,17 +525,17 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
  * (VMULLB/VMULLT.S8, even channels in q6, odd in q7) add up in 16 bits: no tap is -128, so
  * each product is at most 128 * 127 in size and two of them fit. Tap A of a pair sets them;
  * tap B adds to them, its input loaded twice (the first copy takes its even product). */
-#define DW_PAIR_A \
-    "vldrb.8 q4, [%[x]], #16\n\t" \
+#define DW_PAIR_A(S) \
+    "vldrb.8 q4, [%[x]], #" S "\n\t" \
     "vldrb.8 q5, [%[w]], #16\n\t" \
     "vmullb.s8 q6, q4, q5\n\t" \
     "vmullt.s8 q7, q4, q5\n\t"
-#define DW_PAIR_B \
+#define DW_PAIR_B(S) \
     "vldrb.8 q4, [%[x]]\n\t" \
     "vldrb.8 q5, [%[w]], #16\n\t" \
     "vmullb.s8 q4, q4, q5\n\t" \
     "vadd.i16 q6, q6, q4\n\t" \
-    "vldrb.8 q4, [%[x]], #16\n\t" \
+    "vldrb.8 q4, [%[x]], #" S "\n\t" \
     "vmullt.s8 q4, q4, q5\n\t" \
     "vadd.i16 q7, q7, q4\n\t"
 /* the 16-bit sums widened into the accumulators' quarters: set, or added */
@@ -540,13 +554,15 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
     "vmovlt.s16 q4, q7\n\t" \
     "vadd.i32 q3, q3, q4\n\t"
 #define DW_NEXT_ROW "add %[x], %[x], %[xrow]\n\t"
-/* taps (0, 1), (2, 3), (4, 5), (6, 7) and 8; the rows end after taps 2 and 5 */
-#define DW_PAIRS_3X3 \
-    DW_PAIR_A DW_PAIR_B DW_WIDEN_SET \
-    DW_PAIR_A DW_NEXT_ROW DW_PAIR_B DW_WIDEN_ADD \
-    DW_PAIR_A DW_PAIR_B DW_NEXT_ROW DW_WIDEN_ADD \
-    DW_PAIR_A DW_PAIR_B DW_WIDEN_ADD \
-    DW_PAIR_A DW_WIDEN_ADD
+/* taps (0, 1), (2, 3), (4, 5), (6, 7) and 8, x stepping S a tap (16: DW_QUARTERS' columns;
+ * 8: DW_PAIRS8's, whose 16 bytes are two neighbouring columns); the rows end after taps 2
+ * and 5 */
+#define DW_PAIRS_3X3(S) \
+    DW_PAIR_A(S) DW_PAIR_B(S) DW_WIDEN_SET \
+    DW_PAIR_A(S) DW_NEXT_ROW DW_PAIR_B(S) DW_WIDEN_ADD \
+    DW_PAIR_A(S) DW_PAIR_B(S) DW_NEXT_ROW DW_WIDEN_ADD \
+    DW_PAIR_A(S) DW_PAIR_B(S) DW_WIDEN_ADD \
+    DW_PAIR_A(S) DW_WIDEN_ADD
 /* the quarters' stores: channels (0, 4, 8, 12) at out, (2, ..) at out + 2, (1, ..), (3, ..) */
 #define DW_STORE_QUARTERS \
     "vldrw.32 q6, [%[prm], #336]\n\t" \
@@ -557,11 +573,20 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
     "vstrb.32 q2, [lr, q6]\n\t" \
     "add lr, %[out], #3\n\t" \
     "vstrb.32 q3, [lr, q6]\n\t"
+/* the next pixel (or pair): out on by ws, x by back, the taps from their start */
+#define DW_PAIRS_NEXT \
+    "add %[out], %[out], %[ws]\n\t" \
+    "ldr lr, %[back]\n\t" \
+    "add %[x], %[x], lr\n\t" \
+    "sub %[w], %[w], #144\n\t" \
+    "subs %[n], %[n], #1\n\t" \
+    "bne 5b"
 #endif
 
 #if !defined(__OPTIMIZE__)
-/* One output pixel of a DW_QUARTERS pass in C (the assembly's steps, for -O0): x its
- * window's first tap in a band plane of 16 channels a column, rows bc->y_step apart. */
+/* One output pixel of a DW_QUARTERS pass, or two of a DW_PAIRS8 one, in C (the assembly's
+ * steps, for -O0): x the window's first tap in a band plane (16 bytes a tap, or 8), rows
+ * bc->y_step apart. */
 static RT_DSP_NOINLINE void taps_pairs_c(const dw_ctx *bc, const dw_pass *q, const int8_t *x,
                                          int8_t *out)
 {
@@ -569,7 +594,7 @@ static RT_DSP_NOINLINE void taps_pairs_c(const dw_ctx *bc, const dw_pass *q, con
     int16x8_t e = vdupq_n_s16(0), o = e;
     int32_t t;
     for (t = 0; t < 9; ++t) {
-        const int8x16_t xv = vldrbq_s8(x + t / 3 * bc->y_step + t % 3 * 16);
+        const int8x16_t xv = vldrbq_s8(x + t / 3 * bc->y_step + t % 3 * bc->x_step);
         const int8x16_t wv = vldrbq_s8(q->taps + 16 * t);
         e = t % 2 == 0 ? vmullbq_int_s8(xv, wv) : vaddq_s16(e, vmullbq_int_s8(xv, wv));
         o = t % 2 == 0 ? vmulltq_int_s8(xv, wv) : vaddq_s16(o, vmulltq_int_s8(xv, wv));
@@ -588,7 +613,7 @@ static RT_DSP_NOINLINE void taps_pairs_c(const dw_ctx *bc, const dw_pass *q, con
 #endif
 
 /* n > 0 output pixels of a band (its layout in bc: x_step, y_step), `width` channels each
- * (16, or 8 with q made for 8): the first pixel's window at x and its outputs at out, each
+ * (16, or 8 with q made for 8; DW_PAIRS8 an even n): the first pixel's window at x and its outputs at out, each
  * next pixel's xpix bytes on and its outputs cout bytes on; the filter at w (tap 0, the
  * first channel). Every window is whole, so the pass's fold takes the input offset. -O2:
  * one assembly loop over the pixels (taps, output stage, stores); -O0: taps16_c or
@@ -606,15 +631,21 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
     if (q->order == DW_QUARTERS) {
         const int8_t *t = q->taps;
         const int32_t back = xpix - 2 * bc->y_step - 48, next = bc->y_step - 48;
-        __asm__ volatile("5:\n\t" DW_PAIRS_3X3 DW_RQ_ALL_R DW_STORE_QUARTERS
-                         "add %[out], %[out], %[ws]\n\t"
-                         "ldr lr, %[back]\n\t"
-                         "add %[x], %[x], lr\n\t"
-                         "sub %[w], %[w], #144\n\t"
-                         "subs %[n], %[n], #1\n\t"
-                         "bne 5b"
+        __asm__ volatile("5:\n\t" DW_PAIRS_3X3("16") DW_RQ_ALL_R DW_STORE_QUARTERS
+                         DW_PAIRS_NEXT
                          : [x] "+r"(x), [w] "+r"(t), [out] "+r"(out), [n] "+r"(n)
                          : [xrow] "r"(next), [ws] "r"(ws), [f] "r"(q->fold), [prm] "r"(q),
+                           [back] "m"(back)
+                         : DW_CLOBBERS);
+    } else if (q->order == DW_PAIRS8) {   /* n / 2 pairs of pixels, each pair's out 2 cout on */
+        const int8_t *t = q->taps;
+        const int32_t back = 2 * xpix - 2 * bc->y_step - 24, next = bc->y_step - 24;
+        const int32_t ws2 = 2 * ws;
+        n >>= 1;
+        __asm__ volatile("5:\n\t" DW_PAIRS_3X3("8") DW_RQ_ALL_R DW_STORE_QUARTERS
+                         DW_PAIRS_NEXT
+                         : [x] "+r"(x), [w] "+r"(t), [out] "+r"(out), [n] "+r"(n)
+                         : [xrow] "r"(next), [ws] "r"(ws2), [f] "r"(q->fold), [prm] "r"(q),
                            [back] "m"(back)
                          : DW_CLOBBERS);
     } else if (width == 16 && kw == 3 && !q->any_left) {
@@ -627,6 +658,11 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
         DW_RUN(DW_ZERO DW_TAP8 DW_NEXT DW_RQ_HALF DW_STORE_EVEN_ODD_HALF);
     }
 #else
+    if (q->order == DW_PAIRS8) {
+        for (; n > 0; n -= 2, x += 2 * xpix, out += 2 * bc->g.cout) {
+            taps_pairs_c(bc, q, x, out);
+        }
+    }
     for (; n > 0; --n, x += xpix, out += bc->g.cout) {
         if (q->order == DW_QUARTERS) {
             taps_pairs_c(bc, q, x, out);
@@ -701,7 +737,7 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
     const int32_t span = (c->g.kw - 1) * p->dilation_w + 1;
     const int32_t pairs = c->g.kh == 3 && c->g.kw == 3 && p->dilation_w == 1;
     int8_t band[RT_MVE_DW_BAND_BYTES];
-    dw_pass q[DW_PASSES];
+    dw_pass q[DW_PASSES + 1];
     dw_ctx bc = *c;
     int32_t oc, cb, m, passes, j, n, oy, ox;
     for (oc = 0; oc < chans; oc += cb) {
@@ -724,8 +760,10 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
         for (j = 0; j < passes; ++j) {
             pass_make(c, oc + 16 * j, pairs ? DW_QUARTERS : DW_EVEN_ODD, 16, &q[j]);
         }
-        if (cb & 8) {
-            pass_make(c, oc + 16 * passes, DW_EVEN_ODD, 8, &q[passes]);
+        if (cb & 8) {   /* and the odd last pixel's, where pixels go in pairs */
+            pass_make(c, oc + 16 * passes, pairs && p->stride_w == 1 ? DW_PAIRS8 : DW_EVEN_ODD,
+                      8, &q[passes]);
+            pass_make(c, oc + 16 * passes, DW_EVEN_ODD, 8, &q[passes + 1]);
         }
         for (n = 0; n < c->g.n; ++n) {
             const int8_t *img = in + n * c->g.h * c->row;
@@ -738,11 +776,18 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
                     band_fill(c, img, oy, ox * p->stride_w - p->pad_w, oc, passes, cb & 8, bw,
                               band);
                     for (j = 0; j < passes + ((cb & 8) != 0); ++j) {
-                        const int32_t width = j < passes ? 16 : 8;
+                        const int32_t width = j < passes ? 16 : 8, xpix = p->stride_w * width;
+                        const int32_t two = q[j].order == DW_PAIRS8 ? k & ~1 : k;
                         bc.x_step = p->dilation_w * width;
                         bc.y_step = bw * width;
-                        run(&bc, &q[j], width, plane, c->w + oc + 16 * j, k,
-                            p->stride_w * width, o + 16 * j);
+                        if (two > 0) {
+                            run(&bc, &q[j], width, plane, c->w + oc + 16 * j, two, xpix,
+                                o + 16 * j);
+                        }
+                        if (two < k) {
+                            run(&bc, &q[j + 1], width, plane + two * xpix, c->w + oc + 16 * j,
+                                k - two, xpix, o + two * cout + 16 * j);
+                        }
                         plane += c->g.kh * bw * width;
                     }
                 }
