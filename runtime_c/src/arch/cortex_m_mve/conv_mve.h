@@ -454,11 +454,13 @@ static inline int32_t rt_mve_inside(int32_t n, int32_t pad, int32_t s, int32_t s
  * (k = KH * KW * Cin). A pixel whose taps all lie inside the input (no dilation along rows)
  * copies its KH runs of KW * Cin bytes, whole vectors and a predicated tail, from an offset
  * that steps along with the pixels (rt_mve_copy's steps, with the tail's predicate made once
- * a batch: calling rt_mve_copy per run costs ResNet-8 43 K instructions on the M55); any
- * other takes rt_mve_gather. */
-static inline void rt_mve_gather_batch(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
-                                       const int8_t *img, int32_t oy, int32_t ox, int32_t m,
-                                       int32_t k, int8_t *dst)
+ * a batch: calling rt_mve_copy per run costs ResNet-8 43 K instructions on the M55; runs
+ * shorter than a vector, a first layer's 3x3x3, one predicated copy each); any other takes
+ * rt_mve_gather. Out of line: inlined, it crowds its callers' registers. */
+static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
+                                                const rt_conv_s8_params *p, const int8_t *img,
+                                                int32_t oy, int32_t ox, int32_t m, int32_t k,
+                                                int8_t *dst)
 {
     const int32_t cin = g->cin, run = g->kw * cin, row = g->w * cin;
     const int32_t step = p->dilation_h * row, whole = run & ~15, xstep = p->stride_w * cin;
@@ -474,12 +476,18 @@ static inline void rt_mve_gather_batch(const rt_conv_s8_geom *g, const rt_conv_s
         if (oy >= y_lo && oy < y_hi && ox >= x_lo && ox < x_hi) {
             const int8_t *s = img + at;
             int8_t *d = dst;
-            for (ky = 0; ky < g->kh; ++ky, s += step, d += run) {
-                for (i = 0; i < whole; i += 16) {
-                    vstrbq_s8(d + i, vldrbq_s8(s + i));
+            if (whole == 0) {   /* runs shorter than a vector (a first layer's 3x3x3) */
+                for (ky = 0; ky < g->kh; ++ky, s += step, d += run) {
+                    vstrbq_p_s8(d, vldrbq_z_s8(s, tail), tail);
                 }
-                if (whole < run) {
-                    vstrbq_p_s8(d + whole, vldrbq_z_s8(s + whole, tail), tail);
+            } else {
+                for (ky = 0; ky < g->kh; ++ky, s += step, d += run) {
+                    for (i = 0; i < whole; i += 16) {
+                        vstrbq_s8(d + i, vldrbq_s8(s + i));
+                    }
+                    if (whole < run) {
+                        vstrbq_p_s8(d + whole, vldrbq_z_s8(s + whole, tail), tail);
+                    }
                 }
             }
         } else {

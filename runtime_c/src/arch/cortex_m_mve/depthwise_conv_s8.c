@@ -613,11 +613,11 @@ static RT_DSP_NOINLINE void taps_pairs_c(const dw_ctx *bc, const dw_pass *q, con
 #endif
 
 /* n > 0 output pixels of a band (its layout in bc: x_step, y_step), `width` channels each
- * (16, or 8 with q made for 8; DW_PAIRS8 an even n): the first pixel's window at x and its outputs at out, each
- * next pixel's xpix bytes on and its outputs cout bytes on; the filter at w (tap 0, the
- * first channel). Every window is whole, so the pass's fold takes the input offset. -O2:
- * one assembly loop over the pixels (taps, output stage, stores); -O0: taps16_c or
- * taps8_c a pixel. */
+ * (16, or 8 with q made for 8; DW_PAIRS8: an even n): the first pixel's window at x and its
+ * outputs at out, each next pixel's xpix bytes on and its outputs cout bytes on; the filter
+ * at w (tap 0, the first channel). Every window is whole, so the pass's fold takes the input
+ * offset. -O2: one assembly loop over the pixels (taps, output stage, stores); -O0: the same
+ * steps in C a pixel (or a pair). */
 static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t width,
                                 const int8_t *x, const int8_t *w, int32_t n, int32_t xpix,
                                 int8_t *out)
