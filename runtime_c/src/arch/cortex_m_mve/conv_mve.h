@@ -69,7 +69,10 @@ static inline int32_t rt_mve_pairs_make(const rt_conv_s8_params *p, const int8_t
             const int32_t i_c = j + lane < count ? j + lane : j, c = oc + i_c;
             const int8_t *wc = w + i_c * k;
             int32_t s = 0;
-            for (i = 0; i < k; i += 16) {
+            for (i = 0; i + 16 <= k; i += 16) {
+                s = vaddvaq_s8(s, vldrbq_s8(wc + i));
+            }
+            if (i < k) {
                 s = vaddvaq_s8(s, vldrbq_z_s8(wc + i, rt_mve_tail8(k - i)));
             }
             q->fold[lane] = q->fold[lane + 2] = (bias != NULL ? bias[c] : 0) +

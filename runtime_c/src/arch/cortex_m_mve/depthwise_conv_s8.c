@@ -258,7 +258,7 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width,
     const int32_t taps = c->g.kh * c->g.kw, packed = order == DW_QUARTERS || order == DW_PAIRS8;
     const mve_pred16_t these = rt_mve_tail8(width);
     const uint8_t *lane;
-    int32_t j, t, lanes;
+    int32_t sums[16], j, t, lanes;
     for (j = 0; packed && j < width; ++j) {
         order = p->shift[oc + j] > 0 ? DW_EVEN_ODD : order;
     }
@@ -270,18 +270,23 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width,
         }
         order = vminvq_s8(0, v) == -128 ? DW_EVEN_ODD : order;
     }
+    for (j = 0; j < 4; ++j) {   /* each channel's sum of taps, four channels a vector */
+        const mve_pred16_t four = vctp32q((uint32_t)(width > 4 * j ? width - 4 * j : 0));
+        int32x4_t acc = vdupq_n_s32(0);
+        for (t = 0; t < taps; ++t) {
+            acc = vaddq_s32(acc, vldrbq_z_s32(c->w + t * c->g.cout + oc + 4 * j, four));
+        }
+        vstrwq_s32(sums + 4 * j, acc);
+    }
     lane = orders[order];
     lanes = order == DW_PAIRS8 ? 16 : width;
     q->any_left = 0;
     q->order = order;
     for (j = 0; j < lanes; ++j) {
-        const int32_t ch = oc + (lane[j] & (order == DW_PAIRS8 ? 7 : 15)), sh = p->shift[ch];
-        int32_t s = 0;
-        for (t = 0; t < taps; ++t) {
-            s += c->w[t * c->g.cout + ch];
-        }
+        const int32_t i = lane[j] & (order == DW_PAIRS8 ? 7 : 15), ch = oc + i;
+        const int32_t sh = p->shift[ch];
         q->bias[j] = c->bias != NULL ? c->bias[ch] : 0;
-        q->fold[j] = q->bias[j] + p->input_offset * s;
+        q->fold[j] = q->bias[j] + p->input_offset * sums[i];
         q->mult[j] = p->mult[ch];
         q->right[j] = sh < 0 ? sh : 0;
         q->left[j] = sh > 0 ? sh : 0;
