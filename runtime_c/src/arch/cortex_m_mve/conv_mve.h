@@ -348,8 +348,9 @@ static inline void rt_mve_block(const int8_t *x0, const int8_t *x1, int32_t two,
 
 /* Pixels rows: n rows of k taps from x (row i at x + i * k), their outputs from out (filter
  * oc of row 0; row i at out + i * cout), by the block's `count` filters from w. Whole pairs
- * of rows by whole pairs of filters in one assembly call; then the lone last filter and the
- * lone last row in C (-O0: everything, a pair of rows at a time). */
+ * of rows by whole pairs of filters in one assembly call; an odd last row in another, paired
+ * with the row before it (whose outputs are stored again, the same bits: out must not
+ * overlap x); then the lone last filter in C (-O0: everything, a pair of rows at a time). */
 static inline void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k,
                                int32_t cout, int32_t count, int32_t shifts,
                                const rt_mve_pair *q, const rt_mve_out *o, int8_t *out)
@@ -364,9 +365,13 @@ static inline void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int3
             rt_mve_tiles_c(x + i * k, x + (i + 1) * k, 1, w + wide * k, k, 1, 1, q + pairs, o,
                            out + i * cout + wide);
         }
-        if (n & 1) {
-            rt_mve_tiles_c(x + (n - 1) * k, x + (n - 1) * k, 0, w, k, (count + 1) >> 1,
-                           count & 1, q, o, out + (n - 1) * cout);
+        if (n & 1) {   /* the last row again with the one before (the same bits stored) */
+            rt_mve_tiles_asm(x + (n - 2) * k, x + (n - 1) * k, 1, 0, 0, w, k, pairs, shifts,
+                             q, o, out + (n - 2) * cout);
+            if (count & 1) {
+                rt_mve_tiles_c(x + (n - 1) * k, x + (n - 1) * k, 0, w + wide * k, k, 1, 1,
+                               q + pairs, o, out + (n - 1) * cout + wide);
+            }
         }
         return;
     }
