@@ -167,6 +167,10 @@ rt_status rt_bcast_init(rt_bcast *it, int32_t n_in, const rt_shape *const *in,
 /* Advance to the next output row. */
 void rt_bcast_next(rt_bcast *it);
 
+/* len bytes from src, s bytes apart, to dst, d bytes apart (rt_permute's inner row;
+ * src/shape/strided_u8.c, replaced by an arch's). */
+void rt_copy_strided_u8(uint8_t *dst, int32_t d, const uint8_t *src, int32_t s, int32_t len);
+
 /* Internal GEMM: c[M,N] = a[M,K] @ B, B = b[K,N] (b_trans 0) or b[N,K]
  * (b_trans 1). Accumulates in float in k order; c must not alias a or b. */
 void rt_gemm_f32(int32_t m, int32_t n, int32_t k, const float *a,

@@ -78,16 +78,7 @@ rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_
     rows = n / len;
     for (r = 0; r < rows; ++r) {
         if (elem_size == 1) {
-            const uint8_t *sp = src + si;
-            uint8_t *dp = dst + di;
-            for (i = 0; i + 2 <= len; i += 2, sp += 2 * s, dp += 2 * d) {
-                const uint8_t a = sp[0], b = sp[s];
-                dp[0] = a;
-                dp[d] = b;
-            }
-            if (i < len) {
-                *dp = *sp;
-            }
+            rt_copy_strided_u8(dst + di, d, src + si, s, len);
         } else if (elem_size == 4) {             /* float32 and int32: word copies */
             uint32_t *d32 = (uint32_t *)(void *)dst;
             const uint32_t *s32 = (const uint32_t *)(const void *)src;
