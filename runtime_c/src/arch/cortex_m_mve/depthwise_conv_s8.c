@@ -702,22 +702,33 @@ static void band_fill(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t x0
         const int8_t *src = in ? img + (iy * c->g.w + x0 + i0) * cin + oc : img;
         for (j = 0; j < passes + (half != 0); ++j, src += 16) {
             const int32_t width = j < passes ? 16 : 8;
-            int8_t *row = band + j * plane + ky * bw * width;
+            int8_t *d = band + j * plane + ky * bw * width;
             const int8_t *s = src;
-            int8_t *d = row + lo * width;
-            rt_mve_fill(row, zero, lo * width);
             if (width == cin) {   /* one plane, every channel: the input's row as it is */
-                rt_mve_copy(d, s, (hi - lo) * width);
-            } else if (width == 16) {
-                for (i = lo; i < hi; ++i, s += cin, d += 16) {
+                rt_mve_fill(d, zero, lo * width);
+                rt_mve_copy(d + lo * width, s, (hi - lo) * width);
+                rt_mve_fill(d + hi * width, zero, (bw - hi) * width);
+            } else if (width == 16) {   /* a column a vector: maps are a few columns wide */
+                for (i = 0; i < lo; ++i, d += 16) {
+                    vstrbq_s8(d, zero);
+                }
+                for (; i < hi; ++i, s += cin, d += 16) {
                     vstrbq_s8(d, vldrbq_s8(s));
                 }
+                for (; i < bw; ++i, d += 16) {
+                    vstrbq_s8(d, zero);
+                }
             } else {
-                for (i = lo; i < hi; ++i, s += cin, d += 8) {
+                for (i = 0; i < lo; ++i, d += 8) {
+                    vstrbq_p_s8(d, zero, eight);
+                }
+                for (; i < hi; ++i, s += cin, d += 8) {
                     vstrbq_p_s8(d, vldrbq_z_s8(s, eight), eight);
                 }
+                for (; i < bw; ++i, d += 8) {
+                    vstrbq_p_s8(d, zero, eight);
+                }
             }
-            rt_mve_fill(row + hi * width, zero, (bw - hi) * width);
         }
     }
 }
