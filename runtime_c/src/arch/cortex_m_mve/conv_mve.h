@@ -461,10 +461,11 @@ static inline int32_t rt_mve_inside(int32_t n, int32_t pad, int32_t s, int32_t s
 /* The patches of m output pixels from (oy, ox) on in raster order, pixel j's at dst + j k
  * (k = KH * KW * Cin). Pixels whose taps all lie inside the input (no dilation along rows),
  * a row's run of them at a time, copy their KH runs of KW * Cin bytes, whole vectors and a
- * predicated tail, from an offset that steps along with the pixels (rt_mve_copy's steps, with the tail's predicate made once
- * a batch: calling rt_mve_copy per run costs ResNet-8 43 K instructions on the M55; runs
- * shorter than a vector, a first layer's 3x3x3, one predicated copy each); any other takes
- * rt_mve_gather. Out of line: inlined, it crowds its callers' registers. */
+ * predicated tail, from an offset that steps along with the pixels (rt_mve_copy's steps,
+ * with the tail's predicate made once a batch: calling rt_mve_copy per run costs ResNet-8
+ * 43 K instructions on the M55; runs shorter than a vector, a first layer's 3x3x3, one
+ * predicated copy each); any other takes rt_mve_gather. Out of line: inlined, it crowds its
+ * callers' registers. */
 static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
                                                 const rt_conv_s8_params *p, const int8_t *img,
                                                 int32_t oy, int32_t ox, int32_t m, int32_t k,

@@ -249,19 +249,24 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
  * DW_EVEN_ODD where a channel shifts left or a tap is -128. */
 static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width, dw_pass *q)
 {
-    static const uint8_t orders[4][16] = {
+    /* each order's channel a lane (DW_PAIRS8's the two pixels' same channels) */
+    static const uint32_t orders[4][16] = {
         {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15},
         {0, 2, 4, 6, 1, 3, 5, 7, 8, 10, 12, 14, 9, 11, 13, 15},
         {0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15},
-        {0, 4, 8, 12, 2, 6, 10, 14, 1, 5, 9, 13, 3, 7, 11, 15}};
+        {0, 4, 0, 4, 2, 6, 2, 6, 1, 5, 1, 5, 3, 7, 3, 7}};
+    /* where each vector's first lane goes, and the channel step between its lanes */
+    static const uint8_t at[4][4] = {{0, 4, 8, 12}, {0, 1, 8, 9}, {0, 2, 1, 3}, {0, 2, 1, 3}};
+    static const uint8_t step[4] = {1, 2, 4, 4};
     const rt_conv_s8_params *p = c->p;
     const int32_t taps = c->g.kh * c->g.kw, packed = order == DW_QUARTERS || order == DW_PAIRS8;
     const mve_pred16_t these = rt_mve_tail8(width);
-    const uint8_t *lane;
-    int32_t sums[16], j, t, lanes;
-    for (j = 0; packed && j < width; ++j) {
-        order = p->shift[oc + j] > 0 ? DW_EVEN_ODD : order;
+    const int32x4_t zero = vdupq_n_s32(0);
+    int32_t sums[16], any_left = 0, j, t;
+    for (j = 0; j < width; j += 4) {   /* a channel shifting left rules the 8-bit path out */
+        any_left |= vmaxvq_s32(0, vldrwq_s32(p->shift + oc + j)) > 0;
     }
+    order = packed && any_left ? DW_EVEN_ODD : order;
     for (t = 0; packed && order != DW_EVEN_ODD && t < 9; ++t) {
         const int8x16_t v = vldrbq_z_s8(c->w + t * c->g.cout + oc, these);
         vstrbq_s8(q->taps + 16 * t, v);
@@ -272,30 +277,30 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width,
     }
     for (j = 0; j < 4; ++j) {   /* each channel's sum of taps, four channels a vector */
         const mve_pred16_t four = vctp32q((uint32_t)(width > 4 * j ? width - 4 * j : 0));
-        int32x4_t acc = vdupq_n_s32(0);
+        int32x4_t acc = zero;
         for (t = 0; t < taps; ++t) {
             acc = vaddq_s32(acc, vldrbq_z_s32(c->w + t * c->g.cout + oc + 4 * j, four));
         }
         vstrwq_s32(sums + 4 * j, acc);
     }
-    lane = orders[order];
-    lanes = order == DW_PAIRS8 ? 16 : width;
-    q->any_left = 0;
+    q->any_left = any_left;
     q->order = order;
-    for (j = 0; j < lanes; ++j) {
-        const int32_t i = lane[j] & (order == DW_PAIRS8 ? 7 : 15), ch = oc + i;
-        const int32_t sh = p->shift[ch];
-        q->bias[j] = c->bias != NULL ? c->bias[ch] : 0;
-        q->fold[j] = q->bias[j] + p->input_offset * sums[i];
-        q->mult[j] = p->mult[ch];
-        q->right[j] = sh < 0 ? sh : 0;
-        q->left[j] = sh > 0 ? sh : 0;
-        q->any_left |= sh > 0;
+    for (j = 0; j < (order == DW_PAIRS8 ? 16 : width); j += 4) {   /* the lanes' channels */
+        const uint32x4_t ch = vldrwq_u32(orders[order] + j);
+        const int32x4_t sh = vldrwq_gather_shifted_offset_s32(p->shift + oc, ch);
+        const int32x4_t b = c->bias != NULL ? vldrwq_gather_shifted_offset_s32(c->bias + oc, ch)
+                                            : zero;
+        vstrwq_s32(q->bias + j, b);
+        vstrwq_s32(q->fold + j, vmlaq_n_s32(b, vldrwq_gather_shifted_offset_s32(sums, ch),
+                                            p->input_offset));
+        vstrwq_s32(q->mult + j, vldrwq_gather_shifted_offset_s32(p->mult + oc, ch));
+        vstrwq_s32(q->right + j, vminq_s32(sh, zero));
+        vstrwq_s32(q->left + j, vmaxq_s32(sh, zero));
     }
     for (j = 0; j < 4; ++j) {
-        q->at[j] = lane[4 * j];
+        q->at[j] = at[order][j];
     }
-    q->offs = vmulq_n_u32(vidupq_n_u32(0u, 1), lane[1]);
+    q->offs = vmulq_n_u32(vidupq_n_u32(0u, 1), step[order]);
     if (order == DW_PAIRS8) {   /* pixel 0's channels c and c + 4, then pixel 1's */
         const uint32_t cout = (uint32_t)c->g.cout, offs[4] = {0u, 4u, cout, cout + 4u};
         q->offs = vldrwq_u32(offs);
