@@ -688,9 +688,11 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
 /* The band of output row oy (image img) from input column x0 on, bw columns wide: channels
  * oc..oc+16*passes-1 (and 8 more where half) of the kh input rows its windows read (dilated
  * rows taken, the rest skipped), a plane a pass (16 channels a column; then the half pass's,
- * 8 a column), the zero point where a column or a row lies outside the input. */
+ * 8 a column), the zero point where a column or a row lies outside the input. Where `kept`,
+ * the band holds output row oy - 1's (stride and dilation 1 down the rows): its rows move up
+ * one and only the last is read in. */
 static void band_fill(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t x0, int32_t oc,
-                      int32_t passes, int32_t half, int32_t bw, int8_t *band)
+                      int32_t passes, int32_t half, int32_t bw, int32_t kept, int8_t *band)
 {
     const rt_conv_s8_params *p = c->p;
     const int8x16_t zero = vdupq_n_s8((int8_t)(-p->input_offset));
@@ -699,8 +701,16 @@ static void band_fill(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t x0
     /* the columns inside the input: [i0, i1) */
     const int32_t i0 = x0 >= 0 ? 0 : -x0 < bw ? -x0 : bw;
     const int32_t i1 = c->g.w - x0 < bw ? (c->g.w - x0 > i0 ? c->g.w - x0 : i0) : bw;
-    int32_t ky, i, j;
-    for (ky = 0; ky < kh; ++ky) {
+    int32_t ky = 0, i, j;
+    if (kept) {
+        for (j = 0; j < passes + (half != 0); ++j) {
+            const int32_t width = j < passes ? 16 : 8;
+            int8_t *d = band + j * plane;
+            rt_mve_copy(d, d + bw * width, (kh - 1) * bw * width);   /* forward: safe */
+        }
+        ky = kh - 1;
+    }
+    for (; ky < kh; ++ky) {
         const int32_t iy = oy * p->stride_h - p->pad_h + ky * p->dilation_h;
         const int32_t in = iy >= 0 && iy < c->g.h && i1 > i0;
         const int32_t lo = in ? i0 : bw, hi = in ? i1 : bw;
@@ -757,6 +767,7 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
     const int32_t cout = c->g.cout, ow = c->g.ow, chans = cout & ~7;
     const int32_t span = (c->g.kw - 1) * p->dilation_w + 1;
     const int32_t pairs = c->g.kh == 3 && c->g.kw == 3 && p->dilation_w == 1;
+    const int32_t down1 = p->stride_h == 1 && p->dilation_h == 1;   /* bands overlap */
     int8_t band[RT_MVE_DW_BAND_BYTES];
     dw_pass q[DW_PASSES + 1];
     dw_ctx bc = *c;
@@ -795,7 +806,7 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
                     int8_t *o = out + ((n * c->g.oh + oy) * ow + ox) * cout + oc;
                     int8_t *plane = band;
                     band_fill(c, img, oy, ox * p->stride_w - p->pad_w, oc, passes, cb & 8, bw,
-                              band);
+                              oy > 0 && k == ow && down1, band);
                     for (j = 0; j < passes + ((cb & 8) != 0); ++j) {
                         const int32_t width = j < passes ? 16 : 8, xpix = p->stride_w * width;
                         const int32_t two = q[j].order == DW_PAIRS8 ? k & ~1 : k;
