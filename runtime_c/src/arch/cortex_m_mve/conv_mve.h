@@ -8,7 +8,7 @@
  * input offset times the filter's sum, and the requantization, as vectors laid out like a
  * tile's four sums. Then, at -O2, one assembly call takes every pair of rows across all the
  * block's filter pairs: the first sixteen taps (or 32, leaving an even count), then two turns
- * of sixteen a low-overhead loop (WLS/LE), a predicated turn for a tail, the four sums moved
+ * of sixteen a low-overhead loop (WLS/LE; 64 taps written out), a predicated turn for a tail, the four sums moved
  * into one vector (four single-lane VMOVs: the order of the two-lane form's registers is not
  * relied on), requantized there (the sign fix without its mask where every filter shifts
  * right) and scattered (about 22 instructions a tile beyond the products). A lone last
@@ -302,6 +302,9 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     int32_t a00, a01, a10, a11;
     if (kf == 0) {
         RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE, RT_MVE_TAIL_ONLY, RT_MVE_NEXT_TAIL)
+    } else if (rem == 0 && kf == 64) {   /* KWS's and MobileNets' 64 channels: no loop */
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_FIRST_TURN RT_MVE_TURN RT_MVE_TURN RT_MVE_TURN,
+                               RT_MVE_NEXT_WHOLE)
     } else if (rem == 0 && odd) {
         RT_MVE_TILES_BY_SHIFTS("", RT_MVE_FIRST_TURN RT_MVE_TURNS, RT_MVE_NEXT_WHOLE)
     } else if (rem == 0) {
