@@ -5,8 +5,7 @@ of the M4 and M7 boards, the Helium ones of the M55 on top of those) beside the 
 kernels renamed ref_*, runs thousands of random layers through both under QEMU (shapes,
 strides, padding, dilation, groups, channel multipliers, offsets, per-channel requantization,
 activation ranges, with and without scratch; average and max pooling windows up to whole
-maps) and requires every status and output byte to
-agree; the arch's requantization shortcut is swept against the portable one too. The float32
+maps; a permute's strided byte rows) and requires every status and output byte to agree; the arch's requantization shortcut is swept against the portable one too. The float32
 kernels an arch replaces (the Helium conv2d, conv2d_1x1, conv2d_depthwise and gemm of the M55;
 the FPU register blocks of the M4 and M7 in conv2d, conv2d_1x1, conv2d_depthwise and gemm) go through the same
 against the portable float kernels (fixtures/twins/twins_f32.c: 1-D,
