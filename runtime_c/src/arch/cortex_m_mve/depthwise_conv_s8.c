@@ -21,7 +21,7 @@
  *   with a multiple of 16 every channel of the pass reads one input, VMLA by a scalar).
  *   -O0 runs the same steps in C. Other channels take the older 8-channel loop or the
  *   portable one, one at a time.
- * Up to about 6.2 KB of stack (a band's 2.5 KB and four passes' output stages and packed
+ * Up to about 6.5 KB of stack (a band's 2.5 KB and five passes' output stages and packed
  * taps; the one-channel path's filters, patches and padded image). Bit-exact with
  * int8/depthwise_conv_s8.c. */
 #include "conv_mve.h"
