@@ -773,8 +773,8 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
     dw_ctx bc = *c;
     int32_t oc, cb, m, passes, j, n, oy, ox;
     for (oc = 0; oc < chans; oc += cb) {
-        /* 16 channels a column (8 where only 8 are left or 16 do not fit), 32, 48 or 64
-           where whole rows of them fit */
+        /* a plane of 16 channels (of 8 where only 8 are left or 16 do not fit), two to
+           four planes where whole rows of them fit */
         cb = chans - oc < 16 || band_pixels(c, span, 16) == 0 ? 8 : 16;
         m = band_pixels(c, span, cb);
         if (m == 0) {
