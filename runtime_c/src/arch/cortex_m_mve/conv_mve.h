@@ -8,11 +8,12 @@
  * input offset times the filter's sum, and the requantization, as vectors laid out like a
  * tile's four sums. Then, at -O2, one assembly call takes every pair of rows across all the
  * block's filter pairs: the first sixteen taps (or 32, leaving an even count), then two turns
- * of sixteen a low-overhead loop (WLS/LE; 64 taps written out), a predicated turn for a tail, the four sums moved
- * into one vector (four single-lane VMOVs: the order of the two-lane form's registers is not
- * relied on), requantized there (the sign fix without its mask where every filter shifts
- * right) and scattered (about 22 instructions a tile beyond the products). A lone last
- * filter or row, and -O0, take the same steps in C. Integer sums in another order are the
+ * of sixteen a low-overhead loop (WLS/LE; 64 taps written out), a predicated turn for a tail,
+ * the four sums moved into one vector (four single-lane VMOVs: the order of the two-lane
+ * form's registers is not relied on), requantized there (the sign fix without its mask where
+ * every filter shifts right) and scattered (about 22 instructions a tile beyond the
+ * products). An odd last row goes round again with the one before it; a lone last filter,
+ * and -O0, take the same steps in C. Integer sums in another order are the
  * same sums, and the requantization is rt_mve_requant's: bit-exact with the portable
  * kernels. */
 #ifndef RT_CONV_MVE_H
