@@ -591,6 +591,13 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
     "sub %[w], %[w], #144\n\t" \
     "subs %[n], %[n], #1\n\t" \
     "bne 5b"
+/* n pixels (or pairs) of a DW_QUARTERS (DW_PAIRS8) pass, the tap step S in bytes */
+#define DW_PAIRS_RUN(S) \
+    __asm__ volatile("5:\n\t" DW_PAIRS_3X3(S) DW_RQ_ALL_R DW_STORE_QUARTERS DW_PAIRS_NEXT \
+                     : [x] "+r"(x), [w] "+r"(t), [out] "+r"(out), [n] "+r"(n) \
+                     : [xrow] "r"(next), [ws] "r"(step), [f] "r"(q->fold), [prm] "r"(q), \
+                       [back] "m"(back) \
+                     : DW_CLOBBERS)
 #endif
 
 #if !defined(__OPTIMIZE__)
@@ -638,26 +645,18 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
     const int32_t xrow = bc->y_step - 2 * xs, xskip = bc->y_step - kw * xs, wskip = 0;
     const int8_t *w0 = w;
     int32_t rows;
-    if (q->order == DW_QUARTERS) {
+    if (q->order == DW_QUARTERS || q->order == DW_PAIRS8) {
+        /* DW_PAIRS8: n / 2 pairs of pixels, a tap 8 bytes on, each pair's outputs 2 cout on */
+        const int32_t per = q->order == DW_PAIRS8 ? 2 : 1, tap = 16 / per;
+        const int32_t back = per * xpix - 2 * bc->y_step - 3 * tap, next = bc->y_step - 3 * tap;
+        const int32_t step = per * ws;
         const int8_t *t = q->taps;
-        const int32_t back = xpix - 2 * bc->y_step - 48, next = bc->y_step - 48;
-        __asm__ volatile("5:\n\t" DW_PAIRS_3X3("16") DW_RQ_ALL_R DW_STORE_QUARTERS
-                         DW_PAIRS_NEXT
-                         : [x] "+r"(x), [w] "+r"(t), [out] "+r"(out), [n] "+r"(n)
-                         : [xrow] "r"(next), [ws] "r"(ws), [f] "r"(q->fold), [prm] "r"(q),
-                           [back] "m"(back)
-                         : DW_CLOBBERS);
-    } else if (q->order == DW_PAIRS8) {   /* n / 2 pairs of pixels, each pair's out 2 cout on */
-        const int8_t *t = q->taps;
-        const int32_t back = 2 * xpix - 2 * bc->y_step - 24, next = bc->y_step - 24;
-        const int32_t ws2 = 2 * ws;
-        n >>= 1;
-        __asm__ volatile("5:\n\t" DW_PAIRS_3X3("8") DW_RQ_ALL_R DW_STORE_QUARTERS
-                         DW_PAIRS_NEXT
-                         : [x] "+r"(x), [w] "+r"(t), [out] "+r"(out), [n] "+r"(n)
-                         : [xrow] "r"(next), [ws] "r"(ws2), [f] "r"(q->fold), [prm] "r"(q),
-                           [back] "m"(back)
-                         : DW_CLOBBERS);
+        n /= per;
+        if (per == 2) {
+            DW_PAIRS_RUN("8");
+        } else {
+            DW_PAIRS_RUN("16");
+        }
     } else if (width == 16 && kw == 3 && !q->any_left) {
         DW_RUN(DW_ROWS3 DW_RQ_ALL_R DW_STORE_EVEN_ODD);
     } else if (width == 16) {
