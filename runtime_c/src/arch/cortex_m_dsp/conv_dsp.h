@@ -1,7 +1,8 @@
 /* conv_dsp.h - what the DSP convolutions (conv_s8.c and conv_1x1_s8.c of this folder)
- * share: the 2x2 tile's loop turn, written out, and the widened
- * path: pixel pairs widened once to halfwords, the tile's loop over them, and its output
- * stage for a layer whose sums are proved in range. */
+ * share: the 2x2 tile's loop turn, written out; the widened path: pixel pairs widened once
+ * to halfwords, the tile's loop over them, and its output stage for a layer whose sums are
+ * proved in range; the pairs' loop of the convolutions' patches; and the pointwise layers'
+ * blocks of eight pixels by one filter. */
 #ifndef RT_CONV_DSP_H
 #define RT_CONV_DSP_H
 
@@ -182,10 +183,9 @@ static inline void rt_dsp_store_2x2(const rt_conv_s8_params *p, int32_t oc, int3
     }
 }
 
-/* The pairs' loop of the pointwise layers (conv_1x1_s8.c) and of the convolutions whose
- * patches it takes (conv_s8.c): filters RT_DSP_PW_PAIRS pairs a table, each pair's
- * requantization in it, a pixel pair widened to doubled halfwords once per table. */
-#define RT_DSP_PW_XW 320      /* the widened pixel pair of the table path: Cin <= 320 */
+/* The pairs' loop of the convolutions whose patches it takes (conv_s8.c): filters
+ * RT_DSP_PW_PAIRS pairs a table, each pair's requantization in it, a pixel pair widened to
+ * doubled halfwords once per table. */
 #define RT_DSP_PW_PAIRS 32    /* filter pairs a table holds */
 
 /* A filter pair's constants, in the order the written-out loop reads them: the biases
@@ -197,16 +197,17 @@ typedef struct rt_dsp_pw_pair {
     int32_t rq[2][4];
 } rt_dsp_pw_pair;
 
-/* Can the pairs' loop take the layer's k-tap sums (a pointwise layer's Cin, a convolution's
- * padded patch; the caller checks its room for them): k a multiple of 4 (the loop runs four
- * turns of four taps and starts at the one that leaves k % 16 to its first lap), Cout even,
- * shifts in [-22, 0] (the offset then rides in c), multipliers >= 0 (the sum's sign is the
- * product's), sums under 2^30, the activation all of int8 (SSAT clamps)? */
+/* Can the pairs' loop (or the pointwise blocks' one) take the layer's k-tap sums (a
+ * pointwise layer's Cin, a convolution's padded patch; the caller checks its room for them
+ * and, for pairs, an even Cout): k a multiple of 4 (the loops run four turns of four taps and
+ * start at the one that leaves k % 16 to their first lap), shifts in [-22, 0] (the offset
+ * then rides in c), multipliers >= 0 (the sum's sign is the product's), sums under 2^30, the
+ * activation all of int8 (SSAT clamps)? */
 static inline int rt_dsp_pw_fits(const rt_conv_s8_params *p, const int32_t *bias, int32_t cin,
                                  int32_t cout)
 {
     int32_t oc;
-    if (cin % 4 != 0 || cout % 2 != 0 || p->act_min != -128 ||
+    if (cin % 4 != 0 || p->act_min != -128 ||
         p->act_max != 127 || p->output_offset < -128 || p->output_offset > 127) {
         return 0;
     }
@@ -388,6 +389,195 @@ static inline void rt_dsp_pw_table(const rt_conv_s8_params *p, const int32_t *bi
         q[2] = p->mult[f];
         q[3] = e;
     }
+}
+
+/* The pointwise blocks: eight pixels by one filter. A block's inputs are widened once per
+ * table of filters; each filter word is then split once (SXTB16) and multiplied into all
+ * eight pixels' sums: 27 instructions per 32 multiply-accumulates, against the pairs' 16 per
+ * 16, with the eight sums in registers. */
+#define RT_DSP_PX 8          /* pixels a block */
+#define RT_DSP_PX_CIN 256    /* the widened block on the stack: Cin <= 256, 4 KB */
+#define RT_DSP_PX_TABLE 64   /* filters a table holds */
+
+/* One filter's constants, in the order the block's loop reads them: the bias, doubled as the
+ * inputs are, then neg, c, mult, e of its requantization (see rt_dsp_pw_pair). */
+typedef struct rt_dsp_px_filter {
+    int32_t bias, neg, c, mult, e;
+} rt_dsp_px_filter;
+
+/* The constants of n filters from filter oc on. */
+static inline void rt_dsp_px_table(const rt_conv_s8_params *p, const int32_t *bias, int32_t oc,
+                                   int32_t n, rt_dsp_px_filter *t)
+{
+    int32_t j;
+    for (j = 0; j < n; ++j, ++t) {
+        const int32_t f = oc + j, e = -p->shift[f];
+        t->bias = 2 * (bias != NULL ? bias[f] : 0);
+        t->neg = -(e > 0);
+        t->c = ((1 << e) >> 1) + p->output_offset * (1 << e);
+        t->mult = p->mult[f];
+        t->e = e;
+    }
+}
+
+/* Eight pixels' inputs (x, x + cin, ...) plus the offset, doubled, widened into xw: per four
+ * channels a group of 16 words, pixel p's bytes 0 and 2 at word 2p and its bytes 1 and 3 at
+ * word 2p + 1, the order in which the block's loop reads them. cin > 0, a multiple of 4. */
+static __attribute__((noinline, unused)) void rt_dsp_px_widen(const int8_t *x, int32_t cin,
+                                                              int16x2_t off2, int32_t *xw)
+{
+    int32_t px;
+    for (px = 0; px < RT_DSP_PX; ++px, x += cin) {
+        const int8_t *src = x;
+        int32_t *dst = xw + 2 * px;
+#if defined(__OPTIMIZE__)
+        const int8_t *const end = x + cin;
+        int32_t a, b, u;
+        __asm__ volatile(   /* eight instructions per four channels */
+            "1:\n\t"
+            "ldr %[u], [%[src]], #4\n\t"
+            "sxtab16 %[a], %[off], %[u]\n\t"
+            "sxtab16 %[b], %[off], %[u], ror #8\n\t"
+            "sadd16 %[a], %[a], %[a]\n\t"
+            "sadd16 %[b], %[b], %[b]\n\t"
+            "strd %[a], %[b], [%[dst]], #64\n\t"
+            "cmp %[src], %[end]\n\t"
+            "bne 1b"
+            : [a] "=&r"(a), [b] "=&r"(b), [u] "=&r"(u), [src] "+r"(src), [dst] "+r"(dst)
+            : [off] "r"(off2), [end] "r"(end)
+            : "cc", "memory");
+#else
+        for (; src < x + cin; src += 4, dst += 2 * RT_DSP_PX) {
+            const int32_t v = rt_dsp_load4(src);
+            const int16x2_t e = rt_dsp_even(off2, v), d = rt_dsp_odd(off2, v);
+            dst[0] = (int32_t)__sadd16(e, e);
+            dst[1] = (int32_t)__sadd16(d, d);
+        }
+#endif
+    }
+}
+
+/* A pixel's step of a turn: its widened four channels (one LDRD), two SMLADs into sum a. */
+#define RT_DSP_PX_MAC(a) \
+    "ldrd %[t0], %[t1], [%[x]], #8\n\t" \
+    "smlad %[" #a "], %[t0], %[t5], %[" #a "]\n\t" \
+    "smlad %[" #a "], %[t1], %[t4], %[" #a "]\n\t"
+
+/* One turn: a word of the filter split by SXTB16, then four channels of each pixel. */
+#define RT_DSP_PX_TURN \
+    "ldr %[t4], [%[w]], #4\n\t" \
+    "sxtb16 %[t5], %[t4]\n\t" \
+    "sxtb16 %[t4], %[t4], ror #8\n\t" \
+    RT_DSP_PX_MAC(a0) RT_DSP_PX_MAC(a1) RT_DSP_PX_MAC(a2) RT_DSP_PX_MAC(a3) \
+    RT_DSP_PX_MAC(a4) RT_DSP_PX_MAC(a5) RT_DSP_PX_MAC(a6) RT_DSP_PX_MAC(a7)
+
+/* A sum's requantization: neg & sign + c (t0), SMMLAR, the shift by e (x), SSAT. */
+#define RT_DSP_PX_RQ(a) \
+    "and %[t0], %[t4], %[" #a "], asr #31\n\t" \
+    "add %[t0], %[t0], %[t5]\n\t" \
+    "smmlar %[" #a "], %[" #a "], %[t1], %[t0]\n\t" \
+    "asr %[" #a "], %[" #a "], %[x]\n\t" \
+    "ssat %[" #a "], #8, %[" #a "]\n\t"
+
+/* n filters (table t, filters from w, cin taps each) over the block xw (rt_dsp_px_widen);
+ * filter j's eight outputs at o + j, o + j + ostep, ... (ostep the layer's Cout). */
+static __attribute__((noinline, unused)) void rt_dsp_px_filters(const int32_t *xw,
+                                                                const rt_dsp_px_filter *t,
+                                                                const int8_t *w, int32_t cin,
+                                                                int32_t n, int8_t *o,
+                                                                int32_t ostep)
+{
+#if defined(__OPTIMIZE__)
+    int32_t a0, a1, a2, a3, a4, a5, a6, a7, t0, t1, t4, t5;
+    const int32_t *x;
+    const int32_t *const end = xw + 4 * cin;
+    const int8_t *const w_end = w + n * cin;
+    int32_t entry;
+    __asm__ volatile(
+        /* where a filter's loop starts: at its second turn when Cin % 8 is 4 */
+        "ldr %[t0], %[cin]\n\t"
+        "adr.w %[t1], 2f\n\t"
+        "tst %[t0], #4\n\t"
+        "beq 5f\n\t"
+        "adr.w %[t1], 6f\n\t"
+        "5:\n\t"
+        "orr %[t1], %[t1], #1\n\t"
+        "str %[t1], %[entry]\n\t"
+        "1:\n\t"
+        "ldr %[t0], %[t]\n\t"
+        "ldr %[a0], [%[t0]]\n\t"
+        "mov %[a1], %[a0]\n\t"
+        "mov %[a2], %[a0]\n\t"
+        "mov %[a3], %[a0]\n\t"
+        "mov %[a4], %[a0]\n\t"
+        "mov %[a5], %[a0]\n\t"
+        "mov %[a6], %[a0]\n\t"
+        "mov %[a7], %[a0]\n\t"
+        "ldr %[x], %[xw]\n\t"
+        "ldr pc, %[entry]\n\t"
+        "2:\n\t"
+        RT_DSP_PX_TURN
+        "6:\n\t"
+        RT_DSP_PX_TURN
+        "ldr %[t0], %[end]\n\t"
+        "cmp %[x], %[t0]\n\t"
+        "bne 2b\n\t"
+        /* the filter's constants: neg, c in t4, t5; mult, e in t1, x */
+        "ldr %[t0], %[t]\n\t"
+        "ldrd %[t4], %[t5], [%[t0], #4]\n\t"
+        "ldrd %[t1], %[x], [%[t0], #12]\n\t"
+        "add %[t0], %[t0], #20\n\t"
+        "str %[t0], %[t]\n\t"
+        RT_DSP_PX_RQ(a0) RT_DSP_PX_RQ(a1) RT_DSP_PX_RQ(a2) RT_DSP_PX_RQ(a3)
+        RT_DSP_PX_RQ(a4) RT_DSP_PX_RQ(a5) RT_DSP_PX_RQ(a6) RT_DSP_PX_RQ(a7)
+        "ldr %[t0], %[o]\n\t"
+        "ldr %[t1], %[ostep]\n\t"
+        "add %[t4], %[t0], #1\n\t"
+        "str %[t4], %[o]\n\t"
+        "strb %[a0], [%[t0]]\n\t"
+        "strb %[a1], [%[t0], %[t1]]\n\t"
+        "add %[t0], %[t0], %[t1], lsl #1\n\t"
+        "strb %[a2], [%[t0]]\n\t"
+        "strb %[a3], [%[t0], %[t1]]\n\t"
+        "add %[t0], %[t0], %[t1], lsl #1\n\t"
+        "strb %[a4], [%[t0]]\n\t"
+        "strb %[a5], [%[t0], %[t1]]\n\t"
+        "add %[t0], %[t0], %[t1], lsl #1\n\t"
+        "strb %[a6], [%[t0]]\n\t"
+        "strb %[a7], [%[t0], %[t1]]\n\t"
+        "ldr %[t0], %[w_end]\n\t"
+        "cmp %[w], %[t0]\n\t"
+        "bne 1b"
+        : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),
+          [a5] "=&r"(a5), [a6] "=&r"(a6), [a7] "=&r"(a7), [t0] "=&r"(t0), [t1] "=&r"(t1),
+          [t4] "=&r"(t4), [t5] "=&r"(t5), [x] "=&r"(x), [w] "+r"(w),
+          [t] "+m"(t), [o] "+m"(o), [entry] "=m"(entry)
+        : [xw] "m"(xw), [end] "m"(end), [w_end] "m"(w_end), [cin] "m"(cin),
+          [ostep] "m"(ostep)
+        : "cc", "memory");
+#else
+    int32_t j, i, px;
+    for (j = 0; j < n; ++j, ++t, ++o, w += cin) {
+        int32_t acc[RT_DSP_PX];
+        for (px = 0; px < RT_DSP_PX; ++px) {
+            acc[px] = t->bias;
+        }
+        for (i = 0; i < cin; i += 4) {
+            const int32_t v = rt_dsp_load4(w + i);
+            const int16x2_t e = rt_dsp_w_even(v), d = rt_dsp_w_odd(v);
+            const int32_t *x = xw + i * RT_DSP_PX / 2;   /* group i / 4, 16 words each */
+            for (px = 0; px < RT_DSP_PX; ++px) {
+                acc[px] = __smlad((int16x2_t)x[2 * px], e,
+                                  __smlad((int16x2_t)x[2 * px + 1], d, acc[px]));
+            }
+        }
+        for (px = 0; px < RT_DSP_PX; ++px) {
+            const int32_t v = rt_dsp_smmulr(acc[px], t->mult) + t->c +
+                              (t->neg & (acc[px] >> 31));
+            o[px * ostep] = rt_dsp_sat8(v >> t->e);
+        }
+    }
+#endif
 }
 
 #endif /* RT_CONV_DSP_H */

@@ -499,7 +499,8 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
     c.cout_g = c.g.cout / c.g.groups;
     c.row = c.g.w * c.g.cin;
     c.runs = c.g.groups == 1 && p->dilation_w == 1;
-    if (c.g.groups == 1 && k4 <= CONV_PAIR_TAPS && rt_dsp_pw_fits(p, bias, k4, c.g.cout) &&
+    if (c.g.groups == 1 && k4 <= CONV_PAIR_TAPS && c.g.cout % 2 == 0 &&
+        rt_dsp_pw_fits(p, bias, k4, c.g.cout) &&
         (k4 == c.fsize || c.g.cout * k4 <= CONV_PAD_BYTES)) {
         /* filters not a multiple of 4 taps (a first layer's 27) copied once with zeros */
         int8_t wpad[CONV_PAD_BYTES];
