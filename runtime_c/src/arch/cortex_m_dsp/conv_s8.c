@@ -8,7 +8,9 @@
  * takes the pairs' path: the two pixels' patches are gathered (the filter length padded to a
  * multiple of 4 with zero-point taps and zero weights), widened to doubled halfwords once per
  * table of 64 filters, and one written-out loop runs every filter pair over them and
- * requantizes and stores as it goes (conv_pairs). Other groups whose sums are proved in range
+ * requantizes and stores as it goes (conv_pairs); short patches (up to 144 taps, a first
+ * layer's or a 3x3 filter's over 16 channels) go eight pixels at a time through the pointwise
+ * layers' blocks instead (conv_blocks). Other groups whose sums are proved in range
  * take the widened path: the patches widened to halfwords once, on the stack, every filter
  * pair over them in one loop, 18 instructions per 16 multiply-accumulates, each tile
  * requantized in C. Otherwise the taps of one filter row are contiguous in both the NHWC
@@ -482,6 +484,46 @@ static void conv_pairs(const conv_ctx *c, const int8_t *in, int8_t *out, const i
     }
 }
 
+/* The longest padded patch the blocks' path takes (a 3x3 filter over 16 channels). */
+#define CONV_BLOCK_TAPS 144
+
+/* conv_pairs for a layer of short patches (k4 <= CONV_BLOCK_TAPS) and at least eight output
+ * pixels an image: the pixels in blocks of eight in raster order (the last block is the
+ * image's last eight pixels, redoing some of the one before it: the same bytes again), their
+ * patches gathered and widened once per table of RT_DSP_PX_TABLE filters, then conv_dsp.h's
+ * blocks' loop, each filter word split once for the eight pixels. */
+static void conv_blocks(const conv_ctx *c, const int8_t *in, int8_t *out, const int8_t *wts,
+                        int32_t k4)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cout = c->g.cout, pixels = c->g.oh * c->g.ow;
+    const int16x2_t off2 = rt_dsp_pair(p->input_offset);
+    const int8_t zero = (int8_t)(-p->input_offset);
+    int8_t stage[RT_DSP_PX * CONV_BLOCK_TAPS];
+    int32_t xw[RT_DSP_PX * CONV_BLOCK_TAPS / 2];
+    rt_dsp_px_filter t[RT_DSP_PX_TABLE];
+    int32_t oc, n, i, j;
+    for (oc = 0; oc < cout; oc += RT_DSP_PX_TABLE) {
+        const int32_t nf = cout - oc < RT_DSP_PX_TABLE ? cout - oc : RT_DSP_PX_TABLE;
+        rt_dsp_px_table(p, c->bias, oc, nf, t);
+        for (n = 0; n < c->g.n; ++n) {
+            const int8_t *img = in + n * c->g.h * c->row;
+            for (i = 0; i < pixels; i += RT_DSP_PX) {
+                const int32_t i0 = i + RT_DSP_PX <= pixels ? i : pixels - RT_DSP_PX;
+                int32_t oy = i0 / c->g.ow, ox = i0 % c->g.ow;
+                for (j = 0; j < RT_DSP_PX; j += 2) {
+                    rt_s8_window a, b;
+                    pixel_pair(c, img, 1, &oy, &ox, &a, &b);
+                    gather_pair(c, img, &a, &b, k4, zero, stage + j * k4);
+                }
+                rt_dsp_px_widen(stage, k4, off2, xw);
+                rt_dsp_px_filters(xw, t, wts + oc * k4, k4, nf,
+                                  out + (n * pixels + i0) * cout + oc, cout);
+            }
+        }
+    }
+}
+
 rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                        const rt_shape *in_s, const int8_t *in,
                        const rt_shape *w_s, const int8_t *w,
@@ -489,7 +531,7 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                        const rt_shape *out_s, int8_t *out)
 {
     conv_ctx c;
-    int32_t n, need, k4;
+    int32_t n, need, k4, blocks;
     RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 0));
     c.p = p;
     c.w = w;
@@ -499,7 +541,8 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
     c.cout_g = c.g.cout / c.g.groups;
     c.row = c.g.w * c.g.cin;
     c.runs = c.g.groups == 1 && p->dilation_w == 1;
-    if (c.g.groups == 1 && k4 <= CONV_PAIR_TAPS && c.g.cout % 2 == 0 &&
+    blocks = k4 <= CONV_BLOCK_TAPS && c.g.oh * c.g.ow >= RT_DSP_PX;
+    if (c.g.groups == 1 && k4 <= CONV_PAIR_TAPS && (blocks || c.g.cout % 2 == 0) &&
         rt_dsp_pw_fits(p, bias, k4, c.g.cout) &&
         (k4 == c.fsize || c.g.cout * k4 <= CONV_PAD_BYTES)) {
         /* filters not a multiple of 4 taps (a first layer's 27) copied once with zeros */
@@ -509,7 +552,11 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
             pad_filters(w, c.g.cout, c.fsize, k4, wpad);
             wts = wpad;
         }
-        conv_pairs(&c, in, out, wts, k4);
+        if (blocks) {
+            conv_blocks(&c, in, out, wts, k4);
+        } else {
+            conv_pairs(&c, in, out, wts, k4);
+        }
         return RT_OK;
     }
     if (c.g.groups == 1 && widened_words(&c) <= RT_DSP_WIDE_WORDS &&
