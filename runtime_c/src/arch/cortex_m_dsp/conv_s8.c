@@ -487,6 +487,44 @@ static void conv_pairs(const conv_ctx *c, const int8_t *in, int8_t *out, const i
 /* The longest padded patch the blocks' path takes (a 3x3 filter over 16 channels). */
 #define CONV_BLOCK_TAPS 144
 
+/* The eight patches of output pixels (oy, ox) to (oy, ox + 7), k4 bytes apart, when they lie
+ * in one output row and every tap inside the input, each filter row one run of the input
+ * (one group, dilation_w 1): the runs copied straight from window to window, with none of a
+ * window's per-pixel arithmetic, the taps past fsize set to zero (the input zero point);
+ * returns 0, copying nothing, for any other block. */
+static int block_inside(const conv_ctx *c, const int8_t *img, int32_t oy, int32_t ox,
+                        int32_t k4, int8_t zero, int8_t *stage)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t iy = oy * p->stride_h - p->pad_h, ix = ox * p->stride_w - p->pad_w;
+    const int32_t run = c->g.kw * c->g.cin, ystep = p->dilation_h * c->row;
+    const int32_t xstep = p->stride_w * c->g.cin;
+    const int8_t *x = img + iy * c->row + ix * c->g.cin;
+    int32_t j, ky, k;
+    if (!c->runs || ox + RT_DSP_PX > c->g.ow || iy < 0 || ix < 0 ||
+        iy + (c->g.kh - 1) * p->dilation_h >= c->g.h ||
+        ix + (RT_DSP_PX - 1) * p->stride_w + c->g.kw > c->g.w) {
+        return 0;
+    }
+    for (j = 0; j < RT_DSP_PX; ++j, x += xstep, stage += k4) {
+        const int8_t *src = x;
+        int8_t *dst = stage;
+        for (ky = 0; ky < c->g.kh; ++ky, src += ystep, dst += run) {
+            for (k = 0; k + 4 <= run; k += 4) {
+                const int32_t v = rt_dsp_load4(src + k);
+                __builtin_memcpy(dst + k, &v, sizeof v);
+            }
+            for (; k < run; ++k) {
+                dst[k] = src[k];
+            }
+        }
+        for (k = c->fsize; k < k4; ++k) {
+            stage[k] = zero;
+        }
+    }
+    return 1;
+}
+
 /* conv_pairs for a layer of short patches (k4 <= CONV_BLOCK_TAPS) and at least eight output
  * pixels an image: the pixels in blocks of eight in raster order (the last block is the
  * image's last eight pixels, redoing some of the one before it: the same bytes again), their
@@ -511,10 +549,12 @@ static void conv_blocks(const conv_ctx *c, const int8_t *in, int8_t *out, const 
             for (i = 0; i < pixels; i += RT_DSP_PX) {
                 const int32_t i0 = i + RT_DSP_PX <= pixels ? i : pixels - RT_DSP_PX;
                 int32_t oy = i0 / c->g.ow, ox = i0 % c->g.ow;
-                for (j = 0; j < RT_DSP_PX; j += 2) {
-                    rt_s8_window a, b;
-                    pixel_pair(c, img, 1, &oy, &ox, &a, &b);
-                    gather_pair(c, img, &a, &b, k4, zero, stage + j * k4);
+                if (!block_inside(c, img, oy, ox, k4, zero, stage)) {
+                    for (j = 0; j < RT_DSP_PX; j += 2) {
+                        rt_s8_window a, b;
+                        pixel_pair(c, img, 1, &oy, &ox, &a, &b);
+                        gather_pair(c, img, &a, &b, k4, zero, stage + j * k4);
+                    }
                 }
                 rt_dsp_px_widen(stage, k4, off2, xw);
                 rt_dsp_px_filters(xw, t, wts + oc * k4, k4, nf,
