@@ -895,7 +895,17 @@ def q8_depthwise_conv2d(ctx):
         ctx.invalid(f"depthwise filter {list(w.shape)} for {x.shape[3]} channels x {mult}")
     c = _conv_common(ctx, x, w, out, cout)
     p = ctx.params("rt_conv_s8_params", **c["params"])
-    return "rt_depthwise_conv2d_s8", [p, *x.pair, *w.pair, *c["bias"].pair, *out.pair]
+    q = c["params"]
+    # A 3x3 layer of a multiplier of 1 on rows of 6 outputs or more has its own entry point
+    # (same contract and result): the DSP boards run it a channel at a time along the rows,
+    # which pays where the rows are long (on 3x3 maps it is slower than the general kernel),
+    # and a model without such layers links none of it. KWS's 25x5 maps stay on the general
+    # kernel: the per-channel one would run them 11% faster, but its code would take KWS's
+    # firmware over its 8 KB budget (issue 11).
+    rows = (tuple(w.shape[1:3]) == (3, 3) and mult == 1 and out.shape[2] >= 6
+            and (q["dilation_h"], q["dilation_w"]) == (1, 1))
+    return ("rt_depthwise_conv2d_3x3_s8" if rows else "rt_depthwise_conv2d_s8"), [
+        p, *x.pair, *w.pair, *c["bias"].pair, *out.pair]
 
 
 def q8_linear(ctx):

@@ -71,6 +71,17 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
                                  const rt_shape *b_s, const int32_t *bias,
                                  const rt_shape *out_s, int8_t *out);
 
+/* Same contract as rt_depthwise_conv2d_s8, for a 3x3 filter with a channel
+ * multiplier of 1 and no dilation only (RT_ERR_PARAM otherwise): bit-exact with
+ * it. Its own entry point, so that the arch kernels for these layers (the DSP
+ * one works a channel at a time along the rows) link only into models that
+ * have them. */
+rt_status rt_depthwise_conv2d_3x3_s8(const rt_conv_s8_params *p,
+                                     const rt_shape *in_s, const int8_t *in,
+                                     const rt_shape *w_s, const int8_t *w,
+                                     const rt_shape *b_s, const int32_t *bias,
+                                     const rt_shape *out_s, int8_t *out);
+
 typedef struct rt_fc_s8_params {
     int32_t input_offset;            /* -z_in */
     int32_t filter_offset;           /* -z_w (0 for symmetric weights) */

@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 import torch
-from hypothesis import HealthCheck, given, settings, strategies as st
+from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 import kernel_harness
 from kernel_harness import KernelError
@@ -122,6 +122,44 @@ def test_pointwise_entry_point_equals_the_general_conv(rt, data):
     with pytest.raises(KernelError, match="RT_ERR_PARAM"):
         rt.call("rt_conv2d_1x1_s8", scratch(rt), p, x, wt, bias,
                 np.zeros((n, h, (w_ + 1) // 2, cout), np.int8))
+
+
+@SETTINGS
+@given(st.data())
+def test_depthwise_3x3_entry_point_equals_the_general_one(rt, data):
+    """rt_depthwise_conv2d_3x3_s8 (the generator's choice for a 3x3 depthwise layer of a
+    multiplier of 1 on rows of 6 or more) gives exactly what rt_depthwise_conv2d_s8 gives, and
+    refuses other filters and a channel multiplier."""
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 31)))
+    n, h, w_, c = (data.draw(st.integers(1, k)) for k in (2, 9, 12, 12))
+    sh, sw, ph, pw = (data.draw(st.integers(lo, 2)) for lo in (1, 1, 0, 0))
+    oh, ow = (h + 2 * ph - 3) // sh + 1, (w_ + 2 * pw - 3) // sw + 1
+    assume(oh > 0 and ow > 0)
+    x, wt = i8(rng, (n, h, w_, c)), i8(rng, (1, 3, 3, c))
+    bias = rng.integers(-5000, 5000, c).astype(np.int32)
+    m_arr = rt.int32s(rng.integers(1 << 30, 1 << 31, c))   # kept alive for the calls
+    s_arr = rt.int32s(rng.integers(-10, 2, c))
+    p = rt.params("rt_conv_s8_params", stride_h=sh, stride_w=sw, pad_h=ph, pad_w=pw,
+                  dilation_h=1, dilation_w=1, input_offset=int(rng.integers(-127, 129)),
+                  output_offset=int(rng.integers(-128, 128)), act_min=-128, act_max=127,
+                  mult=m_arr, shift=s_arr)
+    want, got = (np.zeros((n, oh, ow, c), np.int8) for _ in range(2))
+    rt.call("rt_depthwise_conv2d_s8", p, x, wt, bias, want)
+    rt.call("rt_depthwise_conv2d_3x3_s8", p, x, wt, bias, got)
+    np.testing.assert_array_equal(got, want)
+    m2, s2 = rt.int32s(np.tile(rng.integers(1 << 30, 1 << 31, c), 2)), \
+        rt.int32s(np.zeros(2 * c, np.int64))
+    p2 = rt.params("rt_conv_s8_params", stride_h=sh, stride_w=sw, pad_h=ph, pad_w=pw,
+                   dilation_h=1, dilation_w=1, input_offset=0, output_offset=0, act_min=-128,
+                   act_max=127, mult=m2, shift=s2)
+    with pytest.raises(KernelError, match="RT_ERR_PARAM"):   # a multiplier of 2
+        rt.call("rt_depthwise_conv2d_3x3_s8", p2, x, i8(rng, (1, 3, 3, 2 * c)),
+                np.concatenate([bias, bias]), np.zeros((n, oh, ow, 2 * c), np.int8))
+    p.dilation_h = 2
+    assume(h + 2 * ph >= 5)
+    with pytest.raises(KernelError, match="RT_ERR_PARAM"):
+        rt.call("rt_depthwise_conv2d_3x3_s8", p, x, wt, bias,
+                np.zeros((n, (h + 2 * ph - 5) // sh + 1, ow, c), np.int8))
 
 
 def test_conv_scratch_size_is_the_planners(rt):

@@ -78,6 +78,14 @@ static inline int rt_conv_s8_is_pointwise(const rt_conv_s8_geom *g, const rt_con
            p->pad_h == 0 && p->pad_w == 0 && g->oh == g->h && g->ow == g->w;
 }
 
+/* A depthwise layer of 3x3 taps, a channel multiplier of 1 and no dilation (what
+ * rt_depthwise_conv2d_3x3_s8 takes; g from rt_conv_s8_geom_init for a depthwise layer). */
+static inline int rt_conv_s8_is_dw3x3(const rt_conv_s8_geom *g, const rt_conv_s8_params *p)
+{
+    return g->kh == 3 && g->kw == 3 && g->cout == g->cin && p->dilation_h == 1 &&
+           p->dilation_w == 1;
+}
+
 /* rt_conv2d_s8's scratch: two int8 patches (two output pixels' taps, gathered as the filter
  * holds them) when the filter's rows of taps are not whole words (Cin per group not a multiple
  * of 4) and there is more than one tap, else nothing. Kernels that convolve directly ignore

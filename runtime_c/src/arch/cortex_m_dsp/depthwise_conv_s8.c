@@ -39,28 +39,16 @@ typedef struct dw_ctx {
     int32_t row, orow;        /* an input row, an output row of the layer (bytes) */
 } dw_ctx;
 
-/* Can the quads take the layer: all filters' shifts and sums in range, multipliers >= 0 (a
- * sum's sign is then its product's, which the rounding reads), the activation all of int8
- * (SSAT clamps), the taps and a ring row of one output column's window (c->pw) fit? */
+/* Can the quads take the layer: its requantization pre-scaled (rt_dsp_dw_requant_fits), the
+ * taps and a ring row of one output column's window (c->pw) fit? */
 static int quad_fits(const dw_ctx *c)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t taps = c->g.kh * c->g.kw;
-    int32_t oc;
-    if (p->dilation_h != 1 || p->dilation_w != 1 || (c->mult != 1 && c->mult % 4 != 0) ||
-        taps > DW_TAPS || c->g.kh > DW_ROWS || (c->g.kh + 1) * c->pw * 2 > DW_RING_WORDS ||
-        p->act_min != -128 || p->act_max != 127 || p->output_offset < -128 ||
-        p->output_offset > 127) {
-        return 0;
-    }
-    for (oc = 0; oc < c->g.cout; ++oc) {
-        const int32_t s = p->shift[oc], up = s > 0 ? s : 0;
-        if (s < -22 || s > 6 || p->mult[oc] < 0 ||
-            rt_dsp_sum_bound(c->bias != NULL ? c->bias[oc] : 0, taps) >= 1 << (30 - up)) {
-            return 0;
-        }
-    }
-    return 1;
+    return p->dilation_h == 1 && p->dilation_w == 1 && (c->mult == 1 || c->mult % 4 == 0) &&
+           taps <= DW_TAPS && c->g.kh <= DW_ROWS &&
+           (c->g.kh + 1) * c->pw * 2 <= DW_RING_WORDS &&
+           rt_dsp_dw_requant_fits(p, c->bias, c->g.cout, taps);
 }
 
 /* Channels oc..oc+3's constants (see dw_quad). */

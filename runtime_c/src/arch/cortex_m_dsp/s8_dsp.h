@@ -156,6 +156,28 @@ static inline int32_t rt_dsp_sum_bound(int32_t bias, int32_t n)
     return b > INT32_MAX ? INT32_MAX : (int32_t)b;
 }
 
+/* Can a depthwise layer's taps be pre-scaled by 2^(1 + max(shift, 0)) so that one SMMLAR
+ * requantizes its sums (the DSP depthwise kernels): the activation all of int8 (SSAT
+ * clamps), shifts in [-22, 6], multipliers >= 0 (a sum's sign is then its product's, which
+ * the rounding reads), and every sum of bias and taps products, so scaled, under 2^31? */
+static inline int rt_dsp_dw_requant_fits(const rt_conv_s8_params *p, const int32_t *bias,
+                                         int32_t cout, int32_t taps)
+{
+    int32_t oc;
+    if (p->act_min != -128 || p->act_max != 127 || p->output_offset < -128 ||
+        p->output_offset > 127) {
+        return 0;
+    }
+    for (oc = 0; oc < cout; ++oc) {
+        const int32_t s = p->shift[oc], up = s > 0 ? s : 0;
+        if (s < -22 || s > 6 || p->mult[oc] < 0 ||
+            rt_dsp_sum_bound(bias != NULL ? bias[oc] : 0, taps) >= 1 << (30 - up)) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* The requantized, offset and clamped int8 of an int32 accumulator. */
 static inline int8_t rt_dsp_out(int32_t acc, int32_t mult, int32_t shift, int32_t out_off,
                                 int32_t lo, int32_t hi)
