@@ -5,39 +5,43 @@
  * the stack) and pixels eight at a time inside, widened to doubled halfwords with the input
  * offset once per table; conv_dsp.h's loop then runs every filter over them, each filter
  * word split once for the eight pixels (27 instructions per 32 multiply-accumulates), and
- * requantizes (SMMLAR) and stores the eight outputs. A last pixel left over from the blocks,
- * and other layers, take one output at a time (rt_s8_dot). Bit-exact with
+ * requantizes (SMMLAR) and stores the eight outputs. Pixels left over from the blocks, and
+ * other layers, go a pixel at a time as fully connected rows (rt_s8_fc_row). Bit-exact with
  * int8/conv_1x1_s8.c. */
 #include "conv_dsp.h"
 
-/* Any pointwise layer: one output at a time, every step out of line (the last pixels of a
- * layer in blocks, and layers the blocks do not take; kept small). */
+/* Any pointwise layer: a pixel at a time, as a fully connected row (rt_s8_fc_row: the
+ * pixel widened once, four filters a loop; every requantization). The last pixels of a
+ * layer in blocks, and layers the blocks do not take. */
 static void pointwise(const rt_conv_s8_params *p, const rt_conv_s8_geom *g, const int8_t *w,
                       const int32_t *bias, const int8_t *in, int8_t *out, int32_t pixels)
 {
-    const int32_t cin = g->cin, cout = g->cout;
-    int32_t i, oc;
-    for (i = 0; i < pixels; ++i, in += cin, out += cout) {
-        for (oc = 0; oc < cout; ++oc) {
-            const int32_t acc = (bias != NULL ? bias[oc] : 0) +
-                                rt_s8_dot(in, w + oc * cin, cin, p->input_offset);
-            out[oc] = rt_s8_clamp(rt_requantize(acc, p->mult[oc], p->shift[oc]) +
-                                  p->output_offset, p->act_min, p->act_max);
-        }
+    rt_fc_s8_params f;
+    int32_t i;
+    f.input_offset = p->input_offset;
+    f.filter_offset = 0;
+    f.output_offset = p->output_offset;
+    f.act_min = p->act_min;
+    f.act_max = p->act_max;
+    f.per_channel = 1;
+    f.mult = p->mult;
+    f.shift = p->shift;
+    for (i = 0; i < pixels; ++i, in += g->cin, out += g->cout) {
+        rt_s8_fc_row(&f, in, w, g->cin, g->cout, bias, out);
     }
 }
 
 /* A layer rt_dsp_pw_fits takes: filters RT_DSP_PX_TABLE at a time outside (their constants
- * in a table), blocks of eight pixels inside, widened once per table (xw); the last
- * pixels % 8 go one output at a time. */
+ * in a table), blocks of eight pixels inside, widened once per table (xw); up to four
+ * pixels left over go a pixel at a time (cheaper than a block), more in one last block. */
 static void pointwise_blocks(const rt_conv_s8_params *p, const rt_conv_s8_geom *g,
                              const int8_t *w, const int32_t *bias, const int8_t *in,
                              int8_t *out, int32_t pixels)
 {
     const int32_t cin = g->cin, cout = g->cout, left = pixels % RT_DSP_PX;
-    /* pixels in blocks: all of them when two or more are left over (the last block then
+    /* pixels in blocks: all of them when five or more are left over (the last block then
        redoes some of the one before it), else the multiple of 8 */
-    const int32_t whole = left > 1 && pixels > RT_DSP_PX ? pixels : pixels - left;
+    const int32_t whole = left >= 5 && pixels > RT_DSP_PX ? pixels : pixels - left;
     const int16x2_t off2 = rt_dsp_pair(p->input_offset);
     int32_t xw[RT_DSP_PX * RT_DSP_PX_CIN / 2];
     rt_dsp_px_filter t[RT_DSP_PX_TABLE];

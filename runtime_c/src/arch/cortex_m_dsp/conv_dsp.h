@@ -479,6 +479,13 @@ static __attribute__((noinline, unused)) void rt_dsp_px_widen(const int8_t *x, i
     "asr %[" #a "], %[" #a "], %[x]\n\t" \
     "ssat %[" #a "], #8, %[" #a "]\n\t"
 
+/* The same for a filter whose shift goes right (e > 0, neg = -1): c plus the sign in one. */
+#define RT_DSP_PX_RQ_RIGHT(a) \
+    "add %[t0], %[t5], %[" #a "], asr #31\n\t" \
+    "smmlar %[" #a "], %[" #a "], %[t1], %[t0]\n\t" \
+    "asr %[" #a "], %[" #a "], %[x]\n\t" \
+    "ssat %[" #a "], #8, %[" #a "]\n\t"
+
 /* n filters (table t, filters from w, cin taps each) over the block xw (rt_dsp_px_widen);
  * filter j's eight outputs at o + j, o + j + ostep, ... (ostep the layer's Cout). */
 static __attribute__((noinline, unused)) void rt_dsp_px_filters(const int32_t *xw,
@@ -528,8 +535,16 @@ static __attribute__((noinline, unused)) void rt_dsp_px_filters(const int32_t *x
         "ldrd %[t1], %[x], [%[t0], #12]\n\t"
         "add %[t0], %[t0], #20\n\t"
         "str %[t0], %[t]\n\t"
+        "cmp %[t4], #0\n\t"
+        "beq 8f\n\t"
+        RT_DSP_PX_RQ_RIGHT(a0) RT_DSP_PX_RQ_RIGHT(a1) RT_DSP_PX_RQ_RIGHT(a2)
+        RT_DSP_PX_RQ_RIGHT(a3) RT_DSP_PX_RQ_RIGHT(a4) RT_DSP_PX_RQ_RIGHT(a5)
+        RT_DSP_PX_RQ_RIGHT(a6) RT_DSP_PX_RQ_RIGHT(a7)
+        "b 9f\n\t"
+        "8:\n\t"
         RT_DSP_PX_RQ(a0) RT_DSP_PX_RQ(a1) RT_DSP_PX_RQ(a2) RT_DSP_PX_RQ(a3)
         RT_DSP_PX_RQ(a4) RT_DSP_PX_RQ(a5) RT_DSP_PX_RQ(a6) RT_DSP_PX_RQ(a7)
+        "9:\n\t"
         "ldr %[t0], %[o]\n\t"
         "ldr %[t1], %[ostep]\n\t"
         "add %[t4], %[t0], #1\n\t"
