@@ -1,11 +1,11 @@
 /* conv_1x1_s8.c (Cortex-M DSP) - rt_conv2d_1x1_s8: a pointwise layer as a matrix product of
- * the pixels by the filters in blocks of eight pixels by one filter. With Cin a multiple of 4
+ * the pixels by the filters in blocks of six pixels by one filter. With Cin a multiple of 4
  * (up to RT_DSP_PX_CIN), sums proved in range and the activation all of int8, as in every
  * real layer, filters go 64 at a time outside (their requantization constants in a table on
- * the stack) and pixels eight at a time inside, widened to doubled halfwords with the input
+ * the stack) and pixels six at a time inside, widened to doubled halfwords with the input
  * offset once per table; conv_dsp.h's loop then runs every filter over them, each filter
- * word split once for the eight pixels (27 instructions per 32 multiply-accumulates), and
- * requantizes (SMMLAR) and stores the eight outputs. Pixels left over from the blocks, and
+ * word split once for the six pixels (18 instructions per 24 multiply-accumulates), and
+ * requantizes (SMMLAR) and stores the six outputs. Pixels left over from the blocks, and
  * other layers, go a pixel at a time as fully connected rows (rt_s8_fc_row). Bit-exact with
  * int8/conv_1x1_s8.c. */
 #include "conv_dsp.h"
@@ -32,16 +32,16 @@ static void pointwise(const rt_conv_s8_params *p, const rt_conv_s8_geom *g, cons
 }
 
 /* A layer rt_dsp_pw_fits takes: filters RT_DSP_PX_TABLE at a time outside (their constants
- * in a table), blocks of eight pixels inside, widened once per table (xw); up to four
+ * in a table), blocks of six pixels inside, widened once per table (xw); up to three
  * pixels left over go a pixel at a time (cheaper than a block), more in one last block. */
 static void pointwise_blocks(const rt_conv_s8_params *p, const rt_conv_s8_geom *g,
                              const int8_t *w, const int32_t *bias, const int8_t *in,
                              int8_t *out, int32_t pixels)
 {
     const int32_t cin = g->cin, cout = g->cout, left = pixels % RT_DSP_PX;
-    /* pixels in blocks: all of them when five or more are left over (the last block then
-       redoes some of the one before it), else the multiple of 8 */
-    const int32_t whole = left >= 5 && pixels > RT_DSP_PX ? pixels : pixels - left;
+    /* pixels in blocks: all of them when four or more are left over (the last block then
+       redoes some of the one before it), else the multiple of RT_DSP_PX */
+    const int32_t whole = left >= 4 && pixels > RT_DSP_PX ? pixels : pixels - left;
     const int16x2_t off2 = rt_dsp_pair(p->input_offset);
     int32_t xw[RT_DSP_PX * RT_DSP_PX_CIN / 2];
     rt_dsp_px_filter t[RT_DSP_PX_TABLE];

@@ -2,7 +2,7 @@
  * share: the 2x2 tile's loop turn, written out; the widened path: pixel pairs widened once
  * to halfwords, the tile's loop over them, and its output stage for a layer whose sums are
  * proved in range; the pairs' loop of the convolutions' patches; and the pointwise layers'
- * blocks of eight pixels by one filter. */
+ * blocks of six pixels by one filter. */
 #ifndef RT_CONV_DSP_H
 #define RT_CONV_DSP_H
 
@@ -391,12 +391,12 @@ static inline void rt_dsp_pw_table(const rt_conv_s8_params *p, const int32_t *bi
     }
 }
 
-/* The pointwise blocks: eight pixels by one filter. A block's inputs are widened once per
- * table of filters; each filter word is then split once (SXTB16) and multiplied into all
- * eight pixels' sums: 27 instructions per 32 multiply-accumulates, against the pairs' 16 per
- * 16, with the eight sums in registers. */
-#define RT_DSP_PX 8          /* pixels a block */
-#define RT_DSP_PX_CIN 256    /* the widened block on the stack: Cin <= 256, 4 KB */
+/* The pointwise blocks: six pixels by one filter. A block's inputs are widened once per
+ * table of filters; each filter word is then split once (SXTB16) and multiplied into all six
+ * pixels' sums, two pixels' widened channels a load (LDM of four words): 18 instructions per
+ * 24 multiply-accumulates, against the pairs' 16 per 16, with the six sums in registers. */
+#define RT_DSP_PX 6          /* pixels a block */
+#define RT_DSP_PX_CIN 256    /* the widened block on the stack: Cin <= 256, 3 KB */
 #define RT_DSP_PX_TABLE 64   /* filters a table holds */
 
 /* One filter's constants, in the order the block's loop reads them: the bias, doubled as the
@@ -420,9 +420,10 @@ static inline void rt_dsp_px_table(const rt_conv_s8_params *p, const int32_t *bi
     }
 }
 
-/* Eight pixels' inputs (x, x + cin, ...) plus the offset, doubled, widened into xw: per four
- * channels a group of 16 words, pixel p's bytes 0 and 2 at word 2p and its bytes 1 and 3 at
- * word 2p + 1, the order in which the block's loop reads them. cin > 0, a multiple of 4. */
+/* A block's pixels' inputs (x, x + cin, ...) plus the offset, doubled, widened into xw: per
+ * four channels a group of 2 * RT_DSP_PX words, pixel p's bytes 0 and 2 at word 2p and its
+ * bytes 1 and 3 at word 2p + 1, the order in which the block's loop reads them. cin > 0, a
+ * multiple of 4. */
 static __attribute__((noinline, unused)) void rt_dsp_px_widen(const int8_t *x, int32_t cin,
                                                               int16x2_t off2, int32_t *xw)
 {
@@ -440,11 +441,11 @@ static __attribute__((noinline, unused)) void rt_dsp_px_widen(const int8_t *x, i
             "sxtab16 %[b], %[off], %[u], ror #8\n\t"
             "sadd16 %[a], %[a], %[a]\n\t"
             "sadd16 %[b], %[b], %[b]\n\t"
-            "strd %[a], %[b], [%[dst]], #64\n\t"
+            "strd %[a], %[b], [%[dst]], %[group]\n\t"
             "cmp %[src], %[end]\n\t"
             "bne 1b"
             : [a] "=&r"(a), [b] "=&r"(b), [u] "=&r"(u), [src] "+r"(src), [dst] "+r"(dst)
-            : [off] "r"(off2), [end] "r"(end)
+            : [off] "r"(off2), [end] "r"(end), [group] "i"(8 * RT_DSP_PX)
             : "cc", "memory");
 #else
         for (; src < x + cin; src += 4, dst += 2 * RT_DSP_PX) {
@@ -457,37 +458,40 @@ static __attribute__((noinline, unused)) void rt_dsp_px_widen(const int8_t *x, i
     }
 }
 
-/* A pixel's step of a turn: its widened four channels (one LDRD), two SMLADs into sum a. */
-#define RT_DSP_PX_MAC(a) \
-    "ldrd %[t0], %[t1], [%[x]], #8\n\t" \
-    "smlad %[" #a "], %[t0], %[t5], %[" #a "]\n\t" \
-    "smlad %[" #a "], %[t1], %[t4], %[" #a "]\n\t"
+/* Two pixels' step of a turn: their widened four channels (one LDM into p0..p3, registers
+ * in ascending order), two SMLADs into each sum. */
+#define RT_DSP_PX_MAC2(a, b) \
+    "ldmia %[x]!, {%[p0], %[p1], %[p2], %[p3]}\n\t" \
+    "smlad %[" #a "], %[p0], %[we], %[" #a "]\n\t" \
+    "smlad %[" #a "], %[p1], %[wo], %[" #a "]\n\t" \
+    "smlad %[" #b "], %[p2], %[we], %[" #b "]\n\t" \
+    "smlad %[" #b "], %[p3], %[wo], %[" #b "]\n\t"
 
 /* One turn: a word of the filter split by SXTB16, then four channels of each pixel. */
 #define RT_DSP_PX_TURN \
-    "ldr %[t4], [%[w]], #4\n\t" \
-    "sxtb16 %[t5], %[t4]\n\t" \
-    "sxtb16 %[t4], %[t4], ror #8\n\t" \
-    RT_DSP_PX_MAC(a0) RT_DSP_PX_MAC(a1) RT_DSP_PX_MAC(a2) RT_DSP_PX_MAC(a3) \
-    RT_DSP_PX_MAC(a4) RT_DSP_PX_MAC(a5) RT_DSP_PX_MAC(a6) RT_DSP_PX_MAC(a7)
+    "ldr %[wo], [%[w]], #4\n\t" \
+    "sxtb16 %[we], %[wo]\n\t" \
+    "sxtb16 %[wo], %[wo], ror #8\n\t" \
+    RT_DSP_PX_MAC2(a0, a1) RT_DSP_PX_MAC2(a2, a3) RT_DSP_PX_MAC2(a4, a5)
 
-/* A sum's requantization: neg & sign + c (t0), SMMLAR, the shift by e (x), SSAT. */
+/* A sum's requantization: neg (p1) & sign + c (p2) in p0, SMMLAR by mult (p3), the shift by
+ * e (x), SSAT. */
 #define RT_DSP_PX_RQ(a) \
-    "and %[t0], %[t4], %[" #a "], asr #31\n\t" \
-    "add %[t0], %[t0], %[t5]\n\t" \
-    "smmlar %[" #a "], %[" #a "], %[t1], %[t0]\n\t" \
+    "and %[p0], %[p1], %[" #a "], asr #31\n\t" \
+    "add %[p0], %[p0], %[p2]\n\t" \
+    "smmlar %[" #a "], %[" #a "], %[p3], %[p0]\n\t" \
     "asr %[" #a "], %[" #a "], %[x]\n\t" \
     "ssat %[" #a "], #8, %[" #a "]\n\t"
 
 /* The same for a filter whose shift goes right (e > 0, neg = -1): c plus the sign in one. */
 #define RT_DSP_PX_RQ_RIGHT(a) \
-    "add %[t0], %[t5], %[" #a "], asr #31\n\t" \
-    "smmlar %[" #a "], %[" #a "], %[t1], %[t0]\n\t" \
+    "add %[p0], %[p2], %[" #a "], asr #31\n\t" \
+    "smmlar %[" #a "], %[" #a "], %[p3], %[p0]\n\t" \
     "asr %[" #a "], %[" #a "], %[x]\n\t" \
     "ssat %[" #a "], #8, %[" #a "]\n\t"
 
 /* n filters (table t, filters from w, cin taps each) over the block xw (rt_dsp_px_widen);
- * filter j's eight outputs at o + j, o + j + ostep, ... (ostep the layer's Cout). */
+ * filter j's outputs at o + j, o + j + ostep, ... (ostep the layer's Cout). */
 static __attribute__((noinline, unused)) void rt_dsp_px_filters(const int32_t *xw,
                                                                 const rt_dsp_px_filter *t,
                                                                 const int8_t *w, int32_t cin,
@@ -495,77 +499,84 @@ static __attribute__((noinline, unused)) void rt_dsp_px_filters(const int32_t *x
                                                                 int32_t ostep)
 {
 #if defined(__OPTIMIZE__)
-    int32_t a0, a1, a2, a3, a4, a5, a6, a7, t0, t1, t4, t5;
+    /* the LDM's four registers, in ascending order */
+    register int32_t p0 __asm__("r0"), p1 __asm__("r1"), p2 __asm__("r2"), p3 __asm__("r3");
+    int32_t a0, a1, a2, a3, a4, a5, we, wo;
     const int32_t *x;
-    const int32_t *const end = xw + 4 * cin;
+    const int32_t *const end = xw + cin / 4 * 2 * RT_DSP_PX;
     const int8_t *const w_end = w + n * cin;
     int32_t entry;
     __asm__ volatile(
-        /* where a filter's loop starts: at its second turn when Cin % 8 is 4 */
-        "ldr %[t0], %[cin]\n\t"
-        "adr.w %[t1], 2f\n\t"
-        "tst %[t0], #4\n\t"
+        /* where a filter's loop starts: at the turn that leaves Cin % 16 taps to its first
+           lap */
+        "ldr %[p0], %[cin]\n\t"
+        "adr.w %[p1], 2f\n\t"
+        "ands %[p0], %[p0], #12\n\t"
         "beq 5f\n\t"
-        "adr.w %[t1], 6f\n\t"
+        "adr.w %[p1], 6f\n\t"
+        "cmp %[p0], #12\n\t"
+        "beq 5f\n\t"
+        "adr.w %[p1], 3f\n\t"
+        "cmp %[p0], #8\n\t"
+        "beq 5f\n\t"
+        "adr.w %[p1], 7f\n\t"
         "5:\n\t"
-        "orr %[t1], %[t1], #1\n\t"
-        "str %[t1], %[entry]\n\t"
+        "orr %[p1], %[p1], #1\n\t"
+        "str %[p1], %[entry]\n\t"
         "1:\n\t"
-        "ldr %[t0], %[t]\n\t"
-        "ldr %[a0], [%[t0]]\n\t"
+        "ldr %[p0], %[t]\n\t"
+        "ldr %[a0], [%[p0]]\n\t"
         "mov %[a1], %[a0]\n\t"
         "mov %[a2], %[a0]\n\t"
         "mov %[a3], %[a0]\n\t"
         "mov %[a4], %[a0]\n\t"
         "mov %[a5], %[a0]\n\t"
-        "mov %[a6], %[a0]\n\t"
-        "mov %[a7], %[a0]\n\t"
         "ldr %[x], %[xw]\n\t"
         "ldr pc, %[entry]\n\t"
         "2:\n\t"
         RT_DSP_PX_TURN
         "6:\n\t"
         RT_DSP_PX_TURN
-        "ldr %[t0], %[end]\n\t"
-        "cmp %[x], %[t0]\n\t"
+        "3:\n\t"
+        RT_DSP_PX_TURN
+        "7:\n\t"
+        RT_DSP_PX_TURN
+        "ldr %[p0], %[end]\n\t"
+        "cmp %[x], %[p0]\n\t"
         "bne 2b\n\t"
-        /* the filter's constants: neg, c in t4, t5; mult, e in t1, x */
-        "ldr %[t0], %[t]\n\t"
-        "ldrd %[t4], %[t5], [%[t0], #4]\n\t"
-        "ldrd %[t1], %[x], [%[t0], #12]\n\t"
-        "add %[t0], %[t0], #20\n\t"
-        "str %[t0], %[t]\n\t"
-        "cmp %[t4], #0\n\t"
+        /* the filter's constants: neg, c in p1, p2; mult, e in p3, x */
+        "ldr %[p0], %[t]\n\t"
+        "ldrd %[p1], %[p2], [%[p0], #4]\n\t"
+        "ldrd %[p3], %[x], [%[p0], #12]\n\t"
+        "add %[p0], %[p0], #20\n\t"
+        "str %[p0], %[t]\n\t"
+        "cmp %[p1], #0\n\t"
         "beq 8f\n\t"
         RT_DSP_PX_RQ_RIGHT(a0) RT_DSP_PX_RQ_RIGHT(a1) RT_DSP_PX_RQ_RIGHT(a2)
         RT_DSP_PX_RQ_RIGHT(a3) RT_DSP_PX_RQ_RIGHT(a4) RT_DSP_PX_RQ_RIGHT(a5)
-        RT_DSP_PX_RQ_RIGHT(a6) RT_DSP_PX_RQ_RIGHT(a7)
         "b 9f\n\t"
         "8:\n\t"
         RT_DSP_PX_RQ(a0) RT_DSP_PX_RQ(a1) RT_DSP_PX_RQ(a2) RT_DSP_PX_RQ(a3)
-        RT_DSP_PX_RQ(a4) RT_DSP_PX_RQ(a5) RT_DSP_PX_RQ(a6) RT_DSP_PX_RQ(a7)
+        RT_DSP_PX_RQ(a4) RT_DSP_PX_RQ(a5)
         "9:\n\t"
-        "ldr %[t0], %[o]\n\t"
-        "ldr %[t1], %[ostep]\n\t"
-        "add %[t4], %[t0], #1\n\t"
-        "str %[t4], %[o]\n\t"
-        "strb %[a0], [%[t0]]\n\t"
-        "strb %[a1], [%[t0], %[t1]]\n\t"
-        "add %[t0], %[t0], %[t1], lsl #1\n\t"
-        "strb %[a2], [%[t0]]\n\t"
-        "strb %[a3], [%[t0], %[t1]]\n\t"
-        "add %[t0], %[t0], %[t1], lsl #1\n\t"
-        "strb %[a4], [%[t0]]\n\t"
-        "strb %[a5], [%[t0], %[t1]]\n\t"
-        "add %[t0], %[t0], %[t1], lsl #1\n\t"
-        "strb %[a6], [%[t0]]\n\t"
-        "strb %[a7], [%[t0], %[t1]]\n\t"
-        "ldr %[t0], %[w_end]\n\t"
-        "cmp %[w], %[t0]\n\t"
+        "ldr %[p0], %[o]\n\t"
+        "ldr %[p1], %[ostep]\n\t"
+        "add %[p2], %[p0], #1\n\t"
+        "str %[p2], %[o]\n\t"
+        "strb %[a0], [%[p0]]\n\t"
+        "strb %[a1], [%[p0], %[p1]]\n\t"
+        "add %[p0], %[p0], %[p1], lsl #1\n\t"
+        "strb %[a2], [%[p0]]\n\t"
+        "strb %[a3], [%[p0], %[p1]]\n\t"
+        "add %[p0], %[p0], %[p1], lsl #1\n\t"
+        "strb %[a4], [%[p0]]\n\t"
+        "strb %[a5], [%[p0], %[p1]]\n\t"
+        "ldr %[p0], %[w_end]\n\t"
+        "cmp %[w], %[p0]\n\t"
         "bne 1b"
         : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),
-          [a5] "=&r"(a5), [a6] "=&r"(a6), [a7] "=&r"(a7), [t0] "=&r"(t0), [t1] "=&r"(t1),
-          [t4] "=&r"(t4), [t5] "=&r"(t5), [x] "=&r"(x), [w] "+r"(w),
+          [a5] "=&r"(a5), [p0] "=&r"(p0), [p1] "=&r"(p1), [p2] "=&r"(p2), [p3] "=&r"(p3),
+          [we] "=&r"(we), [wo] "=&r"(wo), [x] "=&r"(x), [w] "+r"(w),
           [t] "+m"(t), [o] "+m"(o), [entry] "=m"(entry)
         : [xw] "m"(xw), [end] "m"(end), [w_end] "m"(w_end), [cin] "m"(cin),
           [ostep] "m"(ostep)
@@ -580,7 +591,7 @@ static __attribute__((noinline, unused)) void rt_dsp_px_filters(const int32_t *x
         for (i = 0; i < cin; i += 4) {
             const int32_t v = rt_dsp_load4(w + i);
             const int16x2_t e = rt_dsp_w_even(v), d = rt_dsp_w_odd(v);
-            const int32_t *x = xw + i * RT_DSP_PX / 2;   /* group i / 4, 16 words each */
+            const int32_t *x = xw + i / 4 * 2 * RT_DSP_PX;   /* group i / 4 */
             for (px = 0; px < RT_DSP_PX; ++px) {
                 acc[px] = __smlad((int16x2_t)x[2 * px], e,
                                   __smlad((int16x2_t)x[2 * px + 1], d, acc[px]));

@@ -9,7 +9,7 @@
  * multiple of 4 with zero-point taps and zero weights), widened to doubled halfwords once per
  * table of 64 filters, and one written-out loop runs every filter pair over them and
  * requantizes and stores as it goes (conv_pairs); short patches (up to 144 taps, a first
- * layer's or a 3x3 filter's over 16 channels) go eight pixels at a time through the pointwise
+ * layer's or a 3x3 filter's over 16 channels) go six pixels at a time through the pointwise
  * layers' blocks instead (conv_blocks). Other groups whose sums are proved in range
  * take the widened path: the patches widened to halfwords once, on the stack, every filter
  * pair over them in one loop, 18 instructions per 16 multiply-accumulates, each tile
@@ -487,7 +487,7 @@ static void conv_pairs(const conv_ctx *c, const int8_t *in, int8_t *out, const i
 /* The longest padded patch the blocks' path takes (a 3x3 filter over 16 channels). */
 #define CONV_BLOCK_TAPS 144
 
-/* The eight patches of output pixels (oy, ox) to (oy, ox + 7), k4 bytes apart, when they lie
+/* The patches of output pixels (oy, ox) to (oy, ox + RT_DSP_PX - 1), k4 bytes apart, when they lie
  * in one output row and every tap inside the input, each filter row one run of the input
  * (one group, dilation_w 1): the runs copied straight from window to window, with none of a
  * window's per-pixel arithmetic, the taps past fsize set to zero (the input zero point);
@@ -525,11 +525,11 @@ static int block_inside(const conv_ctx *c, const int8_t *img, int32_t oy, int32_
     return 1;
 }
 
-/* conv_pairs for a layer of short patches (k4 <= CONV_BLOCK_TAPS) and at least eight output
- * pixels an image: the pixels in blocks of eight in raster order (the last block is the
- * image's last eight pixels, redoing some of the one before it: the same bytes again), their
+/* conv_pairs for a layer of short patches (k4 <= CONV_BLOCK_TAPS) and at least RT_DSP_PX output
+ * pixels an image: the pixels in blocks of RT_DSP_PX in raster order (the last block is the
+ * image's last ones, redoing some of the block before it: the same bytes again), their
  * patches gathered and widened once per table of RT_DSP_PX_TABLE filters, then conv_dsp.h's
- * blocks' loop, each filter word split once for the eight pixels. */
+ * blocks' loop, each filter word split once for the block's pixels. */
 static void conv_blocks(const conv_ctx *c, const int8_t *in, int8_t *out, const int8_t *wts,
                         int32_t k4)
 {
