@@ -33,10 +33,12 @@ static void pointwise(const rt_conv_s8_params *p, const rt_conv_s8_geom *g, cons
 
 /* A layer rt_dsp_pw_fits takes: filters RT_DSP_PX_TABLE at a time outside (their constants
  * in a table), blocks of six pixels inside, widened once per table (xw); up to three
- * pixels left over go a pixel at a time (cheaper than a block), more in one last block. */
-static void pointwise_blocks(const rt_conv_s8_params *p, const rt_conv_s8_geom *g,
-                             const int8_t *w, const int32_t *bias, const int8_t *in,
-                             int8_t *out, int32_t pixels)
+ * pixels left over are left to the caller (a pixel at a time is cheaper than a block), more
+ * go in one last block. Returns the pixels done. */
+static RT_DSP_NOINLINE int32_t pointwise_blocks(const rt_conv_s8_params *p,
+                                                const rt_conv_s8_geom *g, const int8_t *w,
+                                                const int32_t *bias, const int8_t *in,
+                                                int8_t *out, int32_t pixels)
 {
     const int32_t cin = g->cin, cout = g->cout, left = pixels % RT_DSP_PX;
     /* pixels in blocks: all of them when four or more are left over (the last block then
@@ -55,7 +57,7 @@ static void pointwise_blocks(const rt_conv_s8_params *p, const rt_conv_s8_geom *
             rt_dsp_px_filters(xw, t, w + oc * cin, cin, n, out + i0 * cout + oc, cout);
         }
     }
-    pointwise(p, g, w, bias, in + whole * cin, out + whole * cout, pixels - whole);
+    return whole;
 }
 
 rt_status rt_conv2d_1x1_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
@@ -65,15 +67,14 @@ rt_status rt_conv2d_1x1_s8(const rt_scratch *scratch, const rt_conv_s8_params *p
                            const rt_shape *out_s, int8_t *out)
 {
     rt_conv_s8_geom g;
-    int32_t pixels;
+    int32_t pixels, done;
     (void)scratch;
     RT_TRY(rt_conv_s8_geom_init(&g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 0));
     RT_CHECK(rt_conv_s8_is_pointwise(&g, p), RT_ERR_PARAM);
     pixels = g.n * g.oh * g.ow;
-    if (g.cin <= RT_DSP_PX_CIN && rt_dsp_pw_fits(p, bias, g.cin, g.cout)) {
-        pointwise_blocks(p, &g, w, bias, in, out, pixels);
-    } else {
-        pointwise(p, &g, w, bias, in, out, pixels);
-    }
+    done = g.cin <= RT_DSP_PX_CIN && rt_dsp_pw_fits(p, bias, g.cin, g.cout)
+               ? pointwise_blocks(p, &g, w, bias, in, out, pixels) : 0;
+    /* the rest a pixel at a time, once the blocks' buffers are off the stack */
+    pointwise(p, &g, w, bias, in + done * g.cin, out + done * g.cout, pixels - done);
     return RT_OK;
 }
