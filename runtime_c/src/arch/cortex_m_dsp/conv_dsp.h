@@ -42,8 +42,8 @@
 /* Two pixels' inputs plus the input offset, widened once to halfword pairs in the order a
  * filter word's SXTB16 halves pair with them: per four channels, pixel 0's bytes 0 and 2, its
  * bytes 1 and 3, then pixel 1's. Every filter pair of the layer then reads them as they are. */
-static inline void rt_dsp_widen_pair(const int8_t *x0, const int8_t *x1, int32_t cin, int16x2_t off2,
-                       int32_t *dst)
+static inline void rt_dsp_widen_pair(const int8_t *x0, const int8_t *x1, int32_t cin,
+                                     int16x2_t off2, int32_t *dst)
 {
     int32_t i;
     for (i = 0; i < cin; i += 4, dst += 4) {
@@ -474,21 +474,9 @@ static __attribute__((noinline, unused)) void rt_dsp_px_widen(const int8_t *x, i
     "sxtb16 %[wo], %[wo], ror #8\n\t" \
     RT_DSP_PX_MAC2(a0, a1) RT_DSP_PX_MAC2(a2, a3) RT_DSP_PX_MAC2(a4, a5)
 
-/* A sum's requantization: neg (p1) & sign + c (p2) in p0, SMMLAR by mult (p3), the shift by
- * e (x), SSAT. */
-#define RT_DSP_PX_RQ(a) \
-    "and %[p0], %[p1], %[" #a "], asr #31\n\t" \
-    "add %[p0], %[p0], %[p2]\n\t" \
-    "smmlar %[" #a "], %[" #a "], %[p3], %[p0]\n\t" \
-    "asr %[" #a "], %[" #a "], %[x]\n\t" \
-    "ssat %[" #a "], #8, %[" #a "]\n\t"
-
-/* The same for a filter whose shift goes right (e > 0, neg = -1): c plus the sign in one. */
-#define RT_DSP_PX_RQ_RIGHT(a) \
-    "add %[p0], %[p2], %[" #a "], asr #31\n\t" \
-    "smmlar %[" #a "], %[" #a "], %[p3], %[p0]\n\t" \
-    "asr %[" #a "], %[" #a "], %[x]\n\t" \
-    "ssat %[" #a "], #8, %[" #a "]\n\t"
+/* A sum's requantization (s8_dsp.h): neg in p1, c in p2, mult in p3, e in x, p0 scratch. */
+#define RT_DSP_PX_RQ(a) RT_DSP_RQ_ASM(#a, "p0", "p1", "p2", "p3", "x")
+#define RT_DSP_PX_RQ_RIGHT(a) RT_DSP_RQ_RIGHT_ASM(#a, "p0", "p2", "p3", "x")
 
 /* n filters (table t, filters from w, cin taps each) over the block xw (rt_dsp_px_widen);
  * filter j's outputs at o + j, o + j + ostep, ... (ostep the layer's Cout). */

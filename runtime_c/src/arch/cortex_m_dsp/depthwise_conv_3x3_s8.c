@@ -175,25 +175,12 @@ static void dw3_widen(const dw3_ctx *c, const int8_t *src, int32_t lanes, int16_
     "ldr %[w0], [%[" r "]]\n\t" \
     "smlabt %[a3], %[w0], %[g], %[a3]\n\t"
 
-/* A sum's requantization: neg (f) & sign + c (g) in w2, SMMLAR by mult (w0), the shift by
- * e (w1), SSAT. */
-#define DW3_RQ(a) \
-    "and %[w2], %[f], %[" #a "], asr #31\n\t" \
-    "add %[w2], %[w2], %[g]\n\t" \
-    "smmlar %[" #a "], %[" #a "], %[w0], %[w2]\n\t" \
-    "asr %[" #a "], %[" #a "], %[w1]\n\t" \
-    "ssat %[" #a "], #8, %[" #a "]\n\t"
+/* A sum's requantization (s8_dsp.h): neg in f, c in g, mult in w0, e in w1, w2 scratch. */
+#define DW3_RQ(a) RT_DSP_RQ_ASM(#a, "w2", "f", "g", "w0", "w1")
+#define DW3_RQ_RIGHT(a) RT_DSP_RQ_RIGHT_ASM(#a, "w2", "g", "w0", "w1")
 
-/* The same for a channel whose shift goes right (e > 0, neg = -1): c plus the sign in one
- * instruction. */
-#define DW3_RQ_RIGHT(a) \
-    "add %[w2], %[g], %[" #a "], asr #31\n\t" \
-    "smmlar %[" #a "], %[" #a "], %[w0], %[w2]\n\t" \
-    "asr %[" #a "], %[" #a "], %[w1]\n\t" \
-    "ssat %[" #a "], #8, %[" #a "]\n\t"
-
-/* The loop around the rows: three filter rows (the first adds to the bias, b), requantization (RQ),
- * four stores (ostep apart), until row 0 reaches end. */
+/* The loop around the rows: three filter rows (the first adds to the bias, b), the
+ * requantization (RQ), four stores (ostep apart), until row 0 reaches end. */
 #define DW3_LOOP(ROW, RQ) \
     "1:\n\t" \
     ROW("r0", "fg0", "b", "b", "b", "b") \

@@ -178,6 +178,24 @@ static inline int rt_dsp_dw_requant_fits(const rt_conv_s8_params *p, const int32
     return 1;
 }
 
+/* A sum's requantization inside an asm loop, as the pre-scaled kernels make it (a DSP
+ * depthwise kernel's taps, the pointwise blocks' doubled inputs): sum a to the int8 of
+ * SMMLAR(a, mult, c + (neg & sign of a)) >> e, SSAT; t a scratch register. The arguments are
+ * the asm operands' names, as strings. */
+#define RT_DSP_RQ_ASM(a, t, neg, c, mult, e) \
+    "and %[" t "], %[" neg "], %[" a "], asr #31\n\t" \
+    "add %[" t "], %[" t "], %[" c "]\n\t" \
+    "smmlar %[" a "], %[" a "], %[" mult "], %[" t "]\n\t" \
+    "asr %[" a "], %[" a "], %[" e "]\n\t" \
+    "ssat %[" a "], #8, %[" a "]\n\t"
+
+/* The same where the shift goes right (e > 0, neg = -1): c plus the sign in one instruction. */
+#define RT_DSP_RQ_RIGHT_ASM(a, t, c, mult, e) \
+    "add %[" t "], %[" c "], %[" a "], asr #31\n\t" \
+    "smmlar %[" a "], %[" a "], %[" mult "], %[" t "]\n\t" \
+    "asr %[" a "], %[" a "], %[" e "]\n\t" \
+    "ssat %[" a "], #8, %[" a "]\n\t"
+
 /* The requantized, offset and clamped int8 of an int32 accumulator. */
 static inline int8_t rt_dsp_out(int32_t acc, int32_t mult, int32_t shift, int32_t out_off,
                                 int32_t lo, int32_t hi)
