@@ -8,14 +8,15 @@
  * input offset times the filter's sum, and the requantization, as vectors laid out like a
  * tile's four sums. Then, at -O2, one assembly call takes every pair of rows across all the
  * block's filter pairs: the first sixteen taps (or 32, leaving an even count), then two turns
- * of sixteen a low-overhead loop (WLS/LE; 64 taps written out), a predicated turn for a tail,
- * the four sums moved into one vector (four single-lane VMOVs: the order of the two-lane
- * form's registers is not relied on), requantized there (the sign fix without its mask where
- * every filter shifts right) and scattered (about 22 instructions a tile beyond the
- * products). An odd last row goes round again with the one before it; a lone last filter,
- * and -O0, take the same steps in C. Integer sums in another order are the
- * same sums, and the requantization is rt_mve_requant's: bit-exact with the portable
- * kernels. */
+ * of sixteen a low-overhead loop (WLS/LE), a predicated turn for a tail; 16, 32 or 64 taps
+ * written out, every load at a fixed offset so that no pointer is wound back. Then the four
+ * sums are moved into one vector (four single-lane VMOVs: QEMU puts the two-lane form's first
+ * register in the low lane, LLVM's assembler documents the high one, so it is not used),
+ * requantized there (the sign fix without its mask where every filter shifts right) and
+ * scattered (about 20 instructions a tile beyond the products). An odd last row goes round
+ * again with the one before it; a lone last filter, and -O0, take the same steps in C.
+ * Integer sums in another order are the same sums, and the requantization is
+ * rt_mve_requant's: bit-exact with the portable kernels. */
 #ifndef RT_CONV_MVE_H
 #define RT_CONV_MVE_H
 
@@ -158,6 +159,24 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     "vmlava.s8 %[a01], q0, q2\n\t" \
     "vmlava.s8 %[a10], q3, q1\n\t" \
     "vmlava.s8 %[a11], q3, q2\n\t"
+/* k = 16, 32 or 64 (no loop, no tail): every load at a fixed offset, the pixels' taps X
+ * bytes past x0 and x1, the filters' X past w0 and W1 = k + X (the second filter follows the
+ * first), so nothing moves on but w0, by 2k a pair */
+#define RT_MVE_AT(OP, X, W1) \
+    "vldrb.8 q0, [%[x0], #" X "]\n\t" \
+    "vldrb.8 q1, [%[w0], #" X "]\n\t" \
+    "vldrb.8 q2, [%[w0], #" W1 "]\n\t" \
+    OP " %[a00], q0, q1\n\t" \
+    "vldrb.8 q3, [%[x1], #" X "]\n\t" \
+    OP " %[a01], q0, q2\n\t" \
+    OP " %[a10], q3, q1\n\t" \
+    OP " %[a11], q3, q2\n\t"
+#define RT_MVE_AT16 RT_MVE_AT("vmladav.s8", "0", "16")
+#define RT_MVE_AT32 RT_MVE_AT("vmladav.s8", "0", "32") RT_MVE_AT("vmlava.s8", "16", "48")
+#define RT_MVE_AT64 \
+    RT_MVE_AT("vmladav.s8", "0", "64") RT_MVE_AT("vmlava.s8", "16", "80") \
+    RT_MVE_AT("vmlava.s8", "32", "96") RT_MVE_AT("vmlava.s8", "48", "112")
+#define RT_MVE_NEXT_AT(K2) "add %[w0], %[w0], #" K2 "\n\t"
 /* the whole vectors after the first one or two: `turns` loops of two (WLS/LE) */
 #define RT_MVE_TURNS \
     "ldr lr, %[turns]\n\t" \
@@ -213,9 +232,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     "vmax.s32 q0, q0, %q[lo]\n\t" \
     "vmin.s32 q0, q0, %q[hi]\n\t" \
     "vstrb.32 q0, [%[out], %q[offs]]\n\t" \
-    "add %[out], %[out], #2\n\t" \
-    "sub %[x0], %[x0], %[kf]\n\t" \
-    "sub %[x1], %[x1], %[kf]\n\t"
+    "add %[out], %[out], #2\n\t"
 /* the sign fix only in lanes that shift right */
 #define RT_MVE_REQUANT_STORE \
     RT_MVE_MULTIPLY \
@@ -227,15 +244,22 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     RT_MVE_MULTIPLY \
     "vshr.s32 q2, q0, #31\n\t" \
     RT_MVE_ROUND_STORE
+/* the pixels back to their first taps (the whole vectors' loads moved them on by kf) */
+#define RT_MVE_X_BACK \
+    "sub %[x0], %[x0], %[kf]\n\t" \
+    "sub %[x1], %[x1], %[kf]\n\t"
 /* whole vectors: the next pair starts where the second filter ended */
 #define RT_MVE_NEXT_WHOLE \
+    RT_MVE_X_BACK \
     "mov %[w0], %[w1]\n\t" \
     "add %[w1], %[w1], %[kf]\n\t"
-/* a tail: both filters move on by adj = 2k - kf */
-#define RT_MVE_NEXT_TAIL \
+/* fewer than 16 taps (the pixels never moved): both filters move on by adj = 2k - kf */
+#define RT_MVE_NEXT_SHORT \
     "ldr lr, %[adj]\n\t" \
     "add %[w0], %[w0], lr\n\t" \
     "add %[w1], %[w1], lr\n\t"
+/* whole vectors and a tail */
+#define RT_MVE_NEXT_TAIL RT_MVE_X_BACK RT_MVE_NEXT_SHORT
 #define RT_MVE_LOOP_END \
     "cmp %[w0], %[wend]\n\t" \
     "bne 3b"
@@ -302,10 +326,13 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11;
     if (kf == 0) {
-        RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE, RT_MVE_TAIL_ONLY, RT_MVE_NEXT_TAIL)
-    } else if (rem == 0 && kf == 64) {   /* KWS's and MobileNets' 64 channels: no loop */
-        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_FIRST_TURN RT_MVE_TURN RT_MVE_TURN RT_MVE_TURN,
-                               RT_MVE_NEXT_WHOLE)
+        RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE, RT_MVE_TAIL_ONLY, RT_MVE_NEXT_SHORT)
+    } else if (k == 64) {   /* KWS's and MobileNets' 64 channels */
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT64, RT_MVE_NEXT_AT("128"))
+    } else if (k == 32) {
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT32, RT_MVE_NEXT_AT("64"))
+    } else if (k == 16) {
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT16, RT_MVE_NEXT_AT("32"))
     } else if (rem == 0 && odd) {
         RT_MVE_TILES_BY_SHIFTS("", RT_MVE_FIRST_TURN RT_MVE_TURNS, RT_MVE_NEXT_WHOLE)
     } else if (rem == 0) {
