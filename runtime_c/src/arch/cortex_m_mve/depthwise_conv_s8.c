@@ -10,7 +10,8 @@
  *   then on to the next):
  *   - 3x3 filters (no tap -128, no left shift; KWS, VWW): 8-bit products (VMULLB/VMULLT.S8,
  *     even and odd channels), two taps' summed in 16 bits, then widened into four int32
- *     accumulators (VMOVLB/VMOVLT): 19 vector instructions per two taps of 16 channels;
+ *     accumulators (VMOVLB/VMOVLT): 19 vector instructions per two taps of 16 channels
+ *     (and where every channel of the pass shifts right, the sign fix without its mask);
  *   - others: inputs and taps load widened to 16 bits and VMULLB/VMULLT.S16 multiply even
  *     and odd channels into the accumulators, 12 vector instructions a tap (rows of three
  *     taps written out, no left shift where the pass has none).
@@ -93,6 +94,7 @@ typedef struct dw_pass {
     uint32x4_t offs;
     int32x4_t off, lo, hi;
     int32_t any_left;   /* does any channel of the pass shift left? */
+    int32_t all_right;  /* does every channel of the pass shift right? */
     int32_t order;      /* the lanes' channels: DW_NATURAL .. DW_PAIRS8 */
     int8_t taps[9 * 16];   /* DW_QUARTERS, DW_PAIRS8: a 3x3 filter's taps, 16 lanes each */
 } dw_pass;
@@ -159,17 +161,22 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
 #define DW_LEFT(A, L) \
     "vldrw.32 q4, [%[prm], #" L "]\n\t" \
     "vshl.s32 " A ", " A ", q4\n\t"
-#define DW_MUL_OUT(A, M, R) \
+/* the multiplier, then the rounding right shift after FIX, the sign fix into q5 (h less one
+ * where negative, in the lanes that shift right) */
+#define DW_MUL_OUT_FIX(A, M, R, FIX) \
     "vldrw.32 q4, [%[prm], #" M "]\n\t" \
     "vqrdmulh.s32 " A ", " A ", q4\n\t" \
     "vldrw.32 q4, [%[prm], #" R "]\n\t" \
-    "vand q5, " A ", q4\n\t" \
-    "vshr.s32 q5, q5, #31\n\t" \
+    FIX \
     "vqadd.s32 " A ", " A ", q5\n\t" \
     "vrshl.s32 " A ", " A ", q4\n\t" \
     "vadd.i32 " A ", " A ", lr\n\t" \
     "vmax.s32 " A ", " A ", q6\n\t" \
     "vmin.s32 " A ", " A ", q7\n\t"
+#define DW_MUL_OUT(A, M, R) \
+    DW_MUL_OUT_FIX(A, M, R, "vand q5, " A ", q4\n\tvshr.s32 q5, q5, #31\n\t")
+/* ... where every lane shifts right: the fix is h >> 31, without the mask */
+#define DW_MUL_OUT_NEG(A, M, R) DW_MUL_OUT_FIX(A, M, R, "vshr.s32 q5, " A ", #31\n\t")
 #define DW_RQ(A, F, L, M, R) DW_FOLD(A, F) DW_LEFT(A, L) DW_MUL_OUT(A, M, R)
 /* the output offset (lr) and the activation range (q6, q7) */
 #define DW_RQ_CONSTS \
@@ -184,12 +191,16 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
     DW_RQ("q3", "48", "304", "176", "240")
 /* DW_RQ without the left shift (a pass whose channels all shift right or not at all) */
 #define DW_RQ_R(A, F, M, R) DW_FOLD(A, F) DW_MUL_OUT(A, M, R)
-#define DW_RQ_ALL_R \
+#define DW_RQ_ALL_OF(RQ) \
     DW_RQ_CONSTS \
-    DW_RQ_R("q0", "0", "128", "192") \
-    DW_RQ_R("q1", "16", "144", "208") \
-    DW_RQ_R("q2", "32", "160", "224") \
-    DW_RQ_R("q3", "48", "176", "240")
+    RQ("q0", "0", "128", "192") \
+    RQ("q1", "16", "144", "208") \
+    RQ("q2", "32", "160", "224") \
+    RQ("q3", "48", "176", "240")
+#define DW_RQ_ALL_R DW_RQ_ALL_OF(DW_RQ_R)
+/* ... where every channel of the pass shifts right */
+#define DW_RQ_NEG(A, F, M, R) DW_FOLD(A, F) DW_MUL_OUT_NEG(A, M, R)
+#define DW_RQ_ALL_NEG DW_RQ_ALL_OF(DW_RQ_NEG)
 /* a full window of rows of three taps, written out (no loop per tap): x steps xs a tap and
  * xrow (memory) after a row's third; w steps ws a tap, the row's end included */
 #define DW_TAP16 \
@@ -262,9 +273,10 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width,
     const int32_t taps = c->g.kh * c->g.kw, packed = order == DW_QUARTERS || order == DW_PAIRS8;
     const mve_pred16_t these = rt_mve_tail8(width);
     const int32x4_t zero = vdupq_n_s32(0);
-    int32_t sums[16], any_left = 0, j, t;
+    int32_t sums[16], any_left = 0, all_right = 1, j, t;
     for (j = 0; j < width; j += 4) {   /* a channel shifting left rules the 8-bit path out */
         any_left |= vmaxvq_s32(0, vldrwq_s32(p->shift + oc + j)) > 0;
+        all_right &= vmaxvq_s32(INT32_MIN, vldrwq_s32(p->shift + oc + j)) < 0;
     }
     order = packed && any_left ? DW_EVEN_ODD : order;
     for (t = 0; packed && order != DW_EVEN_ODD && t < 9; ++t) {
@@ -284,6 +296,7 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width,
         vstrwq_s32(sums + 4 * j, acc);
     }
     q->any_left = any_left;
+    q->all_right = all_right;
     q->order = order;
     for (j = 0; j < (order == DW_PAIRS8 ? 16 : width); j += 4) {   /* the lanes' channels */
         const uint32x4_t ch = vldrwq_u32(orders[order] + j);
@@ -591,9 +604,10 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
     "sub %[w], %[w], #144\n\t" \
     "subs %[n], %[n], #1\n\t" \
     "bne 5b"
-/* n pixels (or pairs) of a DW_QUARTERS (DW_PAIRS8) pass, the tap step S in bytes */
-#define DW_PAIRS_RUN(S) \
-    __asm__ volatile("5:\n\t" DW_PAIRS_3X3(S) DW_RQ_ALL_R DW_STORE_QUARTERS DW_PAIRS_NEXT \
+/* n pixels (or pairs) of a DW_QUARTERS (DW_PAIRS8) pass, the tap step S in bytes, the
+ * output stage RQ */
+#define DW_PAIRS_RUN(S, RQ) \
+    __asm__ volatile("5:\n\t" DW_PAIRS_3X3(S) RQ DW_STORE_QUARTERS DW_PAIRS_NEXT \
                      : [x] "+r"(x), [w] "+r"(t), [out] "+r"(out), [n] "+r"(n) \
                      : [xrow] "r"(next), [ws] "r"(step), [f] "r"(q->fold), [prm] "r"(q), \
                        [back] "m"(back) \
@@ -652,10 +666,14 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
         const int32_t step = per * ws;
         const int8_t *t = q->taps;
         n /= per;
-        if (per == 2) {
-            DW_PAIRS_RUN("8");
+        if (per == 2 && q->all_right) {
+            DW_PAIRS_RUN("8", DW_RQ_ALL_NEG);
+        } else if (per == 2) {
+            DW_PAIRS_RUN("8", DW_RQ_ALL_R);
+        } else if (q->all_right) {
+            DW_PAIRS_RUN("16", DW_RQ_ALL_NEG);
         } else {
-            DW_PAIRS_RUN("16");
+            DW_PAIRS_RUN("16", DW_RQ_ALL_R);
         }
     } else if (width == 16 && kw == 3 && !q->any_left) {
         DW_RUN(DW_ROWS3 DW_RQ_ALL_R DW_STORE_EVEN_ODD);
