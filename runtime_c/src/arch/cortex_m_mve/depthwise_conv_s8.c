@@ -87,12 +87,14 @@ static RT_DSP_NOINLINE void taps8(const dw_ctx *c, const int8_t *x, const int8_t
  * accumulators' lanes (lane i of vector v is channel oc + ch[4v + i]): the bias, the bias plus
  * the input offset times the channel's sum of all taps (for windows with every tap inside the
  * input), the multipliers and the shift split in two; where vector v's four bytes go
- * (out + at[v], lanes offs apart), the output offset and the activation range. */
+ * (out + at[v], lanes offs apart), the output offset and the activation range (also as
+ * bytes, for a DW_QUARTERS pass's sixteen outputs narrowed into one vector). */
 typedef struct dw_pass {
     int32_t bias[16], fold[16], mult[16], right[16], left[16];
     int32_t at[4];
     uint32x4_t offs;
     int32x4_t off, lo, hi;
+    int8x16_t lo8, hi8;
     int32_t any_left;   /* does any channel of the pass shift left? */
     int32_t all_right;  /* does every channel of the pass shift right? */
     int32_t order;      /* the lanes' channels: DW_NATURAL .. DW_PAIRS8 */
@@ -114,11 +116,12 @@ typedef struct dw_pass {
 
 #if defined(__OPTIMIZE__)
 /* The assembly below reads dw_pass at these byte offsets: bias 0, fold 64, mult 128,
- * right 192, left 256, offs 336, lo 368, hi 384 (off 352). */
+ * right 192, left 256, offs 336, lo 368, hi 384 (off 352), lo8 400, hi8 416. */
 typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass, right) == 192 &&
                              offsetof(dw_pass, left) == 256 && offsetof(dw_pass, offs) == 336 &&
                              offsetof(dw_pass, off) == 352 && offsetof(dw_pass, lo) == 368 &&
-                             offsetof(dw_pass, hi) == 384) ? 1 : -1];
+                             offsetof(dw_pass, hi) == 384 && offsetof(dw_pass, lo8) == 400 &&
+                             offsetof(dw_pass, hi8) == 416) ? 1 : -1];
 
 /* The window's loops: rows (a register, > 0) of cols (memory, > 0) taps; x and w step by xs
  * and ws a tap, by xskip and wskip (memory) a row; lr counts taps (DLS/LE). */
@@ -163,20 +166,22 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
     "vshl.s32 " A ", " A ", q4\n\t"
 /* the multiplier, then the rounding right shift after FIX, the sign fix into q5 (h less one
  * where negative, in the lanes that shift right) */
-#define DW_MUL_OUT_FIX(A, M, R, FIX) \
+#define DW_MUL_FIX(A, M, R, FIX) \
     "vldrw.32 q4, [%[prm], #" M "]\n\t" \
     "vqrdmulh.s32 " A ", " A ", q4\n\t" \
     "vldrw.32 q4, [%[prm], #" R "]\n\t" \
     FIX \
     "vqadd.s32 " A ", " A ", q5\n\t" \
-    "vrshl.s32 " A ", " A ", q4\n\t" \
+    "vrshl.s32 " A ", " A ", q4\n\t"
+#define DW_MUL(A, M, R) DW_MUL_FIX(A, M, R, "vand q5, " A ", q4\n\tvshr.s32 q5, q5, #31\n\t")
+/* ... where every lane shifts right: the fix is h >> 31, without the mask */
+#define DW_MUL_NEG(A, M, R) DW_MUL_FIX(A, M, R, "vshr.s32 q5, " A ", #31\n\t")
+/* the output offset (lr) and the activation range (q6, q7) */
+#define DW_OUT(A) \
     "vadd.i32 " A ", " A ", lr\n\t" \
     "vmax.s32 " A ", " A ", q6\n\t" \
     "vmin.s32 " A ", " A ", q7\n\t"
-#define DW_MUL_OUT(A, M, R) \
-    DW_MUL_OUT_FIX(A, M, R, "vand q5, " A ", q4\n\tvshr.s32 q5, q5, #31\n\t")
-/* ... where every lane shifts right: the fix is h >> 31, without the mask */
-#define DW_MUL_OUT_NEG(A, M, R) DW_MUL_OUT_FIX(A, M, R, "vshr.s32 q5, " A ", #31\n\t")
+#define DW_MUL_OUT(A, M, R) DW_MUL(A, M, R) DW_OUT(A)
 #define DW_RQ(A, F, L, M, R) DW_FOLD(A, F) DW_LEFT(A, L) DW_MUL_OUT(A, M, R)
 /* the output offset (lr) and the activation range (q6, q7) */
 #define DW_RQ_CONSTS \
@@ -199,8 +204,36 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
     RQ("q3", "48", "176", "240")
 #define DW_RQ_ALL_R DW_RQ_ALL_OF(DW_RQ_R)
 /* ... where every channel of the pass shifts right */
-#define DW_RQ_NEG(A, F, M, R) DW_FOLD(A, F) DW_MUL_OUT_NEG(A, M, R)
+#define DW_RQ_NEG(A, F, M, R) DW_FOLD(A, F) DW_MUL_NEG(A, M, R) DW_OUT(A)
 #define DW_RQ_ALL_NEG DW_RQ_ALL_OF(DW_RQ_NEG)
+/* A DW_QUARTERS pass of 16 channels (no left shift): the four vectors requantized by RQ
+ * (DW_RQ_MUL, or DW_RQ_MUL_NEG where every channel shifts right), then narrowed with
+ * saturation into one vector of the sixteen channels in order, which takes the output
+ * offset in 16 bits and the activation range in bytes: saturating to int16 and on to int8
+ * before the range is the same as adding and clamping in 32 bits, the offset being a byte
+ * and the range within one. (0, 4, 8, 12) with (2, 6, ..) make the even channels' halfwords,
+ * (1, 5, ..) with (3, 7, ..) the odd ones'. */
+#define DW_RQ_MUL(A, F, M, R) DW_FOLD(A, F) DW_MUL(A, M, R)
+#define DW_RQ_MUL_NEG(A, F, M, R) DW_FOLD(A, F) DW_MUL_NEG(A, M, R)
+#define DW_RQ_NARROW(RQ) \
+    "ldr lr, [%[prm], #352]\n\t" \
+    RQ("q0", "0", "128", "192") \
+    RQ("q1", "16", "144", "208") \
+    RQ("q2", "32", "160", "224") \
+    RQ("q3", "48", "176", "240") \
+    "vqmovnb.s32 q0, q0\n\t" \
+    "vqmovnt.s32 q0, q1\n\t" \
+    "vqmovnb.s32 q2, q2\n\t" \
+    "vqmovnt.s32 q2, q3\n\t" \
+    "vqadd.s16 q0, q0, lr\n\t" \
+    "vqadd.s16 q2, q2, lr\n\t" \
+    "vqmovnb.s16 q0, q0\n\t" \
+    "vqmovnt.s16 q0, q2\n\t" \
+    "vldrw.32 q4, [%[prm], #400]\n\t" \
+    "vmax.s8 q0, q0, q4\n\t" \
+    "vldrw.32 q4, [%[prm], #416]\n\t" \
+    "vmin.s8 q0, q0, q4\n\t" \
+    "vstrb.8 q0, [%[out]]\n\t"
 /* a full window of rows of three taps, written out (no loop per tap): x steps xs a tap and
  * xrow (memory) after a row's third; w steps ws a tap, the row's end included */
 #define DW_TAP16 \
@@ -321,6 +354,8 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width,
     q->off = vdupq_n_s32(p->output_offset);
     q->lo = vdupq_n_s32(p->act_min);
     q->hi = vdupq_n_s32(p->act_max);
+    q->lo8 = vdupq_n_s8((int8_t)p->act_min);
+    q->hi8 = vdupq_n_s8((int8_t)p->act_max);
 }
 
 /* Vector v of a pass: acc plus fold f, requantized (rt_mve_requant's steps, the shift split),
@@ -605,9 +640,9 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
     "subs %[n], %[n], #1\n\t" \
     "bne 5b"
 /* n pixels (or pairs) of a DW_QUARTERS (DW_PAIRS8) pass, the tap step S in bytes, the
- * output stage RQ */
-#define DW_PAIRS_RUN(S, RQ) \
-    __asm__ volatile("5:\n\t" DW_PAIRS_3X3(S) RQ DW_STORE_QUARTERS DW_PAIRS_NEXT \
+ * output stage and stores OUT */
+#define DW_PAIRS_RUN(S, OUT) \
+    __asm__ volatile("5:\n\t" DW_PAIRS_3X3(S) OUT DW_PAIRS_NEXT \
                      : [x] "+r"(x), [w] "+r"(t), [out] "+r"(out), [n] "+r"(n) \
                      : [xrow] "r"(next), [ws] "r"(step), [f] "r"(q->fold), [prm] "r"(q), \
                        [back] "m"(back) \
@@ -667,13 +702,13 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
         const int8_t *t = q->taps;
         n /= per;
         if (per == 2 && q->all_right) {
-            DW_PAIRS_RUN("8", DW_RQ_ALL_NEG);
+            DW_PAIRS_RUN("8", DW_RQ_ALL_NEG DW_STORE_QUARTERS);
         } else if (per == 2) {
-            DW_PAIRS_RUN("8", DW_RQ_ALL_R);
+            DW_PAIRS_RUN("8", DW_RQ_ALL_R DW_STORE_QUARTERS);
         } else if (q->all_right) {
-            DW_PAIRS_RUN("16", DW_RQ_ALL_NEG);
+            DW_PAIRS_RUN("16", DW_RQ_NARROW(DW_RQ_MUL_NEG));
         } else {
-            DW_PAIRS_RUN("16", DW_RQ_ALL_R);
+            DW_PAIRS_RUN("16", DW_RQ_NARROW(DW_RQ_MUL));
         }
     } else if (width == 16 && kw == 3 && !q->any_left) {
         DW_RUN(DW_ROWS3 DW_RQ_ALL_R DW_STORE_EVEN_ODD);
