@@ -22,9 +22,9 @@
  *   with a multiple of 16 every channel of the pass reads one input, VMLA by a scalar).
  *   -O0 runs the same steps in C. Other channels take the older 8-channel loop or the
  *   portable one, one at a time.
- * Up to about 6.5 KB of stack (a band's 2.5 KB and five passes' output stages and packed
- * taps; the one-channel path's filters, patches and padded image). Bit-exact with
- * int8/depthwise_conv_s8.c. */
+ * Up to about 7.5 KB of stack (a band's 2.5 KB and five passes' output stages and packed
+ * taps, 6.8 KB; the one-channel path's 64 filters, patches, their constants and padded
+ * image, 7.5 KB). Bit-exact with int8/depthwise_conv_s8.c. */
 #include "conv_mve.h"
 
 #include <stddef.h>
@@ -968,13 +968,14 @@ static void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *o
 
 /* One input channel (a first layer, say) with 16 to DW_MAT_TAPS taps: a convolution on one
  * channel, so the gathered matrix product of conv_mve.h takes it. Its filters are transposed
- * a block at a time (each channel's taps one row) onto the stack. An image of up to
+ * a block of up to 64 at a time (each channel's taps one row) onto the stack, so that KWS's
+ * 64 filters of 40 taps are one block and its patches are gathered once. An image of up to
  * DW_PAD_BYTES with its padding (KWS's 49x10 stem input) is first copied padded with the
  * zero point, so that every patch is a straight copy of its rows (most of KWS's windows
  * reach past the input: gathered one by one, they cost more than the products). */
 #define DW_MAT_TAPS 64
-#define DW_MAT_BYTES 2048
-#define DW_PAD_BYTES 1536
+#define DW_MAT_BYTES 2560
+#define DW_PAD_BYTES 1024
 
 /* Image img (one channel) into dst, ph rows of pw, from row -pad_h and column -pad_w on:
  * the zero point outside the input. */
@@ -1001,11 +1002,11 @@ static void one_input(const dw_ctx *c, const int8_t *in, int8_t *out)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t k = c->g.kh * c->g.kw, cout = c->g.cout;
-    const int32_t fit = DW_MAT_BYTES / k & ~1, block = fit < 32 ? fit : 32;
+    const int32_t fit = DW_MAT_BYTES / k & ~1, block = fit < 64 ? fit : 64;
     const int32_t ph = (c->g.oh - 1) * p->stride_h + (c->g.kh - 1) * p->dilation_h + 1;
     const int32_t pw = (c->g.ow - 1) * p->stride_w + (c->g.kw - 1) * p->dilation_w + 1;
     int8_t wt[DW_MAT_BYTES], patch[8 * DW_MAT_TAPS], padded[DW_PAD_BYTES];
-    rt_mve_pair q[16];
+    rt_mve_pair q[32];
     rt_conv_s8_geom g = c->g;
     rt_conv_s8_params pp = *p;
     int32_t oc, j, t, n;
