@@ -159,7 +159,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     "vmlava.s8 %[a01], q0, q2\n\t" \
     "vmlava.s8 %[a10], q3, q1\n\t" \
     "vmlava.s8 %[a11], q3, q2\n\t"
-/* k = 16, 32 or 64 (no loop, no tail): every load at a fixed offset, the pixels' taps X
+/* k = 16, 32, 48 or 64 (no loop, no tail): every load at a fixed offset, the pixels' taps X
  * bytes past x0 and x1, the filters' X past w0 and W1 = k + X (the second filter follows the
  * first), so nothing moves on but w0, by 2k a pair */
 #define RT_MVE_AT(OP, X, W1) \
@@ -173,6 +173,9 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     OP " %[a11], q3, q2\n\t"
 #define RT_MVE_AT16 RT_MVE_AT("vmladav.s8", "0", "16")
 #define RT_MVE_AT32 RT_MVE_AT("vmladav.s8", "0", "32") RT_MVE_AT("vmlava.s8", "16", "48")
+#define RT_MVE_AT48 \
+    RT_MVE_AT("vmladav.s8", "0", "48") RT_MVE_AT("vmlava.s8", "16", "64") \
+    RT_MVE_AT("vmlava.s8", "32", "80")
 #define RT_MVE_AT64 \
     RT_MVE_AT("vmladav.s8", "0", "64") RT_MVE_AT("vmlava.s8", "16", "80") \
     RT_MVE_AT("vmlava.s8", "32", "96") RT_MVE_AT("vmlava.s8", "48", "112")
@@ -329,7 +332,9 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE, RT_MVE_TAIL_ONLY, RT_MVE_NEXT_SHORT)
     } else if (k == 64) {   /* KWS's and MobileNets' 64 channels */
         RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT64, RT_MVE_NEXT_AT("128"))
-    } else if (k == 32) {
+    } else if (k == 48) {   /* KWS's stem, its 40 taps padded (rt_mve_gathered) */
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT48, RT_MVE_NEXT_AT("96"))
+    } else if (k == 32) {   /* and first layers' 27 */
         RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT32, RT_MVE_NEXT_AT("64"))
     } else if (k == 16) {
         RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT16, RT_MVE_NEXT_AT("32"))
@@ -490,7 +495,7 @@ static inline int32_t rt_mve_inside(int32_t n, int32_t pad, int32_t s, int32_t s
 }
 
 /* The patches of m output pixels from (oy, ox) on in raster order, pixel j's at dst + j k
- * (k = KH * KW * Cin). Pixels whose taps all lie inside the input (no dilation along rows),
+ * (k at least KH * KW * Cin; bytes past a patch are left as they are). Pixels whose taps all lie inside the input (no dilation along rows),
  * a row's run of them at a time, copy their KH runs of KW * Cin bytes, whole vectors and a
  * predicated tail, from an offset that steps along with the pixels (rt_mve_copy's steps,
  * with the tail's predicate made once a batch: calling rt_mve_copy per run costs ResNet-8
@@ -528,9 +533,9 @@ static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
         n = x_hi - ox < m - j ? x_hi - ox : m - j;
         if (whole == 0) {   /* runs shorter than a vector (a first layer's 3x3x3) */
             const int8_t *px = img + at;
-            int8_t *d = dst;
             for (i = 0; i < n; ++i, px += xstep) {
                 const int8_t *s = px;
+                int8_t *d = dst + i * k;
                 for (ky = 0; ky < g->kh; ++ky, s += step, d += run) {
                     vstrbq_p_s8(d, vldrbq_z_s8(s, tail), tail);
                 }
@@ -553,20 +558,25 @@ static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
     }
 }
 
-/* Filters oc .. oc + count - 1 (w: their rows of k = KH * KW * Cin taps; patch room for
- * `room` bytes, at least two rows; q for (count + 1) / 2 pairs) over every output pixel of a
- * one-group layer: as many pixels as the patch holds, in raster order, gathered (a row each),
- * then their matrix product by the block (rt_mve_rows). */
+/* Filters oc .. oc + count - 1 (w: their rows of k >= KH * KW * Cin taps, any past the
+ * filter's own zero; patch room for `room` bytes, at least two rows; q for (count + 1) / 2
+ * pairs) over every output pixel of a one-group layer: as many pixels as the patch holds, in
+ * raster order, gathered (a row each, k bytes apart), then their matrix product by the block
+ * (rt_mve_rows). Rows padded to a multiple of 16 take the tiles' fixed-offset loops; the
+ * patch is zeroed first, so that the bytes past each gathered patch are zeros times zeros. */
 static inline void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
-                                   const int8_t *in, const int8_t *w, const int32_t *bias,
-                                   int32_t oc, int32_t count, int8_t *patch, int32_t room,
-                                   rt_mve_pair *q, int8_t *out)
+                                   const int8_t *in, const int8_t *w, int32_t k,
+                                   const int32_t *bias, int32_t oc, int32_t count,
+                                   int8_t *patch, int32_t room, rt_mve_pair *q, int8_t *out)
 {
-    const int32_t k = g->kh * g->kw * g->cin, cout = g->cout, pixels = g->oh * g->ow;
+    const int32_t cout = g->cout, pixels = g->oh * g->ow;
     const int32_t batch = room / k & ~1;
     const rt_mve_out o = rt_mve_out_make(p, cout);
     const int32_t shifts = rt_mve_pairs_make(p, w, bias, k, oc, count, q);
     int32_t n, i;
+    if (k != g->kh * g->kw * g->cin) {
+        rt_mve_fill(patch, vdupq_n_s8(0), room);
+    }
     for (n = 0; n < g->n; ++n) {
         const int8_t *img = in + n * g->h * g->w * g->cin;
         int8_t *on = out + n * pixels * cout + oc;
@@ -576,6 +586,14 @@ static inline void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_pa
             rt_mve_rows(patch, m, w, k, cout, count, shifts, q, &o, on + i * cout);
         }
     }
+}
+
+/* The length to pad rows of k taps to for the tiles' fixed-offset loops (16, 32, 48 or 64),
+ * or k where it is one already or longer. */
+static inline int32_t rt_mve_padded_taps(int32_t k)
+{
+    const int32_t kp = (k + 15) & ~15;
+    return kp <= 64 ? kp : k;
 }
 
 #endif /* RT_CONV_MVE_H */

@@ -143,17 +143,31 @@ static void tile(const conv_ctx *c, const rt_s8_window *a, const rt_s8_window *b
 }
 
 /* One group, up to RT_MVE_PATCH_MAX taps a filter: the gathered matrix product of
- * conv_mve.h, a block of filters at a time. */
+ * conv_mve.h, a block of filters at a time. A short filter (a first layer's 3x3x3) is copied
+ * padded with zeros to a multiple of 16 taps at the patch buffer's end, where up to half of
+ * it is room, so that the tiles load whole vectors at fixed offsets. */
 static void conv_gathered(const conv_ctx *c, const int8_t *in, int8_t *out)
 {
     int8_t patch[2 * RT_MVE_PATCH_MAX];
     rt_mve_pair q[RT_MVE_BLOCK_PAIRS];
-    int32_t oc;
+    const int32_t k = c->fsize, kp = rt_mve_padded_taps(k);
+    int32_t oc, j;
     for (oc = 0; oc < c->g.cout; oc += 2 * RT_MVE_BLOCK_PAIRS) {
         const int32_t left = c->g.cout - oc;
-        rt_mve_gathered(&c->g, c->p, in, c->w + oc * c->fsize, c->bias, oc,
-                        left < 2 * RT_MVE_BLOCK_PAIRS ? left : 2 * RT_MVE_BLOCK_PAIRS, patch,
-                        (int32_t)sizeof patch, q, out);
+        const int32_t count = left < 2 * RT_MVE_BLOCK_PAIRS ? left : 2 * RT_MVE_BLOCK_PAIRS;
+        const int8_t *w = c->w + oc * k;
+        int32_t room = (int32_t)sizeof patch, wk = k;
+        if (kp != k && count * kp <= room / 2) {
+            int8_t *wp = patch + room - count * kp;
+            for (j = 0; j < count; ++j) {
+                rt_mve_copy(wp + j * kp, w + j * k, k);
+                rt_mve_fill(wp + j * kp + k, vdupq_n_s8(0), kp - k);
+            }
+            room -= count * kp;
+            w = wp;
+            wk = kp;
+        }
+        rt_mve_gathered(&c->g, c->p, in, w, wk, c->bias, oc, count, patch, room, q, out);
     }
 }
 

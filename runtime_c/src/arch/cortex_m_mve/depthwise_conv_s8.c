@@ -22,9 +22,9 @@
  *   with a multiple of 16 every channel of the pass reads one input, VMLA by a scalar).
  *   -O0 runs the same steps in C. Other channels take the older 8-channel loop or the
  *   portable one, one at a time.
- * Up to about 7.5 KB of stack (a band's 2.5 KB and five passes' output stages and packed
- * taps, 6.8 KB; the one-channel path's 64 filters, patches, their constants and padded
- * image, 7.5 KB). Bit-exact with int8/depthwise_conv_s8.c. */
+ * Up to about 7.3 KB of stack (a band's 2.5 KB and five passes' output stages and packed
+ * taps, 6.1 KB; the one-channel path's 64 filters padded to 48 taps, patches, their
+ * constants and padded image, 7.3 KB). Bit-exact with int8/depthwise_conv_s8.c. */
 #include "conv_mve.h"
 
 #include <stddef.h>
@@ -917,7 +917,7 @@ static void passes16(const dw_ctx *c, const int8_t *in, int32_t oc, int32_t pass
 }
 
 /* Channels oc..oc+7 of every output pixel (taps8_c with a multiplier of 1, else taps8). */
-static void pass8(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
+static RT_DSP_NOINLINE void pass8(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
 {
     const int32_t shared = c->mult != 1;
     dw_pass q;
@@ -944,7 +944,7 @@ static void pass8(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
 }
 
 /* Channel oc of every output pixel, one at a time. */
-static void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
+static RT_DSP_NOINLINE void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *out)
 {
     const rt_conv_s8_params *p = c->p;
     int32_t n, oy, ox;
@@ -969,13 +969,14 @@ static void one_channel(const dw_ctx *c, const int8_t *in, int32_t oc, int8_t *o
 /* One input channel (a first layer, say) with 16 to DW_MAT_TAPS taps: a convolution on one
  * channel, so the gathered matrix product of conv_mve.h takes it. Its filters are transposed
  * a block of up to 64 at a time (each channel's taps one row) onto the stack, so that KWS's
- * 64 filters of 40 taps are one block and its patches are gathered once. An image of up to
+ * 64 filters are one block and its patches are gathered once; the taps are padded with zeros
+ * to a multiple of 16 (KWS's 40 to 48) for the tiles' fixed-offset loops. An image of up to
  * DW_PAD_BYTES with its padding (KWS's 49x10 stem input) is first copied padded with the
  * zero point, so that every patch is a straight copy of its rows (most of KWS's windows
  * reach past the input: gathered one by one, they cost more than the products). */
 #define DW_MAT_TAPS 64
-#define DW_MAT_BYTES 2560
-#define DW_PAD_BYTES 1024
+#define DW_MAT_BYTES 3072
+#define DW_PAD_BYTES 768
 
 /* Image img (one channel) into dst, ph rows of pw, from row -pad_h and column -pad_w on:
  * the zero point outside the input. */
@@ -1001,14 +1002,15 @@ static void pad_image(const dw_ctx *c, const int8_t *img, int32_t ph, int32_t pw
 static void one_input(const dw_ctx *c, const int8_t *in, int8_t *out)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t k = c->g.kh * c->g.kw, cout = c->g.cout;
-    const int32_t fit = DW_MAT_BYTES / k & ~1, block = fit < 64 ? fit : 64;
+    const int32_t k = c->g.kh * c->g.kw, cout = c->g.cout, kp = rt_mve_padded_taps(k);
+    const int32_t fit = DW_MAT_BYTES / kp & ~1, block = fit < 64 ? fit : 64;
     const int32_t ph = (c->g.oh - 1) * p->stride_h + (c->g.kh - 1) * p->dilation_h + 1;
     const int32_t pw = (c->g.ow - 1) * p->stride_w + (c->g.kw - 1) * p->dilation_w + 1;
     int8_t wt[DW_MAT_BYTES], patch[8 * DW_MAT_TAPS], padded[DW_PAD_BYTES];
     rt_mve_pair q[32];
     rt_conv_s8_geom g = c->g;
     rt_conv_s8_params pp = *p;
+    const uint16x8_t rows = vmulq_n_u16(vidupq_n_u16(0u, 1), (uint16_t)kp);
     int32_t oc, j, t, n;
     g.n = 1;
     g.h = ph;
@@ -1016,19 +1018,22 @@ static void one_input(const dw_ctx *c, const int8_t *in, int8_t *out)
     pp.pad_h = pp.pad_w = 0;
     for (oc = 0; oc < cout; oc += block) {
         const int32_t count = cout - oc < block ? cout - oc : block;
-        for (j = 0; j < count; ++j) {
-            for (t = 0; t < k; ++t) {
-                wt[j * k + t] = c->w[t * cout + oc + j];
+        for (t = 0; t < kp; ++t) {   /* tap t of eight filters a vector, scattered kp apart */
+            for (j = 0; j < count; j += 8) {
+                const mve_pred16_t lanes = vctp16q((uint32_t)(count - j));
+                const int16x8_t v = t < k ? vldrbq_z_s16(c->w + t * cout + oc + j, lanes)
+                                          : vdupq_n_s16(0);
+                vstrbq_scatter_offset_p_s16(wt + j * kp + t, rows, v, lanes);
             }
         }
         if (ph * pw > DW_PAD_BYTES) {
-            rt_mve_gathered(&c->g, p, in, wt, c->bias, oc, count, patch, (int32_t)sizeof patch,
-                            q, out);
+            rt_mve_gathered(&c->g, p, in, wt, kp, c->bias, oc, count, patch,
+                            (int32_t)sizeof patch, q, out);
             continue;
         }
         for (n = 0; n < c->g.n; ++n) {
             pad_image(c, in + n * c->g.h * c->g.w, ph, pw, padded);
-            rt_mve_gathered(&g, &pp, padded, wt, c->bias, oc, count, patch,
+            rt_mve_gathered(&g, &pp, padded, wt, kp, c->bias, oc, count, patch,
                             (int32_t)sizeof patch, q, out + n * c->g.oh * c->g.ow * cout);
         }
     }
