@@ -159,18 +159,19 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     "vmlava.s8 %[a01], q0, q2\n\t" \
     "vmlava.s8 %[a10], q3, q1\n\t" \
     "vmlava.s8 %[a11], q3, q2\n\t"
-/* k = 16, 32, 48 or 64 (no loop, no tail): every load at a fixed offset, the pixels' taps X
- * bytes past x0 and x1, the filters' X past w0 and W1 = k + X (the second filter follows the
- * first), so nothing moves on but w0, by 2k a pair */
-#define RT_MVE_AT(OP, X, W1) \
+/* k = 16, 32, 48 or 64 (no loop, no tail; 8 and 128 below): every load at a fixed offset,
+ * the pixels' taps X bytes past x0 and x1, the filters' X past w0 and W1 = k + X past WR (w0:
+ * the second filter follows the first), so nothing moves on but w0, by 2k a pair */
+#define RT_MVE_AT_OF(OP, X, WR, W1) \
     "vldrb.8 q0, [%[x0], #" X "]\n\t" \
     "vldrb.8 q1, [%[w0], #" X "]\n\t" \
-    "vldrb.8 q2, [%[w0], #" W1 "]\n\t" \
+    "vldrb.8 q2, [%[" WR "], #" W1 "]\n\t" \
     OP " %[a00], q0, q1\n\t" \
     "vldrb.8 q3, [%[x1], #" X "]\n\t" \
     OP " %[a01], q0, q2\n\t" \
     OP " %[a10], q3, q1\n\t" \
     OP " %[a11], q3, q2\n\t"
+#define RT_MVE_AT(OP, X, W1) RT_MVE_AT_OF(OP, X, "w0", W1)
 #define RT_MVE_AT16 RT_MVE_AT("vmladav.s8", "0", "16")
 #define RT_MVE_AT32 RT_MVE_AT("vmladav.s8", "0", "32") RT_MVE_AT("vmlava.s8", "16", "48")
 #define RT_MVE_AT48 \
@@ -180,6 +181,27 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     RT_MVE_AT("vmladav.s8", "0", "64") RT_MVE_AT("vmlava.s8", "16", "80") \
     RT_MVE_AT("vmlava.s8", "32", "96") RT_MVE_AT("vmlava.s8", "48", "112")
 #define RT_MVE_NEXT_AT(K2) "add %[w0], %[w0], #" K2 "\n\t"
+/* k = 128: the second filter's taps past w1 (an offset reaches 127 bytes), both moving on */
+#define RT_MVE_AT_W1(OP, X) RT_MVE_AT_OF(OP, X, "w1", X)
+#define RT_MVE_AT128 \
+    RT_MVE_AT_W1("vmladav.s8", "0") RT_MVE_AT_W1("vmlava.s8", "16") \
+    RT_MVE_AT_W1("vmlava.s8", "32") RT_MVE_AT_W1("vmlava.s8", "48") \
+    RT_MVE_AT_W1("vmlava.s8", "64") RT_MVE_AT_W1("vmlava.s8", "80") \
+    RT_MVE_AT_W1("vmlava.s8", "96") RT_MVE_AT_W1("vmlava.s8", "112")
+#define RT_MVE_NEXT_AT128 \
+    "add %[w0], %[w0], #256\n\t" \
+    "add %[w1], %[w1], #256\n\t"
+/* k = 8 (a MobileNet's 8 channels): one predicated turn, the second filter 8 bytes on */
+#define RT_MVE_AT8 \
+    "vpstttt\n\t" \
+    "vldrbt.8 q0, [%[x0]]\n\t" \
+    "vldrbt.8 q1, [%[w0]]\n\t" \
+    "vldrbt.8 q2, [%[w0], #8]\n\t" \
+    "vldrbt.8 q3, [%[x1]]\n\t" \
+    "vmladav.s8 %[a00], q0, q1\n\t" \
+    "vmladav.s8 %[a01], q0, q2\n\t" \
+    "vmladav.s8 %[a10], q3, q1\n\t" \
+    "vmladav.s8 %[a11], q3, q2\n\t"
 /* the whole vectors after the first one or two: `turns` loops of two (WLS/LE) */
 #define RT_MVE_TURNS \
     "ldr lr, %[turns]\n\t" \
@@ -328,8 +350,12 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     const int8_t *w0 = w, *w1 = w + k, *wend = w + 2 * k * pairs;
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11;
-    if (kf == 0) {
+    if (k == 8) {
+        RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE, RT_MVE_AT8, RT_MVE_NEXT_AT("16"))
+    } else if (kf == 0) {
         RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE, RT_MVE_TAIL_ONLY, RT_MVE_NEXT_SHORT)
+    } else if (k == 128) {   /* MobileNets' 128 channels */
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT128, RT_MVE_NEXT_AT128)
     } else if (k == 64) {   /* KWS's and MobileNets' 64 channels */
         RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT64, RT_MVE_NEXT_AT("128"))
     } else if (k == 48) {   /* KWS's stem, its 40 taps padded (rt_mve_gathered) */
