@@ -526,7 +526,8 @@ static inline int32_t rt_mve_inside(int32_t n, int32_t pad, int32_t s, int32_t s
  * predicated tail, from an offset that steps along with the pixels (rt_mve_copy's steps,
  * with the tail's predicate made once a batch: calling rt_mve_copy per run costs ResNet-8
  * 43 K instructions on the M55; runs shorter than a vector, a first layer's 3x3x3, one
- * predicated copy each); any other takes rt_mve_gather. Out of line: inlined, it crowds its
+ * predicated load and store each, under one VPSTT, the rows a DLS/LE loop at -O2); any other
+ * takes rt_mve_gather. Out of line: inlined, it crowds its
  * callers' registers. */
 static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
                                                 const rt_conv_s8_params *p, const int8_t *img,
@@ -562,9 +563,25 @@ static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
             for (i = 0; i < n; ++i, px += xstep) {
                 const int8_t *s = px;
                 int8_t *d = dst + i * k;
+#if defined(__OPTIMIZE__)
+                /* one predicate for a load and its store (VPSTT), the rows a DLS/LE loop */
+                __asm__ volatile("vctp.8 %[run]\n\t"
+                                 "dls lr, %[rows]\n\t"
+                                 "1:\n\t"
+                                 "vpstt\n\t"
+                                 "vldrbt.8 q0, [%[s]]\n\t"
+                                 "vstrbt.8 q0, [%[d]]\n\t"
+                                 "add %[s], %[s], %[step]\n\t"
+                                 "add %[d], %[d], %[run]\n\t"
+                                 "le lr, 1b"
+                                 : [s] "+r"(s), [d] "+r"(d)
+                                 : [rows] "r"(g->kh), [run] "r"(run), [step] "r"(step)
+                                 : "cc", "memory", "lr", "d0", "d1");
+#else
                 for (ky = 0; ky < g->kh; ++ky, s += step, d += run) {
                     vstrbq_p_s8(d, vldrbq_z_s8(s, tail), tail);
                 }
+#endif
             }
         } else {
             int32_t t;
