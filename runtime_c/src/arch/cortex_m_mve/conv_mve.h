@@ -172,14 +172,14 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     OP " %[a10], q3, q1\n\t" \
     OP " %[a11], q3, q2\n\t"
 #define RT_MVE_AT(OP, X, W1) RT_MVE_AT_OF(OP, X, "w0", W1)
-#define RT_MVE_AT16 RT_MVE_AT("vmladav.s8", "0", "16")
-#define RT_MVE_AT32 RT_MVE_AT("vmladav.s8", "0", "32") RT_MVE_AT("vmlava.s8", "16", "48")
-#define RT_MVE_AT48 \
-    RT_MVE_AT("vmladav.s8", "0", "48") RT_MVE_AT("vmlava.s8", "16", "64") \
-    RT_MVE_AT("vmlava.s8", "32", "80")
-#define RT_MVE_AT64 \
-    RT_MVE_AT("vmladav.s8", "0", "64") RT_MVE_AT("vmlava.s8", "16", "80") \
-    RT_MVE_AT("vmlava.s8", "32", "96") RT_MVE_AT("vmlava.s8", "48", "112")
+/* the turns of rows of 16, 32, 48 or 64 taps: TURN(OP, X, X + k), the first one setting */
+#define RT_MVE_TURNS16(TURN) TURN("vmladav.s8", "0", "16")
+#define RT_MVE_TURNS32(TURN) TURN("vmladav.s8", "0", "32") TURN("vmlava.s8", "16", "48")
+#define RT_MVE_TURNS48(TURN) \
+    TURN("vmladav.s8", "0", "48") TURN("vmlava.s8", "16", "64") TURN("vmlava.s8", "32", "80")
+#define RT_MVE_TURNS64(TURN) \
+    TURN("vmladav.s8", "0", "64") TURN("vmlava.s8", "16", "80") \
+    TURN("vmlava.s8", "32", "96") TURN("vmlava.s8", "48", "112")
 #define RT_MVE_NEXT_AT(K2) "add %[w0], %[w0], #" K2 "\n\t"
 /* k = 128: the second filter's taps past w1 (an offset reaches 127 bytes), both moving on */
 #define RT_MVE_AT_W1(OP, X) RT_MVE_AT_OF(OP, X, "w1", X)
@@ -357,13 +357,13 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     } else if (k == 128) {   /* MobileNets' 128 channels */
         RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT128, RT_MVE_NEXT_AT128)
     } else if (k == 64) {   /* KWS's and MobileNets' 64 channels */
-        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT64, RT_MVE_NEXT_AT("128"))
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_TURNS64(RT_MVE_AT), RT_MVE_NEXT_AT("128"))
     } else if (k == 48) {   /* KWS's stem, its 40 taps padded (rt_mve_gathered) */
-        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT48, RT_MVE_NEXT_AT("96"))
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_TURNS48(RT_MVE_AT), RT_MVE_NEXT_AT("96"))
     } else if (k == 32) {   /* and first layers' 27 */
-        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT32, RT_MVE_NEXT_AT("64"))
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_TURNS32(RT_MVE_AT), RT_MVE_NEXT_AT("64"))
     } else if (k == 16) {
-        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT16, RT_MVE_NEXT_AT("32"))
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_TURNS16(RT_MVE_AT), RT_MVE_NEXT_AT("32"))
     } else if (rem == 0 && odd) {
         RT_MVE_TILES_BY_SHIFTS("", RT_MVE_FIRST_TURN RT_MVE_TURNS, RT_MVE_NEXT_WHOLE)
     } else if (rem == 0) {
@@ -386,13 +386,14 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
 #endif
 
 #if defined(__OPTIMIZE__)
-/* 4x2 tiles for rows of 64 taps (KWS's and MobileNets' 64 channels): four pixels (x0 and
- * x0 + 64, x2 and x2 + 64) by a filter pair (w0 and w0 + 64), every load at a fixed offset:
- * 14 instructions per 128 MACs, against 16 for two 2x2 tiles, and the pair's output stage
- * loaded once for two vectors of four sums (pixels 0 and 1; 2 and 3). Sums in the eight even
- * registers, so the pointers and the loop end take the rest; the second vector's outputs
- * 2 cout on go through a sum's register once the sums are in q0 and q1. */
-#define RT_MVE_Q64_TURN(OP, X, X1) \
+/* 4x2 tiles for rows of k = 16, 32, 48 or 64 taps (MobileNets' channels, KWS's padded
+ * stem): four pixels (x0 and x0 + k, x2 and x2 + k) by a filter pair (w0 and w0 + k), every
+ * load at a fixed offset: 14 instructions per 128 MACs, against 16 for two 2x2 tiles, and
+ * the pair's output stage loaded once for two vectors of four sums (pixels 0 and 1; 2 and
+ * 3). Sums in the eight even registers, so the pointers and the loop end take the rest; the
+ * second vector's outputs 2 cout on go through a sum's register once the sums are in q0 and
+ * q1. A turn is sixteen taps at X, the second pixel's and filter's at X1 = X + k. */
+#define RT_MVE_Q_TURN(OP, X, X1) \
     "vldrb.8 q0, [%[w0], #" X "]\n\t" \
     "vldrb.8 q1, [%[w0], #" X1 "]\n\t" \
     "vldrb.8 q2, [%[x0], #" X "]\n\t" \
@@ -410,11 +411,11 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
 /* the sign fix of both vectors: FIX(A, T) leaves in T what A's lanes add (q2: the shifts) */
 #define RT_MVE_Q_FIX_MASK(A, T) "vand " T ", " A ", q2\n\tvshr.s32 " T ", " T ", #31\n\t"
 #define RT_MVE_Q_FIX_RIGHT(A, T) "vshr.s32 " T ", " A ", #31\n\t"
-#define RT_MVE_Q64(FIX) \
+/* the quads' loop: MAC the taps, FIX the sign fix, K2 = 2k the filter pair's bytes */
+#define RT_MVE_QUADS(MAC, FIX, K2) \
     __asm__ volatile( \
         "4:\n\t3:\n\t" \
-        RT_MVE_Q64_TURN("vmladav.s8", "0", "64") RT_MVE_Q64_TURN("vmlava.s8", "16", "80") \
-        RT_MVE_Q64_TURN("vmlava.s8", "32", "96") RT_MVE_Q64_TURN("vmlava.s8", "48", "112") \
+        MAC \
         "vmov.32 q0[0], %[a00]\n\t" \
         "vmov.32 q0[1], %[a01]\n\t" \
         "vmov.32 q0[2], %[a10]\n\t" \
@@ -447,7 +448,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         "add %[a00], %[a00], %[out]\n\t" \
         "vstrb.32 q1, [%[a00], %q[offs]]\n\t" \
         "add %[out], %[out], #2\n\t" \
-        "add %[w0], %[w0], #128\n\t" \
+        "add %[w0], %[w0], #" K2 "\n\t" \
         "cmp %[w0], %[wend]\n\t" \
         "bne 3b\n\t" \
         "ldr %[a00], %[xstep]\n\t" \
@@ -470,21 +471,40 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
           [lo] "w"(o->lo), [hi] "w"(o->hi) \
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7")
 
-/* nq > 0 quads of rows of 64 taps from x (row i at x + 64 i, its outputs cout apart from out)
- * by `pairs` filter pairs from w, no filter shifting left (shifts: rt_mve_pairs_make's). */
-static RT_DSP_NOINLINE void rt_mve_quads64(const int8_t *x, int32_t nq, const int8_t *w,
-                                           int32_t cout, int32_t pairs, int32_t shifts,
-                                           const rt_mve_pair *q, const rt_mve_out *o,
-                                           int8_t *out)
+/* ... with the output stage the block's shifts need (none shifts left) */
+#define RT_MVE_QUADS_BY_SHIFTS(MAC, K2) \
+    if (shifts & RT_MVE_ALL_RIGHT) { \
+        RT_MVE_QUADS(MAC, RT_MVE_Q_FIX_RIGHT, K2); \
+    } else { \
+        RT_MVE_QUADS(MAC, RT_MVE_Q_FIX_MASK, K2); \
+    }
+
+/* Whether rt_mve_quads takes rows of k taps. */
+static inline int32_t rt_mve_quads_take(int32_t k)
 {
-    const int8_t *x0 = x, *x2 = x + 128, *w0 = w, *wend = w + 128 * pairs;
-    const int32_t xstep = 256, ostep = 4 * cout - 2 * pairs, o2 = 2 * cout;
+    return k == 16 || k == 32 || k == 48 || k == 64;
+}
+
+/* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + k i, its outputs
+ * cout apart from out) by `pairs` filter pairs from w, no filter shifting left (shifts:
+ * rt_mve_pairs_make's). */
+static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8_t *w,
+                                         int32_t k, int32_t cout, int32_t pairs,
+                                         int32_t shifts, const rt_mve_pair *q,
+                                         const rt_mve_out *o, int8_t *out)
+{
+    const int8_t *x0 = x, *x2 = x + 2 * k, *w0 = w, *wend = w + 2 * k * pairs;
+    const int32_t xstep = 4 * k, ostep = 4 * cout - 2 * pairs, o2 = 2 * cout;
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
-    if (shifts & RT_MVE_ALL_RIGHT) {
-        RT_MVE_Q64(RT_MVE_Q_FIX_RIGHT);
+    if (k == 64) {
+        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_TURNS64(RT_MVE_Q_TURN), "128")
+    } else if (k == 48) {
+        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_TURNS48(RT_MVE_Q_TURN), "96")
+    } else if (k == 32) {
+        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_TURNS32(RT_MVE_Q_TURN), "64")
     } else {
-        RT_MVE_Q64(RT_MVE_Q_FIX_MASK);
+        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_TURNS16(RT_MVE_Q_TURN), "32")
     }
     (void)a00;
     (void)a01;
@@ -556,18 +576,18 @@ static inline void rt_mve_row_pairs(const int8_t *x, int32_t n, const int8_t *w,
     }
 }
 
-/* rt_mve_row_pairs, rows of 64 taps four at a time where the block has whole filter pairs
- * and none shifts left (rt_mve_quads64), the last one to three after them. */
+/* rt_mve_row_pairs, rows of 16 to 64 taps four at a time where the block has whole filter
+ * pairs and none shifts left (rt_mve_quads), the last one to three after them. */
 static inline void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k,
                                int32_t cout, int32_t count, int32_t shifts,
                                const rt_mve_pair *q, const rt_mve_out *o, int8_t *out)
 {
     int32_t from = 0;
 #if defined(__OPTIMIZE__)
-    if (k == 64 && n >= 4 && !(count & 1) && !(shifts & RT_MVE_ANY_LEFT)) {
+    if (rt_mve_quads_take(k) && n >= 4 && !(count & 1) && !(shifts & RT_MVE_ANY_LEFT)) {
         /* a lone last row goes with the one before it (the same bits stored again) */
         const int32_t nq = n >> 2, rest = n - 4 * nq;
-        rt_mve_quads64(x, nq, w, cout, count >> 1, shifts, q, o, out);
+        rt_mve_quads(x, nq, w, k, cout, count >> 1, shifts, q, o, out);
         from = rest == 0 ? n : rest == 1 ? n - 2 : 4 * nq;
     }
 #endif
@@ -654,14 +674,14 @@ static inline int32_t rt_mve_inside(int32_t n, int32_t pad, int32_t s, int32_t s
 }
 
 /* The patches of m output pixels from (oy, ox) on in raster order, pixel j's at dst + j k
- * (k at least KH * KW * Cin; bytes past a patch are left as they are). Pixels whose taps all lie inside the input (no dilation along rows),
- * a row's run of them at a time, copy their KH runs of KW * Cin bytes, whole vectors and a
- * predicated tail, from an offset that steps along with the pixels (rt_mve_copy's steps,
- * with the tail's predicate made once a batch: calling rt_mve_copy per run costs ResNet-8
- * 43 K instructions on the M55; runs shorter than a vector, a first layer's 3x3x3, one
- * predicated load and store each, under one VPSTT, the rows a DLS/LE loop at -O2); any other
- * takes rt_mve_gather. Out of line: inlined, it crowds its
- * callers' registers. */
+ * (k at least KH * KW * Cin; bytes past a patch are left as they are). Pixels whose taps all
+ * lie inside the input (no dilation along rows), a row's run of them at a time, copy their KH
+ * runs of KW * Cin bytes, whole vectors and a predicated tail, from an offset that steps
+ * along with the pixels (rt_mve_copy's steps, with the tail's predicate made once a batch:
+ * calling rt_mve_copy per run costs ResNet-8 43 K instructions on the M55; runs shorter than
+ * a vector, a first layer's 3x3x3, one predicated load and store each, under one VPSTT, the
+ * rows a DLS/LE loop at -O2); any other takes rt_mve_gather. Out of line: inlined, it
+ * crowds its callers' registers. */
 static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
                                                 const rt_conv_s8_params *p, const int8_t *img,
                                                 int32_t oy, int32_t ox, int32_t m, int32_t k,
