@@ -386,7 +386,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
 #endif
 
 #if defined(__OPTIMIZE__)
-/* 4x2 tiles for rows of k = 16, 32, 48 or 64 taps (MobileNets' channels, KWS's padded
+/* 4x2 tiles for rows of k = 8, 16, 32, 48 or 64 taps (MobileNets' channels, KWS's padded
  * stem): four pixels (x0 and x0 + k, x2 and x2 + k) by a filter pair (w0 and w0 + k), every
  * load at a fixed offset: 14 instructions per 128 MACs, against 16 for two 2x2 tiles, and
  * the pair's output stage loaded once for two vectors of four sums (pixels 0 and 1; 2 and
@@ -411,9 +411,32 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
 /* the sign fix of both vectors: FIX(A, T) leaves in T what A's lanes add (q2: the shifts) */
 #define RT_MVE_Q_FIX_MASK(A, T) "vand " T ", " A ", q2\n\tvshr.s32 " T ", " T ", #31\n\t"
 #define RT_MVE_Q_FIX_RIGHT(A, T) "vshr.s32 " T ", " A ", #31\n\t"
-/* the quads' loop: MAC the taps, FIX the sign fix, K2 = 2k the filter pair's bytes */
-#define RT_MVE_QUADS(MAC, FIX, K2) \
+/* k = 8: one predicated turn (the predicate set once, before the loop) */
+#define RT_MVE_Q_PRED8 \
+    "movs %[a00], #8\n\t" \
+    "vctp.8 %[a00]\n\t"
+#define RT_MVE_Q_TURN8 \
+    "vpstttt\n\t" \
+    "vldrbt.8 q0, [%[w0]]\n\t" \
+    "vldrbt.8 q1, [%[w0], #8]\n\t" \
+    "vldrbt.8 q2, [%[x0]]\n\t" \
+    "vldrbt.8 q3, [%[x0], #8]\n\t" \
+    "vmladav.s8 %[a00], q2, q0\n\t" \
+    "vmladav.s8 %[a01], q2, q1\n\t" \
+    "vmladav.s8 %[a10], q3, q0\n\t" \
+    "vmladav.s8 %[a11], q3, q1\n\t" \
+    "vpstt\n\t" \
+    "vldrbt.8 q2, [%[x2]]\n\t" \
+    "vldrbt.8 q3, [%[x2], #8]\n\t" \
+    "vmladav.s8 %[a20], q2, q0\n\t" \
+    "vmladav.s8 %[a21], q2, q1\n\t" \
+    "vmladav.s8 %[a30], q3, q0\n\t" \
+    "vmladav.s8 %[a31], q3, q1\n\t"
+/* the quads' loop: PRE once, then MAC the taps, FIX the sign fix, K2 = 2k the filter
+ * pair's bytes */
+#define RT_MVE_QUADS(PRE, MAC, FIX, K2) \
     __asm__ volatile( \
+        PRE \
         "4:\n\t3:\n\t" \
         MAC \
         "vmov.32 q0[0], %[a00]\n\t" \
@@ -472,17 +495,17 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7")
 
 /* ... with the output stage the block's shifts need (none shifts left) */
-#define RT_MVE_QUADS_BY_SHIFTS(MAC, K2) \
+#define RT_MVE_QUADS_BY_SHIFTS(PRE, MAC, K2) \
     if (shifts & RT_MVE_ALL_RIGHT) { \
-        RT_MVE_QUADS(MAC, RT_MVE_Q_FIX_RIGHT, K2); \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, K2); \
     } else { \
-        RT_MVE_QUADS(MAC, RT_MVE_Q_FIX_MASK, K2); \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK, K2); \
     }
 
 /* Whether rt_mve_quads takes rows of k taps. */
 static inline int32_t rt_mve_quads_take(int32_t k)
 {
-    return k == 16 || k == 32 || k == 48 || k == 64;
+    return k == 8 || k == 16 || k == 32 || k == 48 || k == 64;
 }
 
 /* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + k i, its outputs
@@ -498,13 +521,15 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
     if (k == 64) {
-        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_TURNS64(RT_MVE_Q_TURN), "128")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_TURNS64(RT_MVE_Q_TURN), "128")
     } else if (k == 48) {
-        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_TURNS48(RT_MVE_Q_TURN), "96")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_TURNS48(RT_MVE_Q_TURN), "96")
     } else if (k == 32) {
-        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_TURNS32(RT_MVE_Q_TURN), "64")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_TURNS32(RT_MVE_Q_TURN), "64")
+    } else if (k == 16) {
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_TURNS16(RT_MVE_Q_TURN), "32")
     } else {
-        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_TURNS16(RT_MVE_Q_TURN), "32")
+        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_Q_PRED8, RT_MVE_Q_TURN8, "16")
     }
     (void)a00;
     (void)a01;
@@ -576,7 +601,7 @@ static inline void rt_mve_row_pairs(const int8_t *x, int32_t n, const int8_t *w,
     }
 }
 
-/* rt_mve_row_pairs, rows of 16 to 64 taps four at a time where the block has whole filter
+/* rt_mve_row_pairs, rows of 8 to 64 taps four at a time where the block has whole filter
  * pairs and none shifts left (rt_mve_quads), the last one to three after them. */
 static inline void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k,
                                int32_t cout, int32_t count, int32_t shifts,
