@@ -3,20 +3,24 @@
  * taps (a pointwise layer's input pixels, or gathered patches) times every filter of a block,
  * requantized and stored.
  *
- * 2x2 tiles: two pixels by two filters, four VMLADAVAs per sixteen taps. Everything a filter
- * pair needs besides its taps is made once per block (rt_mve_pairs_make): the bias plus the
- * input offset times the filter's sum, and the requantization, as vectors laid out like a
- * tile's four sums. Then, at -O2, one assembly call takes every pair of rows across all the
- * block's filter pairs: the first sixteen taps (or 32, leaving an even count), then two turns
- * of sixteen a low-overhead loop (WLS/LE), a predicated turn for a tail; 16, 32 or 64 taps
- * written out, every load at a fixed offset so that no pointer is wound back. Then the four
- * sums are moved into one vector (four single-lane VMOVs: QEMU puts the two-lane form's first
- * register in the low lane, LLVM's assembler documents the high one, so it is not used),
+ * Everything a filter pair needs besides its taps is made once per block (rt_mve_pairs_make):
+ * the bias plus the input offset times the filter's sum, and the requantization, as vectors
+ * laid out like a tile's four sums. Then, at -O2, one assembly call takes every group of rows
+ * across all the block's filter pairs:
+ * - 4x2 tiles (rt_mve_quads) for rows of 8, 16, 32, 48 or 64 taps where no filter shifts
+ *   left: four pixels by a filter pair, the sums in the eight even registers, every load at
+ *   a fixed offset, 14 instructions per 128 MACs, and the pair's output stage loaded once for
+ *   two vectors of four sums. Short first-layer filters are padded to such lengths.
+ * - 2x2 tiles (rt_mve_tiles_asm) for the rest and the last rows: two pixels by two filters,
+ *   four VMLADAVAs per sixteen taps: the first sixteen taps (or 32, leaving an even count),
+ *   then two turns of sixteen a low-overhead loop (WLS/LE), a predicated turn for a tail;
+ *   128 taps written out at fixed offsets.
+ * A tile's sums are moved into a vector (single-lane VMOVs: QEMU puts the two-lane form's
+ * first register in the low lane, LLVM's assembler documents the high one, so it is not used),
  * requantized there (the sign fix without its mask where every filter shifts right) and
- * scattered (about 20 instructions a tile beyond the products). An odd last row goes round
- * again with the one before it; a lone last filter, and -O0, take the same steps in C.
- * Integer sums in another order are the same sums, and the requantization is
- * rt_mve_requant's: bit-exact with the portable kernels. */
+ * scattered. An odd last row goes round again with the one before it; a lone last filter, and
+ * -O0, take the same steps in C. Integer sums in another order are the same sums, and the
+ * requantization is rt_mve_requant's: bit-exact with the portable kernels. */
 #ifndef RT_CONV_MVE_H
 #define RT_CONV_MVE_H
 
@@ -159,49 +163,25 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     "vmlava.s8 %[a01], q0, q2\n\t" \
     "vmlava.s8 %[a10], q3, q1\n\t" \
     "vmlava.s8 %[a11], q3, q2\n\t"
-/* k = 16, 32, 48 or 64 (no loop, no tail; 8 and 128 below): every load at a fixed offset,
- * the pixels' taps X bytes past x0 and x1, the filters' X past w0 and W1 = k + X past WR (w0:
- * the second filter follows the first), so nothing moves on but w0, by 2k a pair */
-#define RT_MVE_AT_OF(OP, X, WR, W1) \
+/* k = 128 (MobileNets' 128 channels; no loop): every load at a fixed offset, X bytes past
+ * x0, x1, w0 and w1 (an offset reaches 127 bytes), so that only the filters move on */
+#define RT_MVE_AT128_TURN(OP, X) \
     "vldrb.8 q0, [%[x0], #" X "]\n\t" \
     "vldrb.8 q1, [%[w0], #" X "]\n\t" \
-    "vldrb.8 q2, [%[" WR "], #" W1 "]\n\t" \
+    "vldrb.8 q2, [%[w1], #" X "]\n\t" \
     OP " %[a00], q0, q1\n\t" \
     "vldrb.8 q3, [%[x1], #" X "]\n\t" \
     OP " %[a01], q0, q2\n\t" \
     OP " %[a10], q3, q1\n\t" \
     OP " %[a11], q3, q2\n\t"
-#define RT_MVE_AT(OP, X, W1) RT_MVE_AT_OF(OP, X, "w0", W1)
-/* the turns of rows of 16, 32, 48 or 64 taps: TURN(OP, X, X + k), the first one setting */
-#define RT_MVE_TURNS16(TURN) TURN("vmladav.s8", "0", "16")
-#define RT_MVE_TURNS32(TURN) TURN("vmladav.s8", "0", "32") TURN("vmlava.s8", "16", "48")
-#define RT_MVE_TURNS48(TURN) \
-    TURN("vmladav.s8", "0", "48") TURN("vmlava.s8", "16", "64") TURN("vmlava.s8", "32", "80")
-#define RT_MVE_TURNS64(TURN) \
-    TURN("vmladav.s8", "0", "64") TURN("vmlava.s8", "16", "80") \
-    TURN("vmlava.s8", "32", "96") TURN("vmlava.s8", "48", "112")
-#define RT_MVE_NEXT_AT(K2) "add %[w0], %[w0], #" K2 "\n\t"
-/* k = 128: the second filter's taps past w1 (an offset reaches 127 bytes), both moving on */
-#define RT_MVE_AT_W1(OP, X) RT_MVE_AT_OF(OP, X, "w1", X)
 #define RT_MVE_AT128 \
-    RT_MVE_AT_W1("vmladav.s8", "0") RT_MVE_AT_W1("vmlava.s8", "16") \
-    RT_MVE_AT_W1("vmlava.s8", "32") RT_MVE_AT_W1("vmlava.s8", "48") \
-    RT_MVE_AT_W1("vmlava.s8", "64") RT_MVE_AT_W1("vmlava.s8", "80") \
-    RT_MVE_AT_W1("vmlava.s8", "96") RT_MVE_AT_W1("vmlava.s8", "112")
+    RT_MVE_AT128_TURN("vmladav.s8", "0") RT_MVE_AT128_TURN("vmlava.s8", "16") \
+    RT_MVE_AT128_TURN("vmlava.s8", "32") RT_MVE_AT128_TURN("vmlava.s8", "48") \
+    RT_MVE_AT128_TURN("vmlava.s8", "64") RT_MVE_AT128_TURN("vmlava.s8", "80") \
+    RT_MVE_AT128_TURN("vmlava.s8", "96") RT_MVE_AT128_TURN("vmlava.s8", "112")
 #define RT_MVE_NEXT_AT128 \
     "add %[w0], %[w0], #256\n\t" \
     "add %[w1], %[w1], #256\n\t"
-/* k = 8 (a MobileNet's 8 channels): one predicated turn, the second filter 8 bytes on */
-#define RT_MVE_AT8 \
-    "vpstttt\n\t" \
-    "vldrbt.8 q0, [%[x0]]\n\t" \
-    "vldrbt.8 q1, [%[w0]]\n\t" \
-    "vldrbt.8 q2, [%[w0], #8]\n\t" \
-    "vldrbt.8 q3, [%[x1]]\n\t" \
-    "vmladav.s8 %[a00], q0, q1\n\t" \
-    "vmladav.s8 %[a01], q0, q2\n\t" \
-    "vmladav.s8 %[a10], q3, q1\n\t" \
-    "vmladav.s8 %[a11], q3, q2\n\t"
 /* the whole vectors after the first one or two: `turns` loops of two (WLS/LE) */
 #define RT_MVE_TURNS \
     "ldr lr, %[turns]\n\t" \
@@ -350,20 +330,14 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     const int8_t *w0 = w, *w1 = w + k, *wend = w + 2 * k * pairs;
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11;
-    if (k == 8) {
-        RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE, RT_MVE_AT8, RT_MVE_NEXT_AT("16"))
-    } else if (kf == 0) {
+    if (kf == 0) {
         RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE, RT_MVE_TAIL_ONLY, RT_MVE_NEXT_SHORT)
-    } else if (k == 128) {   /* MobileNets' 128 channels */
-        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_AT128, RT_MVE_NEXT_AT128)
-    } else if (k == 64) {   /* KWS's and MobileNets' 64 channels */
-        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_TURNS64(RT_MVE_AT), RT_MVE_NEXT_AT("128"))
-    } else if (k == 48) {   /* KWS's stem, its 40 taps padded (rt_mve_gathered) */
-        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_TURNS48(RT_MVE_AT), RT_MVE_NEXT_AT("96"))
-    } else if (k == 32) {   /* and first layers' 27 */
-        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_TURNS32(RT_MVE_AT), RT_MVE_NEXT_AT("64"))
-    } else if (k == 16) {
-        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_TURNS16(RT_MVE_AT), RT_MVE_NEXT_AT("32"))
+    } else if (k == 128 && !(shifts & RT_MVE_ANY_LEFT)) {
+        if (shifts & RT_MVE_ALL_RIGHT) {
+            RT_MVE_TILES("", RT_MVE_AT128, RT_MVE_REQUANT_STORE_RIGHT, RT_MVE_NEXT_AT128);
+        } else {
+            RT_MVE_TILES("", RT_MVE_AT128, RT_MVE_REQUANT_STORE, RT_MVE_NEXT_AT128);
+        }
     } else if (rem == 0 && odd) {
         RT_MVE_TILES_BY_SHIFTS("", RT_MVE_FIRST_TURN RT_MVE_TURNS, RT_MVE_NEXT_WHOLE)
     } else if (rem == 0) {
@@ -408,6 +382,14 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     OP " %[a21], q2, q1\n\t" \
     OP " %[a30], q3, q0\n\t" \
     OP " %[a31], q3, q1\n\t"
+/* the turns of rows of 16, 32, 48 or 64 taps: TURN(OP, X, X + k), the first one setting */
+#define RT_MVE_TURNS16(TURN) TURN("vmladav.s8", "0", "16")
+#define RT_MVE_TURNS32(TURN) TURN("vmladav.s8", "0", "32") TURN("vmlava.s8", "16", "48")
+#define RT_MVE_TURNS48(TURN) \
+    TURN("vmladav.s8", "0", "48") TURN("vmlava.s8", "16", "64") TURN("vmlava.s8", "32", "80")
+#define RT_MVE_TURNS64(TURN) \
+    TURN("vmladav.s8", "0", "64") TURN("vmlava.s8", "16", "80") \
+    TURN("vmlava.s8", "32", "96") TURN("vmlava.s8", "48", "112")
 /* the sign fix of both vectors: FIX(A, T) leaves in T what A's lanes add (q2: the shifts) */
 #define RT_MVE_Q_FIX_MASK(A, T) "vand " T ", " A ", q2\n\tvshr.s32 " T ", " T ", #31\n\t"
 #define RT_MVE_Q_FIX_RIGHT(A, T) "vshr.s32 " T ", " A ", #31\n\t"
