@@ -357,9 +357,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     (void)a10;
     (void)a11;
 }
-#endif
 
-#if defined(__OPTIMIZE__)
 /* 4x2 tiles for rows of k = 8, 16, 32, 48 or 64 taps (MobileNets' channels, KWS's padded
  * stem): four pixels (x0 and x0 + k, x2 and x2 + k) by a filter pair (w0 and w0 + k), every
  * load at a fixed offset: 14 instructions per 128 MACs, against 16 for two 2x2 tiles, and

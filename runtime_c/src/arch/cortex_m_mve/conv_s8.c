@@ -143,9 +143,9 @@ static void tile(const conv_ctx *c, const rt_s8_window *a, const rt_s8_window *b
 }
 
 /* One group, up to RT_MVE_PATCH_MAX taps a filter: the gathered matrix product of
- * conv_mve.h, a block of filters at a time. A short filter (a first layer's 3x3x3) is copied
- * padded with zeros to a multiple of 16 taps at the patch buffer's end, where up to half of
- * it is room, so that the tiles load whole vectors at fixed offsets. */
+ * conv_mve.h, a block of filters at a time. Short filters (a first layer's 3x3x3) are copied
+ * padded with zeros to a multiple of 16 taps into the end of the patch buffer (where they
+ * take at most half of it), so that the tiles load whole vectors at fixed offsets. */
 static void conv_gathered(const conv_ctx *c, const int8_t *in, int8_t *out)
 {
     int8_t patch[2 * RT_MVE_PATCH_MAX];
