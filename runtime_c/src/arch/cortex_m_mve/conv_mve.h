@@ -380,14 +380,16 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     OP " %[a21], q2, q1\n\t" \
     OP " %[a30], q3, q0\n\t" \
     OP " %[a31], q3, q1\n\t"
-/* the turns of rows of 16, 32, 48 or 64 taps: TURN(OP, X, X + k), the first one setting */
-#define RT_MVE_TURNS16(TURN) TURN("vmladav.s8", "0", "16")
-#define RT_MVE_TURNS32(TURN) TURN("vmladav.s8", "0", "32") TURN("vmlava.s8", "16", "48")
-#define RT_MVE_TURNS48(TURN) \
-    TURN("vmladav.s8", "0", "48") TURN("vmlava.s8", "16", "64") TURN("vmlava.s8", "32", "80")
-#define RT_MVE_TURNS64(TURN) \
-    TURN("vmladav.s8", "0", "64") TURN("vmlava.s8", "16", "80") \
-    TURN("vmlava.s8", "32", "96") TURN("vmlava.s8", "48", "112")
+/* rows of 16, 32, 48 or 64 taps: their turns, the first one setting the sums */
+#define RT_MVE_Q_MAC16 RT_MVE_Q_TURN("vmladav.s8", "0", "16")
+#define RT_MVE_Q_MAC32 \
+    RT_MVE_Q_TURN("vmladav.s8", "0", "32") RT_MVE_Q_TURN("vmlava.s8", "16", "48")
+#define RT_MVE_Q_MAC48 \
+    RT_MVE_Q_TURN("vmladav.s8", "0", "48") RT_MVE_Q_TURN("vmlava.s8", "16", "64") \
+    RT_MVE_Q_TURN("vmlava.s8", "32", "80")
+#define RT_MVE_Q_MAC64 \
+    RT_MVE_Q_TURN("vmladav.s8", "0", "64") RT_MVE_Q_TURN("vmlava.s8", "16", "80") \
+    RT_MVE_Q_TURN("vmlava.s8", "32", "96") RT_MVE_Q_TURN("vmlava.s8", "48", "112")
 /* the sign fix of both vectors: FIX(A, T) leaves in T what A's lanes add (q2: the shifts) */
 #define RT_MVE_Q_FIX_MASK(A, T) "vand " T ", " A ", q2\n\tvshr.s32 " T ", " T ", #31\n\t"
 #define RT_MVE_Q_FIX_RIGHT(A, T) "vshr.s32 " T ", " A ", #31\n\t"
@@ -501,13 +503,13 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
     if (k == 64) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_TURNS64(RT_MVE_Q_TURN), "128")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC64, "128")
     } else if (k == 48) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_TURNS48(RT_MVE_Q_TURN), "96")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC48, "96")
     } else if (k == 32) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_TURNS32(RT_MVE_Q_TURN), "64")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC32, "64")
     } else if (k == 16) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_TURNS16(RT_MVE_Q_TURN), "32")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC16, "32")
     } else {
         RT_MVE_QUADS_BY_SHIFTS(RT_MVE_Q_PRED8, RT_MVE_Q_TURN8, "16")
     }
@@ -763,8 +765,8 @@ static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
  * filter's own zero; patch room for `room` bytes, at least two rows; q for (count + 1) / 2
  * pairs) over every output pixel of a one-group layer: as many pixels as the patch holds, in
  * raster order, gathered (a row each, k bytes apart), then their matrix product by the block
- * (rt_mve_rows). Rows padded to a multiple of 16 take the tiles' fixed-offset loops; the
- * patch is zeroed first, so that the bytes past each gathered patch are zeros times zeros. */
+ * (rt_mve_rows). Rows padded to 32 or 48 taps take the 4x2 tiles; the patch is zeroed
+ * first, so that the bytes past each gathered patch are zeros times zeros. */
 static inline void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
                                    const int8_t *in, const int8_t *w, int32_t k,
                                    const int32_t *bias, int32_t oc, int32_t count,

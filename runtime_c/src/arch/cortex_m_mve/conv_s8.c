@@ -145,7 +145,7 @@ static void tile(const conv_ctx *c, const rt_s8_window *a, const rt_s8_window *b
 /* One group, up to RT_MVE_PATCH_MAX taps a filter: the gathered matrix product of
  * conv_mve.h, a block of filters at a time. Short filters (a first layer's 3x3x3) are copied
  * padded with zeros to a multiple of 16 taps into the end of the patch buffer (where they
- * take at most half of it), so that the tiles load whole vectors at fixed offsets. */
+ * take at most half of it), so that the 4x2 tiles take them (conv_mve.h). */
 static void conv_gathered(const conv_ctx *c, const int8_t *in, int8_t *out)
 {
     int8_t patch[2 * RT_MVE_PATCH_MAX];

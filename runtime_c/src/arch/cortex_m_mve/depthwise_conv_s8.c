@@ -970,7 +970,7 @@ static RT_DSP_NOINLINE void one_channel(const dw_ctx *c, const int8_t *in, int32
  * channel, so the gathered matrix product of conv_mve.h takes it. Its filters are transposed
  * a block of up to 64 at a time (each channel's taps one row) onto the stack, so that KWS's
  * 64 filters are one block and its patches are gathered once; the taps are padded with zeros
- * to a multiple of 16 (KWS's 40 to 48) for the tiles' fixed-offset loops. An image of up to
+ * to a multiple of 16 (KWS's 40 to 48) for the 4x2 tiles of conv_mve.h. An image of up to
  * DW_PAD_BYTES with its padding (KWS's 49x10 stem input) is first copied padded with the
  * zero point, so that every patch is a straight copy of its rows (most of KWS's windows
  * reach past the input: gathered one by one, they cost more than the products). */
