@@ -7,7 +7,7 @@
  * the bias plus the input offset times the filter's sum, and the requantization, as vectors
  * laid out like a tile's four sums. Then, at -O2, one assembly call takes every group of rows
  * across all the block's filter pairs:
- * - 4x2 tiles (rt_mve_quads) for rows of 8, 16, 32, 48 or 64 taps where no filter shifts
+ * - 4x2 tiles (rt_mve_quads) for rows of 8, 16, 32, 48, 64 or 128 taps where no filter shifts
  *   left: four pixels by a filter pair, the sums in the eight even registers, every load at
  *   a fixed offset, 14 instructions per 128 MACs, and the pair's output stage loaded once for
  *   two vectors of four sums. Short first-layer filters are padded to such lengths.
@@ -358,7 +358,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     (void)a11;
 }
 
-/* 4x2 tiles for rows of k = 8, 16, 32, 48 or 64 taps (MobileNets' channels, KWS's padded
+/* 4x2 tiles for rows of k = 8, 16, 32, 48, 64 or 128 taps (MobileNets' channels, KWS's padded
  * stem): four pixels (x0 and x0 + k, x2 and x2 + k) by a filter pair (w0 and w0 + k), every
  * load at a fixed offset: 14 instructions per 128 MACs, against 16 for two 2x2 tiles, and
  * the pair's output stage loaded once for two vectors of four sums (pixels 0 and 1; 2 and
@@ -390,6 +390,30 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
 #define RT_MVE_Q_MAC64 \
     RT_MVE_Q_TURN("vmladav.s8", "0", "64") RT_MVE_Q_TURN("vmlava.s8", "16", "80") \
     RT_MVE_Q_TURN("vmlava.s8", "32", "96") RT_MVE_Q_TURN("vmlava.s8", "48", "112")
+/* k = 128 (MobileNets' 128 channels): the second pixel's and filter's taps lie 128 to 255
+ * bytes on, past VLDRB's 127-byte offsets, so the turns load with VLDRW, whose offsets reach
+ * 508 bytes and whose addresses must be word-aligned: rt_mve_quads_take checks the rows and
+ * filters are (the arena and the weights are aligned to 16) */
+#define RT_MVE_Q_TURN_W(OP, X, X1) \
+    "vldrw.32 q0, [%[w0], #" X "]\n\t" \
+    "vldrw.32 q1, [%[w0], #" X1 "]\n\t" \
+    "vldrw.32 q2, [%[x0], #" X "]\n\t" \
+    "vldrw.32 q3, [%[x0], #" X1 "]\n\t" \
+    OP " %[a00], q2, q0\n\t" \
+    OP " %[a01], q2, q1\n\t" \
+    OP " %[a10], q3, q0\n\t" \
+    OP " %[a11], q3, q1\n\t" \
+    "vldrw.32 q2, [%[x2], #" X "]\n\t" \
+    "vldrw.32 q3, [%[x2], #" X1 "]\n\t" \
+    OP " %[a20], q2, q0\n\t" \
+    OP " %[a21], q2, q1\n\t" \
+    OP " %[a30], q3, q0\n\t" \
+    OP " %[a31], q3, q1\n\t"
+#define RT_MVE_Q_MAC128 \
+    RT_MVE_Q_TURN_W("vmladav.s8", "0", "128") RT_MVE_Q_TURN_W("vmlava.s8", "16", "144") \
+    RT_MVE_Q_TURN_W("vmlava.s8", "32", "160") RT_MVE_Q_TURN_W("vmlava.s8", "48", "176") \
+    RT_MVE_Q_TURN_W("vmlava.s8", "64", "192") RT_MVE_Q_TURN_W("vmlava.s8", "80", "208") \
+    RT_MVE_Q_TURN_W("vmlava.s8", "96", "224") RT_MVE_Q_TURN_W("vmlava.s8", "112", "240")
 /* the sign fix of both vectors: FIX(A, T) leaves in T what A's lanes add (q2: the shifts) */
 #define RT_MVE_Q_FIX_MASK(A, T) "vand " T ", " A ", q2\n\tvshr.s32 " T ", " T ", #31\n\t"
 #define RT_MVE_Q_FIX_RIGHT(A, T) "vshr.s32 " T ", " A ", #31\n\t"
@@ -484,10 +508,12 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK, K2); \
     }
 
-/* Whether rt_mve_quads takes rows of k taps. */
-static inline int32_t rt_mve_quads_take(int32_t k)
+/* Whether rt_mve_quads takes rows of k taps from x by filters from w (128 taps: both
+ * word-aligned). */
+static inline int32_t rt_mve_quads_take(int32_t k, const int8_t *x, const int8_t *w)
 {
-    return k == 8 || k == 16 || k == 32 || k == 48 || k == 64;
+    return k == 8 || k == 16 || k == 32 || k == 48 || k == 64 ||
+           (k == 128 && (((uintptr_t)x | (uintptr_t)w) & 3u) == 0u);
 }
 
 /* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + k i, its outputs
@@ -502,7 +528,9 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
     const int32_t xstep = 4 * k, ostep = 4 * cout - 2 * pairs, o2 = 2 * cout;
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
-    if (k == 64) {
+    if (k == 128) {
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC128, "256")
+    } else if (k == 64) {
         RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC64, "128")
     } else if (k == 48) {
         RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC48, "96")
@@ -591,7 +619,7 @@ static inline void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int3
 {
     int32_t from = 0;
 #if defined(__OPTIMIZE__)
-    if (rt_mve_quads_take(k) && n >= 4 && !(count & 1) && !(shifts & RT_MVE_ANY_LEFT)) {
+    if (rt_mve_quads_take(k, x, w) && n >= 4 && !(count & 1) && !(shifts & RT_MVE_ANY_LEFT)) {
         /* a lone last row goes with the one before it (the same bits stored again) */
         const int32_t nq = n >> 2, rest = n - 4 * nq;
         rt_mve_quads(x, nq, w, k, cout, count >> 1, shifts, q, o, out);
