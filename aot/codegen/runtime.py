@@ -3,8 +3,11 @@
 Portable kernels live in ``src/<category>/<file>.c``. An architecture may replace a file with an
 optimized one of the same name and contract in ``src/arch/<arch>/<file>.c`` (TFLM's
 ``kernels/cmsis_nn/``): ``runtime_sources_for(kernels, arch)`` takes, for every function, the
-arch file when one defines it, else the portable file. The generated C is the same for every
-arch; only the list of runtime files to link differs.
+arch file when one defines it, else the portable file. An arch file with no portable namesake
+is the arch's own helper, shared by its kernels (the Helium matrix product,
+``src/arch/cortex_m_mve/conv_mve.c``): none of its functions may be a portable one, and it is
+linked where a kernel calls it. The generated C is the same for every arch; only the list of
+runtime files to link differs.
 """
 from __future__ import annotations
 
@@ -119,14 +122,15 @@ def _scan(paths) -> tuple[dict, dict]:
 
 
 @lru_cache(maxsize=None)
-def _index(arch: str) -> tuple[dict, dict, dict]:
-    """function -> defining file, file -> functions it calls, and portable file -> its arch
-    twin (all relative to runtime_c/)."""
+def _index(arch: str) -> tuple[dict, dict, dict, tuple]:
+    """function -> defining file, file -> functions it calls, portable file -> its arch twin,
+    and the arches' helper files (all relative to runtime_c/)."""
     src = runtime_dir() / "src"
     portable = sorted(p for p in src.glob("*/*.c") if p.parent.name != "arch")
     defs, calls = _scan(portable)
     defined: dict[str, str] = {}
     twins: dict[str, str] = {}
+    helpers: list[str] = []
     for rel in sorted(defs):
         for name in defs[rel]:
             defined.setdefault(name, rel)
@@ -138,15 +142,23 @@ def _index(arch: str) -> tuple[dict, dict, dict]:
         arch_defs, arch_calls = _scan(sorted((src / "arch" / layer).glob("*.c")))
         for rel, names in arch_defs.items():
             base = by_name.get(Path(rel).name)
+            if base is None:   # the arch's own helper: no portable function of its own
+                clash = sorted(n for n in names if n in defined and
+                               not defined[n].startswith("src/arch/"))
+                if clash:
+                    raise AotError(f"runtime_c/{rel} has no portable file of its name but "
+                                   f"defines portable functions: {', '.join(clash)}")
+                helpers.append(rel)
             # Same file name, same functions: the arch file replaces the portable one whole,
             # so the two are never linked together.
-            if base is None or defs[base] != names:
+            elif defs[base] != names:
                 raise AotError(f"runtime_c/{rel} must define exactly the functions of a "
                                f"portable file of the same name")
+            else:
+                twins[base] = rel
             defined.update(dict.fromkeys(names, rel))
-            twins[base] = rel
         calls.update(arch_calls)
-    return defined, calls, twins
+    return defined, calls, twins, tuple(helpers)
 
 
 def _closure(files, defined: dict, calls: dict) -> tuple[str, ...]:
@@ -163,18 +175,20 @@ def _closure(files, defined: dict, calls: dict) -> tuple[str, ...]:
 def runtime_sources_for(kernels, arch: str = PORTABLE) -> tuple[str, ...]:
     """The runtime .c files (relative to runtime_c/) that define ``kernels``, transitively,
     taking ``src/arch/<arch>/`` files over portable ones."""
-    defined, calls, _ = _index(arch)
+    defined, calls, _, _ = _index(arch)
     return _closure([defined[k] for k in kernels if k in defined], defined, calls)
 
 
 def arch_files(arch: str) -> tuple[str, ...]:
-    """The files of ``arch`` (and of the arches it builds on) that replace portable ones."""
-    return tuple(sorted(_index(arch)[2].values()))
+    """The files of ``arch`` (and of the arches it builds on) that replace portable ones, and
+    their helpers."""
+    _, _, twins, helpers = _index(arch)
+    return tuple(sorted((*twins.values(), *helpers)))
 
 
 def for_arch(files, arch: str) -> tuple[str, ...]:
     """Portable runtime ``files`` (a model's ``CSources.runtime_sources``, which may hold more
     than its kernels' files, e.g. a delegate's) with every file that has a twin in
     ``src/arch/<arch>/`` replaced by it, plus what the twins call."""
-    defined, calls, twins = _index(arch)
+    defined, calls, twins, _ = _index(arch)
     return _closure([twins.get(f, f) for f in files], defined, calls)

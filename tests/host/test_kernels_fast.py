@@ -434,6 +434,13 @@ def test_runtime_sources_take_arch_files():
         assert for_arch(portable + ("src/misc/upsample_nearest2d.c",), arch) == tuple(
             sorted(files + ("src/misc/upsample_nearest2d.c",)))
     assert for_arch(portable, "portable") == portable
+    # an arch's own helper (no portable namesake) is linked where its kernels call it
+    helper = "src/arch/cortex_m_mve/conv_mve.c"
+    assert helper in runtime_sources_for(["rt_conv2d_1x1_s8"], "cortex_m_mve")
+    assert helper not in runtime_sources_for(["rt_add_s8"], "cortex_m_mve")
+    assert helper in for_arch(runtime_sources_for(["rt_conv2d_1x1_s8"]), "cortex_m_mve")
+    assert not any("conv_mve" in f for f in runtime_sources_for(["rt_conv2d_1x1_s8"],
+                                                                "cortex_m_dsp"))
 
 
 def test_host_build_links_arch_files(tmp_path):

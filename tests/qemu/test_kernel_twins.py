@@ -51,6 +51,7 @@ def test_every_fast_arch_is_checked():
     assert "src/arch/cortex_m_dsp/add_row_s8.c" not in arch_files("cortex_m_mve")
     assert "src/arch/cortex_m_dsp/conv_s8.c" not in arch_files("cortex_m_mve")
     assert "src/arch/cortex_m_mve/conv2d.c" in arch_files("cortex_m_mve")
+    assert "src/arch/cortex_m_mve/conv_mve.c" in arch_files("cortex_m_mve")   # its helper
     assert expected_kernels("cortex_m_mve") == KERNELS | set(F32_KERNELS.values())
     assert expected_kernels("cortex_m_dsp") == KERNELS | {"conv_f32", "conv_1x1_f32", "depthwise_f32",
                                                           "gemm_f32"}

@@ -1,0 +1,742 @@
+/* conv_mve.c (Cortex-M Helium) - the matrix product of conv_mve.h, under the Helium
+ * convolutions (conv_s8.c, conv_1x1_s8.c and, for a layer on one input channel,
+ * depthwise_conv_s8.c): rows of k int8 taps (a pointwise layer's input pixels, or gathered
+ * patches) times every filter of a block, requantized and stored.
+ *
+ * Everything a filter pair needs besides its taps is made once per block (rt_mve_pairs_make):
+ * the bias plus the input offset times the filter's sum, and the requantization, as vectors
+ * laid out like a tile's four sums. Then, at -O2, one assembly call takes every group of rows
+ * across all the block's filter pairs:
+ * - 4x2 tiles (rt_mve_quads) for rows of 8, 16, 32, 48, 64 or 128 taps where no filter shifts
+ *   left: four pixels by a filter pair, the sums in the eight even registers, every load at
+ *   a fixed offset, 14 instructions per 128 MACs, and the pair's output stage loaded once for
+ *   two vectors of four sums. Short first-layer filters are padded to such lengths.
+ * - 2x2 tiles (rt_mve_tiles_asm) for the rest and the last rows: two pixels by two filters,
+ *   four VMLADAVAs per sixteen taps: the first sixteen taps (or 32, leaving an even count),
+ *   then two turns of sixteen a low-overhead loop (WLS/LE), a predicated turn for a tail;
+ *   128 taps written out at fixed offsets.
+ * A tile's sums are moved into a vector (single-lane VMOVs: QEMU puts the two-lane form's
+ * first register in the low lane, LLVM's assembler documents the high one, so it is not used),
+ * requantized there (the sign fix without its mask where every filter shifts right) and
+ * scattered. An odd last row goes round again with the one before it; a lone last filter, and
+ * -O0, take the same steps in C. Integer sums in another order are the same sums, and the
+ * requantization is rt_mve_requant's: bit-exact with the portable kernels. */
+#include "conv_mve.h"
+
+int32_t rt_mve_pairs_make(const rt_conv_s8_params *p, const int8_t *w, const int32_t *bias,
+                          int32_t k, int32_t oc, int32_t count, rt_mve_pair *q)
+{
+    int32_t j, i, lane, any_left = 0, all_right = 1;
+    for (j = 0; j < count; j += 2, ++q) {
+        for (lane = 0; lane < 2; ++lane) {
+            const int32_t i_c = j + lane < count ? j + lane : j, c = oc + i_c;
+            const int8_t *wc = w + i_c * k;
+            int32_t s = 0;
+            for (i = 0; i + 16 <= k; i += 16) {
+                s = vaddvaq_s8(s, vldrbq_s8(wc + i));
+            }
+            if (i < k) {
+                s = vaddvaq_s8(s, vldrbq_z_s8(wc + i, rt_mve_tail8(k - i)));
+            }
+            q->fold[lane] = q->fold[lane + 2] = (bias != NULL ? bias[c] : 0) +
+                                                 p->input_offset * s;
+            q->mult[lane] = q->mult[lane + 2] = p->mult[c];
+            q->right[lane] = q->right[lane + 2] = p->shift[c] < 0 ? p->shift[c] : 0;
+            q->left[lane] = q->left[lane + 2] = p->shift[c] > 0 ? p->shift[c] : 0;
+            any_left |= p->shift[c] > 0;
+            all_right &= p->shift[c] < 0;
+        }
+    }
+    return (any_left ? RT_MVE_ANY_LEFT : 0) | (all_right ? RT_MVE_ALL_RIGHT : 0);
+}
+
+/* a = (x0.w0, x0.w1, x1.w0, x1.w1) over n taps, without the offset (predicated tail). */
+static inline int32x4_t rt_mve_mac_2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0,
+                                       const int8_t *w1, int32_t n)
+{
+    int32_t a[4] = {0, 0, 0, 0}, i;
+    for (i = 0; i < n; i += 16) {
+        const mve_pred16_t p = rt_mve_tail8(n - i);
+        const int8x16_t va = vldrbq_z_s8(x0 + i, p), vb = vldrbq_z_s8(x1 + i, p);
+        const int8x16_t fa = vldrbq_z_s8(w0 + i, p), fb = vldrbq_z_s8(w1 + i, p);
+        a[0] = vmladavaq_s8(a[0], va, fa);
+        a[1] = vmladavaq_s8(a[1], va, fb);
+        a[2] = vmladavaq_s8(a[2], vb, fa);
+        a[3] = vmladavaq_s8(a[3], vb, fb);
+    }
+    return vldrwq_s32(a);
+}
+
+/* One tile's output stage: its sums plus the fold, requantized (rt_mve_requant's steps, with
+ * the shift split), offset, clamped and scattered to the lanes asked for. */
+static inline void rt_mve_tile_out(int32x4_t acc, const rt_mve_pair *q, const rt_mve_out *o,
+                                   int8_t *out, mve_pred16_t lanes)
+{
+    const int32x4_t right = vldrwq_s32(q->right);
+    int32x4_t h = vqrdmulhq_s32(vshlq_s32(vaddq_s32(acc, vldrwq_s32(q->fold)),
+                                          vldrwq_s32(q->left)), vldrwq_s32(q->mult));
+    h = vrshlq_s32(vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, right), 31)), right);
+    h = vminq_s32(vmaxq_s32(vaddq_s32(h, o->off), o->lo), o->hi);
+    vstrbq_scatter_offset_p_s32(out, o->offs, h, lanes);
+}
+
+/* Tiles in C: pixels x0 and x1 (x1 == x0: one pixel, two = 0) by `pairs` filter pairs from
+ * w (filters of k taps, pair j at w + 2jk; the last pair a lone filter when lone), outputs
+ * from out (filter oc of pixel 0). */
+static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, int32_t two,
+                                           const int8_t *w, int32_t k, int32_t pairs,
+                                           int32_t lone, const rt_mve_pair *q,
+                                           const rt_mve_out *o, int8_t *out)
+{
+    int32_t j;
+    for (j = 0; j < pairs; ++j, ++q, w += 2 * k, out += 2) {
+        const int32_t one = lone && j == pairs - 1;
+        const mve_pred16_t lanes = (mve_pred16_t)(0x000Fu | (one ? 0u : 0x00F0u) |
+                                                  (two ? 0x0F00u | (one ? 0u : 0xF000u) : 0u));
+        rt_mve_tile_out(rt_mve_mac_2x2(x0, x1, w, one ? w : w + k, k), q, o, out, lanes);
+    }
+}
+
+#if defined(__OPTIMIZE__)
+/* The assembly loop's pieces. Operands: the sums a00 a01 a10 a11 (even registers, "Te"),
+ * pointers x0 x1 w0 w1, prm (the pair's parameters), out, kf (the taps in whole vectors);
+ * lr counts turns; q0-q3 are scratch, offs/off/lo/hi the layer's output vectors. */
+#define RT_MVE_FIRST_TURN \
+    "vldrb.8 q0, [%[x0]], #16\n\t" \
+    "vldrb.8 q1, [%[w0]], #16\n\t" \
+    "vldrb.8 q2, [%[w1]], #16\n\t" \
+    "vmladav.s8 %[a00], q0, q1\n\t" \
+    "vldrb.8 q3, [%[x1]], #16\n\t" \
+    "vmladav.s8 %[a01], q0, q2\n\t" \
+    "vmladav.s8 %[a10], q3, q1\n\t" \
+    "vmladav.s8 %[a11], q3, q2\n\t"
+/* sixteen more taps into the sums */
+#define RT_MVE_TURN \
+    "vldrb.8 q0, [%[x0]], #16\n\t" \
+    "vldrb.8 q1, [%[w0]], #16\n\t" \
+    "vldrb.8 q2, [%[w1]], #16\n\t" \
+    "vmlava.s8 %[a00], q0, q1\n\t" \
+    "vldrb.8 q3, [%[x1]], #16\n\t" \
+    "vmlava.s8 %[a01], q0, q2\n\t" \
+    "vmlava.s8 %[a10], q3, q1\n\t" \
+    "vmlava.s8 %[a11], q3, q2\n\t"
+/* k = 128 (MobileNets' 128 channels; no loop): every load at a fixed offset, X bytes past
+ * x0, x1, w0 and w1 (an offset reaches 127 bytes), so that only the filters move on */
+#define RT_MVE_AT128_TURN(OP, X) \
+    "vldrb.8 q0, [%[x0], #" X "]\n\t" \
+    "vldrb.8 q1, [%[w0], #" X "]\n\t" \
+    "vldrb.8 q2, [%[w1], #" X "]\n\t" \
+    OP " %[a00], q0, q1\n\t" \
+    "vldrb.8 q3, [%[x1], #" X "]\n\t" \
+    OP " %[a01], q0, q2\n\t" \
+    OP " %[a10], q3, q1\n\t" \
+    OP " %[a11], q3, q2\n\t"
+#define RT_MVE_AT128 \
+    RT_MVE_AT128_TURN("vmladav.s8", "0") RT_MVE_AT128_TURN("vmlava.s8", "16") \
+    RT_MVE_AT128_TURN("vmlava.s8", "32") RT_MVE_AT128_TURN("vmlava.s8", "48") \
+    RT_MVE_AT128_TURN("vmlava.s8", "64") RT_MVE_AT128_TURN("vmlava.s8", "80") \
+    RT_MVE_AT128_TURN("vmlava.s8", "96") RT_MVE_AT128_TURN("vmlava.s8", "112")
+#define RT_MVE_NEXT_AT128 \
+    "add %[w0], %[w0], #256\n\t" \
+    "add %[w1], %[w1], #256\n\t"
+/* the whole vectors after the first one or two: `turns` loops of two (WLS/LE) */
+#define RT_MVE_TURNS \
+    "ldr lr, %[turns]\n\t" \
+    "wls lr, lr, 2f\n\t" \
+    "1:\n\t" \
+    RT_MVE_TURN \
+    RT_MVE_TURN \
+    "le lr, 1b\n\t" \
+    "2:\n\t"
+/* the tail: the lanes past k load as zero (the predicate set once, before the loop) */
+#define RT_MVE_TAIL_TURN \
+    "vpstttt\n\t" \
+    "vldrbt.8 q0, [%[x0]]\n\t" \
+    "vldrbt.8 q1, [%[w0]]\n\t" \
+    "vldrbt.8 q2, [%[w1]]\n\t" \
+    "vldrbt.8 q3, [%[x1]]\n\t" \
+    "vmlava.s8 %[a00], q0, q1\n\t" \
+    "vmlava.s8 %[a01], q0, q2\n\t" \
+    "vmlava.s8 %[a10], q3, q1\n\t" \
+    "vmlava.s8 %[a11], q3, q2\n\t"
+/* fewer than 16 taps: the one, predicated, turn sets the sums */
+#define RT_MVE_TAIL_ONLY \
+    "vpstttt\n\t" \
+    "vldrbt.8 q0, [%[x0]]\n\t" \
+    "vldrbt.8 q1, [%[w0]]\n\t" \
+    "vldrbt.8 q2, [%[w1]]\n\t" \
+    "vldrbt.8 q3, [%[x1]]\n\t" \
+    "vmladav.s8 %[a00], q0, q1\n\t" \
+    "vmladav.s8 %[a01], q0, q2\n\t" \
+    "vmladav.s8 %[a10], q3, q1\n\t" \
+    "vmladav.s8 %[a11], q3, q2\n\t"
+#define RT_MVE_SUMS_IN \
+    "vmov.32 q0[0], %[a00]\n\t" \
+    "vmov.32 q0[1], %[a01]\n\t" \
+    "vmov.32 q0[2], %[a10]\n\t" \
+    "vmov.32 q0[3], %[a11]\n\t" \
+    "vldrw.32 q1, [%[prm]], #16\n\t" \
+    "vadd.i32 q0, q0, q1\n\t"
+#define RT_MVE_LEFT \
+    "vldrw.32 q1, [%[prm], #32]\n\t" \
+    "vshl.s32 q0, q0, q1\n\t"
+/* the multiplier (h in q0), then the right shift's vector in q1 */
+#define RT_MVE_MULTIPLY \
+    "vldrw.32 q1, [%[prm]], #16\n\t" \
+    "vqrdmulh.s32 q0, q0, q1\n\t" \
+    "vldrw.32 q1, [%[prm]], #32\n\t"
+/* h less one where negative (q2: the fix), shifted right rounding, offset, clamped, stored;
+ * on to the next filter pair's outputs and the pixels' first taps */
+#define RT_MVE_ROUND_STORE \
+    "vqadd.s32 q0, q0, q2\n\t" \
+    "vrshl.s32 q0, q0, q1\n\t" \
+    "vadd.i32 q0, q0, %q[off]\n\t" \
+    "vmax.s32 q0, q0, %q[lo]\n\t" \
+    "vmin.s32 q0, q0, %q[hi]\n\t" \
+    "vstrb.32 q0, [%[out], %q[offs]]\n\t" \
+    "add %[out], %[out], #2\n\t"
+/* the sign fix only in lanes that shift right */
+#define RT_MVE_REQUANT_STORE \
+    RT_MVE_MULTIPLY \
+    "vand q2, q0, q1\n\t" \
+    "vshr.s32 q2, q2, #31\n\t" \
+    RT_MVE_ROUND_STORE
+/* where every lane shifts right: the sign fix is h >> 31 */
+#define RT_MVE_REQUANT_STORE_RIGHT \
+    RT_MVE_MULTIPLY \
+    "vshr.s32 q2, q0, #31\n\t" \
+    RT_MVE_ROUND_STORE
+/* the pixels back to their first taps (the whole vectors' loads moved them on by kf) */
+#define RT_MVE_X_BACK \
+    "sub %[x0], %[x0], %[kf]\n\t" \
+    "sub %[x1], %[x1], %[kf]\n\t"
+/* whole vectors: the next pair starts where the second filter ended */
+#define RT_MVE_NEXT_WHOLE \
+    RT_MVE_X_BACK \
+    "mov %[w0], %[w1]\n\t" \
+    "add %[w1], %[w1], %[kf]\n\t"
+/* fewer than 16 taps (the pixels never moved): both filters move on by adj = 2k - kf */
+#define RT_MVE_NEXT_SHORT \
+    "ldr lr, %[adj]\n\t" \
+    "add %[w0], %[w0], lr\n\t" \
+    "add %[w1], %[w1], lr\n\t"
+/* whole vectors and a tail */
+#define RT_MVE_NEXT_TAIL RT_MVE_X_BACK RT_MVE_NEXT_SHORT
+#define RT_MVE_LOOP_END \
+    "cmp %[w0], %[wend]\n\t" \
+    "bne 3b"
+/* the tail's predicate, once: rem = k - kf = (adj - kf) / 2 lanes */
+#define RT_MVE_TAIL_PREDICATE \
+    "ldr lr, %[adj]\n\t" \
+    "sub lr, lr, %[kf]\n\t" \
+    "lsr lr, lr, #1\n\t" \
+    "vctp.8 lr\n\t"
+/* the next pixel pair (npx pairs in all): x0 and x1 on by xstep, out by ostep, the block's
+ * first filter pair and parameters again */
+#define RT_MVE_PIXELS_END \
+    "\n\t" \
+    "ldr lr, %[xstep]\n\t" \
+    "add %[x0], %[x0], lr\n\t" \
+    "add %[x1], %[x1], lr\n\t" \
+    "ldr lr, %[ostep]\n\t" \
+    "add %[out], %[out], lr\n\t" \
+    "ldr %[prm], %[qbeg]\n\t" \
+    "ldr %[w0], %[wbeg]\n\t" \
+    "ldr lr, %[adj]\n\t" \
+    "add lr, lr, %[kf]\n\t" \
+    "add %[w1], %[w0], lr, lsr #1\n\t" \
+    "ldr lr, %[npx]\n\t" \
+    "subs lr, lr, #1\n\t" \
+    "str lr, %[npx]\n\t" \
+    "bne 4b"
+#define RT_MVE_OPERANDS \
+    : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11), \
+      [x0] "+r"(x0), [x1] "+r"(x1), [w0] "+r"(w0), [w1] "+r"(w1), [prm] "+r"(q), \
+      [out] "+r"(out), [npx] "+m"(npx) \
+    : [kf] "r"(kf), [turns] "m"(turns), [adj] "m"(adj), [wend] "r"(wend), \
+      [xstep] "m"(xstep), [ostep] "m"(ostep), [qbeg] "m"(qbeg), [wbeg] "m"(w), \
+      [offs] "w"(o->offs), [off] "w"(o->off), [lo] "w"(o->lo), [hi] "w"(o->hi) \
+    : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"
+
+/* One shape of the tile loop: PRE once, then per tile MAC, the sums in, REQ, NEXT. */
+#define RT_MVE_TILES(PRE, MAC, REQ, NEXT) \
+    __asm__ volatile(PRE "4:\n\t3:\n\t" MAC RT_MVE_SUMS_IN REQ NEXT RT_MVE_LOOP_END \
+                     RT_MVE_PIXELS_END RT_MVE_OPERANDS)
+/* ... with the output stage the block's shifts need */
+#define RT_MVE_TILES_BY_SHIFTS(PRE, MAC, NEXT) \
+    if (shifts & RT_MVE_ANY_LEFT) { \
+        RT_MVE_TILES(PRE, MAC, RT_MVE_LEFT RT_MVE_REQUANT_STORE, NEXT); \
+    } else if (shifts & RT_MVE_ALL_RIGHT) { \
+        RT_MVE_TILES(PRE, MAC, RT_MVE_REQUANT_STORE_RIGHT, NEXT); \
+    } else { \
+        RT_MVE_TILES(PRE, MAC, RT_MVE_REQUANT_STORE, NEXT); \
+    }
+
+/* npx pixel pairs, the first x0 and x1, each xstep bytes on from the last and its outputs
+ * ostep bytes on, by `pairs` whole filter pairs from w (k > 0 taps), in assembly: the first
+ * one or two whole vectors straight, the rest in loops of two (an even count left), then
+ * the predicated tail. shifts: rt_mve_pairs_make's flags. */
+static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1, int32_t npx,
+                                             int32_t xstep, int32_t ostep, const int8_t *w,
+                                             int32_t k, int32_t pairs, int32_t shifts,
+                                             const rt_mve_pair *q, const rt_mve_out *o,
+                                             int8_t *out)
+{
+    const int32_t kf = k & ~15, rem = k & 15, odd = (kf >> 4) & 1;
+    const int32_t turns = ((kf >> 4) - 1) >> 1, adj = 2 * k - kf;
+    const int8_t *w0 = w, *w1 = w + k, *wend = w + 2 * k * pairs;
+    const rt_mve_pair *qbeg = q;
+    int32_t a00, a01, a10, a11;
+    if (kf == 0) {
+        RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE, RT_MVE_TAIL_ONLY, RT_MVE_NEXT_SHORT)
+    } else if (k == 128 && !(shifts & RT_MVE_ANY_LEFT)) {
+        if (shifts & RT_MVE_ALL_RIGHT) {
+            RT_MVE_TILES("", RT_MVE_AT128, RT_MVE_REQUANT_STORE_RIGHT, RT_MVE_NEXT_AT128);
+        } else {
+            RT_MVE_TILES("", RT_MVE_AT128, RT_MVE_REQUANT_STORE, RT_MVE_NEXT_AT128);
+        }
+    } else if (rem == 0 && odd) {
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_FIRST_TURN RT_MVE_TURNS, RT_MVE_NEXT_WHOLE)
+    } else if (rem == 0) {
+        RT_MVE_TILES_BY_SHIFTS("", RT_MVE_FIRST_TURN RT_MVE_TURN RT_MVE_TURNS,
+                               RT_MVE_NEXT_WHOLE)
+    } else if (odd) {
+        RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE,
+                               RT_MVE_FIRST_TURN RT_MVE_TURNS RT_MVE_TAIL_TURN,
+                               RT_MVE_NEXT_TAIL)
+    } else {
+        RT_MVE_TILES_BY_SHIFTS(RT_MVE_TAIL_PREDICATE,
+                               RT_MVE_FIRST_TURN RT_MVE_TURN RT_MVE_TURNS RT_MVE_TAIL_TURN,
+                               RT_MVE_NEXT_TAIL)
+    }
+    (void)a00;
+    (void)a01;
+    (void)a10;
+    (void)a11;
+}
+
+/* 4x2 tiles for rows of k = 8, 16, 32, 48, 64 or 128 taps (MobileNets' channels, KWS's padded
+ * stem): four pixels (x0 and x0 + k, x2 and x2 + k) by a filter pair (w0 and w0 + k), every
+ * load at a fixed offset: 14 instructions per 128 MACs, against 16 for two 2x2 tiles, and
+ * the pair's output stage loaded once for two vectors of four sums (pixels 0 and 1; 2 and
+ * 3). Sums in the eight even registers, so the pointers and the loop end take the rest; the
+ * second vector's outputs 2 cout on go through a sum's register once the sums are in q0 and
+ * q1. A turn is sixteen taps at X, the second pixel's and filter's at X1 = X + k. */
+#define RT_MVE_Q_TURN_LD(LD, OP, X, X1) \
+    LD " q0, [%[w0], #" X "]\n\t" \
+    LD " q1, [%[w0], #" X1 "]\n\t" \
+    LD " q2, [%[x0], #" X "]\n\t" \
+    LD " q3, [%[x0], #" X1 "]\n\t" \
+    OP " %[a00], q2, q0\n\t" \
+    OP " %[a01], q2, q1\n\t" \
+    OP " %[a10], q3, q0\n\t" \
+    OP " %[a11], q3, q1\n\t" \
+    LD " q2, [%[x2], #" X "]\n\t" \
+    LD " q3, [%[x2], #" X1 "]\n\t" \
+    OP " %[a20], q2, q0\n\t" \
+    OP " %[a21], q2, q1\n\t" \
+    OP " %[a30], q3, q0\n\t" \
+    OP " %[a31], q3, q1\n\t"
+#define RT_MVE_Q_TURN(OP, X, X1) RT_MVE_Q_TURN_LD("vldrb.8", OP, X, X1)
+/* rows of 16, 32, 48 or 64 taps: their turns, the first one setting the sums */
+#define RT_MVE_Q_MAC16 RT_MVE_Q_TURN("vmladav.s8", "0", "16")
+#define RT_MVE_Q_MAC32 \
+    RT_MVE_Q_TURN("vmladav.s8", "0", "32") RT_MVE_Q_TURN("vmlava.s8", "16", "48")
+#define RT_MVE_Q_MAC48 \
+    RT_MVE_Q_TURN("vmladav.s8", "0", "48") RT_MVE_Q_TURN("vmlava.s8", "16", "64") \
+    RT_MVE_Q_TURN("vmlava.s8", "32", "80")
+#define RT_MVE_Q_MAC64 \
+    RT_MVE_Q_TURN("vmladav.s8", "0", "64") RT_MVE_Q_TURN("vmlava.s8", "16", "80") \
+    RT_MVE_Q_TURN("vmlava.s8", "32", "96") RT_MVE_Q_TURN("vmlava.s8", "48", "112")
+/* k = 128 (MobileNets' 128 channels): the second pixel's and filter's taps lie 128 to 255
+ * bytes on, past VLDRB's 127-byte offsets, so the turns load with VLDRW, whose offsets reach
+ * 508 bytes and whose addresses must be word-aligned: rt_mve_quads_take checks the rows and
+ * filters are (the arena and the weights are aligned to 16) */
+#define RT_MVE_Q_TURN_W(OP, X, X1) RT_MVE_Q_TURN_LD("vldrw.32", OP, X, X1)
+#define RT_MVE_Q_MAC128 \
+    RT_MVE_Q_TURN_W("vmladav.s8", "0", "128") RT_MVE_Q_TURN_W("vmlava.s8", "16", "144") \
+    RT_MVE_Q_TURN_W("vmlava.s8", "32", "160") RT_MVE_Q_TURN_W("vmlava.s8", "48", "176") \
+    RT_MVE_Q_TURN_W("vmlava.s8", "64", "192") RT_MVE_Q_TURN_W("vmlava.s8", "80", "208") \
+    RT_MVE_Q_TURN_W("vmlava.s8", "96", "224") RT_MVE_Q_TURN_W("vmlava.s8", "112", "240")
+/* the sign fix of both vectors: FIX(A, T) leaves in T what A's lanes add (q2: the shifts) */
+#define RT_MVE_Q_FIX_MASK(A, T) "vand " T ", " A ", q2\n\tvshr.s32 " T ", " T ", #31\n\t"
+#define RT_MVE_Q_FIX_RIGHT(A, T) "vshr.s32 " T ", " A ", #31\n\t"
+/* k = 8: one predicated turn (the predicate set once, before the loop) */
+#define RT_MVE_Q_PRED8 \
+    "movs %[a00], #8\n\t" \
+    "vctp.8 %[a00]\n\t"
+#define RT_MVE_Q_TURN8 \
+    "vpstttt\n\t" \
+    "vldrbt.8 q0, [%[w0]]\n\t" \
+    "vldrbt.8 q1, [%[w0], #8]\n\t" \
+    "vldrbt.8 q2, [%[x0]]\n\t" \
+    "vldrbt.8 q3, [%[x0], #8]\n\t" \
+    "vmladav.s8 %[a00], q2, q0\n\t" \
+    "vmladav.s8 %[a01], q2, q1\n\t" \
+    "vmladav.s8 %[a10], q3, q0\n\t" \
+    "vmladav.s8 %[a11], q3, q1\n\t" \
+    "vpstt\n\t" \
+    "vldrbt.8 q2, [%[x2]]\n\t" \
+    "vldrbt.8 q3, [%[x2], #8]\n\t" \
+    "vmladav.s8 %[a20], q2, q0\n\t" \
+    "vmladav.s8 %[a21], q2, q1\n\t" \
+    "vmladav.s8 %[a30], q3, q0\n\t" \
+    "vmladav.s8 %[a31], q3, q1\n\t"
+/* the quads' loop: PRE once, then MAC the taps, FIX the sign fix, K2 = 2k the filter
+ * pair's bytes */
+#define RT_MVE_QUADS(PRE, MAC, FIX, K2) \
+    __asm__ volatile( \
+        PRE \
+        "4:\n\t3:\n\t" \
+        MAC \
+        "vmov.32 q0[0], %[a00]\n\t" \
+        "vmov.32 q0[1], %[a01]\n\t" \
+        "vmov.32 q0[2], %[a10]\n\t" \
+        "vmov.32 q0[3], %[a11]\n\t" \
+        "vmov.32 q1[0], %[a20]\n\t" \
+        "vmov.32 q1[1], %[a21]\n\t" \
+        "vmov.32 q1[2], %[a30]\n\t" \
+        "vmov.32 q1[3], %[a31]\n\t" \
+        "vldrw.32 q2, [%[prm]], #16\n\t" \
+        "vadd.i32 q0, q0, q2\n\t" \
+        "vadd.i32 q1, q1, q2\n\t" \
+        "vldrw.32 q2, [%[prm]], #16\n\t" \
+        "vqrdmulh.s32 q0, q0, q2\n\t" \
+        "vqrdmulh.s32 q1, q1, q2\n\t" \
+        "vldrw.32 q2, [%[prm]], #32\n\t" \
+        FIX("q0", "q3") \
+        "vqadd.s32 q0, q0, q3\n\t" \
+        FIX("q1", "q3") \
+        "vqadd.s32 q1, q1, q3\n\t" \
+        "vrshl.s32 q0, q0, q2\n\t" \
+        "vrshl.s32 q1, q1, q2\n\t" \
+        "vadd.i32 q0, q0, %q[off]\n\t" \
+        "vadd.i32 q1, q1, %q[off]\n\t" \
+        "vmax.s32 q0, q0, %q[lo]\n\t" \
+        "vmax.s32 q1, q1, %q[lo]\n\t" \
+        "vmin.s32 q0, q0, %q[hi]\n\t" \
+        "vmin.s32 q1, q1, %q[hi]\n\t" \
+        "vstrb.32 q0, [%[out], %q[offs]]\n\t" \
+        "ldr %[a00], %[o2]\n\t" \
+        "add %[a00], %[a00], %[out]\n\t" \
+        "vstrb.32 q1, [%[a00], %q[offs]]\n\t" \
+        "add %[out], %[out], #2\n\t" \
+        "add %[w0], %[w0], #" K2 "\n\t" \
+        "cmp %[w0], %[wend]\n\t" \
+        "bne 3b\n\t" \
+        "ldr %[a00], %[xstep]\n\t" \
+        "add %[x0], %[x0], %[a00]\n\t" \
+        "add %[x2], %[x2], %[a00]\n\t" \
+        "ldr %[a00], %[ostep]\n\t" \
+        "add %[out], %[out], %[a00]\n\t" \
+        "ldr %[prm], %[qbeg]\n\t" \
+        "ldr %[w0], %[wbeg]\n\t" \
+        "ldr %[a00], %[nq]\n\t" \
+        "subs %[a00], %[a00], #1\n\t" \
+        "str %[a00], %[nq]\n\t" \
+        "bne 4b" \
+        : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11), \
+          [a20] "=&Te"(a20), [a21] "=&Te"(a21), [a30] "=&Te"(a30), [a31] "=&Te"(a31), \
+          [x0] "+r"(x0), [x2] "+r"(x2), [w0] "+r"(w0), [prm] "+r"(q), [out] "+r"(out), \
+          [nq] "+m"(nq) \
+        : [wend] "r"(wend), [xstep] "m"(xstep), [ostep] "m"(ostep), [qbeg] "m"(qbeg), \
+          [wbeg] "m"(w), [o2] "m"(o2), [offs] "w"(o->offs), [off] "w"(o->off), \
+          [lo] "w"(o->lo), [hi] "w"(o->hi) \
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7")
+
+/* ... with the output stage the block's shifts need (none shifts left) */
+#define RT_MVE_QUADS_BY_SHIFTS(PRE, MAC, K2) \
+    if (shifts & RT_MVE_ALL_RIGHT) { \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, K2); \
+    } else { \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK, K2); \
+    }
+
+/* Whether rt_mve_quads takes rows of k taps from x by filters from w (128 taps: both
+ * word-aligned). */
+static inline int32_t rt_mve_quads_take(int32_t k, const int8_t *x, const int8_t *w)
+{
+    return k == 8 || k == 16 || k == 32 || k == 48 || k == 64 ||
+           (k == 128 && (((uintptr_t)x | (uintptr_t)w) & 3u) == 0u);
+}
+
+/* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + k i, its outputs
+ * cout apart from out) by `pairs` filter pairs from w, no filter shifting left (shifts:
+ * rt_mve_pairs_make's). */
+static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8_t *w,
+                                         int32_t k, int32_t cout, int32_t pairs,
+                                         int32_t shifts, const rt_mve_pair *q,
+                                         const rt_mve_out *o, int8_t *out)
+{
+    const int8_t *x0 = x, *x2 = x + 2 * k, *w0 = w, *wend = w + 2 * k * pairs;
+    const int32_t xstep = 4 * k, ostep = 4 * cout - 2 * pairs, o2 = 2 * cout;
+    const rt_mve_pair *qbeg = q;
+    int32_t a00, a01, a10, a11, a20, a21, a30, a31;
+    if (k == 128) {
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC128, "256")
+    } else if (k == 64) {
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC64, "128")
+    } else if (k == 48) {
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC48, "96")
+    } else if (k == 32) {
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC32, "64")
+    } else if (k == 16) {
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC16, "32")
+    } else {
+        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_Q_PRED8, RT_MVE_Q_TURN8, "16")
+    }
+    (void)a00;
+    (void)a01;
+    (void)a10;
+    (void)a11;
+    (void)a20;
+    (void)a21;
+    (void)a30;
+    (void)a31;
+}
+#endif
+
+/* Pixels x0 and x1 (two = 0: x0 alone) by the filters of one block: `count` filters from w
+ * (k taps each), their parameters q (rt_mve_pairs_make), outputs from out (the block's first
+ * filter, pixel 0). Whole pairs of two pixels go to the assembly loop when it can take them. */
+static inline void rt_mve_block(const int8_t *x0, const int8_t *x1, int32_t two,
+                                const int8_t *w, int32_t k, int32_t count, int32_t shifts,
+                                const rt_mve_pair *q, const rt_mve_out *o, int8_t *out)
+{
+    const int32_t pairs = (count + 1) >> 1;
+    int32_t done = 0;
+#if defined(__OPTIMIZE__)
+    if (two && k > 0 && count >= 2) {
+        done = count >> 1;
+        rt_mve_tiles_asm(x0, x1, 1, 0, 0, w, k, done, shifts, q, o, out);
+    }
+#else
+    (void)shifts;
+#endif
+    if (done < pairs) {
+        rt_mve_tiles_c(x0, two ? x1 : x0, two, w + 2 * done * k, k, pairs - done, count & 1,
+                       q + done, o, out + 2 * done);
+    }
+}
+
+/* Pixels rows: n rows of k taps from x (row i at x + i * k), their outputs from out (filter
+ * oc of row 0; row i at out + i * cout), by the block's `count` filters from w. Whole pairs
+ * of rows by whole pairs of filters in one assembly call; an odd last row in another, paired
+ * with the row before it (whose outputs are stored again, the same bits: out must not
+ * overlap x); then the lone last filter in C (-O0: everything, a pair of rows at a time). */
+static RT_MVE_INLINE void rt_mve_row_pairs(const int8_t *x, int32_t n, const int8_t *w,
+                                           int32_t k, int32_t cout, int32_t count,
+                                           int32_t shifts, const rt_mve_pair *q,
+                                           const rt_mve_out *o, int8_t *out)
+{
+    int32_t i = 0;
+#if defined(__OPTIMIZE__)
+    const int32_t pairs = count >> 1, wide = 2 * pairs;
+    if (n >= 2 && pairs > 0) {
+        rt_mve_tiles_asm(x, x + k, n >> 1, 2 * k, 2 * cout - wide, w, k, pairs, shifts, q, o,
+                         out);
+        for (; (count & 1) && i + 1 < n; i += 2) {
+            rt_mve_tiles_c(x + i * k, x + (i + 1) * k, 1, w + wide * k, k, 1, 1, q + pairs, o,
+                           out + i * cout + wide);
+        }
+        if (n & 1) {   /* the last row again with the one before (the same bits stored) */
+            rt_mve_tiles_asm(x + (n - 2) * k, x + (n - 1) * k, 1, 0, 0, w, k, pairs, shifts,
+                             q, o, out + (n - 2) * cout);
+            if (count & 1) {
+                rt_mve_tiles_c(x + (n - 1) * k, x + (n - 1) * k, 0, w + wide * k, k, 1, 1,
+                               q + pairs, o, out + (n - 1) * cout + wide);
+            }
+        }
+        return;
+    }
+#endif
+    for (; i < n; i += 2) {
+        rt_mve_block(x + i * k, x + (i + 1) * k, i + 1 < n, w, k, count, shifts, q, o,
+                     out + i * cout);
+    }
+}
+
+/* rt_mve_rows, inlined where the patches are gathered (a call a batch costs ResNet-8 11 K
+ * instructions) */
+static RT_MVE_INLINE void rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k,
+                               int32_t cout, int32_t count, int32_t shifts,
+                               const rt_mve_pair *q, const rt_mve_out *o, int8_t *out)
+{
+    int32_t from = 0;
+#if defined(__OPTIMIZE__)
+    if (rt_mve_quads_take(k, x, w) && n >= 4 && !(count & 1) && !(shifts & RT_MVE_ANY_LEFT)) {
+        /* a lone last row goes with the one before it (the same bits stored again) */
+        const int32_t nq = n >> 2, rest = n - 4 * nq;
+        rt_mve_quads(x, nq, w, k, cout, count >> 1, shifts, q, o, out);
+        from = rest == 0 ? n : rest == 1 ? n - 2 : 4 * nq;
+    }
+#endif
+    if (from < n) {
+        rt_mve_row_pairs(x + from * k, n - from, w, k, cout, count, shifts, q, o,
+                         out + from * cout);
+    }
+}
+
+void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k, int32_t cout,
+                 int32_t count, int32_t shifts, const rt_mve_pair *q, const rt_mve_out *o,
+                 int8_t *out)
+{
+    rows(x, n, w, k, cout, count, shifts, q, o, out);
+}
+
+/* Output pixel (oy, ox)'s patch (one group of g->cin channels) as one row laid out like an
+ * OHWI filter, taps outside the input holding the input zero point (which adds nothing).
+ * Without dilation along a row, a filter row is one run of the input between two fills. */
+static RT_DSP_NOINLINE void rt_mve_gather(const rt_conv_s8_geom *g,
+                                          const rt_conv_s8_params *p, const int8_t *img,
+                                          int32_t oy, int32_t ox, int8_t *dst)
+{
+    const int8x16_t zero = vdupq_n_s8((int8_t)(-p->input_offset));
+    const int32_t cin = g->cin, run = g->kw * cin, row = g->w * cin;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+    int32_t ky, kx, kx0 = 0, kx1 = g->kw;
+    if (p->dilation_w == 1) {   /* the taps inside: [kx0, kx1) */
+        kx0 = ix0 < 0 ? (-ix0 < g->kw ? -ix0 : g->kw) : 0;
+        kx1 = g->w - ix0 < g->kw ? g->w - ix0 : g->kw;
+        kx1 = kx1 < kx0 ? kx0 : kx1;
+    }
+    for (ky = 0; ky < g->kh; ++ky, dst += run) {
+        const int32_t iy = iy0 + ky * p->dilation_h;
+        const int8_t *src = img + iy * row;
+        if (iy < 0 || iy >= g->h) {
+            rt_mve_fill(dst, zero, run);
+        } else if (p->dilation_w == 1) {
+            if (kx0 > 0) {
+                rt_mve_fill(dst, zero, kx0 * cin);
+            }
+            if (kx1 > kx0) {
+                rt_mve_copy(dst + kx0 * cin, src + (ix0 + kx0) * cin, (kx1 - kx0) * cin);
+            }
+            if (kx1 < g->kw) {
+                rt_mve_fill(dst + kx1 * cin, zero, (g->kw - kx1) * cin);
+            }
+        } else {
+            for (kx = 0; kx < g->kw; ++kx) {
+                const int32_t ix = ix0 + kx * p->dilation_w;
+                if (ix < 0 || ix >= g->w) {
+                    rt_mve_fill(dst + kx * cin, zero, cin);
+                } else {
+                    rt_mve_copy(dst + kx * cin, src + ix * cin, cin);
+                }
+            }
+        }
+    }
+}
+
+/* The output pixels whose every tap lies inside the input along one axis: [*lo, return),
+ * for an input of n, padding pad, stride s, a filter spanning `span` inputs. */
+static inline int32_t rt_mve_inside(int32_t n, int32_t pad, int32_t s, int32_t span,
+                                    int32_t *lo)
+{
+    *lo = (pad + s - 1) / s;
+    return n + pad - span >= 0 ? (n + pad - span) / s + 1 : 0;
+}
+
+/* The patches of m output pixels from (oy, ox) on in raster order, pixel j's at dst + j k
+ * (k at least KH * KW * Cin; bytes past a patch are left as they are). Pixels whose taps all
+ * lie inside the input (no dilation along rows), a row's run of them at a time, copy their KH
+ * runs of KW * Cin bytes, whole vectors and a predicated tail, from an offset that steps
+ * along with the pixels (rt_mve_copy's steps, with the tail's predicate made once a batch:
+ * calling rt_mve_copy per run costs ResNet-8 43 K instructions on the M55; runs shorter than
+ * a vector, a first layer's 3x3x3, one predicated load and store each, under one VPSTT, the
+ * rows a DLS/LE loop at -O2); any other takes rt_mve_gather. Out of line: inlined, it
+ * crowds its callers' registers. */
+static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
+                                                const rt_conv_s8_params *p, const int8_t *img,
+                                                int32_t oy, int32_t ox, int32_t m, int32_t k,
+                                                int8_t *dst)
+{
+    const int32_t cin = g->cin, run = g->kw * cin, row = g->w * cin;
+    const int32_t step = p->dilation_h * row, whole = run & ~15, xstep = p->stride_w * cin;
+    const mve_pred16_t tail = rt_mve_tail8(run - whole);
+    int32_t x_lo = 0, y_lo, j, ky, i;
+    const int32_t x_hi = p->dilation_w != 1 ? 0 : rt_mve_inside(g->w, p->pad_w, p->stride_w,
+                                                                  g->kw, &x_lo);
+    const int32_t y_hi = rt_mve_inside(g->h, p->pad_h, p->stride_h,
+                                       (g->kh - 1) * p->dilation_h + 1, &y_lo);
+    /* the offset in img of pixel (oy, ox)'s first tap (only used for pixels inside) */
+    int32_t at = (oy * p->stride_h - p->pad_h) * row + (ox * p->stride_w - p->pad_w) * cin;
+    int32_t n;
+    for (j = 0; j < m; j += n, ox += n, at += n * xstep, dst += n * k) {
+        if (ox == g->ow) {
+            ox = 0;
+            ++oy;
+            at = (oy * p->stride_h - p->pad_h) * row - p->pad_w * cin;
+        }
+        if (oy < y_lo || oy >= y_hi || ox < x_lo || ox >= x_hi) {
+            rt_mve_gather(g, p, img, oy, ox, dst);
+            n = 1;
+            continue;
+        }
+        /* the n pixels from ox on that lie inside, in one go */
+        n = x_hi - ox < m - j ? x_hi - ox : m - j;
+        if (whole == 0) {   /* runs shorter than a vector (a first layer's 3x3x3) */
+            const int8_t *px = img + at;
+            for (i = 0; i < n; ++i, px += xstep) {
+                const int8_t *s = px;
+                int8_t *d = dst + i * k;
+#if defined(__OPTIMIZE__)
+                /* one predicate for a load and its store (VPSTT), the rows a DLS/LE loop */
+                __asm__ volatile("vctp.8 %[run]\n\t"
+                                 "dls lr, %[rows]\n\t"
+                                 "1:\n\t"
+                                 "vpstt\n\t"
+                                 "vldrbt.8 q0, [%[s]]\n\t"
+                                 "vstrbt.8 q0, [%[d]]\n\t"
+                                 "add %[s], %[s], %[step]\n\t"
+                                 "add %[d], %[d], %[run]\n\t"
+                                 "le lr, 1b"
+                                 : [s] "+r"(s), [d] "+r"(d)
+                                 : [rows] "r"(g->kh), [run] "r"(run), [step] "r"(step)
+                                 : "cc", "memory", "lr", "d0", "d1");
+#else
+                for (ky = 0; ky < g->kh; ++ky, s += step, d += run) {
+                    vstrbq_p_s8(d, vldrbq_z_s8(s, tail), tail);
+                }
+#endif
+            }
+        } else {
+            int32_t t;
+            for (t = 0; t < n; ++t) {
+                const int8_t *s = img + at + t * xstep;
+                int8_t *d = dst + t * k;
+                for (ky = 0; ky < g->kh; ++ky, s += step, d += run) {
+                    for (i = 0; i < whole; i += 16) {
+                        vstrbq_s8(d + i, vldrbq_s8(s + i));
+                    }
+                    if (whole < run) {
+                        vstrbq_p_s8(d + whole, vldrbq_z_s8(s + whole, tail), tail);
+                    }
+                }
+            }
+        }
+    }
+}
+
+void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const int8_t *in,
+                     const int8_t *w, int32_t k, const int32_t *bias, int32_t oc, int32_t count,
+                     int8_t *patch, int32_t room, rt_mve_pair *q, int8_t *out)
+{
+    const int32_t cout = g->cout, pixels = g->oh * g->ow;
+    const int32_t batch = room / k & ~1;
+    const rt_mve_out o = rt_mve_out_make(p, cout);
+    const int32_t shifts = rt_mve_pairs_make(p, w, bias, k, oc, count, q);
+    int32_t n, i;
+    if (k != g->kh * g->kw * g->cin) {
+        rt_mve_fill(patch, vdupq_n_s8(0), room);
+    }
+    for (n = 0; n < g->n; ++n) {
+        const int8_t *img = in + n * g->h * g->w * g->cin;
+        int8_t *on = out + n * pixels * cout + oc;
+        for (i = 0; i < pixels; i += batch) {
+            const int32_t m = pixels - i < batch ? pixels - i : batch;
+            rt_mve_gather_batch(g, p, img, i / g->ow, i % g->ow, m, k, patch);
+            rows(patch, m, w, k, cout, count, shifts, q, &o, on + i * cout);
+        }
+    }
+}
