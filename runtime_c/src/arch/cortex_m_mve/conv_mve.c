@@ -26,26 +26,34 @@
 int32_t rt_mve_pairs_make(const rt_conv_s8_params *p, const int8_t *w, const int32_t *bias,
                           int32_t k, int32_t oc, int32_t count, rt_mve_pair *q)
 {
-    int32_t j, i, lane, any_left = 0, all_right = 1;
+    /* a pair's lanes (f0, f1, f0, f1) as word offsets from f0: two filters, or one */
+    static const uint32_t two[4] = {0u, 1u, 0u, 1u}, one[4] = {0u, 0u, 0u, 0u};
+    const int32_t kf = k & ~15;
+    const mve_pred16_t tail = rt_mve_tail8(k - kf);
+    const int32x4_t zero = vdupq_n_s32(0);
+    int32_t j, i, any_left = 0, all_right = 1;
     for (j = 0; j < count; j += 2, ++q) {
-        for (lane = 0; lane < 2; ++lane) {
-            const int32_t i_c = j + lane < count ? j + lane : j, c = oc + i_c;
-            const int8_t *wc = w + i_c * k;
-            int32_t s = 0;
-            for (i = 0; i + 16 <= k; i += 16) {
-                s = vaddvaq_s8(s, vldrbq_s8(wc + i));
-            }
-            if (i < k) {
-                s = vaddvaq_s8(s, vldrbq_z_s8(wc + i, rt_mve_tail8(k - i)));
-            }
-            q->fold[lane] = q->fold[lane + 2] = (bias != NULL ? bias[c] : 0) +
-                                                 p->input_offset * s;
-            q->mult[lane] = q->mult[lane + 2] = p->mult[c];
-            q->right[lane] = q->right[lane + 2] = p->shift[c] < 0 ? p->shift[c] : 0;
-            q->left[lane] = q->left[lane + 2] = p->shift[c] > 0 ? p->shift[c] : 0;
-            any_left |= p->shift[c] > 0;
-            all_right &= p->shift[c] < 0;
+        const uint32x4_t lanes = vldrwq_u32(j + 1 < count ? two : one);
+        const int8_t *w0 = w + j * k, *w1 = j + 1 < count ? w0 + k : w0;
+        int32_t sums[2] = {0, 0};
+        int32x4_t sh, b;
+        for (i = 0; i < kf; i += 16) {   /* the two filters' sums of taps */
+            sums[0] = vaddvaq_s8(sums[0], vldrbq_s8(w0 + i));
+            sums[1] = vaddvaq_s8(sums[1], vldrbq_s8(w1 + i));
         }
+        if (kf < k) {
+            sums[0] = vaddvaq_s8(sums[0], vldrbq_z_s8(w0 + kf, tail));
+            sums[1] = vaddvaq_s8(sums[1], vldrbq_z_s8(w1 + kf, tail));
+        }
+        sh = vldrwq_gather_shifted_offset_s32(p->shift + oc + j, lanes);
+        b = bias != NULL ? vldrwq_gather_shifted_offset_s32(bias + oc + j, lanes) : zero;
+        vstrwq_s32(q->fold, vmlaq_n_s32(b, vldrwq_gather_shifted_offset_s32(sums, lanes),
+                                        p->input_offset));
+        vstrwq_s32(q->mult, vldrwq_gather_shifted_offset_s32(p->mult + oc + j, lanes));
+        vstrwq_s32(q->right, vminq_s32(sh, zero));
+        vstrwq_s32(q->left, vmaxq_s32(sh, zero));
+        any_left |= vmaxvq_s32(0, sh) > 0;
+        all_right &= vmaxvq_s32(INT32_MIN, sh) < 0;
     }
     return (any_left ? RT_MVE_ANY_LEFT : 0) | (all_right ? RT_MVE_ALL_RIGHT : 0);
 }

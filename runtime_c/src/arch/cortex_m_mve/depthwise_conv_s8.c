@@ -306,28 +306,38 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width,
     const int32_t taps = c->g.kh * c->g.kw, packed = order == DW_QUARTERS || order == DW_PAIRS8;
     const mve_pred16_t these = rt_mve_tail8(width);
     const int32x4_t zero = vdupq_n_s32(0);
+    /* channels 8..15 of the sums' loads (none where width is 8) */
+    const mve_pred16_t upper = vctp32q(width == 16 ? 4u : 0u);
+    int32x4_t s0 = zero, s1 = zero, s2 = zero, s3 = zero;
     int32_t sums[16], any_left = 0, all_right = 1, j, t;
     for (j = 0; j < width; j += 4) {   /* a channel shifting left rules the 8-bit path out */
         any_left |= vmaxvq_s32(0, vldrwq_s32(p->shift + oc + j)) > 0;
         all_right &= vmaxvq_s32(INT32_MIN, vldrwq_s32(p->shift + oc + j)) < 0;
     }
     order = packed && any_left ? DW_EVEN_ODD : order;
-    for (t = 0; packed && order != DW_EVEN_ODD && t < 9; ++t) {
-        const int8x16_t v = vldrbq_z_s8(c->w + t * c->g.cout + oc, these);
-        vstrbq_s8(q->taps + 16 * t, v);
-        if (width == 8) {
-            vstrbq_p_s8(q->taps + 16 * t + 8, v, these);
+    if (packed && order != DW_EVEN_ODD) {   /* the taps packed, their least found once */
+        int8x16_t least = vdupq_n_s8(0);
+        for (t = 0; t < 9; ++t) {
+            const int8x16_t v = vldrbq_z_s8(c->w + t * c->g.cout + oc, these);
+            vstrbq_s8(q->taps + 16 * t, v);
+            if (width == 8) {
+                vstrbq_p_s8(q->taps + 16 * t + 8, v, these);
+            }
+            least = vminq_s8(least, v);
         }
-        order = vminvq_s8(0, v) == -128 ? DW_EVEN_ODD : order;
+        order = vminvq_s8(0, least) == -128 ? DW_EVEN_ODD : order;
     }
-    for (j = 0; j < 4; ++j) {   /* each channel's sum of taps, four channels a vector */
-        const mve_pred16_t four = vctp32q((uint32_t)(width > 4 * j ? width - 4 * j : 0));
-        int32x4_t acc = zero;
-        for (t = 0; t < taps; ++t) {
-            acc = vaddq_s32(acc, vldrbq_z_s32(c->w + t * c->g.cout + oc + 4 * j, four));
-        }
-        vstrwq_s32(sums + 4 * j, acc);
+    for (t = 0; t < taps; ++t) {   /* each channel's sum of taps, four channels a vector */
+        const int8_t *wt = c->w + t * c->g.cout + oc;
+        s0 = vaddq_s32(s0, vldrbq_s32(wt));
+        s1 = vaddq_s32(s1, vldrbq_s32(wt + 4));
+        s2 = vaddq_s32(s2, vldrbq_z_s32(wt + 8, upper));
+        s3 = vaddq_s32(s3, vldrbq_z_s32(wt + 12, upper));
     }
+    vstrwq_s32(sums, s0);
+    vstrwq_s32(sums + 4, s1);
+    vstrwq_s32(sums + 8, s2);
+    vstrwq_s32(sums + 12, s3);
     q->any_left = any_left;
     q->all_right = all_right;
     q->order = order;
