@@ -7,7 +7,7 @@
  *   the input zero point where its windows reach past the input, so every window is whole
  *   and the input offset goes into the fold (bias + x_off * sum of the taps). One assembly
  *   loop a pass then makes the row's pixels (each pixel's taps, output stage and stores,
- *   then on to the next):
+ *   then on to the next; the 8-bit passes below all in one call, pass after pass):
  *   - 3x3 filters (no tap -128, no left shift; KWS, VWW): 8-bit products (VMULLB/VMULLT.S8,
  *     even and odd channels), two taps' summed in 16 bits, then widened into four int32
  *     accumulators (VMOVLB/VMOVLT): 19 vector instructions per two taps of 16 channels
@@ -657,6 +657,31 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
                      : [xrow] "r"(next), [ws] "r"(step), [f] "r"(q->fold), [prm] "r"(q), \
                        [back] "m"(back) \
                      : DW_CLOBBERS)
+/* ... of every pass of a band, each DW_QUARTERS: per pass, its n pixels (from its plane's
+ * first window at x and its outputs at out), then x on by pnext to the next plane's and out
+ * by onext to its channels, the next pass's output stage and taps (q an array) */
+#define DW_PASSES_RUN(OUT) \
+    __asm__ volatile("6:\n\t" \
+                     "ldr %[n], %[k]\n\t" \
+                     "add %[w], %[prm], %[taps]\n\t" \
+                     "add %[f], %[prm], %[fold]\n\t" \
+                     "5:\n\t" DW_PAIRS_3X3("16") OUT DW_PAIRS_NEXT "\n\t" \
+                     "ldr lr, %[pnext]\n\t" \
+                     "add %[x], %[x], lr\n\t" \
+                     "ldr lr, %[onext]\n\t" \
+                     "add %[out], %[out], lr\n\t" \
+                     "add %[prm], %[prm], %[size]\n\t" \
+                     "ldr lr, %[np]\n\t" \
+                     "subs lr, lr, #1\n\t" \
+                     "str lr, %[np]\n\t" \
+                     "bne 6b" \
+                     : [x] "+r"(x), [w] "=&r"(t), [out] "+r"(out), [n] "=&r"(n), \
+                       [f] "=&r"(f), [prm] "+r"(q), [np] "+m"(passes) \
+                     : [xrow] "r"(next), [ws] "r"(step), [back] "m"(back), [k] "m"(k), \
+                       [pnext] "m"(pnext), [onext] "m"(onext), \
+                       [taps] "i"(offsetof(dw_pass, taps)), [fold] "i"(offsetof(dw_pass, fold)), \
+                       [size] "i"(sizeof(dw_pass)) \
+                     : DW_CLOBBERS)
 #endif
 
 #if !defined(__OPTIMIZE__)
@@ -747,6 +772,34 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
 #endif
 }
 
+#if defined(__OPTIMIZE__)
+/* run() of `passes` DW_QUARTERS passes q (their planes `plane` bytes apart from x, a plane of
+ * 16 channels a column) in one assembly call: k pixels each, the first pixel's outputs of pass
+ * j at out + 16 j. */
+static RT_DSP_NOINLINE void run_quarters(const dw_ctx *bc, const dw_pass *q, int32_t passes,
+                                         const int8_t *x, int32_t plane, int32_t k,
+                                         int32_t xpix, int8_t *out)
+{
+    const int32_t step = bc->g.cout, y_step = bc->y_step;
+    const int32_t back = xpix - 2 * y_step - 48, next = y_step - 48;
+    const int32_t pnext = plane - k * xpix, onext = 16 - k * step;
+    int32_t all_right = 1, j, n;
+    const int8_t *t;
+    const int32_t *f;
+    for (j = 0; j < passes; ++j) {
+        all_right &= q[j].all_right;
+    }
+    if (all_right) {
+        DW_PASSES_RUN(DW_RQ_NARROW(DW_RQ_MUL_NEG));
+    } else {
+        DW_PASSES_RUN(DW_RQ_NARROW(DW_RQ_MUL));
+    }
+    (void)t;
+    (void)f;
+    (void)n;
+}
+#endif
+
 /* The band of output row oy (image img) from input column x0 on, bw columns wide: channels
  * oc..oc+16*passes-1 (and 8 more where half) of the kh input rows its windows read (dilated
  * rows taken, the rest skipped), a plane a pass (16 channels a column; then the half pass's,
@@ -833,7 +886,7 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
     int8_t band[RT_MVE_DW_BAND_BYTES];
     dw_pass q[DW_PASSES + 1];
     dw_ctx bc = *c;
-    int32_t oc, cb, m, passes, j, n, oy, ox;
+    int32_t oc, cb, m, passes, quarters, j, n, oy, ox;
     for (oc = 0; oc < chans; oc += cb) {
         /* a plane of 16 channels (of 8 where only 8 are left or 16 do not fit), two to
            four planes where whole rows of them fit */
@@ -854,6 +907,13 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
         for (j = 0; j < passes; ++j) {
             pass_make(c, oc + 16 * j, pairs ? DW_QUARTERS : DW_EVEN_ODD, 16, &q[j]);
         }
+        /* -O2: the leading 16-channel passes that multiply 8-bit, in one call a run */
+        quarters = 0;
+#if defined(__OPTIMIZE__)
+        while (quarters < passes && q[quarters].order == DW_QUARTERS) {
+            ++quarters;
+        }
+#endif
         if (cb & 8) {   /* and the odd last pixel's, where pixels go in pairs */
             pass_make(c, oc + 16 * passes, pairs && p->stride_w == 1 ? DW_PAIRS8 : DW_EVEN_ODD,
                       8, &q[passes]);
@@ -866,10 +926,18 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
                     const int32_t k = ow - ox < m ? ow - ox : m;
                     const int32_t bw = (k - 1) * p->stride_w + span;
                     int8_t *o = out + ((n * c->g.oh + oy) * ow + ox) * cout + oc;
-                    int8_t *plane = band;
+                    int8_t *plane = band + quarters * c->g.kh * bw * 16;
                     band_fill(c, img, oy, ox * p->stride_w - p->pad_w, oc, passes, cb & 8, bw,
                               oy > 0 && k == ow && down1, band);
-                    for (j = 0; j < passes + ((cb & 8) != 0); ++j) {
+#if defined(__OPTIMIZE__)
+                    if (quarters > 0) {
+                        bc.x_step = p->dilation_w * 16;
+                        bc.y_step = bw * 16;
+                        run_quarters(&bc, q, quarters, band, c->g.kh * bw * 16, k,
+                                     p->stride_w * 16, o);
+                    }
+#endif
+                    for (j = quarters; j < passes + ((cb & 8) != 0); ++j) {
                         const int32_t width = j < passes ? 16 : 8, xpix = p->stride_w * width;
                         const int32_t two = q[j].order == DW_PAIRS8 ? k & ~1 : k;
                         bc.x_step = p->dilation_w * width;
