@@ -15,9 +15,9 @@
  *   four VMLADAVAs per sixteen taps: the first sixteen taps (or 32, leaving an even count),
  *   then two turns of sixteen a low-overhead loop (WLS/LE), a predicated turn for a tail;
  *   128 taps written out at fixed offsets.
- * A tile's sums are moved into a vector (single-lane VMOVs: QEMU puts the two-lane form's
- * first register in the low lane, LLVM's assembler documents the high one, so it is not used),
- * requantized there (the sign fix without its mask where every filter shifts right) and
+ * A tile's sums are moved into a vector two lanes a VMOV (QEMU and LLVM's assembler differ on
+ * which lane takes the first register, so the outputs' offsets are moved by the same
+ * instructions: rt_mve_out_make), requantized there (the sign fix without its mask where every filter shifts right) and
  * scattered. An odd last row goes round again with the one before it; a lone last filter, and
  * -O0, take the same steps in C. Integer sums in another order are the same sums, and the
  * requantization is rt_mve_requant's: bit-exact with the portable kernels. */
@@ -178,11 +178,10 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     "vmladav.s8 %[a01], q0, q2\n\t" \
     "vmladav.s8 %[a10], q3, q1\n\t" \
     "vmladav.s8 %[a11], q3, q2\n\t"
+/* the sums into q0, two lanes a VMOV, pixel 1's first (rt_mve_out_make's `moved`) */
 #define RT_MVE_SUMS_IN \
-    "vmov.32 q0[0], %[a00]\n\t" \
-    "vmov.32 q0[1], %[a01]\n\t" \
-    "vmov.32 q0[2], %[a10]\n\t" \
-    "vmov.32 q0[3], %[a11]\n\t" \
+    "vmov q0[2], q0[0], %[a10], %[a00]\n\t" \
+    "vmov q0[3], q0[1], %[a11], %[a01]\n\t" \
     "vldrw.32 q1, [%[prm]], #16\n\t" \
     "vadd.i32 q0, q0, q1\n\t"
 #define RT_MVE_LEFT \
@@ -263,7 +262,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
       [out] "+r"(out), [npx] "+m"(npx) \
     : [kf] "r"(kf), [turns] "m"(turns), [adj] "m"(adj), [wend] "r"(wend), \
       [xstep] "m"(xstep), [ostep] "m"(ostep), [qbeg] "m"(qbeg), [wbeg] "m"(w), \
-      [offs] "w"(o->offs), [off] "w"(o->off), [lo] "w"(o->lo), [hi] "w"(o->hi) \
+      [offs] "w"(o->moved), [off] "w"(o->off), [lo] "w"(o->lo), [hi] "w"(o->hi) \
     : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7"
 
 /* One shape of the tile loop: PRE once, then per tile MAC, the sums in, REQ, NEXT. */
@@ -397,14 +396,10 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         PRE \
         "4:\n\t3:\n\t" \
         MAC \
-        "vmov.32 q0[0], %[a00]\n\t" \
-        "vmov.32 q0[1], %[a01]\n\t" \
-        "vmov.32 q0[2], %[a10]\n\t" \
-        "vmov.32 q0[3], %[a11]\n\t" \
-        "vmov.32 q1[0], %[a20]\n\t" \
-        "vmov.32 q1[1], %[a21]\n\t" \
-        "vmov.32 q1[2], %[a30]\n\t" \
-        "vmov.32 q1[3], %[a31]\n\t" \
+        "vmov q0[2], q0[0], %[a10], %[a00]\n\t" \
+        "vmov q0[3], q0[1], %[a11], %[a01]\n\t" \
+        "vmov q1[2], q1[0], %[a30], %[a20]\n\t" \
+        "vmov q1[3], q1[1], %[a31], %[a21]\n\t" \
         "vldrw.32 q2, [%[prm]], #16\n\t" \
         "vadd.i32 q0, q0, q2\n\t" \
         "vadd.i32 q1, q1, q2\n\t" \
@@ -448,7 +443,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
           [x0] "+r"(x0), [x2] "+r"(x2), [w0] "+r"(w0), [prm] "+r"(q), [out] "+r"(out), \
           [nq] "+m"(nq) \
         : [wend] "r"(wend), [xstep] "m"(xstep), [ostep] "m"(ostep), [qbeg] "m"(qbeg), \
-          [wbeg] "m"(w), [o2] "m"(o2), [offs] "w"(o->offs), [off] "w"(o->off), \
+          [wbeg] "m"(w), [o2] "m"(o2), [offs] "w"(o->moved), [off] "w"(o->off), \
           [lo] "w"(o->lo), [hi] "w"(o->hi) \
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7")
 

@@ -22,9 +22,10 @@ typedef struct rt_mve_pair {
 } rt_mve_pair;
 
 /* What every tile of a layer shares: where its four outputs go (out[oc], out[oc + 1],
- * out[cout + oc], out[cout + oc + 1]), the output offset and the activation range. */
+ * out[cout + oc], out[cout + oc + 1]) as the C steps' lanes hold them (offs) and as the
+ * assembly's two-lane VMOVs put them (moved), the output offset and the activation range. */
 typedef struct rt_mve_out {
-    uint32x4_t offs;
+    uint32x4_t offs, moved;
     int32x4_t off, lo, hi;
 } rt_mve_out;
 
@@ -33,6 +34,16 @@ static inline rt_mve_out rt_mve_out_make(const rt_conv_s8_params *p, int32_t cou
     const uint32_t offs[4] = {0u, 1u, (uint32_t)cout, (uint32_t)cout + 1u};
     rt_mve_out o;
     o.offs = vldrwq_u32(offs);
+    /* The assembly moves a tile's sums into a vector two at a time: VMOV Q[2], Q[0], Ra, Rb
+     * with pixel 1's sum in Ra and pixel 0's in Rb, then Q[3], Q[1] likewise. QEMU puts Ra
+     * in lane 0, while LLVM's assembler documents lane 2 (the Arm ARM's syntax order). The
+     * outputs' offsets are moved by the same two instructions, pixel 1's in Ra's place, so
+     * that each lane's offset follows its sum whichever lane the CPU picks; the two lanes of
+     * a move always take the same filter, so the filter pair's parameters fit either way. */
+    __asm__("vmov %q[v][2], %q[v][0], %[c0], %[z0]\n\t"
+            "vmov %q[v][3], %q[v][1], %[c1], %[z1]"
+            : [v] "=&w"(o.moved)
+            : [c0] "r"(offs[2]), [z0] "r"(offs[0]), [c1] "r"(offs[3]), [z1] "r"(offs[1]));
     o.off = vdupq_n_s32(p->output_offset);
     o.lo = vdupq_n_s32(p->act_min);
     o.hi = vdupq_n_s32(p->act_max);
