@@ -326,9 +326,12 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
  * stem): four pixels (x0 and x0 + k, x2 and x2 + k) by a filter pair (w0 and w0 + k), every
  * load at a fixed offset: 14 instructions per 128 MACs, against 16 for two 2x2 tiles, and
  * the pair's output stage loaded once for two vectors of four sums (pixels 0 and 1; 2 and
- * 3). Sums in the eight even registers, so the pointers and the loop end take the rest; the
- * second vector's outputs 2 cout on go through a sum's register once the sums are in q0 and
- * q1. A turn is sixteen taps at X, the second pixel's and filter's at X1 = X + k. */
+ * 3). Sums in the eight even registers, so the pointers and the loop end take the rest. The
+ * two requantized vectors are narrowed with saturation into one of 16-bit lanes, which takes
+ * the output offset and the activation range there (as a 16-channel depthwise pass does) and
+ * one scattered store of its eight bytes (rt_mve_out's offs16: offsets to 3 cout + 1, so
+ * layers of up to 21,844 channels). A turn is sixteen taps at X, the second pixel's and
+ * filter's at X1 = X + k. */
 #define RT_MVE_Q_TURN_LD(LD, OP, X, X1) \
     LD " q0, [%[w0], #" X "]\n\t" \
     LD " q1, [%[w0], #" X1 "]\n\t" \
@@ -413,16 +416,12 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         "vqadd.s32 q1, q1, q3\n\t" \
         "vrshl.s32 q0, q0, q2\n\t" \
         "vrshl.s32 q1, q1, q2\n\t" \
-        "vadd.i32 q0, q0, %q[off]\n\t" \
-        "vadd.i32 q1, q1, %q[off]\n\t" \
-        "vmax.s32 q0, q0, %q[lo]\n\t" \
-        "vmax.s32 q1, q1, %q[lo]\n\t" \
-        "vmin.s32 q0, q0, %q[hi]\n\t" \
-        "vmin.s32 q1, q1, %q[hi]\n\t" \
-        "vstrb.32 q0, [%[out], %q[offs]]\n\t" \
-        "ldr %[a00], %[o2]\n\t" \
-        "add %[a00], %[a00], %[out]\n\t" \
-        "vstrb.32 q1, [%[a00], %q[offs]]\n\t" \
+        "vqmovnb.s32 q0, q0\n\t" \
+        "vqmovnt.s32 q0, q1\n\t" \
+        "vqadd.s16 q0, q0, %q[off]\n\t" \
+        "vmax.s16 q0, q0, %q[lo]\n\t" \
+        "vmin.s16 q0, q0, %q[hi]\n\t" \
+        "vstrb.16 q0, [%[out], %q[offs]]\n\t" \
         "add %[out], %[out], #2\n\t" \
         "add %[w0], %[w0], #" K2 "\n\t" \
         "cmp %[w0], %[wend]\n\t" \
@@ -443,8 +442,8 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
           [x0] "+r"(x0), [x2] "+r"(x2), [w0] "+r"(w0), [prm] "+r"(q), [out] "+r"(out), \
           [nq] "+m"(nq) \
         : [wend] "r"(wend), [xstep] "m"(xstep), [ostep] "m"(ostep), [qbeg] "m"(qbeg), \
-          [wbeg] "m"(w), [o2] "m"(o2), [offs] "w"(o->moved), [off] "w"(o->off), \
-          [lo] "w"(o->lo), [hi] "w"(o->hi) \
+          [wbeg] "m"(w), [offs] "w"(o->offs16), [off] "w"(o->off16), [lo] "w"(o->lo16), \
+          [hi] "w"(o->hi16) \
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7")
 
 /* ... with the output stage the block's shifts need (none shifts left) */
@@ -472,7 +471,7 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
                                          const rt_mve_out *o, int8_t *out)
 {
     const int8_t *x0 = x, *x2 = x + 2 * k, *w0 = w, *wend = w + 2 * k * pairs;
-    const int32_t xstep = 4 * k, ostep = 4 * cout - 2 * pairs, o2 = 2 * cout;
+    const int32_t xstep = 4 * k, ostep = 4 * cout - 2 * pairs;
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
     if (k == 128) {
@@ -567,7 +566,8 @@ static RT_MVE_INLINE void rows(const int8_t *x, int32_t n, const int8_t *w, int3
 {
     int32_t from = 0;
 #if defined(__OPTIMIZE__)
-    if (rt_mve_quads_take(k, x, w) && n >= 4 && !(count & 1) && !(shifts & RT_MVE_ANY_LEFT)) {
+    if (rt_mve_quads_take(k, x, w) && n >= 4 && !(count & 1) && !(shifts & RT_MVE_ANY_LEFT) &&
+        cout <= 21844) {
         /* a lone last row goes with the one before it (the same bits stored again) */
         const int32_t nq = n >> 2, rest = n - 4 * nq;
         rt_mve_quads(x, nq, w, k, cout, count >> 1, shifts, q, o, out);

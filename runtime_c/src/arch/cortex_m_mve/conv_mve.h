@@ -23,10 +23,14 @@ typedef struct rt_mve_pair {
 
 /* What every tile of a layer shares: where its four outputs go (out[oc], out[oc + 1],
  * out[cout + oc], out[cout + oc + 1]) as the C steps' lanes hold them (offs) and as the
- * assembly's two-lane VMOVs put them (moved), the output offset and the activation range. */
+ * assembly's two-lane VMOVs put them (moved), the output offset and the activation range;
+ * for a 4x2 tile's eight outputs narrowed into 16-bit lanes (its two vectors' lanes taking
+ * turns, the second's pixels 2 cout on), their offsets, output offset and range in 16 bits. */
 typedef struct rt_mve_out {
     uint32x4_t offs, moved;
     int32x4_t off, lo, hi;
+    uint16x8_t offs16;
+    int16x8_t off16, lo16, hi16;
 } rt_mve_out;
 
 static inline rt_mve_out rt_mve_out_make(const rt_conv_s8_params *p, int32_t cout)
@@ -44,6 +48,11 @@ static inline rt_mve_out rt_mve_out_make(const rt_conv_s8_params *p, int32_t cou
             "vmov %q[v][3], %q[v][1], %[c1], %[z1]"
             : [v] "=&w"(o.moved)
             : [c0] "r"(offs[2]), [z0] "r"(offs[0]), [c1] "r"(offs[3]), [z1] "r"(offs[1]));
+    o.offs16 = vmovntq_u32(vmovnbq_u32(vdupq_n_u16(0), o.moved),
+                           vaddq_n_u32(o.moved, 2u * (uint32_t)cout));
+    o.off16 = vdupq_n_s16((int16_t)p->output_offset);
+    o.lo16 = vdupq_n_s16((int16_t)p->act_min);
+    o.hi16 = vdupq_n_s16((int16_t)p->act_max);
     o.off = vdupq_n_s32(p->output_offset);
     o.lo = vdupq_n_s32(p->act_min);
     o.hi = vdupq_n_s32(p->act_max);
