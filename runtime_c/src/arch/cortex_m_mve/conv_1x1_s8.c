@@ -1,5 +1,5 @@
 /* conv_1x1_s8.c (Cortex-M Helium) - rt_conv2d_1x1_s8: a pointwise layer as a matrix product
- * of the pixels by the filters (conv_mve.h). Filters a block of up to 64 at a time outside,
+ * of the pixels by the filters (conv_mve.c). Filters a block of up to 64 at a time outside,
  * their output stage made once (bias plus the input offset times the filter's sum, the
  * requantization vectors); then one assembly loop takes every pair of pixels across the
  * block's filter pairs: four VMLADAVAs per sixteen taps, then each tile's four sums

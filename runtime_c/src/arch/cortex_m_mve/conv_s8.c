@@ -1,7 +1,7 @@
 /* conv_s8.c (Cortex-M Helium) - rt_conv2d_s8. One group with up to RT_MVE_PATCH_MAX taps per
  * filter (every real layer): output pixels in raster order, as many as 1.5 KB holds, their
  * patches gathered into one contiguous row each (taps outside the input as the input zero
- * point, which adds nothing), then the matrix product of conv_mve.h over them: 2x2 tiles,
+ * point, which adds nothing), then the matrix product of conv_mve.c over them: 2x2 tiles,
  * four VMLADAVAs per sixteen taps, a predicated turn for a tail, the output stage made once
  * per block of 64 filters. About 3.6 KB of stack (the patches and a block's parameters).
  * Other layers (groups, longer filters) take 2x2 tiles straight from the input: a filter row
@@ -143,9 +143,9 @@ static void tile(const conv_ctx *c, const rt_s8_window *a, const rt_s8_window *b
 }
 
 /* One group, up to RT_MVE_PATCH_MAX taps a filter: the gathered matrix product of
- * conv_mve.h, a block of filters at a time. Short filters (a first layer's 3x3x3) are copied
+ * conv_mve.c, a block of filters at a time. Short filters (a first layer's 3x3x3) are copied
  * padded with zeros to a multiple of 16 taps into the end of the patch buffer (where they
- * take at most half of it), so that the 4x2 tiles take them (conv_mve.h). */
+ * take at most half of it), so that the 4x2 tiles take them (conv_mve.c). */
 static void conv_gathered(const conv_ctx *c, const int8_t *in, int8_t *out)
 {
     int8_t patch[2 * RT_MVE_PATCH_MAX];

@@ -1,12 +1,13 @@
 /* depthwise_conv_s8.c (Cortex-M Helium) - rt_depthwise_conv2d_s8.
  * - One input channel (a first layer) with 16 to 64 taps: a convolution, so the gathered
- *   matrix product of conv_mve.h takes it, its filters transposed a block at a time (a
+ *   matrix product of conv_mve.c takes it, its filters transposed a block at a time (a
  *   small image padded first, so that its patches are straight copies).
  * - A channel multiplier of 1 (MobileNets, KWS): bands. An output row's input rows are copied
  *   onto the stack, up to 64 channels, a plane of 16 channels a column per pass, padded with
  *   the input zero point where its windows reach past the input, so every window is whole
- *   and the input offset goes into the fold (bias + x_off * sum of the taps). One assembly
- *   loop a pass then makes the row's pixels (each pixel's taps, output stage and stores,
+ *   and the input offset goes into the fold (bias + x_off * sum of the taps). Down the rows
+ *   at stride 1 the band is a ring where it fits (KWS): each row reads in one input row and
+ *   moves none (ring_row). One assembly loop a pass then makes the row's pixels (each pixel's taps, output stage and stores,
  *   then on to the next; the 8-bit passes below all in one call, pass after pass):
  *   - 3x3 filters (no tap -128, no left shift; KWS, VWW): 8-bit products (VMULLB/VMULLT.S8,
  *     even and odd channels), two taps' summed in 16 bits, then widened into four int32
@@ -863,6 +864,88 @@ static void band_fill(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t x0
     }
 }
 
+/* Ring bands: whole output rows at stride and dilation 1 down the rows, 16-channel planes
+ * only. Each plane holds a ring of 2 kh - 1 band rows: input row iy goes to slot
+ * (iy + pad_h) % kh and, unless that is the last, to the slot kh on as well, so that output
+ * row oy's kh window rows are the slots from oy % kh on, in order and evenly apart. Each
+ * output row after the first reads in one input row, two stores a column, where a band
+ * would move its rows up one first. */
+#define DW_RING_SLOTS(kh) (2 * (kh) - 1)
+
+/* Input row iy (image img) into slot `slot` of every plane of a ring band (bw columns, the
+ * columns [lo, hi) inside the input, the first at input column x0): its columns inside, and
+ * where `full` (the ring's first rows) or the row lies outside the input, the rest as the
+ * input zero point (later rows find it there). */
+static void ring_row(const dw_ctx *c, const int8_t *img, int32_t iy, int32_t slot, int32_t full,
+                     int32_t oc, int32_t planes, int32_t bw, int32_t lo, int32_t hi,
+                     int32_t x0, int8_t *band)
+{
+    const int32_t kh = c->g.kh, rowb = bw * 16, plane = DW_RING_SLOTS(kh) * rowb;
+    const int32_t cin = c->g.cin, twin = slot + kh < DW_RING_SLOTS(kh) ? kh * rowb : 0;
+    const int8x16_t zero = vdupq_n_s8((int8_t)(-c->p->input_offset));
+    int8_t *d = band + slot * rowb;
+    int32_t i, j;
+    if (iy < 0 || iy >= c->g.h || hi <= lo) {
+        for (j = 0; j < planes; ++j, d += plane) {
+            rt_mve_fill(d, zero, rowb);
+            rt_mve_fill(d + twin, zero, rowb);
+        }
+        return;
+    }
+    img += (iy * c->g.w + x0 + lo) * cin + oc;
+    for (j = 0; j < planes; ++j, d += plane, img += 16) {
+        const int8_t *src = img;
+        int8_t *dst = d + lo * 16;
+        if (full) {
+            rt_mve_fill(d, zero, lo * 16);
+            rt_mve_fill(d + twin, zero, lo * 16);
+            rt_mve_fill(d + hi * 16, zero, (bw - hi) * 16);
+            rt_mve_fill(d + twin + hi * 16, zero, (bw - hi) * 16);
+        }
+        for (i = lo; i < hi; ++i, src += cin, dst += 16) {
+            const int8x16_t v = vldrbq_s8(src);
+            vstrbq_s8(dst, v);
+            vstrbq_s8(dst + twin, v);   /* the same place again where there is no twin */
+        }
+    }
+}
+
+/* Image img's output rows for channels oc..oc+16*passes-1 (q: their passes, the first
+ * `quarters` DW_QUARTERS) through a ring band, outputs from out (the image's channel oc). */
+static void ringed(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t passes,
+                   int32_t quarters, const dw_pass *q, int8_t *band, int8_t *out)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t kh = c->g.kh, ow = c->g.ow, cout = c->g.cout;
+    const int32_t bw = (ow - 1) * p->stride_w + (c->g.kw - 1) * p->dilation_w + 1;
+    const int32_t rowb = bw * 16, plane = DW_RING_SLOTS(kh) * rowb, x0 = -p->pad_w;
+    const int32_t lo = x0 >= 0 ? 0 : -x0 < bw ? -x0 : bw;
+    const int32_t hi = c->g.w - x0 < bw ? (c->g.w - x0 > lo ? c->g.w - x0 : lo) : bw;
+    dw_ctx bc = *c;
+    int32_t oy, ky, j;
+    bc.x_step = p->dilation_w * 16;
+    bc.y_step = rowb;
+    for (ky = 0; ky < kh; ++ky) {
+        ring_row(c, img, ky - p->pad_h, ky, 1, oc, passes, bw, lo, hi, x0, band);
+    }
+    for (oy = 0; oy < c->g.oh; ++oy, out += ow * cout) {
+        const int8_t *x = band + oy % kh * rowb;
+        if (oy > 0) {
+            ring_row(c, img, oy - p->pad_h + kh - 1, (oy + kh - 1) % kh, 0, oc, passes, bw, lo,
+                     hi, x0, band);
+        }
+#if defined(__OPTIMIZE__)
+        if (quarters > 0) {
+            run_quarters(&bc, q, quarters, x, plane, ow, p->stride_w * 16, out);
+        }
+#endif
+        for (j = quarters; j < passes; ++j) {
+            run(&bc, &q[j], 16, x + j * plane, c->w + oc + 16 * j, ow, p->stride_w * 16,
+                out + 16 * j);
+        }
+    }
+}
+
 /* How many output pixels of a row one band of cb channels holds (at most ow; 0: not one). */
 static int32_t band_pixels(const dw_ctx *c, int32_t span, int32_t cb)
 {
@@ -886,7 +969,7 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
     int8_t band[RT_MVE_DW_BAND_BYTES];
     dw_pass q[DW_PASSES + 1];
     dw_ctx bc = *c;
-    int32_t oc, cb, m, passes, quarters, j, n, oy, ox;
+    int32_t oc, cb, m, passes, quarters, ring, j, n, oy, ox;
     for (oc = 0; oc < chans; oc += cb) {
         /* a plane of 16 channels (of 8 where only 8 are left or 16 do not fit), two to
            four planes where whole rows of them fit */
@@ -919,8 +1002,16 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
                       8, &q[passes]);
             pass_make(c, oc + 16 * passes, DW_EVEN_ODD, 8, &q[passes + 1]);
         }
+        ring = m == ow && down1 && !(cb & 8) &&
+               DW_RING_SLOTS(c->g.kh) * ((ow - 1) * p->stride_w + span) * cb <=
+                   RT_MVE_DW_BAND_BYTES;
         for (n = 0; n < c->g.n; ++n) {
             const int8_t *img = in + n * c->g.h * c->row;
+            if (ring) {
+                ringed(c, img, oc, passes, quarters, q, band,
+                       out + n * c->g.oh * ow * cout + oc);
+                continue;
+            }
             for (oy = 0; oy < c->g.oh; ++oy) {
                 for (ox = 0; ox < ow; ox += m) {
                     const int32_t k = ow - ox < m ? ow - ox : m;
@@ -1045,10 +1136,10 @@ static RT_DSP_NOINLINE void one_channel(const dw_ctx *c, const int8_t *in, int32
 }
 
 /* One input channel (a first layer, say) with 16 to DW_MAT_TAPS taps: a convolution on one
- * channel, so the gathered matrix product of conv_mve.h takes it. Its filters are transposed
+ * channel, so the gathered matrix product of conv_mve.c takes it. Its filters are transposed
  * a block of up to 64 at a time (each channel's taps one row) onto the stack, so that KWS's
  * 64 filters are one block and its patches are gathered once; the taps are padded with zeros
- * to a multiple of 16 (KWS's 40 to 48) for the 4x2 tiles of conv_mve.h. An image of up to
+ * to a multiple of 16 (KWS's 40 to 48) for the 4x2 tiles of conv_mve.c. An image of up to
  * DW_PAD_BYTES with its padding (KWS's 49x10 stem input) is first copied padded with the
  * zero point, so that every patch is a straight copy of its rows (most of KWS's windows
  * reach past the input: gathered one by one, they cost more than the products). */
