@@ -105,6 +105,14 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     }
 }
 
+/* Whether rt_mve_quads takes rows of k taps from x by filters from w (128 taps: both
+ * word-aligned). */
+static inline int32_t rt_mve_quads_take(int32_t k, const int8_t *x, const int8_t *w)
+{
+    return k == 8 || k == 16 || k == 32 || k == 48 || k == 64 ||
+           (k == 128 && (((uintptr_t)x | (uintptr_t)w) & 3u) == 0u);
+}
+
 #if defined(__OPTIMIZE__)
 /* The assembly loop's pieces. Operands: the sums a00 a01 a10 a11 (even registers, "Te"),
  * pointers x0 x1 w0 w1, prm (the pair's parameters), out, kf (the taps in whole vectors);
@@ -454,14 +462,6 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK, K2); \
     }
 
-/* Whether rt_mve_quads takes rows of k taps from x by filters from w (128 taps: both
- * word-aligned). */
-static inline int32_t rt_mve_quads_take(int32_t k, const int8_t *x, const int8_t *w)
-{
-    return k == 8 || k == 16 || k == 32 || k == 48 || k == 64 ||
-           (k == 128 && (((uintptr_t)x | (uintptr_t)w) & 3u) == 0u);
-}
-
 /* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + k i, its outputs
  * cout apart from out) by `pairs` filter pairs from w, no filter shifting left (shifts:
  * rt_mve_pairs_make's). */
@@ -726,7 +726,8 @@ void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const
                      int8_t *patch, int32_t room, rt_mve_pair *q, int8_t *out)
 {
     const int32_t cout = g->cout, pixels = g->oh * g->ow;
-    const int32_t batch = room / k & ~1;
+    const int32_t fit = room / k;   /* whole quads where the 4x2 tiles take the rows */
+    const int32_t batch = fit >= 4 && rt_mve_quads_take(k, patch, w) ? fit & ~3 : fit & ~1;
     const rt_mve_out o = rt_mve_out_make(p, cout);
     const int32_t shifts = rt_mve_pairs_make(p, w, bias, k, oc, count, q);
     int32_t n, i;
