@@ -10,17 +10,19 @@
  * - 4x2 tiles (rt_mve_quads) for rows of 8, 16, 32, 48, 64 or 128 taps where no filter shifts
  *   left: four pixels by a filter pair, the sums in the eight even registers, every load at
  *   a fixed offset, 14 instructions per 128 MACs, and the pair's output stage loaded once for
- *   two vectors of four sums. Short first-layer filters are padded to such lengths.
+ *   two vectors of four sums, which narrow into one vector of 16-bit lanes stored by one
+ *   scatter. Short first-layer filters are padded to such lengths.
  * - 2x2 tiles (rt_mve_tiles_asm) for the rest and the last rows: two pixels by two filters,
  *   four VMLADAVAs per sixteen taps: the first sixteen taps (or 32, leaving an even count),
  *   then two turns of sixteen a low-overhead loop (WLS/LE), a predicated turn for a tail;
  *   128 taps written out at fixed offsets.
  * A tile's sums are moved into a vector two lanes a VMOV (QEMU and LLVM's assembler differ on
  * which lane takes the first register, so the outputs' offsets are moved by the same
- * instructions: rt_mve_out_make), requantized there (the sign fix without its mask where every filter shifts right) and
- * scattered. An odd last row goes round again with the one before it; a lone last filter, and
- * -O0, take the same steps in C. Integer sums in another order are the same sums, and the
- * requantization is rt_mve_requant's: bit-exact with the portable kernels. */
+ * instructions: rt_mve_out_make), requantized there (the sign fix without its mask where
+ * every filter shifts right) and scattered. An odd last row goes round again with the one
+ * before it; a lone last filter, and -O0, take the same steps in C. Integer sums in another
+ * order are the same sums, and the requantization is rt_mve_requant's: bit-exact with the
+ * portable kernels. */
 #include "conv_mve.h"
 
 int32_t rt_mve_pairs_make(const rt_conv_s8_params *p, const int8_t *w, const int32_t *bias,

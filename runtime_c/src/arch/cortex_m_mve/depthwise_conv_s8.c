@@ -7,8 +7,9 @@
  *   the input zero point where its windows reach past the input, so every window is whole
  *   and the input offset goes into the fold (bias + x_off * sum of the taps). Down the rows
  *   at stride 1 the band is a ring where it fits (KWS): each row reads in one input row and
- *   moves none (ring_row). One assembly loop a pass then makes the row's pixels (each pixel's taps, output stage and stores,
- *   then on to the next; the 8-bit passes below all in one call, pass after pass):
+ *   moves none (ring_row). One assembly loop a pass then makes the row's pixels (each
+ *   pixel's taps, output stage and stores, then on to the next; the 8-bit passes below all
+ *   in one call, pass after pass):
  *   - 3x3 filters (no tap -128, no left shift; KWS, VWW): 8-bit products (VMULLB/VMULLT.S8,
  *     even and odd channels), two taps' summed in 16 bits, then widened into four int32
  *     accumulators (VMOVLB/VMOVLT): 19 vector instructions per two taps of 16 channels
