@@ -651,15 +651,14 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
     "sub %[w], %[w], #144\n\t" \
     "subs %[n], %[n], #1\n\t" \
     "bne 5b"
-/* n pixels (or pairs) of a DW_QUARTERS (DW_PAIRS8) pass, the tap step S in bytes, the
- * output stage and stores OUT */
-#define DW_PAIRS_RUN(S, OUT) \
-    __asm__ volatile("5:\n\t" DW_PAIRS_3X3(S) OUT DW_PAIRS_NEXT \
+/* n pairs of pixels of a DW_PAIRS8 pass, the output stage and stores OUT */
+#define DW_PAIRS_RUN(OUT) \
+    __asm__ volatile("5:\n\t" DW_PAIRS_3X3("8") OUT DW_PAIRS_NEXT \
                      : [x] "+r"(x), [w] "+r"(t), [out] "+r"(out), [n] "+r"(n) \
                      : [xrow] "r"(next), [ws] "r"(step), [f] "r"(q->fold), [prm] "r"(q), \
                        [back] "m"(back) \
                      : DW_CLOBBERS)
-/* ... of every pass of a band, each DW_QUARTERS: per pass, its n pixels (from its plane's
+/* n pixels of every pass of a band, each DW_QUARTERS: per pass, its n pixels (from its plane's
  * first window at x and its outputs at out), then x on by pnext to the next plane's and out
  * by onext to its channels, the next pass's output stage and taps (q an array) */
 #define DW_PASSES_RUN(OUT) \
@@ -715,6 +714,34 @@ static RT_DSP_NOINLINE void taps_pairs_c(const dw_ctx *bc, const dw_pass *q, con
 }
 #endif
 
+#if defined(__OPTIMIZE__)
+/* `passes` DW_QUARTERS passes q over a band (run()'s, their planes `plane` bytes apart from x,
+ * a plane of 16 channels a column) in one assembly call: k pixels each, the first pixel's
+ * outputs of pass j at out + 16 j. */
+static RT_DSP_NOINLINE void run_quarters(const dw_ctx *bc, const dw_pass *q, int32_t passes,
+                                         const int8_t *x, int32_t plane, int32_t k,
+                                         int32_t xpix, int8_t *out)
+{
+    const int32_t step = bc->g.cout, y_step = bc->y_step;
+    const int32_t back = xpix - 2 * y_step - 48, next = y_step - 48;
+    const int32_t pnext = plane - k * xpix, onext = 16 - k * step;
+    int32_t all_right = 1, j, n;
+    const int8_t *t;
+    const int32_t *f;
+    for (j = 0; j < passes; ++j) {
+        all_right &= q[j].all_right;
+    }
+    if (all_right) {
+        DW_PASSES_RUN(DW_RQ_NARROW(DW_RQ_MUL_NEG));
+    } else {
+        DW_PASSES_RUN(DW_RQ_NARROW(DW_RQ_MUL));
+    }
+    (void)t;
+    (void)f;
+    (void)n;
+}
+#endif
+
 /* n > 0 output pixels of a band (its layout in bc: x_step, y_step), `width` channels each
  * (16, or 8 with q made for 8; DW_PAIRS8: an even n): the first pixel's window at x and its
  * outputs at out, each next pixel's xpix bytes on and its outputs cout bytes on; the filter
@@ -731,21 +758,18 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
     const int32_t xrow = bc->y_step - 2 * xs, xskip = bc->y_step - kw * xs, wskip = 0;
     const int8_t *w0 = w;
     int32_t rows;
-    if (q->order == DW_QUARTERS || q->order == DW_PAIRS8) {
-        /* DW_PAIRS8: n / 2 pairs of pixels, a tap 8 bytes on, each pair's outputs 2 cout on */
-        const int32_t per = q->order == DW_PAIRS8 ? 2 : 1, tap = 16 / per;
-        const int32_t back = per * xpix - 2 * bc->y_step - 3 * tap, next = bc->y_step - 3 * tap;
-        const int32_t step = per * ws;
+    if (q->order == DW_QUARTERS) {   /* run_quarters' loop, one pass */
+        run_quarters(bc, q, 1, x, 0, n, xpix, out);
+    } else if (q->order == DW_PAIRS8) {
+        /* n / 2 pairs of pixels, a tap 8 bytes on, each pair's outputs 2 cout on */
+        const int32_t back = 2 * xpix - 2 * bc->y_step - 24, next = bc->y_step - 24;
+        const int32_t step = 2 * ws;
         const int8_t *t = q->taps;
-        n /= per;
-        if (per == 2 && q->all_right) {
-            DW_PAIRS_RUN("8", DW_RQ_ALL_NEG DW_STORE_QUARTERS);
-        } else if (per == 2) {
-            DW_PAIRS_RUN("8", DW_RQ_ALL_R DW_STORE_QUARTERS);
-        } else if (q->all_right) {
-            DW_PAIRS_RUN("16", DW_RQ_NARROW(DW_RQ_MUL_NEG));
+        n /= 2;
+        if (q->all_right) {
+            DW_PAIRS_RUN(DW_RQ_ALL_NEG DW_STORE_QUARTERS);
         } else {
-            DW_PAIRS_RUN("16", DW_RQ_NARROW(DW_RQ_MUL));
+            DW_PAIRS_RUN(DW_RQ_ALL_R DW_STORE_QUARTERS);
         }
     } else if (width == 16 && kw == 3 && !q->any_left) {
         DW_RUN(DW_ROWS3 DW_RQ_ALL_R DW_STORE_EVEN_ODD);
@@ -774,33 +798,13 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
 #endif
 }
 
-#if defined(__OPTIMIZE__)
-/* run() of `passes` DW_QUARTERS passes q (their planes `plane` bytes apart from x, a plane of
- * 16 channels a column) in one assembly call: k pixels each, the first pixel's outputs of pass
- * j at out + 16 j. */
-static RT_DSP_NOINLINE void run_quarters(const dw_ctx *bc, const dw_pass *q, int32_t passes,
-                                         const int8_t *x, int32_t plane, int32_t k,
-                                         int32_t xpix, int8_t *out)
+/* The columns of a band from input column x0 on, bw wide, that lie inside the input:
+ * [*lo, return). */
+static inline int32_t band_inside(const dw_ctx *c, int32_t x0, int32_t bw, int32_t *lo)
 {
-    const int32_t step = bc->g.cout, y_step = bc->y_step;
-    const int32_t back = xpix - 2 * y_step - 48, next = y_step - 48;
-    const int32_t pnext = plane - k * xpix, onext = 16 - k * step;
-    int32_t all_right = 1, j, n;
-    const int8_t *t;
-    const int32_t *f;
-    for (j = 0; j < passes; ++j) {
-        all_right &= q[j].all_right;
-    }
-    if (all_right) {
-        DW_PASSES_RUN(DW_RQ_NARROW(DW_RQ_MUL_NEG));
-    } else {
-        DW_PASSES_RUN(DW_RQ_NARROW(DW_RQ_MUL));
-    }
-    (void)t;
-    (void)f;
-    (void)n;
+    *lo = x0 >= 0 ? 0 : -x0 < bw ? -x0 : bw;
+    return c->g.w - x0 < bw ? (c->g.w - x0 > *lo ? c->g.w - x0 : *lo) : bw;
 }
-#endif
 
 /* The band of output row oy (image img) from input column x0 on, bw columns wide: channels
  * oc..oc+16*passes-1 (and 8 more where half) of the kh input rows its windows read (dilated
@@ -815,9 +819,8 @@ static void band_fill(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t x0
     const int8x16_t zero = vdupq_n_s8((int8_t)(-p->input_offset));
     const mve_pred16_t eight = rt_mve_tail8(8);
     const int32_t cin = c->g.cin, kh = c->g.kh, plane = kh * bw * 16;
-    /* the columns inside the input: [i0, i1) */
-    const int32_t i0 = x0 >= 0 ? 0 : -x0 < bw ? -x0 : bw;
-    const int32_t i1 = c->g.w - x0 < bw ? (c->g.w - x0 > i0 ? c->g.w - x0 : i0) : bw;
+    int32_t i0;
+    const int32_t i1 = band_inside(c, x0, bw, &i0);   /* the columns inside: [i0, i1) */
     int32_t ky = 0, i, j;
     if (kept) {
         for (j = 0; j < passes + (half != 0); ++j) {
@@ -920,8 +923,8 @@ static void ringed(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t passe
     const int32_t kh = c->g.kh, ow = c->g.ow, cout = c->g.cout;
     const int32_t bw = (ow - 1) * p->stride_w + (c->g.kw - 1) * p->dilation_w + 1;
     const int32_t rowb = bw * 16, plane = DW_RING_SLOTS(kh) * rowb, x0 = -p->pad_w;
-    const int32_t lo = x0 >= 0 ? 0 : -x0 < bw ? -x0 : bw;
-    const int32_t hi = c->g.w - x0 < bw ? (c->g.w - x0 > lo ? c->g.w - x0 : lo) : bw;
+    int32_t lo;
+    const int32_t hi = band_inside(c, x0, bw, &lo);
     dw_ctx bc = *c;
     int32_t oy, ky, j;
     bc.x_step = p->dilation_w * 16;
