@@ -560,8 +560,8 @@ static RT_MVE_INLINE void rt_mve_row_pairs(const int8_t *x, int32_t n, const int
     }
 }
 
-/* rt_mve_rows, inlined where the patches are gathered (a call a batch costs ResNet-8 11 K
- * instructions) */
+/* rt_mve_rows, inlined (with rt_mve_row_pairs) where the patches are gathered: ResNet-8
+ * gathers many small batches, and the calls cost it 11 K instructions */
 static RT_MVE_INLINE void rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k,
                                int32_t cout, int32_t count, int32_t shifts,
                                const rt_mve_pair *q, const rt_mve_out *o, int8_t *out)
@@ -569,7 +569,7 @@ static RT_MVE_INLINE void rows(const int8_t *x, int32_t n, const int8_t *w, int3
     int32_t from = 0;
 #if defined(__OPTIMIZE__)
     if (rt_mve_quads_take(k, x, w) && n >= 4 && !(count & 1) && !(shifts & RT_MVE_ANY_LEFT) &&
-        cout <= 21844) {
+        cout <= 21844) {   /* the narrowed store's 16-bit offsets reach 3 cout + 1 */
         /* a lone last row goes with the one before it (the same bits stored again) */
         const int32_t nq = n >> 2, rest = n - 4 * nq;
         rt_mve_quads(x, nq, w, k, cout, count >> 1, shifts, q, o, out);
