@@ -118,12 +118,15 @@ typedef struct dw_pass {
 
 #if defined(__OPTIMIZE__)
 /* The assembly below reads dw_pass at these byte offsets: bias 0, fold 64, mult 128,
- * right 192, left 256, offs 336, lo 368, hi 384 (off 352), lo8 400, hi8 416. */
+ * right 192, left 256, offs 336, lo 368, hi 384 (off 352), lo8 400, hi8 416; and the packed
+ * taps with VLDRW at fixed offsets, so they lie on a word. */
 typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass, right) == 192 &&
                              offsetof(dw_pass, left) == 256 && offsetof(dw_pass, offs) == 336 &&
                              offsetof(dw_pass, off) == 352 && offsetof(dw_pass, lo) == 368 &&
                              offsetof(dw_pass, hi) == 384 && offsetof(dw_pass, lo8) == 400 &&
-                             offsetof(dw_pass, hi8) == 416) ? 1 : -1];
+                             offsetof(dw_pass, hi8) == 416 && offsetof(dw_pass, taps) % 4 == 0)
+                                ? 1
+                                : -1];
 
 /* The window's loops: rows (a register, > 0) of cols (memory, > 0) taps; x and w step by xs
  * and ws a tap, by xskip and wskip (memory) a row; lr counts taps (DLS/LE). */
@@ -595,14 +598,14 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
  * (VMULLB/VMULLT.S8, even channels in q6, odd in q7) add up in 16 bits: no tap is -128, so
  * each product is at most 128 * 127 in size and two of them fit. Tap A of a pair sets them;
  * tap B adds to them, its input loaded twice (the first copy takes its even product). */
-#define DW_PAIR_A(S) \
+#define DW_PAIR_A(S, T) \
     "vldrb.8 q4, [%[x]], #" S "\n\t" \
-    "vldrb.8 q5, [%[w]], #16\n\t" \
+    "vldrw.32 q5, [%[w], #" T "]\n\t" \
     "vmullb.s8 q6, q4, q5\n\t" \
     "vmullt.s8 q7, q4, q5\n\t"
-#define DW_PAIR_B(S) \
+#define DW_PAIR_B(S, T) \
     "vldrb.8 q4, [%[x]]\n\t" \
-    "vldrb.8 q5, [%[w]], #16\n\t" \
+    "vldrw.32 q5, [%[w], #" T "]\n\t" \
     "vmullb.s8 q4, q4, q5\n\t" \
     "vadd.i16 q6, q6, q4\n\t" \
     "vldrb.8 q4, [%[x]], #" S "\n\t" \
@@ -628,11 +631,11 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
  * 8: DW_PAIRS8's, whose 16 bytes are two neighbouring columns); the rows end after taps 2
  * and 5 */
 #define DW_PAIRS_3X3(S) \
-    DW_PAIR_A(S) DW_PAIR_B(S) DW_WIDEN_SET \
-    DW_PAIR_A(S) DW_NEXT_ROW DW_PAIR_B(S) DW_WIDEN_ADD \
-    DW_PAIR_A(S) DW_PAIR_B(S) DW_NEXT_ROW DW_WIDEN_ADD \
-    DW_PAIR_A(S) DW_PAIR_B(S) DW_WIDEN_ADD \
-    DW_PAIR_A(S) DW_WIDEN_ADD
+    DW_PAIR_A(S, "0") DW_PAIR_B(S, "16") DW_WIDEN_SET \
+    DW_PAIR_A(S, "32") DW_NEXT_ROW DW_PAIR_B(S, "48") DW_WIDEN_ADD \
+    DW_PAIR_A(S, "64") DW_PAIR_B(S, "80") DW_NEXT_ROW DW_WIDEN_ADD \
+    DW_PAIR_A(S, "96") DW_PAIR_B(S, "112") DW_WIDEN_ADD \
+    DW_PAIR_A(S, "128") DW_WIDEN_ADD
 /* the quarters' stores: channels (0, 4, 8, 12) at out, (2, ..) at out + 2, (1, ..), (3, ..) */
 #define DW_STORE_QUARTERS \
     "vldrw.32 q6, [%[prm], #336]\n\t" \
@@ -646,17 +649,15 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
 /* the next pixel (or pair): out on by ws, x by back, the taps from their start */
 #define DW_PAIRS_NEXT \
     "add %[out], %[out], %[ws]\n\t" \
-    "ldr lr, %[back]\n\t" \
-    "add %[x], %[x], lr\n\t" \
-    "sub %[w], %[w], #144\n\t" \
+    "add %[x], %[x], %[back]\n\t" \
     "subs %[n], %[n], #1\n\t" \
     "bne 5b"
 /* n pairs of pixels of a DW_PAIRS8 pass, the output stage and stores OUT */
 #define DW_PAIRS_RUN(OUT) \
     __asm__ volatile("5:\n\t" DW_PAIRS_3X3("8") OUT DW_PAIRS_NEXT \
-                     : [x] "+r"(x), [w] "+r"(t), [out] "+r"(out), [n] "+r"(n) \
+                     : [x] "+r"(x), [out] "+r"(out), [n] "+r"(n) \
                      : [xrow] "r"(next), [ws] "r"(step), [f] "r"(q->fold), [prm] "r"(q), \
-                       [back] "m"(back) \
+                       [w] "r"(q->taps), [back] "r"(back) \
                      : DW_CLOBBERS)
 /* n pixels of every pass of a band, each DW_QUARTERS: per pass, its n pixels (from its plane's
  * first window at x and its outputs at out), then x on by pnext to the next plane's and out
@@ -678,7 +679,7 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
                      "bne 6b" \
                      : [x] "+r"(x), [w] "=&r"(t), [out] "+r"(out), [n] "=&r"(n), \
                        [f] "=&r"(f), [prm] "+r"(q), [np] "+m"(passes) \
-                     : [xrow] "r"(next), [ws] "r"(step), [back] "m"(back), [k] "m"(k), \
+                     : [xrow] "r"(next), [ws] "r"(step), [back] "r"(back), [k] "m"(k), \
                        [pnext] "m"(pnext), [onext] "m"(onext), \
                        [taps] "i"(offsetof(dw_pass, taps)), [fold] "i"(offsetof(dw_pass, fold)), \
                        [size] "i"(sizeof(dw_pass)) \
@@ -764,7 +765,6 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
         /* n / 2 pairs of pixels, a tap 8 bytes on, each pair's outputs 2 cout on */
         const int32_t back = 2 * xpix - 2 * bc->y_step - 24, next = bc->y_step - 24;
         const int32_t step = 2 * ws;
-        const int8_t *t = q->taps;
         n /= 2;
         if (q->all_right) {
             DW_PAIRS_RUN(DW_RQ_ALL_NEG DW_STORE_QUARTERS);
