@@ -342,9 +342,9 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
  * one scattered store of its eight bytes (rt_mve_out's offs16: offsets to 3 cout + 1, so
  * layers of up to 21,844 channels). A turn is sixteen taps at X, the second pixel's and
  * filter's at X1 = X + k. */
-#define RT_MVE_Q_TURN_LD(LD, OP, X, X1) \
-    LD " q0, [%[w0], #" X "]\n\t" \
-    LD " q1, [%[w0], #" X1 "]\n\t" \
+#define RT_MVE_Q_TURN_LD(LD, OP, WA, WB, X, X1) \
+    LD " q0, " WA "\n\t" \
+    LD " q1, " WB "\n\t" \
     LD " q2, [%[x0], #" X "]\n\t" \
     LD " q3, [%[x0], #" X1 "]\n\t" \
     OP " %[a00], q2, q0\n\t" \
@@ -357,27 +357,40 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     OP " %[a21], q2, q1\n\t" \
     OP " %[a30], q3, q0\n\t" \
     OP " %[a31], q3, q1\n\t"
-#define RT_MVE_Q_TURN(OP, X, X1) RT_MVE_Q_TURN_LD("vldrb.8", OP, X, X1)
+/* The filter pair's taps: the first turn's first load steps w0 on to the next pair (K2 = 2k
+ * bytes), so the loads after it reach back (WX = X - K2, WX1 = X1 - K2). */
+#define RT_MVE_Q_W(W) "[%[w0], #" W "]"
+#define RT_MVE_Q_FIRST(LD, K2, WX1, X1) \
+    RT_MVE_Q_TURN_LD(LD, "vmladav.s8", "[%[w0]], #" K2, RT_MVE_Q_W(WX1), "0", X1)
+#define RT_MVE_Q_NEXT(LD, WX, WX1, X, X1) \
+    RT_MVE_Q_TURN_LD(LD, "vmlava.s8", RT_MVE_Q_W(WX), RT_MVE_Q_W(WX1), X, X1)
 /* rows of 16, 32, 48 or 64 taps: their turns, the first one setting the sums */
-#define RT_MVE_Q_MAC16 RT_MVE_Q_TURN("vmladav.s8", "0", "16")
+#define RT_MVE_Q_MAC16 RT_MVE_Q_FIRST("vldrb.8", "32", "-16", "16")
 #define RT_MVE_Q_MAC32 \
-    RT_MVE_Q_TURN("vmladav.s8", "0", "32") RT_MVE_Q_TURN("vmlava.s8", "16", "48")
+    RT_MVE_Q_FIRST("vldrb.8", "64", "-32", "32") \
+    RT_MVE_Q_NEXT("vldrb.8", "-48", "-16", "16", "48")
 #define RT_MVE_Q_MAC48 \
-    RT_MVE_Q_TURN("vmladav.s8", "0", "48") RT_MVE_Q_TURN("vmlava.s8", "16", "64") \
-    RT_MVE_Q_TURN("vmlava.s8", "32", "80")
-#define RT_MVE_Q_MAC64 \
-    RT_MVE_Q_TURN("vmladav.s8", "0", "64") RT_MVE_Q_TURN("vmlava.s8", "16", "80") \
-    RT_MVE_Q_TURN("vmlava.s8", "32", "96") RT_MVE_Q_TURN("vmlava.s8", "48", "112")
+    RT_MVE_Q_FIRST("vldrb.8", "96", "-48", "48") \
+    RT_MVE_Q_NEXT("vldrb.8", "-80", "-32", "16", "64") \
+    RT_MVE_Q_NEXT("vldrb.8", "-64", "-16", "32", "80")
+#define RT_MVE_Q_MAC64 /* (VLDRB steps at most 127 bytes: the two filters' loads step 64) */ \
+    RT_MVE_Q_TURN_LD("vldrb.8", "vmladav.s8", "[%[w0]], #64", "[%[w0]], #64", "0", "64") \
+    RT_MVE_Q_NEXT("vldrb.8", "-112", "-48", "16", "80") \
+    RT_MVE_Q_NEXT("vldrb.8", "-96", "-32", "32", "96") \
+    RT_MVE_Q_NEXT("vldrb.8", "-80", "-16", "48", "112")
 /* k = 128 (MobileNets' 128 channels): the second pixel's and filter's taps lie 128 to 255
  * bytes on, past VLDRB's 127-byte offsets, so the turns load with VLDRW, whose offsets reach
  * 508 bytes and whose addresses must be word-aligned: rt_mve_quads_take checks the rows and
  * filters are (the arena and the weights are aligned to 16) */
-#define RT_MVE_Q_TURN_W(OP, X, X1) RT_MVE_Q_TURN_LD("vldrw.32", OP, X, X1)
 #define RT_MVE_Q_MAC128 \
-    RT_MVE_Q_TURN_W("vmladav.s8", "0", "128") RT_MVE_Q_TURN_W("vmlava.s8", "16", "144") \
-    RT_MVE_Q_TURN_W("vmlava.s8", "32", "160") RT_MVE_Q_TURN_W("vmlava.s8", "48", "176") \
-    RT_MVE_Q_TURN_W("vmlava.s8", "64", "192") RT_MVE_Q_TURN_W("vmlava.s8", "80", "208") \
-    RT_MVE_Q_TURN_W("vmlava.s8", "96", "224") RT_MVE_Q_TURN_W("vmlava.s8", "112", "240")
+    RT_MVE_Q_FIRST("vldrw.32", "256", "-128", "128") \
+    RT_MVE_Q_NEXT("vldrw.32", "-240", "-112", "16", "144") \
+    RT_MVE_Q_NEXT("vldrw.32", "-224", "-96", "32", "160") \
+    RT_MVE_Q_NEXT("vldrw.32", "-208", "-80", "48", "176") \
+    RT_MVE_Q_NEXT("vldrw.32", "-192", "-64", "64", "192") \
+    RT_MVE_Q_NEXT("vldrw.32", "-176", "-48", "80", "208") \
+    RT_MVE_Q_NEXT("vldrw.32", "-160", "-32", "96", "224") \
+    RT_MVE_Q_NEXT("vldrw.32", "-144", "-16", "112", "240")
 /* the sign fix of both vectors: FIX(A, T) leaves in T what A's lanes add (q2: the shifts) */
 #define RT_MVE_Q_FIX_MASK(A, T) "vand " T ", " A ", q2\n\tvshr.s32 " T ", " T ", #31\n\t"
 #define RT_MVE_Q_FIX_RIGHT(A, T) "vshr.s32 " T ", " A ", #31\n\t"
@@ -387,8 +400,8 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     "vctp.8 %[a00]\n\t"
 #define RT_MVE_Q_TURN8 \
     "vpstttt\n\t" \
-    "vldrbt.8 q0, [%[w0]]\n\t" \
-    "vldrbt.8 q1, [%[w0], #8]\n\t" \
+    "vldrbt.8 q0, [%[w0]], #16\n\t" \
+    "vldrbt.8 q1, [%[w0], #-8]\n\t" \
     "vldrbt.8 q2, [%[x0]]\n\t" \
     "vldrbt.8 q3, [%[x0], #8]\n\t" \
     "vmladav.s8 %[a00], q2, q0\n\t" \
@@ -402,9 +415,9 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     "vmladav.s8 %[a21], q2, q1\n\t" \
     "vmladav.s8 %[a30], q3, q0\n\t" \
     "vmladav.s8 %[a31], q3, q1\n\t"
-/* the quads' loop: PRE once, then MAC the taps, FIX the sign fix, K2 = 2k the filter
- * pair's bytes */
-#define RT_MVE_QUADS(PRE, MAC, FIX, K2) \
+/* the quads' loop: PRE once, then MAC the taps (w0 stepping to the next pair), FIX the sign
+ * fix */
+#define RT_MVE_QUADS(PRE, MAC, FIX) \
     __asm__ volatile( \
         PRE \
         "4:\n\t3:\n\t" \
@@ -433,7 +446,6 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         "vmin.s16 q0, q0, %q[hi]\n\t" \
         "vstrb.16 q0, [%[out], %q[offs]]\n\t" \
         "add %[out], %[out], #2\n\t" \
-        "add %[w0], %[w0], #" K2 "\n\t" \
         "cmp %[w0], %[wend]\n\t" \
         "bne 3b\n\t" \
         "ldr %[a00], %[xstep]\n\t" \
@@ -457,11 +469,11 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7")
 
 /* ... with the output stage the block's shifts need (none shifts left) */
-#define RT_MVE_QUADS_BY_SHIFTS(PRE, MAC, K2) \
+#define RT_MVE_QUADS_BY_SHIFTS(PRE, MAC) \
     if (shifts & RT_MVE_ALL_RIGHT) { \
-        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, K2); \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT); \
     } else { \
-        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK, K2); \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK); \
     }
 
 /* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + k i, its outputs
@@ -477,17 +489,17 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
     if (k == 128) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC128, "256")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC128)
     } else if (k == 64) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC64, "128")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC64)
     } else if (k == 48) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC48, "96")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC48)
     } else if (k == 32) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC32, "64")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC32)
     } else if (k == 16) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC16, "32")
+        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC16)
     } else {
-        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_Q_PRED8, RT_MVE_Q_TURN8, "16")
+        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_Q_PRED8, RT_MVE_Q_TURN8)
     }
     (void)a00;
     (void)a01;
