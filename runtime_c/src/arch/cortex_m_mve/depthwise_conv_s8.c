@@ -6,10 +6,11 @@
  *   onto the stack, up to 64 channels, a plane of 16 channels a column per pass, padded with
  *   the input zero point where its windows reach past the input, so every window is whole
  *   and the input offset goes into the fold (bias + x_off * sum of the taps). Down the rows
- *   at stride 1 the band is a ring where it fits (KWS): each row reads in one input row and
- *   moves none (ring_row). One assembly loop a pass then makes the row's pixels (each
- *   pixel's taps, output stage and stores, then on to the next; the 8-bit passes below all
- *   in one call, pass after pass):
+ *   at stride 1, where whole rows fit and every pass multiplies 8-bit (KWS, VWW), the band
+ *   is a ring of kh rows: each row reads in one input row and moves none (ring_row), the
+ *   window's rows taken round the ring. One assembly loop a pass then makes the row's
+ *   pixels (each pixel's taps, output stage and stores, then on to the next; the 8-bit
+ *   passes below all in one call, pass after pass):
  *   - 3x3 filters (no tap -128, no left shift; KWS, VWW): 8-bit products (VMULLB/VMULLT.S8,
  *     even and odd channels), two taps' summed in 16 bits, then widened into four int32
  *     accumulators (VMOVLB/VMOVLT): 19 vector instructions per two taps of 16 channels
@@ -626,14 +627,14 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
     "vadd.i32 q2, q2, q4\n\t" \
     "vmovlt.s16 q4, q7\n\t" \
     "vadd.i32 q3, q3, q4\n\t"
-#define DW_NEXT_ROW "add %[x], %[x], %[xrow]\n\t"
+#define DW_NEXT_ROW(R) "add %[x], %[x], %[" R "]\n\t"
 /* taps (0, 1), (2, 3), (4, 5), (6, 7) and 8, x stepping S a tap (16: DW_QUARTERS' columns;
  * 8: DW_PAIRS8's, whose 16 bytes are two neighbouring columns); the rows end after taps 2
- * and 5 */
-#define DW_PAIRS_3X3(S) \
+ * and 5, where x steps by the operands R1 and R2 (a ring's rows are not evenly apart) */
+#define DW_PAIRS_3X3(S, R1, R2) \
     DW_PAIR_A(S, "0") DW_PAIR_B(S, "16") DW_WIDEN_SET \
-    DW_PAIR_A(S, "32") DW_NEXT_ROW DW_PAIR_B(S, "48") DW_WIDEN_ADD \
-    DW_PAIR_A(S, "64") DW_PAIR_B(S, "80") DW_NEXT_ROW DW_WIDEN_ADD \
+    DW_PAIR_A(S, "32") DW_NEXT_ROW(R1) DW_PAIR_B(S, "48") DW_WIDEN_ADD \
+    DW_PAIR_A(S, "64") DW_PAIR_B(S, "80") DW_NEXT_ROW(R2) DW_WIDEN_ADD \
     DW_PAIR_A(S, "96") DW_PAIR_B(S, "112") DW_WIDEN_ADD \
     DW_PAIR_A(S, "128") DW_WIDEN_ADD
 /* the quarters' stores: channels (0, 4, 8, 12) at out, (2, ..) at out + 2, (1, ..), (3, ..) */
@@ -654,7 +655,7 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
     "bne 5b"
 /* n pairs of pixels of a DW_PAIRS8 pass, the output stage and stores OUT */
 #define DW_PAIRS_RUN(OUT) \
-    __asm__ volatile("5:\n\t" DW_PAIRS_3X3("8") OUT DW_PAIRS_NEXT \
+    __asm__ volatile("5:\n\t" DW_PAIRS_3X3("8", "xrow", "xrow") OUT DW_PAIRS_NEXT \
                      : [x] "+r"(x), [out] "+r"(out), [n] "+r"(n) \
                      : [xrow] "r"(next), [ws] "r"(step), [f] "r"(q->fold), [prm] "r"(q), \
                        [w] "r"(q->taps), [back] "r"(back) \
@@ -667,7 +668,7 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
                      "ldr %[n], %[k]\n\t" \
                      "add %[w], %[prm], %[taps]\n\t" \
                      "add %[f], %[prm], %[fold]\n\t" \
-                     "5:\n\t" DW_PAIRS_3X3("16") OUT DW_PAIRS_NEXT "\n\t" \
+                     "5:\n\t" DW_PAIRS_3X3("16", "xrow", "xrow2") OUT DW_PAIRS_NEXT "\n\t" \
                      "ldr lr, %[pnext]\n\t" \
                      "add %[x], %[x], lr\n\t" \
                      "ldr lr, %[onext]\n\t" \
@@ -679,7 +680,8 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
                      "bne 6b" \
                      : [x] "+r"(x), [w] "=&r"(t), [out] "+r"(out), [n] "=&r"(n), \
                        [f] "=&r"(f), [prm] "+r"(q), [np] "+m"(passes) \
-                     : [xrow] "r"(next), [ws] "r"(step), [back] "r"(back), [k] "m"(k), \
+                     : [xrow] "r"(next), [xrow2] "r"(next2), [ws] "r"(step), [back] "r"(back), \
+                       [k] "m"(k), \
                        [pnext] "m"(pnext), [onext] "m"(onext), \
                        [taps] "i"(offsetof(dw_pass, taps)), [fold] "i"(offsetof(dw_pass, fold)), \
                        [size] "i"(sizeof(dw_pass)) \
@@ -717,14 +719,15 @@ static RT_DSP_NOINLINE void taps_pairs_c(const dw_ctx *bc, const dw_pass *q, con
 
 #if defined(__OPTIMIZE__)
 /* `passes` DW_QUARTERS passes q over a band (run()'s, their planes `plane` bytes apart from x,
- * a plane of 16 channels a column) in one assembly call: k pixels each, the first pixel's
- * outputs of pass j at out + 16 j. */
+ * a plane of 16 channels a column; a window's second row d1 bytes on from its first, its
+ * third d2 on from its second) in one assembly call: k pixels each, the first pixel's outputs
+ * of pass j at out + 16 j. */
 static RT_DSP_NOINLINE void run_quarters(const dw_ctx *bc, const dw_pass *q, int32_t passes,
-                                         const int8_t *x, int32_t plane, int32_t k,
-                                         int32_t xpix, int8_t *out)
+                                         const int8_t *x, int32_t plane, int32_t d1, int32_t d2,
+                                         int32_t k, int32_t xpix, int8_t *out)
 {
-    const int32_t step = bc->g.cout, y_step = bc->y_step;
-    const int32_t back = xpix - 2 * y_step - 48, next = y_step - 48;
+    const int32_t step = bc->g.cout;
+    const int32_t back = xpix - d1 - d2 - 48, next = d1 - 48, next2 = d2 - 48;
     const int32_t pnext = plane - k * xpix, onext = 16 - k * step;
     int32_t all_right = 1, j, n;
     const int8_t *t;
@@ -760,7 +763,7 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
     const int8_t *w0 = w;
     int32_t rows;
     if (q->order == DW_QUARTERS) {   /* run_quarters' loop, one pass */
-        run_quarters(bc, q, 1, x, 0, n, xpix, out);
+        run_quarters(bc, q, 1, x, 0, bc->y_step, bc->y_step, n, xpix, out);
     } else if (q->order == DW_PAIRS8) {
         /* n / 2 pairs of pixels, a tap 8 bytes on, each pair's outputs 2 cout on */
         const int32_t back = 2 * xpix - 2 * bc->y_step - 24, next = bc->y_step - 24;
@@ -868,13 +871,13 @@ static void band_fill(const dw_ctx *c, const int8_t *img, int32_t oy, int32_t x0
     }
 }
 
-/* Ring bands: whole output rows at stride and dilation 1 down the rows, 16-channel planes
- * only. Each plane holds a ring of 2 kh - 1 band rows: input row iy goes to slot
- * (iy + pad_h) % kh and, unless that is the last, to the slot kh on as well, so that output
- * row oy's kh window rows are the slots from oy % kh on, in order and evenly apart. Each
- * output row after the first reads in one input row, two stores a column, where a band
- * would move its rows up one first. */
-#define DW_RING_SLOTS(kh) (2 * (kh) - 1)
+/* Ring bands: whole output rows at stride and dilation 1 down the rows, of 3x3 passes that
+ * all multiply 8-bit (run_quarters, at -O2). Each plane holds its kh band rows as a ring:
+ * input row iy goes to slot (iy + pad_h) % kh, so output row oy's window rows are the slots
+ * from oy % kh on, round the ring (run_quarters takes the two steps between them). Each
+ * output row after the first reads in one input row, a store a column, where a band would
+ * move its rows up one first. */
+#if defined(__OPTIMIZE__)
 
 /* Input row iy (image img) into slot `slot` of every plane of a ring band (bw columns, the
  * columns [lo, hi) inside the input, the first at input column x0): its columns inside, and
@@ -884,15 +887,13 @@ static void ring_row(const dw_ctx *c, const int8_t *img, int32_t iy, int32_t slo
                      int32_t oc, int32_t planes, int32_t bw, int32_t lo, int32_t hi,
                      int32_t x0, int8_t *band)
 {
-    const int32_t kh = c->g.kh, rowb = bw * 16, plane = DW_RING_SLOTS(kh) * rowb;
-    const int32_t cin = c->g.cin, twin = slot + kh < DW_RING_SLOTS(kh) ? kh * rowb : 0;
+    const int32_t rowb = bw * 16, plane = c->g.kh * rowb, cin = c->g.cin;
     const int8x16_t zero = vdupq_n_s8((int8_t)(-c->p->input_offset));
     int8_t *d = band + slot * rowb;
     int32_t i, j;
     if (iy < 0 || iy >= c->g.h || hi <= lo) {
         for (j = 0; j < planes; ++j, d += plane) {
             rt_mve_fill(d, zero, rowb);
-            rt_mve_fill(d + twin, zero, rowb);
         }
         return;
     }
@@ -902,53 +903,43 @@ static void ring_row(const dw_ctx *c, const int8_t *img, int32_t iy, int32_t slo
         int8_t *dst = d + lo * 16;
         if (full) {
             rt_mve_fill(d, zero, lo * 16);
-            rt_mve_fill(d + twin, zero, lo * 16);
             rt_mve_fill(d + hi * 16, zero, (bw - hi) * 16);
-            rt_mve_fill(d + twin + hi * 16, zero, (bw - hi) * 16);
         }
         for (i = lo; i < hi; ++i, src += cin, dst += 16) {
-            const int8x16_t v = vldrbq_s8(src);
-            vstrbq_s8(dst, v);
-            vstrbq_s8(dst + twin, v);   /* the same place again where there is no twin */
+            vstrbq_s8(dst, vldrbq_s8(src));
         }
     }
 }
 
-/* Image img's output rows for channels oc..oc+16*passes-1 (q: their passes, the first
- * `quarters` DW_QUARTERS) through a ring band, outputs from out (the image's channel oc). */
+/* Image img's output rows for channels oc..oc+16*passes-1 (q: their passes, every one
+ * DW_QUARTERS) through a ring band, outputs from out (the image's channel oc). */
 static void ringed(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t passes,
-                   int32_t quarters, const dw_pass *q, int8_t *band, int8_t *out)
+                   const dw_pass *q, int8_t *band, int8_t *out)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t kh = c->g.kh, ow = c->g.ow, cout = c->g.cout;
     const int32_t bw = (ow - 1) * p->stride_w + (c->g.kw - 1) * p->dilation_w + 1;
-    const int32_t rowb = bw * 16, plane = DW_RING_SLOTS(kh) * rowb, x0 = -p->pad_w;
+    const int32_t rowb = bw * 16, x0 = -p->pad_w;
     int32_t lo;
     const int32_t hi = band_inside(c, x0, bw, &lo);
     dw_ctx bc = *c;
-    int32_t oy, ky, j;
+    int32_t oy, ky;
     bc.x_step = p->dilation_w * 16;
     bc.y_step = rowb;
     for (ky = 0; ky < kh; ++ky) {
         ring_row(c, img, ky - p->pad_h, ky, 1, oc, passes, bw, lo, hi, x0, band);
     }
     for (oy = 0; oy < c->g.oh; ++oy, out += ow * cout) {
-        const int8_t *x = band + oy % kh * rowb;
+        const int32_t s0 = oy % kh;   /* the window's first slot; kh is 3 */
         if (oy > 0) {
             ring_row(c, img, oy - p->pad_h + kh - 1, (oy + kh - 1) % kh, 0, oc, passes, bw, lo,
                      hi, x0, band);
         }
-#if defined(__OPTIMIZE__)
-        if (quarters > 0) {
-            run_quarters(&bc, q, quarters, x, plane, ow, p->stride_w * 16, out);
-        }
-#endif
-        for (j = quarters; j < passes; ++j) {
-            run(&bc, &q[j], 16, x + j * plane, c->w + oc + 16 * j, ow, p->stride_w * 16,
-                out + 16 * j);
-        }
+        run_quarters(&bc, q, passes, band + s0 * rowb, kh * rowb, s0 == 2 ? -2 * rowb : rowb,
+                     s0 == 1 ? -2 * rowb : rowb, ow, p->stride_w * 16, out);
     }
 }
+#endif
 
 /* How many output pixels of a row one band of cb channels holds (at most ow; 0: not one). */
 static int32_t band_pixels(const dw_ctx *c, int32_t span, int32_t cb)
@@ -1006,14 +997,13 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
                       8, &q[passes]);
             pass_make(c, oc + 16 * passes, DW_EVEN_ODD, 8, &q[passes + 1]);
         }
-        ring = m == ow && down1 && !(cb & 8) &&
-               DW_RING_SLOTS(c->g.kh) * ((ow - 1) * p->stride_w + span) * cb <=
-                   RT_MVE_DW_BAND_BYTES;
+        ring = m == ow && down1 && quarters == passes && !(cb & 8);
         for (n = 0; n < c->g.n; ++n) {
             const int8_t *img = in + n * c->g.h * c->row;
-            if (ring) {
-                ringed(c, img, oc, passes, quarters, q, band,
-                       out + n * c->g.oh * ow * cout + oc);
+            if (ring) {   /* (-O2 only: -O0 runs no quarters) */
+#if defined(__OPTIMIZE__)
+                ringed(c, img, oc, passes, q, band, out + n * c->g.oh * ow * cout + oc);
+#endif
                 continue;
             }
             for (oy = 0; oy < c->g.oh; ++oy) {
@@ -1028,8 +1018,8 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
                     if (quarters > 0) {
                         bc.x_step = p->dilation_w * 16;
                         bc.y_step = bw * 16;
-                        run_quarters(&bc, q, quarters, band, c->g.kh * bw * 16, k,
-                                     p->stride_w * 16, o);
+                        run_quarters(&bc, q, quarters, band, c->g.kh * bw * 16, bw * 16,
+                                     bw * 16, k, p->stride_w * 16, o);
                     }
 #endif
                     for (j = quarters; j < passes + ((cb & 8) != 0); ++j) {
