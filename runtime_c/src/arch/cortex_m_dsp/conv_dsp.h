@@ -278,11 +278,9 @@ static inline void rt_dsp_pw_widen2(const int8_t *x0, const int8_t *x1, int32_t 
 
 /* n filter pairs (table t, filters from w) over the doubled pixel pair xw; pixel 0's outputs
  * at o, pixel 1's at o + ostep (0: a lone pixel, stored twice). */
-static __attribute__((noinline, unused)) void rt_dsp_pw_pairs(const int32_t *xw,
-                                                              const rt_dsp_pw_pair *t,
-                                                              const int8_t *w, int32_t cin,
-                                                              int32_t n, int8_t *o,
-                                                              int32_t ostep)
+static __attribute__((noinline, unused)) RT_DSP_ADR_ALIGNED void rt_dsp_pw_pairs(
+    const int32_t *xw, const rt_dsp_pw_pair *t, const int8_t *w, int32_t cin, int32_t n, int8_t *o,
+    int32_t ostep)
 {
 #if defined(__OPTIMIZE__)
     int32_t a00, a01, a10, a11, t0, t1, t2, t3, t4, t5;
@@ -480,11 +478,9 @@ static __attribute__((noinline, unused)) void rt_dsp_px_widen(const int8_t *x, i
 
 /* n filters (table t, filters from w, cin taps each) over the block xw (rt_dsp_px_widen);
  * filter j's outputs at o + j, o + j + ostep, ... (ostep the layer's Cout). */
-static __attribute__((noinline, unused)) void rt_dsp_px_filters(const int32_t *xw,
-                                                                const rt_dsp_px_filter *t,
-                                                                const int8_t *w, int32_t cin,
-                                                                int32_t n, int8_t *o,
-                                                                int32_t ostep)
+static __attribute__((noinline, unused)) RT_DSP_ADR_ALIGNED void rt_dsp_px_filters(
+    const int32_t *xw, const rt_dsp_px_filter *t, const int8_t *w, int32_t cin, int32_t n,
+    int8_t *o, int32_t ostep)
 {
 #if defined(__OPTIMIZE__)
     /* the LDM's four registers, in ascending order */

@@ -143,8 +143,9 @@ static int32_t quad_rq(const int32_t *rq, int32_t acc)
 
 /* A row of n output pixels of one quad: rows[] the tap rows' widened inputs (NULL after the
  * last), pixel i reading columns from i * step on; outputs at o, o + cout, ... */
-static RT_DSP_NOINLINE void quad_row(const dw_quad *q, int32_t *const *rows, int32_t kw,
-                                     int32_t step, int32_t cout, int32_t n, int8_t *o)
+static RT_DSP_NOINLINE RT_DSP_ADR_ALIGNED void quad_row(
+    const dw_quad *q, int32_t *const *rows, int32_t kw, int32_t step, int32_t cout, int32_t n,
+    int8_t *o)
 {
 #if defined(__OPTIMIZE__)
     const int32_t *wb = q->wq;
