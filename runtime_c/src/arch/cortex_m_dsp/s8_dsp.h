@@ -14,9 +14,24 @@
 #error "runtime_c/src/arch/cortex_m_dsp needs a CPU with the DSP extension (__ARM_FEATURE_DSP)"
 #endif
 
+/* The assembly loops of these kernels (and of cortex_m_mve's, which include this file) take
+ * every core register but sp and pc, r7 among them: a build keeping a frame pointer
+ * (-fno-omit-frame-pointer, which holds r7) would leave them one short, so these files never
+ * keep one. Debuggers unwind them from the CFI tables all the same. */
+#if defined(__OPTIMIZE__) && defined(__GNUC__) && !defined(__clang__)
+#pragma GCC optimize("omit-frame-pointer")
+#endif
+
 /* Keeps a hot loop in a function of its own: inlined into a large kernel, gcc allocates its
  * registers together with the kernel's and spills the loop's. */
 #define RT_DSP_NOINLINE __attribute__((noinline))
+
+/* For a function whose assembly takes a label's address with ADR (a computed entry into an
+ * unrolled loop). The assembler works the offset out from where the label lies in the
+ * function's section, counting from the word-aligned PC: right only where the section starts
+ * on a word. -O2 aligns functions so; -Og and -Os do not, and an ADR would then point two
+ * bytes off, into the middle of an instruction. */
+#define RT_DSP_ADR_ALIGNED __attribute__((aligned(4)))
 
 /* Four bytes in one LDR (the M4/M7 load unaligned words). The builtin, since firmware builds
  * with -fno-builtin and a memcpy call per word would cost more than the products. */

@@ -411,7 +411,7 @@ static RT_DSP_NOINLINE void taps16_c(const dw_ctx *c, const dw_pass *q, const in
         const int32_t off = x_off;
         if (full) {
             __asm__ volatile(DW_ZERO DW_TAP16 DW_NEXT DW_RQ_ALL DW_STORE_EVEN_ODD
-                             : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
+                             : [x] "+l"(x), [w] "+l"(w), [rows] "+r"(rows)
                              : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off), [f] "r"(f),
                                [prm] "r"(q), [out] "r"(out), [cols] "m"(cols),
                                [xskip] "m"(x_skip), [wskip] "m"(w_skip)
@@ -420,7 +420,7 @@ static RT_DSP_NOINLINE void taps16_c(const dw_ctx *c, const dw_pass *q, const in
             __asm__ volatile(DW_ZERO DW_HALF("0", DW_ADD_OFF, "q0", "q1")
                              DW_HALF("8", DW_ADD_OFF, "q2", "q3")
                              DW_NEXT DW_RQ_ALL DW_STORE_EVEN_ODD
-                             : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
+                             : [x] "+l"(x), [w] "+l"(w), [rows] "+r"(rows)
                              : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off), [f] "r"(f),
                                [prm] "r"(q), [out] "r"(out), [cols] "m"(cols),
                                [xskip] "m"(x_skip), [wskip] "m"(w_skip)
@@ -485,9 +485,9 @@ static RT_DSP_NOINLINE void taps16(const dw_ctx *c, const dw_pass *q, const int8
                          "vldrb.s32 q5, [%[w], #12]\n\t"
                          "vmla.s32 q3, q5, %[t]\n\t"
                          DW_NEXT DW_RQ_ALL DW_STORE_IN_ORDER
-                         : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows), [t] "=&r"(t)
+                         : [x] "+l"(x), [w] "+l"(w), [rows] "+r"(rows), [t] "=&r"(t)
                          : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(x_off), [f] "r"(f),
-                           [prm] "r"(q), [out] "r"(out), [cols] "m"(cols),
+                           [prm] "r"(q), [out] "l"(out), [cols] "m"(cols),
                            [xskip] "m"(x_skip), [wskip] "m"(w_skip)
                          : DW_CLOBBERS);
         return;
@@ -526,7 +526,7 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
         if (full) {
             __asm__ volatile(DW_ZERO DW_HALF("0", "", "q0", "q1") DW_NEXT DW_RQ_HALF
                              DW_STORE_EVEN_ODD_HALF
-                             : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
+                             : [x] "+l"(x), [w] "+l"(w), [rows] "+r"(rows)
                              : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off), [f] "r"(f),
                                [prm] "r"(q), [out] "r"(out), [cols] "m"(cols),
                                [xskip] "m"(x_skip), [wskip] "m"(w_skip)
@@ -534,7 +534,7 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
         } else {
             __asm__ volatile(DW_ZERO DW_HALF("0", DW_ADD_OFF, "q0", "q1") DW_NEXT DW_RQ_HALF
                              DW_STORE_EVEN_ODD_HALF
-                             : [x] "+r"(x), [w] "+r"(w), [rows] "+r"(rows)
+                             : [x] "+l"(x), [w] "+l"(w), [rows] "+r"(rows)
                              : [xs] "r"(x_step), [ws] "r"(w_step), [off] "r"(off), [f] "r"(f),
                                [prm] "r"(q), [out] "r"(out), [cols] "m"(cols),
                                [xskip] "m"(x_skip), [wskip] "m"(w_skip)
@@ -587,7 +587,7 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
     DW_RQ_R("q1", "16", "144", "208")
 #define DW_RUN(BODY) \
     __asm__ volatile(DW_RUN_START BODY DW_RUN_NEXT \
-                     : [x] "+r"(x), [w] "+r"(w), [rows] "=&r"(rows), [out] "+r"(out), \
+                     : [x] "+l"(x), [w] "+l"(w), [rows] "=&r"(rows), [out] "+r"(out), \
                        [n] "+r"(n) \
                      : [xs] "r"(xs), [ws] "r"(ws), [f] "r"(q->fold), [prm] "r"(q), \
                        [kh] "m"(kh), [xback] "m"(xback), [w0] "m"(w0), [xrow] "m"(xrow), \
