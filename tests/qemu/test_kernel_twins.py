@@ -17,6 +17,7 @@ kernels only: tests/qemu/test_board_registry.py checks that they cannot ask for 
 from __future__ import annotations
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -24,7 +25,7 @@ import pytest
 from aot.boards import list_boards, load_board
 from aot.codegen.runtime import PORTABLE, arch_chain, arch_files, runtime_dir
 from aot.qemu import build_firmware, run_elf
-from conftest import require_board
+from conftest import require_board, require_tool
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "twins"
 FAST_BOARDS = [b for b in list_boards() if load_board(b).runtime_arch != PORTABLE]
@@ -57,15 +58,18 @@ def test_every_fast_arch_is_checked():
                                                           "gemm_f32"}
 
 
-# Each fast board at -O2 and -O0; the Helium board once more with its depthwise band at full
-# size (the twins' own is small, so that layers too big for it run too).
+# Each fast board at -O2, at -O0, and as a debug build (-Og, its functions not aligned to a
+# word, a frame pointer holding r7); the Helium board once more with its depthwise band at
+# full size (the twins' own is small, so that layers too big for it run too).
+DEBUG = "-Og -fno-omit-frame-pointer"
 RUNS = [(b, opt, band) for b in FAST_BOARDS for opt, band in
-        [("-O2", "160"), ("-O0", "160")] +
+        [("-O2", "160"), ("-O0", "160"), (DEBUG, "160")] +
         ([("-O2", "")] if load_board(b).runtime_arch == "cortex_m_mve" else [])]
 
 
 @pytest.mark.parametrize("board_name,opt,band", RUNS,
-                         ids=[f"{b}-{o}{'' if band else '-full-band'}" for b, o, band in RUNS])
+                         ids=[f"{b}-{'debug' if o == DEBUG else o}{'' if band else '-full-band'}"
+                              for b, o, band in RUNS])
 def test_fast_kernels_equal_portable_twins(board_name, opt, band, tmp_path):
     board = require_board(board_name)
     files = " ".join(str(runtime_dir() / f) for f in arch_files(board.runtime_arch))
@@ -79,3 +83,25 @@ def test_fast_kernels_equal_portable_twins(board_name, opt, band, tmp_path):
     for kernel, (cases, bad) in counts.items():
         assert cases >= 2000 and bad == 0, result.stdout
     assert result.exit_code == 0, result.stdout
+
+
+# What firmware builds use besides the twins' -O2 and -O0: debug (-Og, -O1), size (-Os), -O3,
+# and a kept frame pointer (r7 held), under which the assembly loops must still find their
+# registers (and their widening loads and narrowing stores, whose base must be r0-r7).
+BUILD_OPTS = ["-O1", "-Og", "-Os", "-O3", "-O2 -fno-omit-frame-pointer",
+              "-Og -fno-omit-frame-pointer"]
+
+
+@pytest.mark.parametrize("opts", BUILD_OPTS)
+@pytest.mark.parametrize("board_name", FAST_BOARDS)
+def test_fast_kernels_build_at_every_optimization(board_name, opts, tmp_path):
+    board = load_board(board_name)
+    cc = require_tool(board.cc)
+    include = runtime_dir() / "include"
+    boards_include = Path(__file__).resolve().parents[2] / "boards" / "common" / "include"
+    files = [str(runtime_dir() / f) for f in arch_files(board.runtime_arch)]
+    cmd = [cc, "-std=c99", *opts.split(), "-Wall", "-Wextra", "-Wpedantic", "-Werror",
+           *board.cflags, "-ffreestanding", "-isystem", str(boards_include), f"-I{include}",
+           "-c", *files]
+    res = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+    assert res.returncode == 0 and res.stderr == "", res.stderr[-3000:]
