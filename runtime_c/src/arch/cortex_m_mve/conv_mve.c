@@ -37,16 +37,18 @@ int32_t rt_mve_pairs_make(const rt_conv_s8_params *p, const int8_t *w, const int
     for (j = 0; j < count; j += 2, ++q) {
         const uint32x4_t lanes = vldrwq_u32(j + 1 < count ? two : one);
         const int8_t *w0 = w + j * k, *w1 = j + 1 < count ? w0 + k : w0;
-        int32_t sums[2] = {0, 0};
+        int32_t s0 = 0, s1 = 0, sums[2];   /* the two filters' sums of taps */
         int32x4_t sh, b;
-        for (i = 0; i < kf; i += 16) {   /* the two filters' sums of taps */
-            sums[0] = vaddvaq_s8(sums[0], vldrbq_s8(w0 + i));
-            sums[1] = vaddvaq_s8(sums[1], vldrbq_s8(w1 + i));
+        for (i = 0; i < kf; i += 16) {
+            s0 = vaddvaq_s8(s0, vldrbq_s8(w0 + i));
+            s1 = vaddvaq_s8(s1, vldrbq_s8(w1 + i));
         }
         if (kf < k) {
-            sums[0] = vaddvaq_s8(sums[0], vldrbq_z_s8(w0 + kf, tail));
-            sums[1] = vaddvaq_s8(sums[1], vldrbq_z_s8(w1 + kf, tail));
+            s0 = vaddvaq_s8(s0, vldrbq_z_s8(w0 + kf, tail));
+            s1 = vaddvaq_s8(s1, vldrbq_z_s8(w1 + kf, tail));
         }
+        sums[0] = s0;   /* stored once, for the gather below */
+        sums[1] = s1;
         sh = vldrwq_gather_shifted_offset_s32(p->shift + oc + j, lanes);
         b = bias != NULL ? vldrwq_gather_shifted_offset_s32(bias + oc + j, lanes) : zero;
         vstrwq_s32(q->fold, vmlaq_n_s32(b, vldrwq_gather_shifted_offset_s32(sums, lanes),
