@@ -1182,7 +1182,12 @@ static void one_input(const dw_ctx *c, const int8_t *in, int8_t *out)
     for (oc = 0; oc < cout; oc += block) {
         const int32_t count = cout - oc < block ? cout - oc : block;
         for (t = 0; t < kp; ++t) {   /* tap t of eight filters a vector, scattered kp apart */
-            for (j = 0; j < count; j += 8) {
+            for (j = 0; j + 8 <= count; j += 8) {   /* whole eights: no predicate */
+                const int16x8_t v = t < k ? vldrbq_s16(c->w + t * cout + oc + j)
+                                          : vdupq_n_s16(0);
+                vstrbq_scatter_offset_s16(wt + j * kp + t, rows, v);
+            }
+            if (j < count) {
                 const mve_pred16_t lanes = vctp16q((uint32_t)(count - j));
                 const int16x8_t v = t < k ? vldrbq_z_s16(c->w + t * cout + oc + j, lanes)
                                           : vdupq_n_s16(0);
