@@ -91,13 +91,15 @@ static RT_DSP_NOINLINE void taps8(const dw_ctx *c, const int8_t *x, const int8_t
  * the input offset times the channel's sum of all taps (for windows with every tap inside the
  * input), the multipliers and the shift split in two; where vector v's four bytes go
  * (out + at[v], lanes offs apart), the output offset and the activation range (also as
- * bytes, for a DW_QUARTERS pass's sixteen outputs narrowed into one vector). */
+ * bytes, for a DW_QUARTERS pass's sixteen outputs narrowed into one vector, and a DW_PAIRS8
+ * pass's two pixels' eight, stored at out + offs8). */
 typedef struct dw_pass {
     int32_t bias[16], fold[16], mult[16], right[16], left[16];
     int32_t at[4];
     uint32x4_t offs;
     int32x4_t off, lo, hi;
     int8x16_t lo8, hi8;
+    uint8x16_t offs8;
     int32_t any_left;   /* does any channel of the pass shift left? */
     int32_t all_right;  /* does every channel of the pass shift right? */
     int32_t order;      /* the lanes' channels: DW_NATURAL .. DW_PAIRS8 */
@@ -119,13 +121,15 @@ typedef struct dw_pass {
 
 #if defined(__OPTIMIZE__)
 /* The assembly below reads dw_pass at these byte offsets: bias 0, fold 64, mult 128,
- * right 192, left 256, offs 336, lo 368, hi 384 (off 352), lo8 400, hi8 416; and the packed
+ * right 192, left 256, offs 336, lo 368, hi 384 (off 352), lo8 400, hi8 416, offs8 432; and
+ * the packed
  * taps with VLDRW at fixed offsets, so they lie on a word. */
 typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass, right) == 192 &&
                              offsetof(dw_pass, left) == 256 && offsetof(dw_pass, offs) == 336 &&
                              offsetof(dw_pass, off) == 352 && offsetof(dw_pass, lo) == 368 &&
                              offsetof(dw_pass, hi) == 384 && offsetof(dw_pass, lo8) == 400 &&
-                             offsetof(dw_pass, hi8) == 416 && offsetof(dw_pass, taps) % 4 == 0)
+                             offsetof(dw_pass, hi8) == 416 && offsetof(dw_pass, offs8) == 432 &&
+                             offsetof(dw_pass, taps) % 4 == 0)
                                 ? 1
                                 : -1];
 
@@ -209,9 +213,6 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
     RQ("q2", "32", "160", "224") \
     RQ("q3", "48", "176", "240")
 #define DW_RQ_ALL_R DW_RQ_ALL_OF(DW_RQ_R)
-/* ... where every channel of the pass shifts right */
-#define DW_RQ_NEG(A, F, M, R) DW_FOLD(A, F) DW_MUL_NEG(A, M, R) DW_OUT(A)
-#define DW_RQ_ALL_NEG DW_RQ_ALL_OF(DW_RQ_NEG)
 /* A DW_QUARTERS pass of 16 channels (no left shift): the four vectors requantized by RQ
  * (DW_RQ_MUL, or DW_RQ_MUL_NEG where every channel shifts right), then narrowed with
  * saturation into one vector of the sixteen channels in order, which takes the output
@@ -221,7 +222,7 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
  * (1, 5, ..) with (3, 7, ..) the odd ones'. */
 #define DW_RQ_MUL(A, F, M, R) DW_FOLD(A, F) DW_MUL(A, M, R)
 #define DW_RQ_MUL_NEG(A, F, M, R) DW_FOLD(A, F) DW_MUL_NEG(A, M, R)
-#define DW_RQ_NARROW(RQ) \
+#define DW_RQ_NARROW_TO(RQ, STORE) \
     "ldr lr, [%[prm], #352]\n\t" \
     RQ("q0", "0", "128", "192") \
     RQ("q1", "16", "144", "208") \
@@ -239,7 +240,13 @@ typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass,
     "vmax.s8 q0, q0, q4\n\t" \
     "vldrw.32 q4, [%[prm], #416]\n\t" \
     "vmin.s8 q0, q0, q4\n\t" \
-    "vstrb.8 q0, [%[out]]\n\t"
+    STORE
+#define DW_RQ_NARROW(RQ) DW_RQ_NARROW_TO(RQ, "vstrb.8 q0, [%[out]]\n\t")
+/* A DW_PAIRS8 pass's sixteen outputs narrowed alike are its two pixels' eight channels in
+ * order (lane 8 * pixel + channel): stored a byte a lane at out + offs8 */
+#define DW_STORE_PAIRS8 \
+    "vldrw.32 q4, [%[prm], #432]\n\t" \
+    "vstrb.8 q0, [%[out], q4]\n\t"
 /* a full window of rows of three taps, written out (no loop per tap): x steps xs a tap and
  * xrow (memory) after a row's third; w steps ws a tap, the row's end included */
 #define DW_TAP16 \
@@ -365,7 +372,9 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width,
     q->offs = vmulq_n_u32(vidupq_n_u32(0u, 1), step[order]);
     if (order == DW_PAIRS8) {   /* pixel 0's channels c and c + 4, then pixel 1's */
         const uint32_t cout = (uint32_t)c->g.cout, offs[4] = {0u, 4u, cout, cout + 4u};
+        const uint8x16_t lane = vidupq_n_u8(0u, 1);   /* narrowed: 8 pixel + channel */
         q->offs = vldrwq_u32(offs);
+        q->offs8 = vaddq_m_n_u8(lane, lane, (uint8_t)(cout - 8u), vcmphiq_n_u8(lane, 7u));
     }
     q->off = vdupq_n_s32(p->output_offset);
     q->lo = vdupq_n_s32(p->act_min);
@@ -637,16 +646,6 @@ static RT_DSP_NOINLINE void taps8_c(const dw_ctx *c, const dw_pass *q, const int
     DW_PAIR_A(S, "64") DW_PAIR_B(S, "80") DW_NEXT_ROW(R2) DW_WIDEN_ADD \
     DW_PAIR_A(S, "96") DW_PAIR_B(S, "112") DW_WIDEN_ADD \
     DW_PAIR_A(S, "128") DW_WIDEN_ADD
-/* the quarters' stores: channels (0, 4, 8, 12) at out, (2, ..) at out + 2, (1, ..), (3, ..) */
-#define DW_STORE_QUARTERS \
-    "vldrw.32 q6, [%[prm], #336]\n\t" \
-    "vstrb.32 q0, [%[out], q6]\n\t" \
-    "add lr, %[out], #2\n\t" \
-    "vstrb.32 q1, [lr, q6]\n\t" \
-    "add lr, %[out], #1\n\t" \
-    "vstrb.32 q2, [lr, q6]\n\t" \
-    "add lr, %[out], #3\n\t" \
-    "vstrb.32 q3, [lr, q6]\n\t"
 /* the next pixel (or pair): out on by ws, x by back, the taps from their start */
 #define DW_PAIRS_NEXT \
     "add %[out], %[out], %[ws]\n\t" \
@@ -770,9 +769,9 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
         const int32_t step = 2 * ws;
         n /= 2;
         if (q->all_right) {
-            DW_PAIRS_RUN(DW_RQ_ALL_NEG DW_STORE_QUARTERS);
+            DW_PAIRS_RUN(DW_RQ_NARROW_TO(DW_RQ_MUL_NEG, DW_STORE_PAIRS8));
         } else {
-            DW_PAIRS_RUN(DW_RQ_ALL_R DW_STORE_QUARTERS);
+            DW_PAIRS_RUN(DW_RQ_NARROW_TO(DW_RQ_MUL, DW_STORE_PAIRS8));
         }
     } else if (width == 16 && kw == 3 && !q->any_left) {
         DW_RUN(DW_ROWS3 DW_RQ_ALL_R DW_STORE_EVEN_ODD);
@@ -992,9 +991,11 @@ static RT_DSP_NOINLINE int32_t banded(const dw_ctx *c, const int8_t *in, int8_t 
             ++quarters;
         }
 #endif
-        if (cb & 8) {   /* and the odd last pixel's, where pixels go in pairs */
-            pass_make(c, oc + 16 * passes, pairs && p->stride_w == 1 ? DW_PAIRS8 : DW_EVEN_ODD,
-                      8, &q[passes]);
+        if (cb & 8) {   /* and the odd last pixel's, where pixels go in pairs (their
+                           narrowed outputs stored at byte offsets up to cout + 7) */
+            pass_make(c, oc + 16 * passes,
+                      pairs && p->stride_w == 1 && cout <= 248 ? DW_PAIRS8 : DW_EVEN_ODD, 8,
+                      &q[passes]);
             pass_make(c, oc + 16 * passes, DW_EVEN_ODD, 8, &q[passes + 1]);
         }
         ring = m == ow && down1 && quarters == passes && !(cb & 8);
