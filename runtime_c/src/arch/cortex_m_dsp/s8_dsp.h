@@ -2,7 +2,9 @@
  * (Cortex-M4, M7, M33, M55: ACLE intrinsics from gcc's arm_acle.h, no vendor SDK).
  *
  * Every helper returns exactly what the portable C of int8/s8_internal.h returns for the same
- * arguments: the arch kernels are bit-exact twins of the portable ones. */
+ * arguments: the arch kernels are bit-exact twins of the portable ones. Their widest assembly
+ * loops (and cortex_m_mve's) take every core register but sp and pc, r7 among them: build
+ * these files with the frame pointer omitted, gcc's default from -O1 on. */
 #ifndef RT_S8_DSP_H
 #define RT_S8_DSP_H
 
@@ -12,14 +14,6 @@
 
 #if !defined(__ARM_FEATURE_DSP)
 #error "runtime_c/src/arch/cortex_m_dsp needs a CPU with the DSP extension (__ARM_FEATURE_DSP)"
-#endif
-
-/* The assembly loops of these kernels (and of cortex_m_mve's, which include this file) take
- * every core register but sp and pc, r7 among them: a build keeping a frame pointer
- * (-fno-omit-frame-pointer, which holds r7) would leave them one short, so these files never
- * keep one. Debuggers unwind them from the CFI tables all the same. */
-#if defined(__OPTIMIZE__) && defined(__GNUC__) && !defined(__clang__)
-#pragma GCC optimize("omit-frame-pointer")
 #endif
 
 /* Keeps a hot loop in a function of its own: inlined into a large kernel, gcc allocates its
