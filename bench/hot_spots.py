@@ -12,8 +12,8 @@ prints the function's disassembly (objdump) with each instruction's count beside
 cover the whole run, start-up and output printing included (`aot run --profile` gives the
 per-layer view of the inference alone). On the M4 the total is the -icount figure plus the
 start-up and printing (about 26 K instructions for int8 KWS); on the M55 the block counts run
-about a third higher than -icount (1.11 M for int8 KWS, whose inference -icount counts as
-0.80 M), so read them there as shares, not as instructions.
+about a third higher than -icount (1.09 M for int8 KWS, whose inference -icount counts as
+0.78 M), so read them there as shares, not as instructions.
 """
 from __future__ import annotations
 
