@@ -70,6 +70,10 @@ $(OBJ_DIR)$(COMMON_DIR)/libc_min.o: CFLAGS += -fno-tree-loop-distribute-patterns
 # cannot set them all). Its kernels are the static C's, at OPT.
 $(foreach o,$(OBJS),$(if $(findstring /runtime_c/src/pte/,$(o)),$(o))): CFLAGS += -Os
 
+# The Cortex-M arch kernels' assembly loops take r7: never a frame pointer there, even where
+# OPT keeps one (-fno-omit-frame-pointer; gcc omits it from -O1 on).
+$(foreach o,$(OBJS),$(if $(findstring /runtime_c/src/arch/,$(o)),$(o))): CFLAGS += -fomit-frame-pointer
+
 $(OBJ_DIR)/%.o: /%.c $(BUILD_DIR)/board.mk
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@

@@ -153,11 +153,14 @@ def test_library_folder_holds_the_model_its_runtime_and_a_cmake_target(nets, tmp
         "runtime_c/src/arch/cortex_m_dsp/conv2d.c" in runtime
     assert not any("softmax_s8" in f or "/index/" in f for f in runtime)   # only its kernels
     assert "add_library(kws STATIC" in (lib / "CMakeLists.txt").read_text()
+    # the DSP kernels' assembly takes r7: the runtime target never keeps a frame pointer
+    assert "-fomit-frame-pointer" in (lib / "runtime_c/mcu_aot_runtime.cmake").read_text()
     readme = (lib / "README.md").read_text()
     assert "add_subdirectory(kws)" in readme and "KWS_ARENA_SIZE" in readme
     # compiling again replaces the folder whole; a folder of other files is refused
     compile_library(nets["ae"][1], lib, "kws")
     assert not (lib / "runtime_c/src/arch").exists()
+    assert "-fomit-frame-pointer" not in (lib / "runtime_c/mcu_aot_runtime.cmake").read_text()
     other = tmp_path / "src"
     other.mkdir()
     (other / "main.c").write_text("int main(void) { return 0; }\n")
