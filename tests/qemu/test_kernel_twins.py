@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from aot.boards import list_boards, load_board
+from aot.boards import data_root, list_boards, load_board
 from aot.codegen.runtime import PORTABLE, arch_chain, arch_files, runtime_dir
 from aot.qemu import build_firmware, run_elf
 from conftest import require_board, require_tool
@@ -100,7 +100,7 @@ def test_fast_kernels_build_at_every_optimization(board_name, opts, tmp_path):
     board = load_board(board_name)
     cc = require_tool(board.cc)
     include = runtime_dir() / "include"
-    boards_include = Path(__file__).resolve().parents[2] / "boards" / "common" / "include"
+    boards_include = data_root() / "common" / "include"
     files = [str(runtime_dir() / f) for f in arch_files(board.runtime_arch)]
     cmd = [cc, "-std=c99", *opts.split(), "-Wall", "-Wextra", "-Wpedantic", "-Werror",
            *board.cflags, "-ffreestanding", "-isystem", str(boards_include), f"-I{include}",

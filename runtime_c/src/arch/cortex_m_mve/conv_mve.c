@@ -9,9 +9,10 @@
  * across all the block's filter pairs:
  * - 4x2 tiles (rt_mve_quads) for rows of 8, 16, 32, 48, 64 or 128 taps where no filter shifts
  *   left: four pixels by a filter pair, the sums in the eight even registers, every load at
- *   a fixed offset, 14 instructions per 128 MACs, and the pair's output stage loaded once for
- *   two vectors of four sums, which narrow into one vector of 16-bit lanes stored by one
- *   scatter. Short first-layer filters are padded to such lengths.
+ *   a fixed offset (the first also stepping the filters on to the next pair), 14
+ *   instructions per 128 MACs, and the pair's output stage loaded once for two vectors of
+ *   four sums, which narrow into one vector of 16-bit lanes stored by one scatter. Short
+ *   first-layer filters are padded to such lengths.
  * - 2x2 tiles (rt_mve_tiles_asm) for the rest and the last rows: two pixels by two filters,
  *   four VMLADAVAs per sixteen taps: the first sixteen taps (or 32, leaving an even count),
  *   then two turns of sixteen a low-overhead loop (WLS/LE), a predicated turn for a tail;

@@ -122,16 +122,13 @@ typedef struct dw_pass {
 #if defined(__OPTIMIZE__)
 /* The assembly below reads dw_pass at these byte offsets: bias 0, fold 64, mult 128,
  * right 192, left 256, offs 336, lo 368, hi 384 (off 352), lo8 400, hi8 416, offs8 432; and
- * the packed
- * taps with VLDRW at fixed offsets, so they lie on a word. */
+ * the packed taps with VLDRW at fixed offsets, so they lie on a word. */
 typedef char dw_pass_layout[(offsetof(dw_pass, mult) == 128 && offsetof(dw_pass, right) == 192 &&
                              offsetof(dw_pass, left) == 256 && offsetof(dw_pass, offs) == 336 &&
                              offsetof(dw_pass, off) == 352 && offsetof(dw_pass, lo) == 368 &&
                              offsetof(dw_pass, hi) == 384 && offsetof(dw_pass, lo8) == 400 &&
                              offsetof(dw_pass, hi8) == 416 && offsetof(dw_pass, offs8) == 432 &&
-                             offsetof(dw_pass, taps) % 4 == 0)
-                                ? 1
-                                : -1];
+                             offsetof(dw_pass, taps) % 4 == 0) ? 1 : -1];
 
 /* The window's loops: rows (a register, > 0) of cols (memory, > 0) taps; x and w step by xs
  * and ws a tap, by xskip and wskip (memory) a row; lr counts taps (DLS/LE). */
