@@ -2,6 +2,9 @@
  * - One input channel (a first layer) with 16 to 64 taps: a convolution, so the gathered
  *   matrix product of conv_mve.c takes it, its filters transposed a block at a time (a
  *   small image padded first, so that its patches are straight copies).
+ * - 3x3 at a multiplier of 1 on rows wide enough (VWW's 48, 24 and 12 pixels; -O2): gathered
+ *   taps (gathered()), each output's nine one byte gather and one VMLADAV, four pixels of a
+ *   channel requantized together.
  * - A channel multiplier of 1 (MobileNets, KWS): bands. An output row's input rows are copied
  *   onto the stack, up to 64 channels, a plane of 16 channels a column per pass, padded with
  *   the input zero point where its windows reach past the input, so every window is whole
@@ -935,6 +938,232 @@ static void ringed(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t passe
                      s0 == 1 ? -2 * rowb : rowb, ow, p->stride_w * 16, out);
     }
 }
+
+/* Gathered taps: a 3x3 layer with a channel multiplier of 1, a stride of 1 or 2 along its
+ * rows and rows wide enough (gather_takes; VWW's 48-, 24- and 12-pixel layers). Each output
+ * is one channel's nine taps, so one byte gather (VLDRB.U8 at 16 offsets) loads them into a
+ * vector and one VMLADAV.S8 against the channel's taps (lanes 9-15 zero) sums them: two
+ * instructions for nine MACs, where run_quarters' 8-bit products take about five. Four
+ * neighbouring pixels of one channel make a vector of sums, requantized with the channel's
+ * parameters as scalars (VADD, VQRDMULH, VRSHL by a register) and scattered: 23 instructions
+ * for four outputs, and about 25 more a channel and row. The band is a ring of three input
+ * rows, one plane of 16 channels at a time, laid out a column at a time (column i at 48 i,
+ * its rows 16 bytes apart, slot iy mod 3 holding input row iy), so that a window's taps lie
+ * within 143 bytes of its first and the next pixel's (stride 2) within 239, in reach of the
+ * gather's byte offsets; four pixels are two offset vectors (pixels 0 and 1) from two bases
+ * (pixels 0 and 2). A last group of fewer than four pixels is the row's last four again (the
+ * same bits stored twice). At -O2 only, like the rings; taps of -128 and left shifts are
+ * fine (32-bit sums; a channel's shift picks its output stage). */
+
+/* One channel of a plane: its taps (lanes 9-15 zero) and output stage. */
+typedef struct dw_gchan {
+    int8x16_t w;
+    int32_t fold, mult, shift, pad;
+} dw_gchan;
+/* (DW_G_RUN reads it at these byte offsets) */
+typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gchan, mult) == 20 &&
+                              offsetof(dw_gchan, shift) == 24 && sizeof(dw_gchan) == 32) ? 1 : -1];
+
+/* n groups of four pixels, channel after channel (cw of them, ch on): the taps into q2 and
+ * the output stage into registers, then the channel's groups, a right shift's or the other
+ * (REQ: DW_G_RIGHT, DW_G_LEFT), from the window of pixel 0 at b0 and of pixel 2 at b1
+ * (+ o0; pixels 1 and 3 at + o1), each group STEP bytes on, and outputs from out, lanes so
+ * apart (as the VMOVs put them), ostep on a group; then b0 and out back to the row's first
+ * group and on one channel (bback, oback). */
+#define DW_G_GROUPS(L, STEP, REQ) \
+    "ldr lr, %[n]\n\t" \
+    "dls lr, lr\n\t" \
+    L ":\n\t" \
+    "vldrb.u8 q0, [%[b0], %q[o0]]\n\t" \
+    "vmladav.s8 %[a0], q0, q2\n\t" \
+    "vldrb.u8 q0, [%[b1], %q[o0]]\n\t" \
+    "vmladav.s8 %[a1], q0, q2\n\t" \
+    "vmov q1[2], q1[0], %[a1], %[a0]\n\t" \
+    "vldrb.u8 q0, [%[b0], %q[o1]]\n\t" \
+    "vmladav.s8 %[a0], q0, q2\n\t" \
+    "vldrb.u8 q0, [%[b1], %q[o1]]\n\t" \
+    "vmladav.s8 %[a1], q0, q2\n\t" \
+    "vmov q1[3], q1[1], %[a1], %[a0]\n\t" \
+    "add %[b0], %[b0], #" STEP "\n\t" \
+    "add %[b1], %[b1], #" STEP "\n\t" \
+    "vadd.i32 q1, q1, %[fold]\n\t" \
+    REQ \
+    "vadd.i32 q1, q1, %[off]\n\t" \
+    "vmax.s32 q1, q1, %q[lo]\n\t" \
+    "vmin.s32 q1, q1, %q[hi]\n\t" \
+    "vstrb.32 q1, [%[out], %q[so]]\n\t" \
+    "add %[out], %[out], %[ostep]\n\t" \
+    "le lr, " L "b\n\t"
+/* a right shift: the multiplier, h less one where negative, the rounding shift */
+#define DW_G_RIGHT \
+    "vqrdmulh.s32 q1, q1, %[mult]\n\t" \
+    "vshr.s32 q0, q1, #31\n\t" \
+    "vqadd.s32 q1, q1, q0\n\t" \
+    "vrshl.s32 q1, %[shift]\n\t"
+/* none, or a left shift before the multiplier */
+#define DW_G_LEFT \
+    "vshl.s32 q1, %[shift]\n\t" \
+    "vqrdmulh.s32 q1, q1, %[mult]\n\t"
+/* the channels' loop, pixels 2 (B1 bytes) and four (STEP) on from pixel 0 */
+#define DW_G_RUN(STEP, B1) \
+    __asm__ volatile("2:\n\t" \
+                     "vldrw.32 q2, [%[ch]]\n\t" \
+                     "ldr %[fold], [%[ch], #16]\n\t" \
+                     "ldr %[mult], [%[ch], #20]\n\t" \
+                     "ldr %[shift], [%[ch], #24]\n\t" \
+                     "add %[ch], %[ch], #32\n\t" \
+                     "cmp %[shift], #0\n\t" \
+                     "bge 3f\n\t" \
+                     DW_G_GROUPS("1", STEP, DW_G_RIGHT) \
+                     "b 4f\n\t" \
+                     "3:\n\t" \
+                     DW_G_GROUPS("5", STEP, DW_G_LEFT) \
+                     "4:\n\t" \
+                     "ldr %[a0], %[bback]\n\t" \
+                     "sub %[b0], %[b0], %[a0]\n\t" \
+                     "add %[b1], %[b0], #" B1 "\n\t" \
+                     "ldr %[a0], %[oback]\n\t" \
+                     "sub %[out], %[out], %[a0]\n\t" \
+                     "ldr %[a0], %[cw]\n\t" \
+                     "subs %[a0], %[a0], #1\n\t" \
+                     "str %[a0], %[cw]\n\t" \
+                     "bne 2b" \
+                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [fold] "=&r"(fold), \
+                       [mult] "=&r"(mult), [shift] "=&r"(shift), [b0] "+r"(b0), \
+                       [b1] "+r"(b1), [out] "+r"(out), [ch] "+r"(ch), [cw] "+m"(cw) \
+                     : [n] "m"(n), [bback] "m"(bback), [oback] "m"(oback), [o0] "w"(o0), \
+                       [o1] "w"(o1), [so] "w"(so), [lo] "w"(lo), [hi] "w"(hi), [off] "r"(off), \
+                       [ostep] "r"(ostep) \
+                     : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5")
+
+/* n > 0 groups of four pixels (stride s) of channels ch[0..cw-1] (cw > 0), pixel 0's window
+ * of the first at b0 (the next channel's one byte on, the next pixels' 48 s bytes), outputs
+ * from out (the next channel's one byte on, the next pixels' cout bytes). */
+static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const int8_t *b0,
+                                          int32_t s, int32_t n, uint8x16_t o0, uint32x4_t so,
+                                          int32x4_t lo, int32x4_t hi, int32_t off,
+                                          int32_t cout, int8_t *out)
+{
+    const int8_t *b1 = b0 + 96 * s;
+    const uint8x16_t o1 = vaddq_n_u8(o0, (uint8_t)(48 * s));
+    const int32_t ostep = 4 * cout, bback = n * 192 * s - 1, oback = n * ostep - 1;
+    int32_t a0, a1, fold, mult, shift;
+    if (s == 1) {
+        DW_G_RUN("192", "96");
+    } else {
+        DW_G_RUN("384", "192");
+    }
+    (void)a0;
+    (void)a1;
+    (void)fold;
+    (void)mult;
+    (void)shift;
+}
+
+/* Whether gathered() takes the layer: where its rows cost less than run_quarters' (about 9
+ * instructions an output with its overhead): 23 a group of four and 25 a row, against 8 an
+ * output (rows of 12, 15, 16 and 18 on; KWS's 5 are left to run_quarters). */
+static int32_t gather_takes(const dw_ctx *c)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t bw = (c->g.ow - 1) * p->stride_w + 3;
+    const int32_t ow = c->g.ow;
+    return c->mult == 1 && c->g.kh == 3 && c->g.kw == 3 && p->dilation_h == 1 &&
+           p->dilation_w == 1 && (p->stride_w == 1 || p->stride_w == 2) && ow >= 4 &&
+           23 * ((ow + 3) >> 2) + 25 < 8 * ow && bw * 48 <= RT_MVE_DW_BAND_BYTES;
+}
+
+/* Input row iy (image img) into slot `slot` of a gathered band (bw columns, [lo, hi) inside
+ * the input from input column x0; the rest hold the zero point already): channels
+ * oc..oc+cw-1, or the zero point where the row lies outside. */
+static void gather_row(const dw_ctx *c, const int8_t *img, int32_t iy, int32_t slot,
+                       int32_t oc, int32_t cw, int32_t lo, int32_t hi, int32_t x0,
+                       int8_t *band)
+{
+    const int8x16_t zero = vdupq_n_s8((int8_t)(-c->p->input_offset));
+    const mve_pred16_t these = rt_mve_tail8(cw);
+    const int32_t cin = c->g.cin;
+    int8_t *d = band + lo * 48 + slot * 16;
+    int32_t i;
+    if (iy < 0 || iy >= c->g.h) {
+        for (i = lo; i < hi; ++i, d += 48) {
+            vstrbq_s8(d, zero);
+        }
+        return;
+    }
+    img += (iy * c->g.w + x0 + lo) * cin + oc;
+    if (cw == 16) {
+        for (i = lo; i < hi; ++i, d += 48, img += cin) {
+            vstrbq_s8(d, vldrbq_s8(img));
+        }
+    } else {   /* (the loads stop at the channels') */
+        for (i = lo; i < hi; ++i, d += 48, img += cin) {
+            vstrbq_s8(d, vldrbq_z_s8(img, these));
+        }
+    }
+}
+
+static RT_DSP_NOINLINE void gathered(const dw_ctx *c, const int8_t *in, int8_t *out)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cin = c->g.cin, cout = c->g.cout, ow = c->g.ow, s = p->stride_w;
+    const int32_t bw = (ow - 1) * s + 3, x0 = -p->pad_w, groups = ow >> 2;
+    const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+    const uint32_t o1 = (uint32_t)cout, o2 = 2u * (uint32_t)cout, o3 = 3u * (uint32_t)cout;
+    int8_t band[RT_MVE_DW_BAND_BYTES];
+    dw_gchan ch[16];
+    uint32x4_t so;
+    int32_t oc, n, oy, ky, j, t, lo_c;
+    const int32_t hi_c = band_inside(c, x0, bw, &lo_c);
+    /* where the VMOVs put pixels 0..3, the same VMOVs put their outputs' offsets */
+    __asm__("vmov %q[v][2], %q[v][0], %[c2], %[c0]\n\t"
+            "vmov %q[v][3], %q[v][1], %[c3], %[c1]"
+            : [v] "=&w"(so)
+            : [c0] "r"(0u), [c1] "r"(o1), [c2] "r"(o2), [c3] "r"(o3));
+    for (oc = 0; oc < cin; oc += 16) {
+        const int32_t cw = cin - oc < 16 ? cin - oc : 16;
+        for (j = 0; j < cw; ++j) {   /* each channel's taps and output stage */
+            int8_t w[16] = {0};
+            int32_t sum = 0;
+            for (t = 0; t < 9; ++t) {
+                w[t] = c->w[t * cout + oc + j];
+                sum += w[t];
+            }
+            ch[j].w = vldrbq_s8(w);
+            ch[j].fold = (c->bias != NULL ? c->bias[oc + j] : 0) + p->input_offset * sum;
+            ch[j].mult = p->mult[oc + j];
+            ch[j].shift = p->shift[oc + j];
+        }
+        for (n = 0; n < c->g.n; ++n) {
+            const int8_t *img = in + n * c->g.h * c->row;
+            int8_t *orow = out + n * c->g.oh * ow * cout + oc;
+            int32_t held[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
+            rt_mve_fill(band, vdupq_n_s8((int8_t)(-p->input_offset)), bw * 48);
+            for (oy = 0; oy < c->g.oh; ++oy, orow += ow * cout) {
+                uint8_t offs[16] = {0};
+                uint8x16_t o0;
+                const int32_t iy0 = oy * p->stride_h - p->pad_h;
+                for (ky = 0; ky < 3; ++ky) {
+                    const int32_t iy = iy0 + ky, slot = ((iy % 3) + 3) % 3;
+                    if (held[slot] != iy) {
+                        gather_row(c, img, iy, slot, oc, cw, lo_c, hi_c, x0, band);
+                        held[slot] = iy;
+                    }
+                    for (t = 0; t < 3; ++t) {
+                        offs[3 * ky + t] = (uint8_t)(48 * t + 16 * slot);
+                    }
+                }
+                o0 = vldrbq_u8(offs);
+                gather_groups(ch, cw, band, s, groups, o0, so, lo, hi, p->output_offset, cout,
+                              orow);
+                if (ow & 3) {   /* the last four pixels again */
+                    gather_groups(ch, cw, band + (ow - 4) * 48 * s, s, 1, o0, so, lo, hi,
+                                  p->output_offset, cout, orow + (ow - 4) * cout);
+                }
+            }
+        }
+    }
+}
 #endif
 
 /* How many output pixels of a row one band of cb channels holds (at most ow; 0: not one). */
@@ -1225,6 +1454,12 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
         one_input(&c, in, out);
         return RT_OK;
     }
+#if defined(__OPTIMIZE__)
+    if (gather_takes(&c)) {
+        gathered(&c, in, out);
+        return RT_OK;
+    }
+#endif
     if (c.mult == 1) {
         oc = banded(&c, in, out);
     }
