@@ -2,9 +2,10 @@
  * - One input channel (a first layer) with 16 to 64 taps: a convolution, so the gathered
  *   matrix product of conv_mve.c takes it, its filters transposed a block at a time (a
  *   small image padded first, so that its patches are straight copies).
- * - 3x3 at a multiplier of 1 on rows wide enough (VWW's 48, 24 and 12 pixels; -O2): gathered
- *   taps (gathered()), each output's nine one byte gather and one VMLADAV, four pixels of a
- *   channel requantized together.
+ * - 3x3 at a multiplier of 1, where it costs less (gather_takes; KWS, most of VWW; -O2):
+ *   gathered taps, each output's nine one byte gather and one VMLADAV, four pixels of a
+ *   channel requantized together, down the columns (gathered_cols) or along the rows
+ *   (gathered_rows).
  * - A channel multiplier of 1 (MobileNets, KWS): bands. An output row's input rows are copied
  *   onto the stack, up to 64 channels, a plane of 16 channels a column per pass, padded with
  *   the input zero point where its windows reach past the input, so every window is whole
@@ -29,8 +30,9 @@
  *   -O0 runs the same steps in C. Other channels take the older 8-channel loop or the
  *   portable one, one at a time.
  * Up to about 7.3 KB of stack (a band's 2.5 KB and five passes' output stages and packed
- * taps, 6.1 KB; the one-channel path's 64 filters padded to 48 taps, patches, their
- * constants and padded image, 7.3 KB). Bit-exact with int8/depthwise_conv_s8.c. */
+ * taps, 6.1 KB; a gathered band and its 16 channels' taps and output stages, 3.1 KB; the
+ * one-channel path's 64 filters padded to 48 taps, patches, their constants and padded
+ * image, 7.3 KB). Bit-exact with int8/depthwise_conv_s8.c. */
 #include "conv_mve.h"
 
 #include <stddef.h>
@@ -939,21 +941,27 @@ static void ringed(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t passe
     }
 }
 
-/* Gathered taps: a 3x3 layer with a channel multiplier of 1, a stride of 1 or 2 along its
- * rows and rows wide enough (gather_takes; VWW's 48-, 24- and 12-pixel layers). Each output
- * is one channel's nine taps, so one byte gather (VLDRB.U8 at 16 offsets) loads them into a
- * vector and one VMLADAV.S8 against the channel's taps (lanes 9-15 zero) sums them: two
- * instructions for nine MACs, where run_quarters' 8-bit products take about five. Four
- * neighbouring pixels of one channel make a vector of sums, requantized with the channel's
- * parameters as scalars (VADD, VQRDMULH, VRSHL by a register) and scattered: 23 instructions
- * for four outputs, and about 25 more a channel and row. The band is a ring of three input
- * rows, one plane of 16 channels at a time, laid out a column at a time (column i at 48 i,
- * its rows 16 bytes apart, slot iy mod 3 holding input row iy), so that a window's taps lie
- * within 143 bytes of its first and the next pixel's (stride 2) within 239, in reach of the
- * gather's byte offsets; four pixels are two offset vectors (pixels 0 and 1) from two bases
- * (pixels 0 and 2). A last group of fewer than four pixels is the row's last four again (the
- * same bits stored twice). At -O2 only, like the rings; taps of -128 and left shifts are
- * fine (32-bit sums; a channel's shift picks its output stage). */
+/* Gathered taps: a 3x3 layer with a channel multiplier of 1 and a stride of 1 or 2 along its
+ * rows. Each output is one channel's nine taps, so one byte gather (VLDRB.U8 at 16 offsets)
+ * loads them into a vector and one VMLADAV.S8 against the channel's taps (lanes 9-15 zero)
+ * sums them: two instructions for nine MACs, where run_quarters' 8-bit products take about
+ * five. Four pixels of one channel make a vector of sums, requantized with the channel's
+ * parameters as scalars (VADD, VQRDMULH, VRSHL by a register) and scattered: 23
+ * instructions for four outputs, and about 25 more a channel and run of groups. The band
+ * holds one plane of 16 channels (fewer in the last), a column at a time, so that a
+ * window's taps and the next pixel's lie within the gather's byte offsets (255):
+ * - down the columns (stride 1 down; gathered_cols): the six input rows of four output
+ *   rows, 16 bytes apart, a column 96 bytes (a window's taps within 224 of its first, the
+ *   pixel below 16 on; a channel's taps from its own base), as many columns as the band holds; a group is one column's four
+ *   pixels, the run the band's columns. KWS's 25x5 maps, VWW's 24x24x32 and 12x12x64.
+ * - along the rows (gathered_rows, rows wide enough: gather_takes): a ring of three input
+ *   rows (slot iy mod 3 holding row iy), a column 48 bytes (the taps within 128, the next
+ *   pixel at stride 2 within 224); a group is four pixels along the row, the run the row.
+ *   VWW's 48x48x8, and its 24- and 12-pixel layers at stride 2.
+ * Four pixels are two offset vectors (pixels 0 and 1) from two bases (pixels 0 and 2). A last
+ * group of fewer than four rows or pixels is the last four again (the same bits stored
+ * twice). At -O2 only, like the rings; taps of -128 and left shifts are fine (32-bit sums; a
+ * channel's shift picks its output stage). */
 
 /* One channel of a plane: its taps (lanes 9-15 zero) and output stage. */
 typedef struct dw_gchan {
@@ -968,8 +976,8 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
  * the output stage into registers, then the channel's groups, a right shift's or the other
  * (REQ: DW_G_RIGHT, DW_G_LEFT), from the window of pixel 0 at b0 and of pixel 2 at b1
  * (+ o0; pixels 1 and 3 at + o1), each group STEP bytes on, and outputs from out, lanes so
- * apart (as the VMOVs put them), ostep on a group; then b0 and out back to the row's first
- * group and on one channel (bback, oback). */
+ * apart (as the VMOVs put them), ostep on a group; then b0 and out back to the first group
+ * and on one channel (bback, oback). */
 #define DW_G_GROUPS(L, STEP, REQ) \
     "ldr lr, %[n]\n\t" \
     "dls lr, lr\n\t" \
@@ -1004,7 +1012,7 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
 #define DW_G_LEFT \
     "vshl.s32 q1, %[shift]\n\t" \
     "vqrdmulh.s32 q1, q1, %[mult]\n\t"
-/* the channels' loop, pixels 2 (B1 bytes) and four (STEP) on from pixel 0 */
+/* the channels' loop, pixel 2 B1 bytes on from pixel 0 and the next group STEP */
 #define DW_G_RUN(STEP, B1) \
     __asm__ volatile("2:\n\t" \
                      "vldrw.32 q2, [%[ch]]\n\t" \
@@ -1036,22 +1044,36 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
                        [ostep] "r"(ostep) \
                      : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5")
 
-/* n > 0 groups of four pixels (stride s) of channels ch[0..cw-1] (cw > 0), pixel 0's window
- * of the first at b0 (the next channel's one byte on, the next pixels' 48 s bytes), outputs
- * from out (the next channel's one byte on, the next pixels' cout bytes). */
+/* Where a group's pixels lie in a band (the modes' pixel 2 from pixel 0 in bytes, pixel 1
+ * from pixel 0 in offsets, the next group, as DW_G_RUN's operands say): along a row at
+ * stride 1 or 2, or down a column with the next group 1 or 2 columns on. */
+#define DW_G_ROW1 0
+#define DW_G_ROW2 1
+#define DW_G_COL1 2
+#define DW_G_COL2 3
+static const int16_t dw_g_b1[4] = {96, 192, 32, 32}, dw_g_o1[4] = {48, 96, 16, 16};
+static const int16_t dw_g_step[4] = {192, 384, 96, 192};
+
+/* n > 0 groups of four pixels (`mode`) of channels ch[0..cw-1] (cw > 0), pixel 0's window
+ * of the first at b0 (the next channel's one byte on), outputs from out (the next channel's
+ * one byte on, the next group's ostep). */
 static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const int8_t *b0,
-                                          int32_t s, int32_t n, uint8x16_t o0, uint32x4_t so,
-                                          int32x4_t lo, int32x4_t hi, int32_t off,
-                                          int32_t cout, int8_t *out)
+                                          int32_t mode, int32_t n, uint8x16_t o0,
+                                          uint32x4_t so, int32x4_t lo, int32x4_t hi,
+                                          int32_t off, int32_t ostep, int8_t *out)
 {
-    const int8_t *b1 = b0 + 96 * s;
-    const uint8x16_t o1 = vaddq_n_u8(o0, (uint8_t)(48 * s));
-    const int32_t ostep = 4 * cout, bback = n * 192 * s - 1, oback = n * ostep - 1;
+    const int8_t *b1 = b0 + dw_g_b1[mode];
+    const uint8x16_t o1 = vaddq_n_u8(o0, (uint8_t)dw_g_o1[mode]);
+    const int32_t bback = n * dw_g_step[mode] - 1, oback = n * ostep - 1;
     int32_t a0, a1, fold, mult, shift;
-    if (s == 1) {
+    if (mode == DW_G_ROW1) {
         DW_G_RUN("192", "96");
-    } else {
+    } else if (mode == DW_G_ROW2) {
         DW_G_RUN("384", "192");
+    } else if (mode == DW_G_COL1) {
+        DW_G_RUN("96", "32");
+    } else {
+        DW_G_RUN("192", "32");
     }
     (void)a0;
     (void)a1;
@@ -1060,80 +1082,168 @@ static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const 
     (void)shift;
 }
 
-/* Whether gathered() takes the layer: where its rows cost less than run_quarters' (about 9
- * instructions an output with its overhead): 23 a group of four and 25 a row, against 8 an
- * output (rows of 12, 15, 16 and 18 on; KWS's 5 are left to run_quarters). */
+/* Which way gathered taps take the layer (DW_G_COLS, DW_G_ROWS; 0: not at all), as measured
+ * on the zoo's layers against run_quarters (M55, instructions an output): down the columns
+ * at stride 1 down on maps of eight rows or more and planes of 16 channels (KWS's 25x5x64
+ * 9.5 against 10.0, VWW's 24x24x32 6.7 and 12x12x64 7.4 against 9.2 and 9.8; on 6x6 maps
+ * the last four rows again cost 11.6 against 11.0, and 8 channels fill their band dearly);
+ * else along rows where they cost less than run_quarters' 9 an output: 23 a group of four
+ * and 25 a row, against 8 an output (rows of 12, 15, 16 and 18 on; VWW's 48x48x8 7.5). */
+#define DW_G_COLS 1
+#define DW_G_ROWS 2
 static int32_t gather_takes(const dw_ctx *c)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t bw = (c->g.ow - 1) * p->stride_w + 3;
-    const int32_t ow = c->g.ow;
-    return c->mult == 1 && c->g.kh == 3 && c->g.kw == 3 && p->dilation_h == 1 &&
-           p->dilation_w == 1 && (p->stride_w == 1 || p->stride_w == 2) && ow >= 4 &&
-           23 * ((ow + 3) >> 2) + 25 < 8 * ow && bw * 48 <= RT_MVE_DW_BAND_BYTES;
+    const int32_t ow = c->g.ow, bw = (ow - 1) * p->stride_w + 3;
+    if (c->mult != 1 || c->g.kh != 3 || c->g.kw != 3 || p->dilation_h != 1 ||
+        p->dilation_w != 1 || (p->stride_w != 1 && p->stride_w != 2)) {
+        return 0;
+    }
+    if (p->stride_h == 1 && c->g.oh >= 8 && ow >= 3 && c->g.cin >= 16 &&
+        3 * 96 <= RT_MVE_DW_BAND_BYTES) {
+        return DW_G_COLS;
+    }
+    return ow >= 4 && 23 * ((ow + 3) >> 2) + 25 < 8 * ow && bw * 48 <= RT_MVE_DW_BAND_BYTES
+               ? DW_G_ROWS
+               : 0;
 }
 
-/* Input row iy (image img) into slot `slot` of a gathered band (bw columns, [lo, hi) inside
- * the input from input column x0; the rest hold the zero point already): channels
- * oc..oc+cw-1, or the zero point where the row lies outside. */
-static void gather_row(const dw_ctx *c, const int8_t *img, int32_t iy, int32_t slot,
-                       int32_t oc, int32_t cw, int32_t lo, int32_t hi, int32_t x0,
-                       int8_t *band)
+/* Channels oc..oc+cw-1's taps and output stages: each tap's channels load as 16-bit lanes,
+ * eight at a time, and scatter into the channels' tap vectors (32 bytes apart), their sums
+ * kept in 16 bits (nine taps of at most 128). */
+static void gather_chans(const dw_ctx *c, int32_t oc, int32_t cw, dw_gchan *ch)
+{
+    const rt_conv_s8_params *p = c->p;
+    const mve_pred16_t lo8 = vctp16q((uint32_t)(cw < 8 ? cw : 8));
+    const mve_pred16_t hi8 = vctp16q((uint32_t)(cw > 8 ? cw - 8 : 0));
+    const uint16x8_t at = vmulq_n_u16(vidupq_n_u16(0u, 1), (uint16_t)sizeof(dw_gchan));
+    int16x8_t s0 = vdupq_n_s16(0), s1 = s0;
+    int16_t sums[16];
+    int32_t j, t;
+    for (j = 0; j < cw; ++j) {
+        ch[j].w = vdupq_n_s8(0);
+    }
+    for (t = 0; t < 9; ++t) {
+        const int8_t *wt = c->w + t * c->g.cout + oc;
+        const int16x8_t v0 = vldrbq_z_s16(wt, lo8), v1 = vldrbq_z_s16(wt + 8, hi8);
+        vstrbq_scatter_offset_p_s16((int8_t *)ch + t, at, v0, lo8);
+        vstrbq_scatter_offset_p_s16((int8_t *)(ch + 8) + t, at, v1, hi8);
+        s0 = vaddq_s16(s0, v0);
+        s1 = vaddq_s16(s1, v1);
+    }
+    vstrhq_s16(sums, s0);
+    vstrhq_s16(sums + 8, s1);
+    for (j = 0; j < cw; ++j) {
+        ch[j].fold = (c->bias != NULL ? c->bias[oc + j] : 0) + p->input_offset * sums[j];
+        ch[j].mult = p->mult[oc + j];
+        ch[j].shift = p->shift[oc + j];
+    }
+}
+
+/* Where the VMOVs put pixels 0..3, the same VMOVs put their outputs' offsets, d apart. */
+static uint32x4_t gather_offsets(int32_t d)
+{
+    uint32x4_t so;
+    __asm__("vmov %q[v][2], %q[v][0], %[c2], %[c0]\n\t"
+            "vmov %q[v][3], %q[v][1], %[c3], %[c1]"
+            : [v] "=&w"(so)
+            : [c0] "r"(0u), [c1] "r"((uint32_t)d), [c2] "r"(2u * (uint32_t)d),
+              [c3] "r"(3u * (uint32_t)d));
+    return so;
+}
+
+/* Input rows iy..iy+rows-1 (image img) into a band's rows from d on, 16 bytes apart, their
+ * columns cs bytes apart (bw of them, [lo, hi) inside the input from input column x0):
+ * channels oc..oc+cw-1, or the zero point where a row lies outside; where `full` (d the
+ * band, its columns holding all its rows), the columns outside [lo, hi) too (else they hold
+ * it already). Inlined, so that cs is a constant (the stores step on by it). */
+static RT_MVE_INLINE void gather_rows(const dw_ctx *c, const int8_t *img, int32_t iy, int32_t rows, int8_t *d,
+                        int32_t oc, int32_t cw, int32_t lo, int32_t hi, int32_t bw, int32_t x0,
+                        int32_t cs, int32_t full)
 {
     const int8x16_t zero = vdupq_n_s8((int8_t)(-c->p->input_offset));
     const mve_pred16_t these = rt_mve_tail8(cw);
-    const int32_t cin = c->g.cin;
-    int8_t *d = band + lo * 48 + slot * 16;
-    int32_t i;
-    if (iy < 0 || iy >= c->g.h) {
-        for (i = lo; i < hi; ++i, d += 48) {
-            vstrbq_s8(d, zero);
-        }
-        return;
+    const int32_t cin = c->g.cin, at = (x0 + lo) * cin + oc;
+    int32_t r, i;
+    if (full) {
+        rt_mve_fill(d, zero, lo * cs);
+        rt_mve_fill(d + hi * cs, zero, (bw - hi) * cs);
     }
-    img += (iy * c->g.w + x0 + lo) * cin + oc;
-    if (cw == 16) {
-        for (i = lo; i < hi; ++i, d += 48, img += cin) {
-            vstrbq_s8(d, vldrbq_s8(img));
-        }
-    } else {   /* (the loads stop at the channels') */
-        for (i = lo; i < hi; ++i, d += 48, img += cin) {
-            vstrbq_s8(d, vldrbq_z_s8(img, these));
+    for (d += lo * cs, r = 0; r < rows && hi > lo; ++r, ++iy, d += 16) {
+        int8_t *to = d;
+        if (iy < 0 || iy >= c->g.h) {
+            for (i = lo; i < hi; ++i, to += cs) {
+                vstrbq_s8(to, zero);
+            }
+        } else if (cw == 16 || iy < c->g.h - 1) {   /* (a part plane's lanes past its
+                                                         channels load the next pixel's) */
+            const int8_t *src = img + iy * c->row + at;
+            for (i = lo; i < hi; ++i, to += cs, src += cin) {
+                vstrbq_s8(to, vldrbq_s8(src));
+            }
+        } else {   /* the last row: the loads stop at the channels, the image's end */
+            const int8_t *src = img + iy * c->row + at;
+            for (i = lo; i < hi; ++i, to += cs, src += cin) {
+                vstrbq_s8(to, vldrbq_z_s8(src, these));
+            }
         }
     }
 }
 
-static RT_DSP_NOINLINE void gathered(const dw_ctx *c, const int8_t *in, int8_t *out)
+/* Down the columns (DW_G_COLS): four output rows at a time, a band of as many columns as fit
+ * at a time. */
+static RT_DSP_NOINLINE void gathered_cols(const dw_ctx *c, const int8_t *in, int8_t *out)
+{
+    /* tap (ky, kx) at 96 kx + 16 ky */
+    static const uint8_t taps[16] = {0, 96, 192, 16, 112, 208, 32, 128, 224};
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cin = c->g.cin, cout = c->g.cout, oh = c->g.oh, ow = c->g.ow;
+    const int32_t s = p->stride_w, most = (RT_MVE_DW_BAND_BYTES / 96 - 3) / s + 1;
+    const int32_t m = most < ow ? most : ow, mode = s == 1 ? DW_G_COL1 : DW_G_COL2;
+    const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+    const uint32x4_t so = gather_offsets(ow * cout);
+    const uint8x16_t o0 = vldrbq_u8(taps);
+    int8_t band[RT_MVE_DW_BAND_BYTES];
+    dw_gchan ch[16];
+    int32_t oc, n, oy, ox;
+    for (oc = 0; oc < cin; oc += 16) {
+        const int32_t cw = cin - oc < 16 ? cin - oc : 16;
+        gather_chans(c, oc, cw, ch);
+        for (n = 0; n < c->g.n; ++n) {
+            const int8_t *img = in + n * c->g.h * c->row;
+            for (oy = 0; oy < oh; oy += 4) {
+                const int32_t y = oy + 4 <= oh ? oy : oh - 4;   /* the last four rows again */
+                for (ox = 0; ox < ow; ox += m) {
+                    const int32_t k = ow - ox < m ? ow - ox : m, bw = (k - 1) * s + 3;
+                    const int32_t x0 = ox * s - p->pad_w;
+                    int32_t lo_c;
+                    const int32_t hi_c = band_inside(c, x0, bw, &lo_c);
+                    gather_rows(c, img, y - p->pad_h, 6, band, oc, cw, lo_c, hi_c, bw, x0, 96,
+                                1);
+                    gather_groups(ch, cw, band, mode, k, o0, so, lo, hi, p->output_offset,
+                                  cout, out + ((n * oh + y) * ow + ox) * cout + oc);
+                }
+            }
+        }
+    }
+}
+
+/* Along the rows (DW_G_ROWS): a row at a time through a ring band. */
+static RT_DSP_NOINLINE void gathered_rows(const dw_ctx *c, const int8_t *in, int8_t *out)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t cin = c->g.cin, cout = c->g.cout, ow = c->g.ow, s = p->stride_w;
     const int32_t bw = (ow - 1) * s + 3, x0 = -p->pad_w, groups = ow >> 2;
+    const int32_t mode = s == 1 ? DW_G_ROW1 : DW_G_ROW2;
     const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
-    const uint32_t o1 = (uint32_t)cout, o2 = 2u * (uint32_t)cout, o3 = 3u * (uint32_t)cout;
+    const uint32x4_t so = gather_offsets(cout);
     int8_t band[RT_MVE_DW_BAND_BYTES];
     dw_gchan ch[16];
-    uint32x4_t so;
-    int32_t oc, n, oy, ky, j, t, lo_c;
+    int32_t oc, n, oy, ky, t, lo_c;
     const int32_t hi_c = band_inside(c, x0, bw, &lo_c);
-    /* where the VMOVs put pixels 0..3, the same VMOVs put their outputs' offsets */
-    __asm__("vmov %q[v][2], %q[v][0], %[c2], %[c0]\n\t"
-            "vmov %q[v][3], %q[v][1], %[c3], %[c1]"
-            : [v] "=&w"(so)
-            : [c0] "r"(0u), [c1] "r"(o1), [c2] "r"(o2), [c3] "r"(o3));
     for (oc = 0; oc < cin; oc += 16) {
         const int32_t cw = cin - oc < 16 ? cin - oc : 16;
-        for (j = 0; j < cw; ++j) {   /* each channel's taps and output stage */
-            int8_t w[16] = {0};
-            int32_t sum = 0;
-            for (t = 0; t < 9; ++t) {
-                w[t] = c->w[t * cout + oc + j];
-                sum += w[t];
-            }
-            ch[j].w = vldrbq_s8(w);
-            ch[j].fold = (c->bias != NULL ? c->bias[oc + j] : 0) + p->input_offset * sum;
-            ch[j].mult = p->mult[oc + j];
-            ch[j].shift = p->shift[oc + j];
-        }
+        gather_chans(c, oc, cw, ch);
         for (n = 0; n < c->g.n; ++n) {
             const int8_t *img = in + n * c->g.h * c->row;
             int8_t *orow = out + n * c->g.oh * ow * cout + oc;
@@ -1146,7 +1256,8 @@ static RT_DSP_NOINLINE void gathered(const dw_ctx *c, const int8_t *in, int8_t *
                 for (ky = 0; ky < 3; ++ky) {
                     const int32_t iy = iy0 + ky, slot = ((iy % 3) + 3) % 3;
                     if (held[slot] != iy) {
-                        gather_row(c, img, iy, slot, oc, cw, lo_c, hi_c, x0, band);
+                        gather_rows(c, img, iy, 1, band + 16 * slot, oc, cw, lo_c, hi_c, bw, x0,
+                                    48, 0);
                         held[slot] = iy;
                     }
                     for (t = 0; t < 3; ++t) {
@@ -1154,11 +1265,11 @@ static RT_DSP_NOINLINE void gathered(const dw_ctx *c, const int8_t *in, int8_t *
                     }
                 }
                 o0 = vldrbq_u8(offs);
-                gather_groups(ch, cw, band, s, groups, o0, so, lo, hi, p->output_offset, cout,
-                              orow);
+                gather_groups(ch, cw, band, mode, groups, o0, so, lo, hi, p->output_offset,
+                              4 * cout, orow);
                 if (ow & 3) {   /* the last four pixels again */
-                    gather_groups(ch, cw, band + (ow - 4) * 48 * s, s, 1, o0, so, lo, hi,
-                                  p->output_offset, cout, orow + (ow - 4) * cout);
+                    gather_groups(ch, cw, band + (ow - 4) * 48 * s, mode, 1, o0, so, lo, hi,
+                                  p->output_offset, 4 * cout, orow + (ow - 4) * cout);
                 }
             }
         }
@@ -1455,8 +1566,12 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
         return RT_OK;
     }
 #if defined(__OPTIMIZE__)
-    if (gather_takes(&c)) {
-        gathered(&c, in, out);
+    if (gather_takes(&c) == DW_G_COLS) {
+        gathered_cols(&c, in, out);
+        return RT_OK;
+    }
+    if (gather_takes(&c) == DW_G_ROWS) {
+        gathered_rows(&c, in, out);
         return RT_OK;
     }
 #endif
