@@ -945,9 +945,11 @@ static void ringed(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t passe
  * rows. Each output is one channel's nine taps, so one byte gather (VLDRB.U8 at 16 offsets)
  * loads them into a vector and one VMLADAV.S8 against the channel's taps (lanes 9-15 zero)
  * sums them: two instructions for nine MACs, where run_quarters' 8-bit products take about
- * five. Four pixels of one channel make a vector of sums, requantized with the channel's
- * parameters as scalars (VADD, VQRDMULH, VRSHL by a register) and scattered: 23
- * instructions for four outputs, and about 25 more a channel and run of groups. The band
+ * five. Four pixels of one channel make a vector of sums (a group), requantized with the
+ * channel's parameters as scalars (VADD, VQRDMULH, VRSHL by a register) and scattered: 23
+ * instructions for four outputs. Where the activation range is all of int8, the narrowing's
+ * saturation clamps, and two groups narrow into one vector stored by one scatter: 41 for
+ * eight. About 20 more a channel and run of groups. The band
  * holds one plane of 16 channels (fewer in the last), a column at a time, so that a
  * window's taps and the next pixel's lie within the gather's byte offsets (255):
  * - down the columns (stride 1 down; gathered_cols): the six input rows of four output
@@ -972,81 +974,120 @@ typedef struct dw_gchan {
 typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gchan, mult) == 20 &&
                               offsetof(dw_gchan, shift) == 24 && sizeof(dw_gchan) == 32) ? 1 : -1];
 
-/* n groups of four pixels, channel after channel (cw of them, ch on): the taps into q2 and
- * the output stage into registers, then the channel's groups, a right shift's or the other
- * (REQ: DW_G_RIGHT, DW_G_LEFT), from the window of pixel 0 at b0 and of pixel 2 at b1
- * (+ o0; pixels 1 and 3 at + o1), each group STEP bytes on, and outputs from out, lanes so
- * apart (as the VMOVs put them), ostep on a group; then b0 and out back to the first group
- * and on one channel (bback, oback). */
-#define DW_G_GROUPS(L, STEP, REQ) \
-    "ldr lr, %[n]\n\t" \
-    "dls lr, lr\n\t" \
-    L ":\n\t" \
+/* The assembly's pieces. A group: four pixels of the channel whose taps are in q2, from the
+ * windows of pixels 0 and 2 at b0 and b1 (+ o0; pixels 1 and 3 at + o1), their sums moved
+ * into Q two lanes a VMOV (q0 the gather's scratch), b0 and b1 then on to the next group. */
+#define DW_G_GROUP(Q) \
     "vldrb.u8 q0, [%[b0], %q[o0]]\n\t" \
     "vmladav.s8 %[a0], q0, q2\n\t" \
     "vldrb.u8 q0, [%[b1], %q[o0]]\n\t" \
     "vmladav.s8 %[a1], q0, q2\n\t" \
-    "vmov q1[2], q1[0], %[a1], %[a0]\n\t" \
+    "vmov " Q "[2], " Q "[0], %[a1], %[a0]\n\t" \
     "vldrb.u8 q0, [%[b0], %q[o1]]\n\t" \
     "vmladav.s8 %[a0], q0, q2\n\t" \
     "vldrb.u8 q0, [%[b1], %q[o1]]\n\t" \
     "vmladav.s8 %[a1], q0, q2\n\t" \
-    "vmov q1[3], q1[1], %[a1], %[a0]\n\t" \
-    "add %[b0], %[b0], #" STEP "\n\t" \
-    "add %[b1], %[b1], #" STEP "\n\t" \
-    "vadd.i32 q1, q1, %[fold]\n\t" \
-    REQ \
+    "vmov " Q "[3], " Q "[1], %[a1], %[a0]\n\t" \
+    "add %[b0], %[b0], %[step]\n\t" \
+    "add %[b1], %[b1], %[step]\n\t"
+/* Q's sums requantized: plus the fold, then a right shift's steps (the multiplier, h less one
+ * where negative (q0), the rounding shift) or the others' (a left shift, if any, before it) */
+#define DW_G_RIGHT(Q) \
+    "vadd.i32 " Q ", " Q ", %[fold]\n\t" \
+    "vqrdmulh.s32 " Q ", " Q ", %[mult]\n\t" \
+    "vshr.s32 q0, " Q ", #31\n\t" \
+    "vqadd.s32 " Q ", " Q ", q0\n\t" \
+    "vrshl.s32 " Q ", %[shift]\n\t"
+#define DW_G_LEFT(Q) \
+    "vadd.i32 " Q ", " Q ", %[fold]\n\t" \
+    "vshl.s32 " Q ", %[shift]\n\t" \
+    "vqrdmulh.s32 " Q ", " Q ", %[mult]\n\t"
+/* n groups of the channel (memory), each offset, clamped (lo, hi) and scattered (so), out on
+ * by ostep a group; L: the loop's label */
+#define DW_G_CLAMPED(L, REQ) \
+    "ldr lr, %[n]\n\t" \
+    "dls lr, lr\n\t" \
+    L ":\n\t" \
+    DW_G_GROUP("q1") \
+    REQ("q1") \
     "vadd.i32 q1, q1, %[off]\n\t" \
     "vmax.s32 q1, q1, %q[lo]\n\t" \
     "vmin.s32 q1, q1, %q[hi]\n\t" \
     "vstrb.32 q1, [%[out], %q[so]]\n\t" \
     "add %[out], %[out], %[ostep]\n\t" \
     "le lr, " L "b\n\t"
-/* a right shift: the multiplier, h less one where negative, the rounding shift */
-#define DW_G_RIGHT \
-    "vqrdmulh.s32 q1, q1, %[mult]\n\t" \
-    "vshr.s32 q0, q1, #31\n\t" \
-    "vqadd.s32 q1, q1, q0\n\t" \
-    "vrshl.s32 q1, %[shift]\n\t"
-/* none, or a left shift before the multiplier */
-#define DW_G_LEFT \
-    "vshl.s32 q1, %[shift]\n\t" \
-    "vqrdmulh.s32 q1, q1, %[mult]\n\t"
-/* the channels' loop, pixel 2 B1 bytes on from pixel 0 and the next group STEP */
-#define DW_G_RUN(STEP, B1) \
+/* Where the activation range is all of int8 (KWS's, VWW's: a ReLU in the zero point), the
+ * clamp is the narrowing's saturation: n2 pairs of groups (memory), their two vectors of sums
+ * narrowed into one of 16-bit lanes (VQMOVNB/VQMOVNT), offset there (saturating), narrowed to
+ * bytes and scattered (so16), out on by ostep (two groups); then the odd group (memory) on
+ * its own, narrowed twice and scattered (so). L: the labels of the loop, its end, the odd
+ * group's end. */
+#define DW_G_PAIRS(L, E, O, REQ) \
+    "ldr lr, %[n]\n\t" \
+    "wls lr, lr, " E "f\n\t" \
+    L ":\n\t" \
+    DW_G_GROUP("q1") \
+    DW_G_GROUP("q3") \
+    REQ("q1") \
+    REQ("q3") \
+    "vqmovnb.s32 q1, q1\n\t" \
+    "vqmovnt.s32 q1, q3\n\t" \
+    "vqadd.s16 q1, q1, %[off]\n\t" \
+    "vqmovnb.s16 q1, q1\n\t" \
+    "vstrb.16 q1, [%[out], %q[so16]]\n\t" \
+    "add %[out], %[out], %[ostep]\n\t" \
+    "le lr, " L "b\n\t" \
+    E ":\n\t" \
+    "ldr %[a0], %[odd]\n\t" \
+    "cmp %[a0], #0\n\t" \
+    "beq " O "f\n\t" \
+    DW_G_GROUP("q1") \
+    REQ("q1") \
+    "vadd.i32 q1, q1, %[off]\n\t" \
+    "vqmovnb.s32 q1, q1\n\t" \
+    "vqmovnb.s16 q1, q1\n\t" \
+    "vstrb.32 q1, [%[out], %q[so]]\n\t" \
+    O ":\n\t"
+/* The channels' loop (cw of them, ch on): each channel's taps into q2 and its output stage
+ * into registers, its groups by RIGHT or LEFT (as its shift is), then b0, b1 and out back to
+ * the first group and on one channel (bback, b1off: pixel 2 from pixel 0, oback); the
+ * variadic arguments: the Q operands of RIGHT and LEFT besides o0, o1 and so. */
+#define DW_G_RUN(RIGHT, LEFT, Q3, ...) \
     __asm__ volatile("2:\n\t" \
-                     "vldrw.32 q2, [%[ch]]\n\t" \
-                     "ldr %[fold], [%[ch], #16]\n\t" \
-                     "ldr %[mult], [%[ch], #20]\n\t" \
-                     "ldr %[shift], [%[ch], #24]\n\t" \
-                     "add %[ch], %[ch], #32\n\t" \
+                     "vldrw.32 q2, [%[ch]], #32\n\t" \
+                     "ldr %[fold], [%[ch], #-16]\n\t" \
+                     "ldr %[mult], [%[ch], #-12]\n\t" \
+                     "ldr %[shift], [%[ch], #-8]\n\t" \
                      "cmp %[shift], #0\n\t" \
-                     "bge 3f\n\t" \
-                     DW_G_GROUPS("1", STEP, DW_G_RIGHT) \
+                     "blt 3f\n\t" \
+                     LEFT \
                      "b 4f\n\t" \
                      "3:\n\t" \
-                     DW_G_GROUPS("5", STEP, DW_G_LEFT) \
+                     RIGHT \
                      "4:\n\t" \
                      "ldr %[a0], %[bback]\n\t" \
                      "sub %[b0], %[b0], %[a0]\n\t" \
-                     "add %[b1], %[b0], #" B1 "\n\t" \
+                     "ldr %[a0], %[b1off]\n\t" \
+                     "add %[b1], %[b0], %[a0]\n\t" \
                      "ldr %[a0], %[oback]\n\t" \
                      "sub %[out], %[out], %[a0]\n\t" \
-                     "ldr %[a0], %[cw]\n\t" \
-                     "subs %[a0], %[a0], #1\n\t" \
-                     "str %[a0], %[cw]\n\t" \
+                     "subs %[cw], %[cw], #1\n\t" \
                      "bne 2b" \
                      : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [fold] "=&r"(fold), \
                        [mult] "=&r"(mult), [shift] "=&r"(shift), [b0] "+r"(b0), \
-                       [b1] "+r"(b1), [out] "+r"(out), [ch] "+r"(ch), [cw] "+m"(cw) \
-                     : [n] "m"(n), [bback] "m"(bback), [oback] "m"(oback), [o0] "w"(o0), \
-                       [o1] "w"(o1), [so] "w"(so), [lo] "w"(lo), [hi] "w"(hi), [off] "r"(off), \
-                       [ostep] "r"(ostep) \
-                     : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5")
+                       [b1] "+r"(b1), [out] "+r"(out), [ch] "+r"(ch), [cw] "+r"(cw) \
+                     : [n] "m"(n), [odd] "m"(odd), [bback] "m"(bback), [b1off] "m"(b1off), \
+                       [oback] "m"(oback), [step] "r"(step), [off] "r"(off), \
+                       [ostep] "r"(ostep), [o0] "w"(o0), [o1] "w"(o1), [so] "w"(so), \
+                       __VA_ARGS__ \
+                     : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5" Q3)
+/* Q3: whether the loops take q3 too (DW_G_PAIRS) */
+#define DW_G_Q3 , "d6", "d7"
+#define DW_G_NO_Q3
 
 /* Where a group's pixels lie in a band (the modes' pixel 2 from pixel 0 in bytes, pixel 1
- * from pixel 0 in offsets, the next group, as DW_G_RUN's operands say): along a row at
- * stride 1 or 2, or down a column with the next group 1 or 2 columns on. */
+ * from pixel 0 in offsets, the next group in bytes): along a row at stride 1 or 2, or down a
+ * column with the next group 1 or 2 columns on. */
 #define DW_G_ROW1 0
 #define DW_G_ROW2 1
 #define DW_G_COL1 2
@@ -1056,24 +1097,30 @@ static const int16_t dw_g_step[4] = {192, 384, 96, 192};
 
 /* n > 0 groups of four pixels (`mode`) of channels ch[0..cw-1] (cw > 0), pixel 0's window
  * of the first at b0 (the next channel's one byte on), outputs from out (the next channel's
- * one byte on, the next group's ostep). */
+ * one byte on, the next group's ostep), lanes so apart (gather_offsets); full: the
+ * activation range is all of int8 (else lo, hi). */
 static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const int8_t *b0,
                                           int32_t mode, int32_t n, uint8x16_t o0,
-                                          uint32x4_t so, int32x4_t lo, int32x4_t hi,
-                                          int32_t off, int32_t ostep, int8_t *out)
+                                          uint32x4_t so, int32_t full, int32x4_t lo,
+                                          int32x4_t hi, int32_t off, int32_t ostep,
+                                          int8_t *out)
 {
-    const int8_t *b1 = b0 + dw_g_b1[mode];
+    const int32_t step = dw_g_step[mode], b1off = dw_g_b1[mode];
+    const int8_t *b1 = b0 + b1off;
     const uint8x16_t o1 = vaddq_n_u8(o0, (uint8_t)dw_g_o1[mode]);
-    const int32_t bback = n * dw_g_step[mode] - 1, oback = n * ostep - 1;
     int32_t a0, a1, fold, mult, shift;
-    if (mode == DW_G_ROW1) {
-        DW_G_RUN("192", "96");
-    } else if (mode == DW_G_ROW2) {
-        DW_G_RUN("384", "192");
-    } else if (mode == DW_G_COL1) {
-        DW_G_RUN("96", "32");
+    if (full) {   /* pairs of groups: their two groups' outputs ostep apart */
+        const uint16x8_t so16 = vmovntq_u32(vmovnbq_u32(vdupq_n_u16(0), so),
+                                            vaddq_n_u32(so, (uint32_t)ostep));
+        const int32_t odd = n & 1, bback = n * step - 1, oback = (n & ~1) * ostep - 1;
+        n >>= 1;
+        ostep *= 2;
+        DW_G_RUN(DW_G_PAIRS("1", "6", "7", DW_G_RIGHT), DW_G_PAIRS("5", "8", "9", DW_G_LEFT),
+                 DW_G_Q3, [so16] "w"(so16));
     } else {
-        DW_G_RUN("192", "32");
+        const int32_t odd = 0, bback = n * step - 1, oback = n * ostep - 1;
+        DW_G_RUN(DW_G_CLAMPED("1", DW_G_RIGHT), DW_G_CLAMPED("5", DW_G_LEFT), DW_G_NO_Q3,
+                 [lo] "w"(lo), [hi] "w"(hi));
     }
     (void)a0;
     (void)a1;
@@ -1201,6 +1248,7 @@ static RT_DSP_NOINLINE void gathered_cols(const dw_ctx *c, const int8_t *in, int
     const int32_t s = p->stride_w, most = (RT_MVE_DW_BAND_BYTES / 96 - 3) / s + 1;
     const int32_t m = most < ow ? most : ow, mode = s == 1 ? DW_G_COL1 : DW_G_COL2;
     const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+    const int32_t full = p->act_min == -128 && p->act_max == 127;
     const uint32x4_t so = gather_offsets(ow * cout);
     const uint8x16_t o0 = vldrbq_u8(taps);
     int8_t band[RT_MVE_DW_BAND_BYTES];
@@ -1220,7 +1268,7 @@ static RT_DSP_NOINLINE void gathered_cols(const dw_ctx *c, const int8_t *in, int
                     const int32_t hi_c = band_inside(c, x0, bw, &lo_c);
                     gather_rows(c, img, y - p->pad_h, 6, band, oc, cw, lo_c, hi_c, bw, x0, 96,
                                 1);
-                    gather_groups(ch, cw, band, mode, k, o0, so, lo, hi, p->output_offset,
+                    gather_groups(ch, cw, band, mode, k, o0, so, full, lo, hi, p->output_offset,
                                   cout, out + ((n * oh + y) * ow + ox) * cout + oc);
                 }
             }
@@ -1236,6 +1284,7 @@ static RT_DSP_NOINLINE void gathered_rows(const dw_ctx *c, const int8_t *in, int
     const int32_t bw = (ow - 1) * s + 3, x0 = -p->pad_w, groups = ow >> 2;
     const int32_t mode = s == 1 ? DW_G_ROW1 : DW_G_ROW2;
     const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
+    const int32_t full = p->act_min == -128 && p->act_max == 127;
     const uint32x4_t so = gather_offsets(cout);
     int8_t band[RT_MVE_DW_BAND_BYTES];
     dw_gchan ch[16];
@@ -1265,10 +1314,10 @@ static RT_DSP_NOINLINE void gathered_rows(const dw_ctx *c, const int8_t *in, int
                     }
                 }
                 o0 = vldrbq_u8(offs);
-                gather_groups(ch, cw, band, mode, groups, o0, so, lo, hi, p->output_offset,
+                gather_groups(ch, cw, band, mode, groups, o0, so, full, lo, hi, p->output_offset,
                               4 * cout, orow);
                 if (ow & 3) {   /* the last four pixels again */
-                    gather_groups(ch, cw, band + (ow - 4) * 48 * s, mode, 1, o0, so, lo, hi,
+                    gather_groups(ch, cw, band + (ow - 4) * 48 * s, mode, 1, o0, so, full, lo, hi,
                                   p->output_offset, 4 * cout, orow + (ow - 4) * cout);
                 }
             }
