@@ -955,11 +955,11 @@ static void ringed(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t passe
  * - down the columns (stride 1 down; gathered_cols): the six input rows of four output
  *   rows, 16 bytes apart, a column 96 bytes (a window's taps within 224 of its first, the
  *   pixel below 16 on; a channel's taps from its own base), as many columns as the band holds; a group is one column's four
- *   pixels, the run the band's columns. KWS's 25x5 maps, VWW's 24x24x32 and 12x12x64.
+ *   pixels, the run the band's columns. KWS's 25x5 maps, VWW's at stride 1.
  * - along the rows (gathered_rows, rows wide enough: gather_takes): a ring of three input
  *   rows (slot iy mod 3 holding row iy), a column 48 bytes (the taps within 128, the next
  *   pixel at stride 2 within 224); a group is four pixels along the row, the run the row.
- *   VWW's 48x48x8, and its 24- and 12-pixel layers at stride 2.
+ *   VWW's 24- and 12-pixel layers at stride 2.
  * Four pixels are two offset vectors (pixels 0 and 1) from two bases (pixels 0 and 2). A last
  * group of fewer than four rows or pixels is the last four again (the same bits stored
  * twice). At -O2 only, like the rings; taps of -128 and left shifts are fine (32-bit sums; a
@@ -1130,23 +1130,27 @@ static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const 
 }
 
 /* Which way gathered taps take the layer (DW_G_COLS, DW_G_ROWS; 0: not at all), as measured
- * on the zoo's layers against run_quarters (M55, instructions an output): down the columns
- * at stride 1 down on maps of eight rows or more and planes of 16 channels (KWS's 25x5x64
- * 9.5 against 10.0, VWW's 24x24x32 6.7 and 12x12x64 7.4 against 9.2 and 9.8; on 6x6 maps
- * the last four rows again cost 11.6 against 11.0, and 8 channels fill their band dearly);
- * else along rows where they cost less than run_quarters' 9 an output: 23 a group of four
- * and 25 a row, against 8 an output (rows of 12, 15, 16 and 18 on; VWW's 48x48x8 7.5). */
+ * on the zoo's layers against run_quarters (M55, instructions an output):
+ * - down the columns at stride 1 down, on maps of four rows or more where the activation
+ *   range is all of int8 (pairs of groups): KWS's 25x5x64 8.7 against 10.0; VWW's 48x48x8
+ *   6.6, 24x24x32 6.0, 12x12x64 6.6 and 6x6x128 10.6 against 10.3, 9.2, 9.8 and 11.0. With
+ *   a clamp (a group at a time) only on eight rows or more and planes of 16 channels: the
+ *   last four rows again cost a 6x6 map 11.6, and 8 channels fill their band dearly.
+ * - else along the rows where they cost less than run_quarters' 9 or so an output: 23 a
+ *   group of four and 25 a row, against 8 an output (rows of 12, 15, 16 and 18 on; VWW's
+ *   24x24x16 and 12x12x32 at stride 2, 7.7 and 9.5 against 11.4 and 12.5). */
 #define DW_G_COLS 1
 #define DW_G_ROWS 2
 static int32_t gather_takes(const dw_ctx *c)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t ow = c->g.ow, bw = (ow - 1) * p->stride_w + 3;
+    const int32_t ow = c->g.ow, oh = c->g.oh, bw = (ow - 1) * p->stride_w + 3;
+    const int32_t full = p->act_min == -128 && p->act_max == 127;
     if (c->mult != 1 || c->g.kh != 3 || c->g.kw != 3 || p->dilation_h != 1 ||
         p->dilation_w != 1 || (p->stride_w != 1 && p->stride_w != 2)) {
         return 0;
     }
-    if (p->stride_h == 1 && c->g.oh >= 8 && ow >= 3 && c->g.cin >= 16 &&
+    if (p->stride_h == 1 && ow >= 3 && (full ? oh >= 4 : oh >= 8 && c->g.cin >= 16) &&
         3 * 96 <= RT_MVE_DW_BAND_BYTES) {
         return DW_G_COLS;
     }
