@@ -802,12 +802,19 @@ static RT_DSP_NOINLINE void run(const dw_ctx *bc, const dw_pass *q, int32_t widt
 #endif
 }
 
+/* The pixels of a span of bw from pixel x0 on of a line of n that lie inside it: [*lo,
+ * return). */
+static inline int32_t span_inside(int32_t n, int32_t x0, int32_t bw, int32_t *lo)
+{
+    *lo = x0 >= 0 ? 0 : -x0 < bw ? -x0 : bw;
+    return n - x0 < bw ? (n - x0 > *lo ? n - x0 : *lo) : bw;
+}
+
 /* The columns of a band from input column x0 on, bw wide, that lie inside the input:
  * [*lo, return). */
 static inline int32_t band_inside(const dw_ctx *c, int32_t x0, int32_t bw, int32_t *lo)
 {
-    *lo = x0 >= 0 ? 0 : -x0 < bw ? -x0 : bw;
-    return c->g.w - x0 < bw ? (c->g.w - x0 > *lo ? c->g.w - x0 : *lo) : bw;
+    return span_inside(c->g.w, x0, bw, lo);
 }
 
 /* The band of output row oy (image img) from input column x0 on, bw columns wide: channels
@@ -955,14 +962,15 @@ static void ringed(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t passe
  * - down the columns (stride 1 down; gathered_cols): the six input rows of four output
  *   rows, 16 bytes apart, a column 96 bytes (a window's taps within 224 of its first, the
  *   pixel below 16 on; a channel's taps from its own base), as many columns as the band holds; a group is one column's four
- *   pixels, the run the band's columns. KWS's 25x5 maps, VWW's at stride 1.
- * - along the rows (gathered_rows, rows wide enough: gather_takes): a ring of three input
- *   rows (slot iy mod 3 holding row iy), a column 48 bytes (the taps within 128, the next
- *   pixel at stride 2 within 224); a group is four pixels along the row, the run the row.
- *   VWW's 24- and 12-pixel layers at stride 2.
+ *   pixels, the run the band's columns. VWW's maps at stride 1.
+ * - along lines (gathered_lines): a ring of three input lines (slot il mod 3 holding line
+ *   il), a pixel 48 bytes (the taps within 128, the next pixel at stride 2 within 224); a
+ *   group is four pixels along the line, the run the line. The lines are the rows where
+ *   they are wide enough (VWW's 24- and 12-pixel layers at stride 2), or the columns of a
+ *   tall and narrow map (KWS's 25x5: runs of 25 pixels rather than columns of four rows).
  * Four pixels are two offset vectors (pixels 0 and 1) from two bases (pixels 0 and 2). A last
  * group of fewer than four rows or pixels is the last four again (the same bits stored
- * twice). At -O2 only, like the rings; taps of -128 and left shifts are fine (32-bit sums; a
+ * twice), in the same call where the groups go in pairs. At -O2 only, like the rings; taps of -128 and left shifts are fine (32-bit sums; a
  * channel's shift picks its output stage). */
 
 /* One channel of a plane: its taps (lanes 9-15 zero) and output stage. */
@@ -1019,10 +1027,13 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
 /* Where the activation range is all of int8 (KWS's, VWW's: a ReLU in the zero point), the
  * clamp is the narrowing's saturation: n2 pairs of groups (memory), their two vectors of sums
  * narrowed into one of 16-bit lanes (VQMOVNB/VQMOVNT), offset there (saturating), narrowed to
- * bytes and scattered (so16), out on by ostep (two groups); then the odd group (memory) on
- * its own, narrowed twice and scattered (so). L: the labels of the loop, its end, the odd
- * group's end. */
-#define DW_G_PAIRS(L, E, O, REQ) \
+ * bytes and scattered (so16), out on by ostep (two groups); then (odd, memory: bit 0) the odd
+ * group on its own, and (bit 1) a last group that ends where the line does: b0 and b1 back
+ * tailb bytes, out on tailo, the pixels it shares with the group before made again (the same
+ * bits). Both bits go to the flags at once (LSLS #31: bit 0 the sign, bit 1 the carry; none
+ * of the group's instructions sets them), after a test for neither. L, E, O, T: the labels of the loop, its end, the odd group's end
+ * and the last group's end. */
+#define DW_G_PAIRS(L, E, O, T, REQ) \
     "ldr lr, %[n]\n\t" \
     "wls lr, lr, " E "f\n\t" \
     L ":\n\t" \
@@ -1040,14 +1051,27 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
     E ":\n\t" \
     "ldr %[a0], %[odd]\n\t" \
     "cmp %[a0], #0\n\t" \
-    "beq " O "f\n\t" \
+    "beq " T "f\n\t" \
+    "lsls %[a0], %[a0], #31\n\t" \
+    "bpl " O "f\n\t" \
+    DW_G_SINGLE(REQ) \
+    O ":\n\t" \
+    "bcc " T "f\n\t" \
+    "ldr %[a0], %[tailb]\n\t" \
+    "sub %[b0], %[b0], %[a0]\n\t" \
+    "sub %[b1], %[b1], %[a0]\n\t" \
+    "ldr %[a0], %[tailo]\n\t" \
+    "add %[out], %[out], %[a0]\n\t" \
+    DW_G_SINGLE(REQ) \
+    T ":\n\t"
+/* one group on its own: narrowed twice (the clamp) and scattered (so) at out */
+#define DW_G_SINGLE(REQ) \
     DW_G_GROUP("q1") \
     REQ("q1") \
     "vadd.i32 q1, q1, %[off]\n\t" \
     "vqmovnb.s32 q1, q1\n\t" \
     "vqmovnb.s16 q1, q1\n\t" \
-    "vstrb.32 q1, [%[out], %q[so]]\n\t" \
-    O ":\n\t"
+    "vstrb.32 q1, [%[out], %q[so]]\n\t"
 /* The channels' loop (cw of them, ch on): each channel's taps into q2 and its output stage
  * into registers, its groups by RIGHT or LEFT (as its shift is), then b0, b1 and out back to
  * the first group and on one channel (bback, b1off: pixel 2 from pixel 0, oback); the
@@ -1077,7 +1101,8 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
                        [mult] "=&r"(mult), [shift] "=&r"(shift), [b0] "+r"(b0), \
                        [b1] "+r"(b1), [out] "+r"(out), [ch] "+r"(ch), [cw] "+r"(cw) \
                      : [n] "m"(n), [odd] "m"(odd), [bback] "m"(bback), [b1off] "m"(b1off), \
-                       [oback] "m"(oback), [step] "r"(step), [off] "r"(off), \
+                       [oback] "m"(oback), [tailb] "m"(tailb), [tailo] "m"(tailo), \
+                       [step] "r"(step), [off] "r"(off), \
                        [ostep] "r"(ostep), [o0] "w"(o0), [o1] "w"(o1), [so] "w"(so), \
                        __VA_ARGS__ \
                      : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5" Q3)
@@ -1098,12 +1123,13 @@ static const int16_t dw_g_step[4] = {192, 384, 96, 192};
 /* n > 0 groups of four pixels (`mode`) of channels ch[0..cw-1] (cw > 0), pixel 0's window
  * of the first at b0 (the next channel's one byte on), outputs from out (the next channel's
  * one byte on, the next group's ostep), lanes so apart (gather_offsets); full: the
- * activation range is all of int8 (else lo, hi). */
+ * activation range is all of int8 (else lo, hi). back > 0 (full only): a last group after
+ * them, back pixels before where the next would start. */
 static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const int8_t *b0,
-                                          int32_t mode, int32_t n, uint8x16_t o0,
-                                          uint32x4_t so, int32_t full, int32x4_t lo,
-                                          int32x4_t hi, int32_t off, int32_t ostep,
-                                          int8_t *out)
+                                          int32_t mode, int32_t n, int32_t back,
+                                          uint8x16_t o0, uint32x4_t so, int32_t full,
+                                          int32x4_t lo, int32x4_t hi, int32_t off,
+                                          int32_t ostep, int8_t *out)
 {
     const int32_t step = dw_g_step[mode], b1off = dw_g_b1[mode];
     const int8_t *b1 = b0 + b1off;
@@ -1112,13 +1138,17 @@ static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const 
     if (full) {   /* pairs of groups: their two groups' outputs ostep apart */
         const uint16x8_t so16 = vmovntq_u32(vmovnbq_u32(vdupq_n_u16(0), so),
                                             vaddq_n_u32(so, (uint32_t)ostep));
-        const int32_t odd = n & 1, bback = n * step - 1, oback = (n & ~1) * ostep - 1;
+        const int32_t odd = (n & 1) | (back > 0 ? 2 : 0), tailb = back * (step / 4);
+        const int32_t tailo = back > 0 ? (n & 1) * ostep - back * (ostep / 4) : 0;
+        const int32_t bback = n * step + (back > 0 ? step - tailb : 0) - 1;
+        const int32_t oback = (n & ~1) * ostep + tailo - 1;
         n >>= 1;
         ostep *= 2;
-        DW_G_RUN(DW_G_PAIRS("1", "6", "7", DW_G_RIGHT), DW_G_PAIRS("5", "8", "9", DW_G_LEFT),
-                 DW_G_Q3, [so16] "w"(so16));
+        DW_G_RUN(DW_G_PAIRS("1", "6", "7", "10", DW_G_RIGHT),
+                 DW_G_PAIRS("5", "8", "9", "11", DW_G_LEFT), DW_G_Q3, [so16] "w"(so16));
     } else {
-        const int32_t odd = 0, bback = n * step - 1, oback = n * ostep - 1;
+        const int32_t odd = 0, tailb = 0, tailo = 0, bback = n * step - 1;
+        const int32_t oback = n * ostep - 1;
         DW_G_RUN(DW_G_CLAMPED("1", DW_G_RIGHT), DW_G_CLAMPED("5", DW_G_LEFT), DW_G_NO_Q3,
                  [lo] "w"(lo), [hi] "w"(hi));
     }
@@ -1129,10 +1159,13 @@ static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const 
     (void)shift;
 }
 
-/* Which way gathered taps take the layer (DW_G_COLS, DW_G_ROWS; 0: not at all), as measured
- * on the zoo's layers against run_quarters (M55, instructions an output):
+/* Which way gathered taps take the layer (DW_G_LINES, DW_G_COLS, DW_G_ROWS; 0: not at all),
+ * as measured on the zoo's layers against run_quarters (M55, instructions an output):
+ * - along the columns of tall and narrow maps (16 rows or more, 7 columns or fewer) where the
+ *   activation range is all of int8: KWS's 25x5x64 8.2, against 8.7 down its columns and
+ *   10.0 in run_quarters;
  * - down the columns at stride 1 down, on maps of four rows or more where the activation
- *   range is all of int8 (pairs of groups): KWS's 25x5x64 8.7 against 10.0; VWW's 48x48x8
+ *   range is all of int8 (pairs of groups): VWW's 48x48x8
  *   6.6, 24x24x32 6.0, 12x12x64 6.6 and 6x6x128 10.6 against 10.3, 9.2, 9.8 and 11.0. With
  *   a clamp (a group at a time) only on eight rows or more and planes of 16 channels: the
  *   last four rows again cost a 6x6 map 11.6, and 8 channels fill their band dearly.
@@ -1141,6 +1174,7 @@ static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const 
  *   24x24x16 and 12x12x32 at stride 2, 7.7 and 9.5 against 11.4 and 12.5). */
 #define DW_G_COLS 1
 #define DW_G_ROWS 2
+#define DW_G_LINES 3   /* along the columns */
 static int32_t gather_takes(const dw_ctx *c)
 {
     const rt_conv_s8_params *p = c->p;
@@ -1149,6 +1183,10 @@ static int32_t gather_takes(const dw_ctx *c)
     if (c->mult != 1 || c->g.kh != 3 || c->g.kw != 3 || p->dilation_h != 1 ||
         p->dilation_w != 1 || (p->stride_w != 1 && p->stride_w != 2)) {
         return 0;
+    }
+    if (full && oh >= 16 && ow <= 7 && (p->stride_h == 1 || p->stride_h == 2) &&
+        ((oh - 1) * p->stride_h + 3) * 48 <= RT_MVE_DW_BAND_BYTES) {
+        return DW_G_LINES;
     }
     if (p->stride_h == 1 && ow >= 3 && (full ? oh >= 4 : oh >= 8 && c->g.cin >= 16) &&
         3 * 96 <= RT_MVE_DW_BAND_BYTES) {
@@ -1203,38 +1241,41 @@ static uint32x4_t gather_offsets(int32_t d)
     return so;
 }
 
-/* Input rows iy..iy+rows-1 (image img) into a band's rows from d on, 16 bytes apart, their
- * columns cs bytes apart (bw of them, [lo, hi) inside the input from input column x0):
- * channels oc..oc+cw-1, or the zero point where a row lies outside; where `full` (d the
- * band, its columns holding all its rows), the columns outside [lo, hi) too (else they hold
- * it already). Inlined, so that cs is a constant (the stores step on by it). */
-static RT_MVE_INLINE void gather_rows(const dw_ctx *c, const int8_t *img, int32_t iy, int32_t rows, int8_t *d,
-                        int32_t oc, int32_t cw, int32_t lo, int32_t hi, int32_t bw, int32_t x0,
-                        int32_t cs, int32_t full)
+/* Input lines il..il+rows-1 (image img; nl of them, xl bytes apart, their pixels xa) into
+ * a band's rows from d on, 16 bytes apart, their pixels cs bytes apart (bw of them, [lo, hi)
+ * inside the input from pixel x0 of the line): channels oc..oc+cw-1, or the zero point where
+ * a line lies outside; where `full` (d the band, each of its columns holding all its rows),
+ * the pixels outside [lo, hi) too (else they hold it already). A line is an input row
+ * (xl = c->row, xa = cin) or, for a map taken transposed, an input column (xl = cin,
+ * xa = c->row). Inlined, so that cs is a constant (the stores step on by it). */
+static RT_MVE_INLINE void gather_rows(const dw_ctx *c, const int8_t *img, int32_t il,
+                                      int32_t rows, int32_t nl, int32_t xl, int32_t xa,
+                                      int8_t *d, int32_t oc, int32_t cw, int32_t lo, int32_t hi,
+                                      int32_t bw, int32_t x0, int32_t cs, int32_t full)
 {
     const int8x16_t zero = vdupq_n_s8((int8_t)(-c->p->input_offset));
     const mve_pred16_t these = rt_mve_tail8(cw);
-    const int32_t cin = c->g.cin, at = (x0 + lo) * cin + oc;
+    const int32_t at = (x0 + lo) * xa + oc;
     int32_t r, i;
     if (full) {
         rt_mve_fill(d, zero, lo * cs);
         rt_mve_fill(d + hi * cs, zero, (bw - hi) * cs);
     }
-    for (d += lo * cs, r = 0; r < rows && hi > lo; ++r, ++iy, d += 16) {
+    for (d += lo * cs, r = 0; r < rows && hi > lo; ++r, ++il, d += 16) {
         int8_t *to = d;
-        if (iy < 0 || iy >= c->g.h) {
+        if (il < 0 || il >= nl) {
             for (i = lo; i < hi; ++i, to += cs) {
                 vstrbq_s8(to, zero);
             }
-        } else if (cw == 16 || iy < c->g.h - 1) {   /* (a part plane's lanes past its
-                                                         channels load the next pixel's) */
-            const int8_t *src = img + iy * c->row + at;
-            for (i = lo; i < hi; ++i, to += cs, src += cin) {
+        } else if (cw == 16 || il < nl - 1) {   /* (a part plane's lanes past its channels
+                                                   load the next pixel's) */
+            const int8_t *src = img + il * xl + at;
+            for (i = lo; i < hi; ++i, to += cs, src += xa) {
                 vstrbq_s8(to, vldrbq_s8(src));
             }
-        } else {   /* the last row: the loads stop at the channels, the image's end */
-            const int8_t *src = img + iy * c->row + at;
-            for (i = lo; i < hi; ++i, to += cs, src += cin) {
+        } else {   /* the last line: the loads stop at the channels, the image's end */
+            const int8_t *src = img + il * xl + at;
+            for (i = lo; i < hi; ++i, to += cs, src += xa) {
                 vstrbq_s8(to, vldrbq_z_s8(src, these));
             }
         }
@@ -1270,63 +1311,87 @@ static RT_DSP_NOINLINE void gathered_cols(const dw_ctx *c, const int8_t *in, int
                     const int32_t x0 = ox * s - p->pad_w;
                     int32_t lo_c;
                     const int32_t hi_c = band_inside(c, x0, bw, &lo_c);
-                    gather_rows(c, img, y - p->pad_h, 6, band, oc, cw, lo_c, hi_c, bw, x0, 96,
-                                1);
-                    gather_groups(ch, cw, band, mode, k, o0, so, full, lo, hi, p->output_offset,
-                                  cout, out + ((n * oh + y) * ow + ox) * cout + oc);
+                    gather_rows(c, img, y - p->pad_h, 6, c->g.h, c->row, cin, band, oc, cw, lo_c,
+                                hi_c, bw, x0, 96, 1);
+                    gather_groups(ch, cw, band, mode, k, 0, o0, so, full, lo, hi,
+                                  p->output_offset, cout,
+                                  out + ((n * oh + y) * ow + ox) * cout + oc);
                 }
             }
         }
     }
 }
 
-/* Along the rows (DW_G_ROWS): a row at a time through a ring band. */
-static RT_DSP_NOINLINE void gathered_rows(const dw_ctx *c, const int8_t *in, int8_t *out)
+/* Along lines (DW_G_ROWS: the output rows; DW_G_LINES: the output columns, the map taken
+ * transposed), a line at a time through a ring band of three input lines. Inlined into one
+ * function a way (gathered_rows, gathered_columns), so that the steps are known. */
+static RT_MVE_INLINE void gathered_lines(const dw_ctx *c, const int8_t *in, int8_t *out,
+                                         int32_t columns)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t cin = c->g.cin, cout = c->g.cout, ow = c->g.ow, s = p->stride_w;
-    const int32_t bw = (ow - 1) * s + 3, x0 = -p->pad_w, groups = ow >> 2;
+    const int32_t cin = c->g.cin, cout = c->g.cout, row = c->row, ow = c->g.ow;
+    /* along a line: its outputs, stride, padding, input pixels and their steps in and out;
+       across: the lines' */
+    const int32_t along = columns ? c->g.oh : ow, s = columns ? p->stride_h : p->stride_w;
+    const int32_t pad = columns ? p->pad_h : p->pad_w, na = columns ? c->g.h : c->g.w;
+    const int32_t xa = columns ? row : cin, oa = columns ? ow * cout : cout;
+    const int32_t lines = columns ? ow : c->g.oh, sl = columns ? p->stride_w : p->stride_h;
+    const int32_t padl = columns ? p->pad_w : p->pad_h, nl = columns ? c->g.w : c->g.h;
+    const int32_t xl = columns ? cin : row, ol = columns ? cout : ow * cout;
+    const int32_t bw = (along - 1) * s + 3, x0 = -pad, groups = along >> 2;
     const int32_t mode = s == 1 ? DW_G_ROW1 : DW_G_ROW2;
     const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
     const int32_t full = p->act_min == -128 && p->act_max == 127;
-    const uint32x4_t so = gather_offsets(cout);
+    /* a line's last pixels: a last group in the same call (full), or a call of their own */
+    const int32_t back = (along & 3) != 0 ? 4 - (along & 3) : 0;
+    const uint32x4_t so = gather_offsets(oa);
     int8_t band[RT_MVE_DW_BAND_BYTES];
     dw_gchan ch[16];
-    int32_t oc, n, oy, ky, t, lo_c;
-    const int32_t hi_c = band_inside(c, x0, bw, &lo_c);
+    int32_t oc, n, l, k, t, lo_c;
+    const int32_t hi_c = span_inside(na, x0, bw, &lo_c);
     for (oc = 0; oc < cin; oc += 16) {
         const int32_t cw = cin - oc < 16 ? cin - oc : 16;
         gather_chans(c, oc, cw, ch);
         for (n = 0; n < c->g.n; ++n) {
-            const int8_t *img = in + n * c->g.h * c->row;
-            int8_t *orow = out + n * c->g.oh * ow * cout + oc;
+            const int8_t *img = in + n * c->g.h * row;
+            int8_t *oline = out + n * c->g.oh * ow * cout + oc;
             int32_t held[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
             rt_mve_fill(band, vdupq_n_s8((int8_t)(-p->input_offset)), bw * 48);
-            for (oy = 0; oy < c->g.oh; ++oy, orow += ow * cout) {
+            for (l = 0; l < lines; ++l, oline += ol) {
                 uint8_t offs[16] = {0};
                 uint8x16_t o0;
-                const int32_t iy0 = oy * p->stride_h - p->pad_h;
-                for (ky = 0; ky < 3; ++ky) {
-                    const int32_t iy = iy0 + ky, slot = ((iy % 3) + 3) % 3;
-                    if (held[slot] != iy) {
-                        gather_rows(c, img, iy, 1, band + 16 * slot, oc, cw, lo_c, hi_c, bw, x0,
-                                    48, 0);
-                        held[slot] = iy;
+                const int32_t il0 = l * sl - padl;
+                for (k = 0; k < 3; ++k) {   /* tap row k (or column, transposed) */
+                    const int32_t il = il0 + k, slot = ((il % 3) + 3) % 3;
+                    if (held[slot] != il) {
+                        gather_rows(c, img, il, 1, nl, xl, xa, band + 16 * slot, oc, cw, lo_c,
+                                    hi_c, bw, x0, 48, 0);
+                        held[slot] = il;
                     }
                     for (t = 0; t < 3; ++t) {
-                        offs[3 * ky + t] = (uint8_t)(48 * t + 16 * slot);
+                        offs[columns ? 3 * t + k : 3 * k + t] = (uint8_t)(48 * t + 16 * slot);
                     }
                 }
                 o0 = vldrbq_u8(offs);
-                gather_groups(ch, cw, band, mode, groups, o0, so, full, lo, hi, p->output_offset,
-                              4 * cout, orow);
-                if (ow & 3) {   /* the last four pixels again */
-                    gather_groups(ch, cw, band + (ow - 4) * 48 * s, mode, 1, o0, so, full, lo, hi,
-                                  p->output_offset, 4 * cout, orow + (ow - 4) * cout);
+                gather_groups(ch, cw, band, mode, groups, full ? back : 0, o0, so, full, lo, hi,
+                              p->output_offset, 4 * oa, oline);
+                if (back > 0 && !full) {   /* the last four pixels again */
+                    gather_groups(ch, cw, band + (along - 4) * 48 * s, mode, 1, 0, o0, so, full,
+                                  lo, hi, p->output_offset, 4 * oa, oline + (along - 4) * oa);
                 }
             }
         }
     }
+}
+
+static RT_DSP_NOINLINE void gathered_rows(const dw_ctx *c, const int8_t *in, int8_t *out)
+{
+    gathered_lines(c, in, out, 0);
+}
+
+static RT_DSP_NOINLINE void gathered_columns(const dw_ctx *c, const int8_t *in, int8_t *out)
+{
+    gathered_lines(c, in, out, 1);
 }
 #endif
 
@@ -1625,6 +1690,10 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
     }
     if (gather_takes(&c) == DW_G_ROWS) {
         gathered_rows(&c, in, out);
+        return RT_OK;
+    }
+    if (gather_takes(&c) == DW_G_LINES) {
+        gathered_columns(&c, in, out);
         return RT_OK;
     }
 #endif
