@@ -4,8 +4,8 @@
  *   small image padded first, so that its patches are straight copies).
  * - 3x3 at a multiplier of 1, where it costs less (gather_takes; KWS, most of VWW; -O2):
  *   gathered taps, each output's nine one byte gather and one VMLADAV, four pixels of a
- *   channel requantized together, down the columns (gathered_cols) or along the rows
- *   (gathered_rows).
+ *   channel requantized together, down the columns (gathered_cols) or along lines
+ *   (gathered_lines: the rows, or a tall map's columns).
  * - A channel multiplier of 1 (MobileNets, KWS): bands. An output row's input rows are copied
  *   onto the stack, up to 64 channels, a plane of 16 channels a column per pass, padded with
  *   the input zero point where its windows reach past the input, so every window is whole
@@ -956,22 +956,24 @@ static void ringed(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t passe
  * channel's parameters as scalars (VADD, VQRDMULH, VRSHL by a register) and scattered: 23
  * instructions for four outputs. Where the activation range is all of int8, the narrowing's
  * saturation clamps, and two groups narrow into one vector stored by one scatter: 41 for
- * eight. About 20 more a channel and run of groups. The band
- * holds one plane of 16 channels (fewer in the last), a column at a time, so that a
- * window's taps and the next pixel's lie within the gather's byte offsets (255):
+ * eight. About 20 more a channel and run of groups. The band holds one plane of 16 channels
+ * (fewer in the last), a pixel at a time, so that a window's taps and the next pixel's lie
+ * within the gather's byte offsets (255; a channel's taps from a base of its own):
  * - down the columns (stride 1 down; gathered_cols): the six input rows of four output
  *   rows, 16 bytes apart, a column 96 bytes (a window's taps within 224 of its first, the
- *   pixel below 16 on; a channel's taps from its own base), as many columns as the band holds; a group is one column's four
+ *   pixel below 16 on), as many columns as the band holds; a group is one column's four
  *   pixels, the run the band's columns. VWW's maps at stride 1.
  * - along lines (gathered_lines): a ring of three input lines (slot il mod 3 holding line
  *   il), a pixel 48 bytes (the taps within 128, the next pixel at stride 2 within 224); a
  *   group is four pixels along the line, the run the line. The lines are the rows where
  *   they are wide enough (VWW's 24- and 12-pixel layers at stride 2), or the columns of a
- *   tall and narrow map (KWS's 25x5: runs of 25 pixels rather than columns of four rows).
+ *   tall and narrow map (KWS's 25x5: runs of 24 pixels rather than columns of four rows,
+ *   the last row along the rows).
  * Four pixels are two offset vectors (pixels 0 and 1) from two bases (pixels 0 and 2). A last
  * group of fewer than four rows or pixels is the last four again (the same bits stored
- * twice), in the same call where the groups go in pairs. At -O2 only, like the rings; taps of -128 and left shifts are fine (32-bit sums; a
- * channel's shift picks its output stage). */
+ * twice), in the same call where the groups go in pairs. At -O2 only, like the rings; taps
+ * of -128 and left shifts are fine (32-bit sums; a channel's shift picks its output
+ * stage). */
 
 /* One channel of a plane: its taps (lanes 9-15 zero) and output stage. */
 typedef struct dw_gchan {
@@ -1031,8 +1033,8 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
  * group on its own, and (bit 1) a last group that ends where the line does: b0 and b1 back
  * tailb bytes, out on tailo, the pixels it shares with the group before made again (the same
  * bits). Both bits go to the flags at once (LSLS #31: bit 0 the sign, bit 1 the carry; none
- * of the group's instructions sets them), after a test for neither. L, E, O, T: the labels of the loop, its end, the odd group's end
- * and the last group's end. */
+ * of the group's instructions sets them), after a test for neither. L, E, O, T: the labels
+ * of the loop, its end, the odd group's end and the last group's end. */
 #define DW_G_PAIRS(L, E, O, T, REQ) \
     "ldr lr, %[n]\n\t" \
     "wls lr, lr, " E "f\n\t" \
@@ -1165,10 +1167,10 @@ static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const 
  *   activation range is all of int8: KWS's 25x5x64 8.0, against 8.7 down its columns and
  *   10.0 in run_quarters;
  * - down the columns at stride 1 down, on maps of four rows or more where the activation
- *   range is all of int8 (pairs of groups): VWW's 48x48x8
- *   6.6, 24x24x32 6.0, 12x12x64 6.6 and 6x6x128 10.6 against 10.3, 9.2, 9.8 and 11.0. With
- *   a clamp (a group at a time) only on eight rows or more and planes of 16 channels: the
- *   last four rows again cost a 6x6 map 11.6, and 8 channels fill their band dearly.
+ *   range is all of int8 (pairs of groups): VWW's 48x48x8 6.6, 24x24x32 6.0, 12x12x64 6.6
+ *   and 6x6x128 10.6 against 10.3, 9.2, 9.8 and 11.0. With a clamp (a group at a time)
+ *   only on eight rows or more and planes of 16 channels: the last four rows again cost a
+ *   6x6 map 11.6, and 8 channels fill their band dearly.
  * - else along the rows where they cost less than run_quarters' 9 or so an output: 23 a
  *   group of four and 25 a row, against 8 an output (rows of 12, 15, 16 and 18 on; VWW's
  *   24x24x16 and 12x12x32 at stride 2, 7.7 and 9.5 against 11.4 and 12.5). */
