@@ -62,7 +62,7 @@ def test_every_fast_arch_is_checked():
 # not aligned to a word; a frame pointer kept, which firmware.mk leaves out of the arch files,
 # whose loops take r7); the Helium board twice more with its depthwise band at full size, at
 # -O2 and as a debug build (the twins' own band is small, so that layers too big for it run
-# too; the gathered taps of wide rows need the full one).
+# too; the gathered taps need the full one).
 DEBUG = "-Og -fno-omit-frame-pointer"
 RUNS = [(b, opt, band) for b in FAST_BOARDS for opt, band in
         [("-O2", "160"), ("-O0", "160"), (DEBUG, "160")] +

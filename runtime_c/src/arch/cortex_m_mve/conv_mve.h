@@ -33,23 +33,37 @@ typedef struct rt_mve_out {
     int16x8_t off16, lo16, hi16;
 } rt_mve_out;
 
+/* The assembly moves four sums into a vector two at a time: VMOV Q[2], Q[0], Ra, Rb with
+ * the third's in Ra and the first's in Rb, then Q[3], Q[1] likewise (the fourth's, the
+ * second's). QEMU puts Ra in lane 0, while LLVM's assembler documents lane 2 (the Arm ARM's
+ * syntax order). So the sums' output offsets v0..v3 are moved by the same two instructions,
+ * and each lane's offset follows its sum whichever lane the CPU picks. */
+static inline uint32x4_t rt_mve_moved(uint32_t v0, uint32_t v1, uint32_t v2, uint32_t v3)
+{
+    uint32x4_t v;
+    __asm__("vmov %q[v][2], %q[v][0], %[v2], %[v0]\n\t"
+            "vmov %q[v][3], %q[v][1], %[v3], %[v1]"
+            : [v] "=&w"(v)
+            : [v0] "r"(v0), [v1] "r"(v1), [v2] "r"(v2), [v3] "r"(v3));
+    return v;
+}
+
+/* Two vectors' outputs (offsets a, and a + d for the second) as the 16-bit lanes they narrow
+ * into (VQMOVNB, VQMOVNT: the two vectors' lanes taking turns). */
+static inline uint16x8_t rt_mve_offs16(uint32x4_t a, uint32_t d)
+{
+    return vmovntq_u32(vmovnbq_u32(vdupq_n_u16(0), a), vaddq_n_u32(a, d));
+}
+
 static inline rt_mve_out rt_mve_out_make(const rt_conv_s8_params *p, int32_t cout)
 {
     const uint32_t offs[4] = {0u, 1u, (uint32_t)cout, (uint32_t)cout + 1u};
     rt_mve_out o;
     o.offs = vldrwq_u32(offs);
-    /* The assembly moves a tile's sums into a vector two at a time: VMOV Q[2], Q[0], Ra, Rb
-     * with pixel 1's sum in Ra and pixel 0's in Rb, then Q[3], Q[1] likewise. QEMU puts Ra
-     * in lane 0, while LLVM's assembler documents lane 2 (the Arm ARM's syntax order). The
-     * outputs' offsets are moved by the same two instructions, pixel 1's in Ra's place, so
-     * that each lane's offset follows its sum whichever lane the CPU picks; the two lanes of
-     * a move always take the same filter, so the filter pair's parameters fit either way. */
-    __asm__("vmov %q[v][2], %q[v][0], %[c0], %[z0]\n\t"
-            "vmov %q[v][3], %q[v][1], %[c1], %[z1]"
-            : [v] "=&w"(o.moved)
-            : [c0] "r"(offs[2]), [z0] "r"(offs[0]), [c1] "r"(offs[3]), [z1] "r"(offs[1]));
-    o.offs16 = vmovntq_u32(vmovnbq_u32(vdupq_n_u16(0), o.moved),
-                           vaddq_n_u32(o.moved, 2u * (uint32_t)cout));
+    /* a tile's sums: pixel 1's in the moves' Ra (the two lanes of a move always take the same
+       filter, so the filter pair's parameters fit either way) */
+    o.moved = rt_mve_moved(offs[0], offs[1], offs[2], offs[3]);
+    o.offs16 = rt_mve_offs16(o.moved, 2u * (uint32_t)cout);
     o.off16 = vdupq_n_s16((int16_t)p->output_offset);
     o.lo16 = vdupq_n_s16((int16_t)p->act_min);
     o.hi16 = vdupq_n_s16((int16_t)p->act_max);

@@ -1112,6 +1112,12 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
 #define DW_G_Q3 , "d6", "d7"
 #define DW_G_NO_Q3
 
+/* Whether a layer's activation range is all of int8 (the narrowing's saturation clamps). */
+static inline int32_t gather_full(const rt_conv_s8_params *p)
+{
+    return p->act_min == -128 && p->act_max == 127;
+}
+
 /* Where a group's pixels lie in a band (the modes' pixel 2 from pixel 0 in bytes, pixel 1
  * from pixel 0 in offsets, the next group in bytes): along a row at stride 1 or 2, or down a
  * column with the next group 1 or 2 columns on. */
@@ -1138,8 +1144,7 @@ static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const 
     const uint8x16_t o1 = vaddq_n_u8(o0, (uint8_t)dw_g_o1[mode]);
     int32_t a0, a1, fold, mult, shift;
     if (full) {   /* pairs of groups: their two groups' outputs ostep apart */
-        const uint16x8_t so16 = vmovntq_u32(vmovnbq_u32(vdupq_n_u16(0), so),
-                                            vaddq_n_u32(so, (uint32_t)ostep));
+        const uint16x8_t so16 = rt_mve_offs16(so, (uint32_t)ostep);
         const int32_t odd = (n & 1) | (back > 0 ? 2 : 0), tailb = back * (step / 4);
         const int32_t tailo = back > 0 ? (n & 1) * ostep - back * (ostep / 4) : 0;
         const int32_t bback = n * step + (back > 0 ? step - tailb : 0) - 1;
@@ -1181,7 +1186,7 @@ static int32_t gather_takes(const dw_ctx *c)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t ow = c->g.ow, oh = c->g.oh, bw = (ow - 1) * p->stride_w + 3;
-    const int32_t full = p->act_min == -128 && p->act_max == 127;
+    const int32_t full = gather_full(p);
     if (c->mult != 1 || c->g.kh != 3 || c->g.kw != 3 || p->dilation_h != 1 ||
         p->dilation_w != 1 || (p->stride_w != 1 && p->stride_w != 2)) {
         return 0;
@@ -1231,16 +1236,10 @@ static void gather_chans(const dw_ctx *c, int32_t oc, int32_t cw, dw_gchan *ch)
     }
 }
 
-/* Where the VMOVs put pixels 0..3, the same VMOVs put their outputs' offsets, d apart. */
+/* Where a group's VMOVs put pixels 0..3 (rt_mve_moved), their outputs d apart. */
 static uint32x4_t gather_offsets(int32_t d)
 {
-    uint32x4_t so;
-    __asm__("vmov %q[v][2], %q[v][0], %[c2], %[c0]\n\t"
-            "vmov %q[v][3], %q[v][1], %[c3], %[c1]"
-            : [v] "=&w"(so)
-            : [c0] "r"(0u), [c1] "r"((uint32_t)d), [c2] "r"(2u * (uint32_t)d),
-              [c3] "r"(3u * (uint32_t)d));
-    return so;
+    return rt_mve_moved(0u, (uint32_t)d, 2u * (uint32_t)d, 3u * (uint32_t)d);
 }
 
 /* Input lines il..il+rows-1 (image img; nl of them, xl bytes apart, their pixels xa) into
@@ -1295,7 +1294,7 @@ static RT_DSP_NOINLINE void gathered_cols(const dw_ctx *c, const int8_t *in, int
     const int32_t s = p->stride_w, most = (RT_MVE_DW_BAND_BYTES / 96 - 3) / s + 1;
     const int32_t m = most < ow ? most : ow, mode = s == 1 ? DW_G_COL1 : DW_G_COL2;
     const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
-    const int32_t full = p->act_min == -128 && p->act_max == 127;
+    const int32_t full = gather_full(p);
     const uint32x4_t so = gather_offsets(ow * cout);
     const uint8x16_t o0 = vldrbq_u8(taps);
     int8_t band[RT_MVE_DW_BAND_BYTES];
@@ -1344,7 +1343,7 @@ static RT_MVE_INLINE void gathered_lines(const dw_ctx *c, const int8_t *in, int8
     const int32_t bw = (along - 1) * s + 3, x0 = -pad, groups = along >> 2;
     const int32_t mode = s == 1 ? DW_G_ROW1 : DW_G_ROW2;
     const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
-    const int32_t full = p->act_min == -128 && p->act_max == 127;
+    const int32_t full = gather_full(p);
     /* a line's last pixels: a last group in the same call (full), or a call of their own */
     const int32_t back = (along & 3) != 0 ? 4 - (along & 3) : 0;
     const uint32x4_t so = gather_offsets(oa);
@@ -1696,17 +1695,18 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
         return RT_OK;
     }
 #if defined(__OPTIMIZE__)
-    if (gather_takes(&c) == DW_G_COLS) {
+    switch (gather_takes(&c)) {
+    case DW_G_COLS:
         gathered_cols(&c, in, out);
         return RT_OK;
-    }
-    if (gather_takes(&c) == DW_G_ROWS) {
+    case DW_G_ROWS:
         gathered_rows(&c, in, out, 0, c.g.oh);
         return RT_OK;
-    }
-    if (gather_takes(&c) == DW_G_LINES) {
+    case DW_G_LINES:
         gathered_columns(&c, in, out);
         return RT_OK;
+    default:
+        break;
     }
 #endif
     if (c.mult == 1) {
