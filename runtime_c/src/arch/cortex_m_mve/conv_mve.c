@@ -657,6 +657,32 @@ static inline int32_t rt_mve_inside(int32_t n, int32_t pad, int32_t s, int32_t s
     return n + pad - span >= 0 ? (n + pad - span) / s + 1 : 0;
 }
 
+/* The patches of m pixels from the one at x (taps within a byte gather's reach: nv vectors of
+ * offs, taps of them, the lanes past them zero), k bytes apart from dst: a gather a vector,
+ * the pixels xstep apart; where `width` > 0, rows of width pixels, the next row's first
+ * ystep on from the last pixel's step, the first row from pixel ox of it. */
+static RT_DSP_NOINLINE void rt_mve_patches(const int8_t *x, int32_t m, int32_t xstep,
+                                           int32_t width, int32_t ystep, int32_t ox,
+                                           const uint8_t *offs, int32_t nv, int32_t taps,
+                                           int32_t k, int8_t *dst)
+{
+    const mve_pred16_t last = vctp8q((uint32_t)(taps - 16 * (nv - 1)));
+    int32_t j;
+    for (j = 0; j < m; ++j, x += xstep, dst += k) {
+        int32_t v;
+        for (v = 0; v < nv - 1; ++v) {
+            vstrbq_u8((uint8_t *)dst + 16 * v,
+                      vldrbq_gather_offset_u8((const uint8_t *)x, vldrbq_u8(offs + 16 * v)));
+        }
+        vstrbq_u8((uint8_t *)dst + 16 * v,
+                  vldrbq_gather_offset_z_u8((const uint8_t *)x, vldrbq_u8(offs + 16 * v), last));
+        if (++ox == width) {
+            ox = 0;
+            x += ystep;
+        }
+    }
+}
+
 /* The patches of m output pixels from (oy, ox) on in raster order, pixel j's at dst + j k
  * (k at least KH * KW * Cin; bytes past a patch are left as they are). Pixels whose taps all
  * lie inside the input (no dilation along rows), a row's run of them at a time, copy their KH
@@ -669,12 +695,17 @@ static inline int32_t rt_mve_inside(int32_t n, int32_t pad, int32_t s, int32_t s
 static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
                                                 const rt_conv_s8_params *p, const int8_t *img,
                                                 int32_t oy, int32_t ox, int32_t m, int32_t k,
-                                                int8_t *dst)
+                                                const uint8_t *offs, int32_t nv, int8_t *dst)
 {
     const int32_t cin = g->cin, run = g->kw * cin, row = g->w * cin;
     const int32_t step = p->dilation_h * row, whole = run & ~15, xstep = p->stride_w * cin;
     const mve_pred16_t tail = rt_mve_tail8(run - whole);
     int32_t x_lo = 0, y_lo, j, ky, i;
+    if (nv > 0 && p->pad_h == 0 && p->pad_w == 0) {   /* every pixel inside, one call */
+        rt_mve_patches(img + oy * p->stride_h * row + ox * xstep, m, xstep, g->ow,
+                       p->stride_h * row - g->ow * xstep, ox, offs, nv, g->kh * run, k, dst);
+        return;
+    }
     const int32_t x_hi = p->dilation_w != 1 ? 0 : rt_mve_inside(g->w, p->pad_w, p->stride_w,
                                                                   g->kw, &x_lo);
     const int32_t y_hi = rt_mve_inside(g->h, p->pad_h, p->stride_h,
@@ -695,7 +726,9 @@ static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
         }
         /* the n pixels from ox on that lie inside, in one go */
         n = x_hi - ox < m - j ? x_hi - ox : m - j;
-        if (whole == 0) {   /* runs shorter than a vector (a first layer's 3x3x3) */
+        if (nv > 0) {
+            rt_mve_patches(img + at, n, xstep, 0, 0, 0, offs, nv, g->kh * run, k, dst);
+        } else if (whole == 0) {   /* runs shorter than a vector (a first layer's 3x3x3) */
             const int8_t *px = img + at;
             for (i = 0; i < n; ++i, px += xstep) {
                 const int8_t *s = px;
@@ -738,6 +771,31 @@ static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
     }
 }
 
+/* Where a patch's taps lie from its first (in the patch's order, the lanes past its last
+ * zero), for patches of rows shorter than a vector that lie within a byte gather's reach
+ * (255 bytes), no dilation along a row, and fit their k: vectors of offsets into offs, how many returned (0: not so;
+ * KWS's 10x4 stem, ResNet-8's 3x3x3). */
+static int32_t rt_mve_patch_offsets(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
+                                    int32_t k, uint8_t *offs)
+{
+    const int32_t run = g->kw * g->cin, step = p->dilation_h * g->w * g->cin;
+    const int32_t nv = (g->kh * run + 15) >> 4;
+    int32_t ky, i, t = 0;
+    if (p->dilation_w != 1 || run >= 16 || (g->kh - 1) * step + run > 256 || 16 * nv > k ||
+        nv > 4) {
+        return 0;
+    }
+    for (ky = 0; ky < g->kh; ++ky) {
+        for (i = 0; i < run; ++i) {
+            offs[t++] = (uint8_t)(ky * step + i);
+        }
+    }
+    for (; t < 16 * nv; ++t) {
+        offs[t] = 0;
+    }
+    return nv;
+}
+
 void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const int8_t *in,
                      const int8_t *w, int32_t k, const int32_t *bias, int32_t oc, int32_t count,
                      int8_t *patch, int32_t room, rt_mve_pair *q, int8_t *out)
@@ -747,6 +805,8 @@ void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const
     const int32_t batch = fit >= 4 && rt_mve_quads_take(k, patch, w) ? fit & ~3 : fit & ~1;
     const rt_mve_out o = rt_mve_out_make(p, cout);
     const int32_t shifts = rt_mve_pairs_make(p, w, bias, k, oc, count, q);
+    uint8_t offs[64];
+    const int32_t nv = rt_mve_patch_offsets(g, p, k, offs);
     int32_t n, i;
     if (k != g->kh * g->kw * g->cin) {
         rt_mve_fill(patch, vdupq_n_s8(0), room);
@@ -756,7 +816,7 @@ void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const
         int8_t *on = out + n * pixels * cout + oc;
         for (i = 0; i < pixels; i += batch) {
             const int32_t m = pixels - i < batch ? pixels - i : batch;
-            rt_mve_gather_batch(g, p, img, i / g->ow, i % g->ow, m, k, patch);
+            rt_mve_gather_batch(g, p, img, i / g->ow, i % g->ow, m, k, offs, nv, patch);
             rows(patch, m, w, k, cout, count, shifts, q, &o, on + i * cout);
         }
     }

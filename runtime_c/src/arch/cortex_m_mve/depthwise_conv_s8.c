@@ -1213,6 +1213,7 @@ static void gather_chans(const dw_ctx *c, int32_t oc, int32_t cw, dw_gchan *ch)
     const mve_pred16_t lo8 = vctp16q((uint32_t)(cw < 8 ? cw : 8));
     const mve_pred16_t hi8 = vctp16q((uint32_t)(cw > 8 ? cw - 8 : 0));
     const uint16x8_t at = vmulq_n_u16(vidupq_n_u16(0u, 1), (uint16_t)sizeof(dw_gchan));
+    const uint32x4_t at32 = vmulq_n_u32(vidupq_n_u32(0u, 1), (uint32_t)sizeof(dw_gchan));
     int16x8_t s0 = vdupq_n_s16(0), s1 = s0;
     int16_t sums[16];
     int32_t j, t;
@@ -1229,10 +1230,15 @@ static void gather_chans(const dw_ctx *c, int32_t oc, int32_t cw, dw_gchan *ch)
     }
     vstrhq_s16(sums, s0);
     vstrhq_s16(sums + 8, s1);
-    for (j = 0; j < cw; ++j) {
-        ch[j].fold = (c->bias != NULL ? c->bias[oc + j] : 0) + p->input_offset * sums[j];
-        ch[j].mult = p->mult[oc + j];
-        ch[j].shift = p->shift[oc + j];
+    for (j = 0; j < cw; j += 4) {   /* four channels' output stages a step, scattered */
+        const mve_pred16_t these = vctp32q((uint32_t)(cw - j));
+        const int32x4_t b = c->bias != NULL ? vldrwq_z_s32(c->bias + oc + j, these)
+                                            : vdupq_n_s32(0);
+        int32_t *f = &ch[j].fold;
+        vstrwq_scatter_offset_p_s32(f, at32, vmlaq_n_s32(b, vldrhq_z_s32(sums + j, these),
+                                                         p->input_offset), these);
+        vstrwq_scatter_offset_p_s32(f + 1, at32, vldrwq_z_s32(p->mult + oc + j, these), these);
+        vstrwq_scatter_offset_p_s32(f + 2, at32, vldrwq_z_s32(p->shift + oc + j, these), these);
     }
 }
 
@@ -1323,12 +1329,28 @@ static RT_DSP_NOINLINE void gathered_cols(const dw_ctx *c, const int8_t *in, int
     }
 }
 
+/* A window's taps in a ring band (gathered_lines) whose tap row (or column, transposed) k
+ * lies in slot (s + k) mod 3, for s = 0, 1, 2: tap (k, t) 48 t + 16 slot, in lane 3 k + t
+ * along rows and 3 t + k along columns (dw_g_ring[columns][s]). */
+static const uint8_t dw_g_ring[2][3][16] = {
+    {{0, 48, 96, 16, 64, 112, 32, 80, 128},
+     {16, 64, 112, 32, 80, 128, 0, 48, 96},
+     {32, 80, 128, 0, 48, 96, 16, 64, 112}},
+    {{0, 16, 32, 48, 64, 80, 96, 112, 128},
+     {16, 32, 0, 64, 80, 48, 112, 128, 96},
+     {32, 0, 16, 80, 48, 64, 128, 96, 112}},
+};
+
 /* Along lines (DW_G_ROWS: the output rows; DW_G_LINES: the output columns, the map taken
- * transposed), a line at a time through a ring band of three input lines. Inlined into one
- * function a way (gathered_rows, gathered_columns), so that the steps are known. */
+ * transposed): lines from..to-1 of a plane (channels oc..oc+cw-1, ch their taps and output
+ * stages), a line at a time through a ring band of three input lines, each input line read
+ * in once (slot il mod 3 holds line il; the band's pixels outside the input hold the zero
+ * point already). Inlined into its callers (gathered_rows, gathered_columns), so that the
+ * steps are known. */
 static RT_MVE_INLINE void gathered_lines(const dw_ctx *c, const int8_t *in, int8_t *out,
                                          int32_t columns, int32_t from, int32_t to,
-                                         int32_t along)
+                                         int32_t along, int32_t oc, int32_t cw,
+                                         const dw_gchan *ch, int8_t *band)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t cin = c->g.cin, cout = c->g.cout, row = c->row, ow = c->g.ow;
@@ -1347,61 +1369,79 @@ static RT_MVE_INLINE void gathered_lines(const dw_ctx *c, const int8_t *in, int8
     /* a line's last pixels: a last group in the same call (full), or a call of their own */
     const int32_t back = (along & 3) != 0 ? 4 - (along & 3) : 0;
     const uint32x4_t so = gather_offsets(oa);
-    int8_t band[RT_MVE_DW_BAND_BYTES];
-    dw_gchan ch[16];
-    int32_t oc, n, l, k, t, lo_c;
+    const int32_t first = from * sl - padl, slot0 = ((first % 3) + 3) % 3;
+    int32_t n, l, lo_c;
     const int32_t hi_c = span_inside(na, x0, bw, &lo_c);
-    for (oc = 0; oc < cin; oc += 16) {
-        const int32_t cw = cin - oc < 16 ? cin - oc : 16;
-        gather_chans(c, oc, cw, ch);
-        for (n = 0; n < c->g.n; ++n) {
-            const int8_t *img = in + n * c->g.h * row;
-            int8_t *oline = out + n * c->g.oh * ow * cout + oc + from * ol;
-            int32_t held[3] = {INT32_MIN, INT32_MIN, INT32_MIN};
-            rt_mve_fill(band, vdupq_n_s8((int8_t)(-p->input_offset)), bw * 48);
-            for (l = from; l < to; ++l, oline += ol) {
-                uint8_t offs[16] = {0};
-                uint8x16_t o0;
-                const int32_t il0 = l * sl - padl;
-                for (k = 0; k < 3; ++k) {   /* tap row k (or column, transposed) */
-                    const int32_t il = il0 + k, slot = ((il % 3) + 3) % 3;
-                    if (held[slot] != il) {
-                        gather_rows(c, img, il, 1, nl, xl, xa, band + 16 * slot, oc, cw, lo_c,
-                                    hi_c, bw, x0, 48, 0);
-                        held[slot] = il;
-                    }
-                    for (t = 0; t < 3; ++t) {
-                        offs[columns ? 3 * t + k : 3 * k + t] = (uint8_t)(48 * t + 16 * slot);
-                    }
+    for (n = 0; n < c->g.n; ++n) {
+        const int8_t *img = in + n * c->g.h * row;
+        int8_t *oline = out + n * c->g.oh * ow * cout + oc + from * ol;
+        int32_t next = first, s_next = slot0, s0 = slot0;   /* the next line to read, its
+                                                               slot, line il0's slot */
+        for (l = from; l < to; ++l, oline += ol) {
+            const int32_t il0 = l * sl - padl;
+            uint8x16_t o0;
+            for (; next <= il0 + 2; ++next, s_next = s_next == 2 ? 0 : s_next + 1) {
+                if (next >= il0) {
+                    gather_rows(c, img, next, 1, nl, xl, xa, band + 16 * s_next, oc, cw, lo_c,
+                                hi_c, bw, x0, 48, 0);
                 }
-                o0 = vldrbq_u8(offs);
-                gather_groups(ch, cw, band, mode, groups, full ? back : 0, o0, so, full, lo, hi,
-                              p->output_offset, 4 * oa, oline);
-                if (back > 0 && !full) {   /* the last four pixels again */
-                    gather_groups(ch, cw, band + (along - 4) * 48 * s, mode, 1, 0, o0, so, full,
-                                  lo, hi, p->output_offset, 4 * oa, oline + (along - 4) * oa);
-                }
+            }
+            o0 = vldrbq_u8(dw_g_ring[columns][s0]);
+            s0 += sl;
+            s0 -= s0 >= 3 ? 3 : 0;
+            gather_groups(ch, cw, band, mode, groups, full ? back : 0, o0, so, full, lo, hi,
+                          p->output_offset, 4 * oa, oline);
+            if (back > 0 && !full) {   /* the last four pixels again */
+                gather_groups(ch, cw, band + (along - 4) * 48 * s, mode, 1, 0, o0, so, full, lo,
+                              hi, p->output_offset, 4 * oa, oline + (along - 4) * oa);
             }
         }
     }
 }
 
-/* Output rows from..to-1. */
-static RT_DSP_NOINLINE void gathered_rows(const dw_ctx *c, const int8_t *in, int8_t *out,
-                                          int32_t from, int32_t to)
+/* A ring band's pixels, bw of them, all the zero point. */
+static inline void gather_band(const dw_ctx *c, int8_t *band, int32_t bw)
 {
-    gathered_lines(c, in, out, 0, from, to, c->g.ow);
+    rt_mve_fill(band, vdupq_n_s8((int8_t)(-c->p->input_offset)), bw * 48);
+}
+
+/* Along the rows, plane after plane. */
+static RT_DSP_NOINLINE void gathered_rows(const dw_ctx *c, const int8_t *in, int8_t *out)
+{
+    const int32_t cin = c->g.cin;
+    int8_t band[RT_MVE_DW_BAND_BYTES];
+    dw_gchan ch[16];
+    int32_t oc;
+    gather_band(c, band, (c->g.ow - 1) * c->p->stride_w + 3);
+    for (oc = 0; oc < cin; oc += 16) {
+        const int32_t cw = cin - oc < 16 ? cin - oc : 16;
+        gather_chans(c, oc, cw, ch);
+        gathered_lines(c, in, out, 0, 0, c->g.oh, c->g.ow, oc, cw, ch, band);
+    }
 }
 
 /* Along the columns, whole groups of four rows; the rows left over along the rows where they
  * hold a group (a column's last group, one new pixel of four at KWS's 25 rows, cost its
- * channel 38 instructions; along the last row the channel takes about 75 for all five). */
+ * channel 38 instructions; along the last row the channel takes about 75 for all five), each
+ * plane's channels made once for both, in a band of their own (a row of at most 7 pixels at
+ * stride 2 is 15 input pixels). */
 static RT_DSP_NOINLINE void gathered_columns(const dw_ctx *c, const int8_t *in, int8_t *out)
 {
-    const int32_t oh = c->g.oh, rest = c->g.ow >= 4 ? oh & 3 : 0;
-    gathered_lines(c, in, out, 1, 0, c->g.ow, oh - rest);
+    const int32_t cin = c->g.cin, oh = c->g.oh, rest = c->g.ow >= 4 ? oh & 3 : 0;
+    int8_t band[RT_MVE_DW_BAND_BYTES], ends[15 * 48];
+    dw_gchan ch[16];
+    int32_t oc;
+    gather_band(c, band, (oh - rest - 1) * c->p->stride_h + 3);
     if (rest > 0) {
-        gathered_rows(c, in, out, oh - rest, oh);
+        gather_band(c, ends, (c->g.ow - 1) * c->p->stride_w + 3);
+    }
+    for (oc = 0; oc < cin; oc += 16) {
+        const int32_t cw = cin - oc < 16 ? cin - oc : 16;
+        gather_chans(c, oc, cw, ch);
+        gathered_lines(c, in, out, 1, 0, c->g.ow, oh - rest, oc, cw, ch, band);
+        if (rest > 0) {
+            gathered_lines(c, in, out, 0, oh - rest, oh, c->g.ow, oc, cw, ch, ends);
+        }
     }
 }
 #endif
@@ -1700,7 +1740,7 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
         gathered_cols(&c, in, out);
         return RT_OK;
     case DW_G_ROWS:
-        gathered_rows(&c, in, out, 0, c.g.oh);
+        gathered_rows(&c, in, out);
         return RT_OK;
     case DW_G_LINES:
         gathered_columns(&c, in, out);
