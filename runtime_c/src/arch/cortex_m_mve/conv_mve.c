@@ -418,9 +418,13 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     "vmladav.s8 %[a21], q2, q1\n\t" \
     "vmladav.s8 %[a30], q3, q0\n\t" \
     "vmladav.s8 %[a31], q3, q1\n\t"
+/* the 16-bit outputs clamped to the activation range, or (where it is all of int8) narrowed
+ * to bytes with saturation (the clamp; the scatter stores each lane's low byte) */
+#define RT_MVE_Q_CLAMP "vmax.s16 q0, q0, %q[lo]\n\tvmin.s16 q0, q0, %q[hi]\n\t"
+#define RT_MVE_Q_SATURATE "vqmovnb.s16 q0, q0\n\t"
 /* the quads' loop: PRE once, then MAC the taps (w0 stepping to the next pair), FIX the sign
- * fix */
-#define RT_MVE_QUADS(PRE, MAC, FIX) \
+ * fix, CLAMP the outputs */
+#define RT_MVE_QUADS(PRE, MAC, FIX, CLAMP) \
     __asm__ volatile( \
         PRE \
         "4:\n\t3:\n\t" \
@@ -445,8 +449,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         "vqmovnb.s32 q0, q0\n\t" \
         "vqmovnt.s32 q0, q1\n\t" \
         "vqadd.s16 q0, q0, %q[off]\n\t" \
-        "vmax.s16 q0, q0, %q[lo]\n\t" \
-        "vmin.s16 q0, q0, %q[hi]\n\t" \
+        CLAMP \
         "vstrb.16 q0, [%[out], %q[offs]]\n\t" \
         "add %[out], %[out], #2\n\t" \
         "cmp %[w0], %[wend]\n\t" \
@@ -471,12 +474,15 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
           [hi] "w"(o->hi16) \
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7")
 
-/* ... with the output stage the block's shifts need (none shifts left) */
+/* ... with the output stage the block's shifts and the activation range need (none shifts
+ * left; the saturating clamp only where every filter shifts right, KWS's and VWW's layers) */
 #define RT_MVE_QUADS_BY_SHIFTS(PRE, MAC) \
-    if (shifts & RT_MVE_ALL_RIGHT) { \
-        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT); \
+    if ((shifts & RT_MVE_ALL_RIGHT) && o->full) { \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_SATURATE); \
+    } else if (shifts & RT_MVE_ALL_RIGHT) { \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_CLAMP); \
     } else { \
-        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK); \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK, RT_MVE_Q_CLAMP); \
     }
 
 /* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + k i, its outputs

@@ -25,12 +25,14 @@ typedef struct rt_mve_pair {
  * out[cout + oc], out[cout + oc + 1]) as the C steps' lanes hold them (offs) and as the
  * assembly's two-lane VMOVs put them (moved), the output offset and the activation range;
  * for a 4x2 tile's eight outputs narrowed into 16-bit lanes (its two vectors' lanes taking
- * turns, the second's pixels 2 cout on), their offsets, output offset and range in 16 bits. */
+ * turns, the second's pixels 2 cout on), their offsets, output offset and range in 16 bits;
+ * whether the range is all of int8. */
 typedef struct rt_mve_out {
     uint32x4_t offs, moved;
     int32x4_t off, lo, hi;
     uint16x8_t offs16;
     int16x8_t off16, lo16, hi16;
+    int32_t full;   /* the activation range is all of int8 */
 } rt_mve_out;
 
 /* The assembly moves four sums into a vector two at a time: VMOV Q[2], Q[0], Ra, Rb with
@@ -70,6 +72,7 @@ static inline rt_mve_out rt_mve_out_make(const rt_conv_s8_params *p, int32_t cou
     o.off = vdupq_n_s32(p->output_offset);
     o.lo = vdupq_n_s32(p->act_min);
     o.hi = vdupq_n_s32(p->act_max);
+    o.full = p->act_min == -128 && p->act_max == 127;
     return o;
 }
 

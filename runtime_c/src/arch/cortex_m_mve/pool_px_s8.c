@@ -52,6 +52,13 @@ void rt_s8_avg_px(const int8_t *x, int32_t rows, int32_t cols, int32_t row_step,
         int16_t s[16];
         for (r = 0; r < rows; ++r, row += row_step) {
             const int8_t *t = row;
+            if (ch - c >= 16) {   /* whole vectors: no predicate */
+                for (k = 0; k < cols; ++k, t += col_step) {
+                    a0 = vaddq_s16(a0, vldrbq_s16(t));
+                    a1 = vaddq_s16(a1, vldrbq_s16(t + 8));
+                }
+                continue;
+            }
             for (k = 0; k < cols; ++k, t += col_step) {
                 a0 = vaddq_s16(a0, vldrbq_z_s16(t, p0));
                 a1 = vaddq_s16(a1, vldrbq_z_s16(t + 8, p1));
