@@ -5,7 +5,9 @@
  * - 3x3 at a multiplier of 1, where it costs less (gather_takes; KWS, most of VWW; -O2):
  *   gathered taps, each output's nine one byte gather and one VMLADAV, four pixels of a
  *   channel requantized together, down the columns (gathered_cols) or along lines
- *   (gathered_lines: the rows, or a tall map's columns).
+ *   (gathered_lines: the rows, or a tall map's columns); a tall map of four or five columns
+ *   at stride 1 (KWS's 25x5) a whole padded plane at a time, every line and last row of a
+ *   channel in one assembly call (gathered_plane).
  * - A channel multiplier of 1 (MobileNets, KWS): bands. An output row's input rows are copied
  *   onto the stack, up to 64 channels, a plane of 16 channels a column per pass, padded with
  *   the input zero point where its windows reach past the input, so every window is whole
@@ -30,7 +32,8 @@
  *   -O0 runs the same steps in C. Other channels take the older 8-channel loop or the
  *   portable one, one at a time.
  * Up to about 7.3 KB of stack (a band's 2.5 KB and five passes' output stages and packed
- * taps, 6.1 KB; a gathered band and its 16 channels' taps and output stages, 3.1 KB; the
+ * taps, 6.1 KB; a gathered band and its 16 channels' taps and output stages, 3.1 KB (a tall
+ * map's, with the band of its last rows, 3.8 KB; a whole plane's band 4.3 KB); the
  * one-channel path's 64 filters padded to 48 taps, patches, their constants and padded
  * image, 7.3 KB). Bit-exact with int8/depthwise_conv_s8.c. */
 #include "conv_mve.h"
@@ -1026,6 +1029,17 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
     "vstrb.32 q1, [%[out], %q[so]]\n\t" \
     "add %[out], %[out], %[ostep]\n\t" \
     "le lr, " L "b\n\t"
+/* A pair of groups' sums (q1, q3) requantized, narrowed into one vector of 16-bit lanes,
+ * offset there (saturating), narrowed to bytes (the saturation the clamp) and scattered
+ * (SO16) from out. */
+#define DW_G_PAIR_OUT(REQ, SO16) \
+    REQ("q1") \
+    REQ("q3") \
+    "vqmovnb.s32 q1, q1\n\t" \
+    "vqmovnt.s32 q1, q3\n\t" \
+    "vqadd.s16 q1, q1, %[off]\n\t" \
+    "vqmovnb.s16 q1, q1\n\t" \
+    "vstrb.16 q1, [%[out], " SO16 "]\n\t"
 /* Where the activation range is all of int8 (KWS's, VWW's: a ReLU in the zero point), the
  * clamp is the narrowing's saturation: n2 pairs of groups (memory), their two vectors of sums
  * narrowed into one of 16-bit lanes (VQMOVNB/VQMOVNT), offset there (saturating), narrowed to
@@ -1041,13 +1055,7 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
     L ":\n\t" \
     DW_G_GROUP("q1") \
     DW_G_GROUP("q3") \
-    REQ("q1") \
-    REQ("q3") \
-    "vqmovnb.s32 q1, q1\n\t" \
-    "vqmovnt.s32 q1, q3\n\t" \
-    "vqadd.s16 q1, q1, %[off]\n\t" \
-    "vqmovnb.s16 q1, q1\n\t" \
-    "vstrb.16 q1, [%[out], %q[so16]]\n\t" \
+    DW_G_PAIR_OUT(REQ, "%q[so16]") \
     "add %[out], %[out], %[ostep]\n\t" \
     "le lr, " L "b\n\t" \
     E ":\n\t" \
@@ -1444,6 +1452,279 @@ static RT_DSP_NOINLINE void gathered_columns(const dw_ctx *c, const int8_t *in, 
         }
     }
 }
+
+/* A tall map of four or five columns at stride 1 (KWS's 25x5) where the activation range is
+ * all of int8: a plane's whole padded input in one band, so that one assembly call takes
+ * every line of a channel, its last rows too (gathered_plane; the ring's lines cost KWS a call
+ * and a band fill a line and plane). The band holds two halves, channels 0-7 and 8-15 of
+ * every pixel, a row of seven pixels 56 bytes (DW_P_ROW), so that a window's taps (56 ky +
+ * 8 kx) and the pixel below's lie within the gather's 255 bytes. Each input pixel's sixteen
+ * channels are one load and two 8-byte stores (VSTM of its D registers). */
+#define DW_P_ROW 56
+#define DW_P_BYTES 3584   /* two halves of up to 32 rows (maps of up to 30) */
+
+/* What the assembly reads (at these byte offsets): the window's taps o0, the pixel below's
+ * o1 and the pixel beside's r1; where a pair of groups' outputs go (so16), one group's down a
+ * column (so) and along a row (rso); a line's pairs of groups (n), whether an odd group
+ * follows, the lines (lines), the steps from a line's last group to the next line's first
+ * (lstep; lostep for the outputs) and past an odd group's outputs (ostep1); the rows left
+ * over (rows), the steps to the first (rb, ro), whether a row takes a last group (tail: five
+ * columns, the last four again), cout, the steps on to the next row (rstep, rostep); the
+ * steps back from a channel's end to the next one's start (bback, oback); the half's end;
+ * the assembly's count of lines or rows left (13 registers are all a frame pointer leaves). */
+typedef struct dw_plan {
+    uint8x16_t o0, o1, r1;
+    uint16x8_t so16;
+    uint32x4_t so, rso;
+    int32_t n, odd, lines, lstep, lostep, ostep1;
+    int32_t rows, rb, ro, tail, cout, rstep, rostep;
+    int32_t bback, oback;
+    const dw_gchan *chend;
+    int32_t left;   /* the lines or rows left (the assembly's count) */
+} dw_plan;
+typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1) == 32 &&
+                             offsetof(dw_plan, so16) == 48 && offsetof(dw_plan, so) == 64 &&
+                             offsetof(dw_plan, rso) == 80 && offsetof(dw_plan, n) == 96 &&
+                             offsetof(dw_plan, ostep1) == 116 && offsetof(dw_plan, rows) == 120 &&
+                             offsetof(dw_plan, rostep) == 144 && offsetof(dw_plan, bback) == 148 &&
+                             offsetof(dw_plan, chend) == 156 &&
+                             offsetof(dw_plan, left) == 160) ? 1 : -1];
+
+/* One group of the channel in q2: pixels 0 and 2 at b0 and b1 (+ q4), 1 and 3 at + O1;
+ * b0 and b1 then STEP bytes on. */
+#define DW_P_GROUP(Q, O1, STEP) \
+    "vldrb.u8 q0, [%[b0], q4]\n\t" \
+    "vmladav.s8 %[a0], q0, q2\n\t" \
+    "vldrb.u8 q0, [%[b1], q4]\n\t" \
+    "vmladav.s8 %[a1], q0, q2\n\t" \
+    "vmov " Q "[2], " Q "[0], %[a1], %[a0]\n\t" \
+    "vldrb.u8 q0, [%[b0], " O1 "]\n\t" \
+    "vmladav.s8 %[a0], q0, q2\n\t" \
+    "vldrb.u8 q0, [%[b1], " O1 "]\n\t" \
+    "vmladav.s8 %[a1], q0, q2\n\t" \
+    "vmov " Q "[3], " Q "[1], %[a1], %[a0]\n\t" \
+    "add %[b0], %[b0], #" STEP "\n\t" \
+    "add %[b1], %[b1], #" STEP "\n\t"
+/* one group on its own, narrowed twice (the clamp) and scattered (q7) at out */
+#define DW_P_SINGLE(REQ, O1, STEP) \
+    DW_P_GROUP("q1", O1, STEP) \
+    REQ("q1") \
+    "vadd.i32 q1, q1, %[off]\n\t" \
+    "vqmovnb.s32 q1, q1\n\t" \
+    "vqmovnb.s16 q1, q1\n\t" \
+    "vstrb.32 q1, [%[out], q7]\n\t"
+/* a channel's lines (LN), each its pairs of groups down the column (L, E: the loop and its
+ * end), an odd group (O: past it), then on to the next line */
+#define DW_P_LINES(REQ, LN, L, E, O) \
+    LN ":\n\t" \
+    "ldr lr, [%[k], #96]\n\t" \
+    "wls lr, lr, " E "f\n\t" \
+    L ":\n\t" \
+    DW_P_GROUP("q1", "q5", "224") \
+    DW_P_GROUP("q3", "q5", "224") \
+    DW_G_PAIR_OUT(REQ, "q6") \
+    "add %[out], %[out], %[ostep]\n\t" \
+    "le lr, " L "b\n\t" \
+    E ":\n\t" \
+    "ldr %[a0], [%[k], #100]\n\t" \
+    "cmp %[a0], #0\n\t" \
+    "beq " O "f\n\t" \
+    DW_P_SINGLE(REQ, "q5", "224") \
+    "ldr %[a0], [%[k], #116]\n\t" \
+    "add %[out], %[out], %[a0]\n\t" \
+    O ":\n\t" \
+    "ldr %[a0], [%[k], #108]\n\t" \
+    "add %[b0], %[b0], %[a0]\n\t" \
+    "add %[b1], %[b0], #112\n\t" \
+    "ldr %[a0], [%[k], #112]\n\t" \
+    "add %[out], %[out], %[a0]\n\t" \
+    "ldr %[a0], [%[k], #160]\n\t" \
+    "subs %[a0], %[a0], #1\n\t" \
+    "str %[a0], [%[k], #160]\n\t" \
+    "bne " LN "b\n\t"
+/* then the rows left over (R: a row; T: past its last group; X: past them all), a group
+ * along the row and, in five columns, the last four pixels again (back three) */
+#define DW_P_ROWS(REQ, R, T, X) \
+    "ldr %[a0], [%[k], #120]\n\t" \
+    "str %[a0], [%[k], #160]\n\t" \
+    "cmp %[a0], #0\n\t" \
+    "beq " X "f\n\t" \
+    "vldrw.32 q5, [%[k], #32]\n\t" \
+    "vldrw.32 q7, [%[k], #80]\n\t" \
+    "ldr %[a0], [%[k], #124]\n\t" \
+    "add %[b0], %[b0], %[a0]\n\t" \
+    "ldr %[a0], [%[k], #128]\n\t" \
+    "add %[out], %[out], %[a0]\n\t" \
+    R ":\n\t" \
+    "add %[b1], %[b0], #16\n\t" \
+    DW_P_SINGLE(REQ, "q5", "32") \
+    "ldr %[a0], [%[k], #132]\n\t" \
+    "cmp %[a0], #0\n\t" \
+    "beq " T "f\n\t" \
+    "sub %[b0], %[b0], #24\n\t" \
+    "sub %[b1], %[b1], #24\n\t" \
+    "ldr %[a0], [%[k], #136]\n\t" \
+    "add %[out], %[out], %[a0]\n\t" \
+    DW_P_SINGLE(REQ, "q5", "32") \
+    T ":\n\t" \
+    "ldr %[a0], [%[k], #140]\n\t" \
+    "add %[b0], %[b0], %[a0]\n\t" \
+    "ldr %[a0], [%[k], #144]\n\t" \
+    "add %[out], %[out], %[a0]\n\t" \
+    "ldr %[a0], [%[k], #160]\n\t" \
+    "subs %[a0], %[a0], #1\n\t" \
+    "str %[a0], [%[k], #160]\n\t" \
+    "bne " R "b\n\t" \
+    X ":\n\t"
+
+/* The channels ch..k->chend-1 of one half (the first's window at b0, the next channel's one
+ * byte on; outputs likewise from out): each channel's taps into q2, its output stage into
+ * registers, its lines and rows by its shift's output stage. */
+static RT_DSP_NOINLINE void plane_run(dw_plan *k, const dw_gchan *ch, const int8_t *b0,
+                                      int32_t off, int32_t ostep, int8_t *out)
+{
+    int32_t a0, a1, fold, mult, shift;
+    const int8_t *b1;
+    __asm__ volatile("vldrw.32 q4, [%[k]]\n\t"
+                     "vldrw.32 q6, [%[k], #48]\n\t"
+                     "2:\n\t"
+                     "vldrw.32 q2, [%[ch]], #32\n\t"
+                     "ldr %[fold], [%[ch], #-16]\n\t"
+                     "ldr %[mult], [%[ch], #-12]\n\t"
+                     "ldr %[shift], [%[ch], #-8]\n\t"
+                     "vldrw.32 q5, [%[k], #16]\n\t"
+                     "vldrw.32 q7, [%[k], #64]\n\t"
+                     "ldr %[a0], [%[k], #104]\n\t"
+                     "str %[a0], [%[k], #160]\n\t"
+                     "add %[b1], %[b0], #112\n\t"
+                     "cmp %[shift], #0\n\t"
+                     "blt 3f\n\t"
+                     DW_P_LINES(DW_G_LEFT, "10", "11", "12", "13")
+                     DW_P_ROWS(DW_G_LEFT, "14", "15", "16")
+                     "b 4f\n\t"
+                     "3:\n\t"
+                     DW_P_LINES(DW_G_RIGHT, "20", "21", "22", "23")
+                     DW_P_ROWS(DW_G_RIGHT, "24", "25", "26")
+                     "4:\n\t"
+                     "ldr %[a0], [%[k], #148]\n\t"
+                     "sub %[b0], %[b0], %[a0]\n\t"
+                     "ldr %[a0], [%[k], #152]\n\t"
+                     "sub %[out], %[out], %[a0]\n\t"
+                     "ldr %[a0], [%[k], #156]\n\t"
+                     "cmp %[ch], %[a0]\n\t"
+                     "bne 2b"
+                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [fold] "=&r"(fold),
+                       [mult] "=&r"(mult), [shift] "=&r"(shift),
+                       [b1] "=&r"(b1), [b0] "+r"(b0), [out] "+r"(out), [ch] "+r"(ch)
+                     : [k] "r"(k), [off] "r"(off), [ostep] "r"(ostep)
+                     : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7",
+                       "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15");
+    (void)a0;
+    (void)a1;
+    (void)fold;
+    (void)mult;
+    (void)shift;
+    (void)b1;
+}
+
+/* Whether gathered_plane takes the layer (gather_takes has checked a 3x3 filter at a
+ * multiplier of 1, no dilation). */
+static int32_t plane_takes(const dw_ctx *c)
+{
+    const rt_conv_s8_params *p = c->p;
+    return gather_full(p) && p->stride_h == 1 && p->stride_w == 1 &&
+           (c->g.ow == 4 || c->g.ow == 5) && c->g.oh >= 8 &&
+           2 * (c->g.oh + 2) * DW_P_ROW <= DW_P_BYTES && 7 * c->g.ow * c->g.cout <= 65535;
+}
+
+/* Channels oc..oc+cw-1 of the input inside the band's rows and columns into both halves
+ * (the lanes past cw zero). */
+static void plane_fill(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t cw,
+                       int8_t *band, int32_t half)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cin = c->g.cin;
+    const int32_t y0 = p->pad_h > 0 ? 0 : -p->pad_h, x0 = p->pad_w > 0 ? 0 : -p->pad_w;
+    const int32_t y1 = c->g.h < c->g.oh + 2 - p->pad_h ? c->g.h : c->g.oh + 2 - p->pad_h;
+    const int32_t x1 = c->g.w < c->g.ow + 2 - p->pad_w ? c->g.w : c->g.ow + 2 - p->pad_w;
+    const int8_t *src = img + y0 * c->row + x0 * cin + oc;
+    int8_t *a = band + (y0 + p->pad_h) * DW_P_ROW + (x0 + p->pad_w) * 8, *b = a + half;
+    const int32_t sskip = c->row - (x1 - x0) * cin, skip = DW_P_ROW - (x1 - x0) * 8;
+    int32_t rows = y1 - y0;
+    if (rows <= 0 || x1 <= x0) {
+        return;
+    }
+    /* the rows (each its pixels a DLS/LE loop), the loads predicated to cw channels */
+    __asm__ volatile("vctp.8 %[cw]\n\t"
+                     "1:\n\t"
+                     "dls lr, %[n]\n\t"
+                     "2:\n\t"
+                     "vpst\n\t"
+                     "vldrbt.8 q0, [%[s]]\n\t"
+                     "add %[s], %[s], %[cin]\n\t"
+                     "vstmia %[a]!, {d0}\n\t"
+                     "vstmia %[b]!, {d1}\n\t"
+                     "le lr, 2b\n\t"
+                     "add %[s], %[s], %[sskip]\n\t"
+                     "add %[a], %[a], %[skip]\n\t"
+                     "add %[b], %[b], %[skip]\n\t"
+                     "subs %[rows], %[rows], #1\n\t"
+                     "bne 1b"
+                     : [s] "+r"(src), [a] "+r"(a), [b] "+r"(b), [rows] "+r"(rows)
+                     : [cw] "r"(cw), [n] "r"(x1 - x0), [cin] "r"(cin), [sskip] "r"(sskip),
+                       [skip] "r"(skip)
+                     : "cc", "memory", "lr", "d0", "d1");
+}
+
+static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, int8_t *out)
+{
+    static const uint8_t taps[16] = {0, 8, 16, 56, 64, 72, 112, 120, 128};
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cin = c->g.cin, cout = c->g.cout, oh = c->g.oh, ow = c->g.ow;
+    const int32_t d = ow * cout, rest = oh & 3, groups = oh >> 2, r0 = oh - rest;
+    const int32_t half = (oh + 2) * DW_P_ROW, tail = ow == 5;
+    int8_t band[DW_P_BYTES];
+    dw_gchan ch[16];
+    dw_plan k;
+    int32_t n, oc;
+    k.o0 = vldrbq_u8(taps);
+    k.o1 = vaddq_n_u8(k.o0, DW_P_ROW);
+    k.r1 = vaddq_n_u8(k.o0, 8);
+    k.so = gather_offsets(d);
+    k.so16 = rt_mve_offs16(k.so, 4u * (uint32_t)d);
+    k.rso = gather_offsets(cout);
+    k.n = groups >> 1;
+    k.odd = groups & 1;
+    k.lines = ow;
+    k.lstep = 8 - groups * 4 * DW_P_ROW;
+    k.lostep = cout - groups * 4 * d;
+    k.ostep1 = 4 * d;
+    k.rows = rest;
+    k.rb = r0 * DW_P_ROW - ow * 8;
+    k.ro = r0 * d - ow * cout;
+    k.tail = tail;
+    k.cout = cout;
+    k.rstep = DW_P_ROW - (tail ? 40 : 32);
+    k.rostep = d - (tail ? cout : 0);
+    k.bback = (rest > 0 ? oh * DW_P_ROW : ow * 8) - 1;
+    k.oback = (rest > 0 ? oh * d : ow * cout) - 1;
+    rt_mve_fill(band, vdupq_n_s8((int8_t)(-p->input_offset)), 2 * half);
+    for (n = 0; n < c->g.n; ++n) {
+        const int8_t *img = in + n * c->g.h * c->row;
+        int8_t *on = out + n * oh * d;
+        for (oc = 0; oc < cin; oc += 16) {
+            const int32_t cw = cin - oc < 16 ? cin - oc : 16;
+            gather_chans(c, oc, cw, ch);
+            plane_fill(c, img, oc, cw, band, half);
+            k.chend = ch + (cw < 8 ? cw : 8);
+            plane_run(&k, ch, band, p->output_offset, 8 * d, on + oc);
+            if (cw > 8) {
+                k.chend = ch + cw;
+                plane_run(&k, ch + 8, band + half, p->output_offset, 8 * d, on + oc + 8);
+            }
+        }
+    }
+}
 #endif
 
 /* How many output pixels of a row one band of cb channels holds (at most ow; 0: not one). */
@@ -1743,7 +2024,11 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
         gathered_rows(&c, in, out);
         return RT_OK;
     case DW_G_LINES:
-        gathered_columns(&c, in, out);
+        if (plane_takes(&c)) {
+            gathered_plane(&c, in, out);
+        } else {
+            gathered_columns(&c, in, out);
+        }
         return RT_OK;
     default:
         break;
