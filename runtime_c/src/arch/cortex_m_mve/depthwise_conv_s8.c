@@ -1215,7 +1215,8 @@ static int32_t gather_takes(const dw_ctx *c)
 /* Channels oc..oc+cw-1's taps and output stages: each tap's channels load as 16-bit lanes,
  * eight at a time, and scatter into the channels' tap vectors (32 bytes apart), their sums
  * kept in 16 bits (nine taps of at most 128). */
-static void gather_chans(const dw_ctx *c, int32_t oc, int32_t cw, dw_gchan *ch)
+static RT_MVE_INLINE void gather_chans_of(const dw_ctx *c, int32_t oc, int32_t cw,
+                                           dw_gchan *ch)
 {
     const rt_conv_s8_params *p = c->p;
     const mve_pred16_t lo8 = vctp16q((uint32_t)(cw < 8 ? cw : 8));
@@ -1247,6 +1248,15 @@ static void gather_chans(const dw_ctx *c, int32_t oc, int32_t cw, dw_gchan *ch)
                                                          p->input_offset), these);
         vstrwq_scatter_offset_p_s32(f + 1, at32, vldrwq_z_s32(p->mult + oc + j, these), these);
         vstrwq_scatter_offset_p_s32(f + 2, at32, vldrwq_z_s32(p->shift + oc + j, these), these);
+    }
+}
+
+static void gather_chans(const dw_ctx *c, int32_t oc, int32_t cw, dw_gchan *ch)
+{
+    if (cw == 16) {   /* a whole plane: no predicates */
+        gather_chans_of(c, oc, 16, ch);
+    } else {
+        gather_chans_of(c, oc, cw, ch);
     }
 }
 
@@ -1514,8 +1524,9 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
     "vqmovnb.s16 q1, q1\n\t" \
     "vstrb.32 q1, [%[out], q7]\n\t"
 /* a channel's lines (LN), each its pairs of groups down the column (L, E: the loop and its
- * end), an odd group (O: past it), then on to the next line */
-#define DW_P_LINES(REQ, LN, L, E, O) \
+ * end), ODD (an odd group, or nothing: chosen once a layer, not tested a line), then on to the
+ * next line */
+#define DW_P_LINES(REQ, LN, L, E, ODD) \
     LN ":\n\t" \
     "ldr lr, [%[k], #96]\n\t" \
     "wls lr, lr, " E "f\n\t" \
@@ -1526,13 +1537,7 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
     "add %[out], %[out], %[ostep]\n\t" \
     "le lr, " L "b\n\t" \
     E ":\n\t" \
-    "ldr %[a0], [%[k], #100]\n\t" \
-    "cmp %[a0], #0\n\t" \
-    "beq " O "f\n\t" \
-    DW_P_SINGLE(REQ, "q5", "224") \
-    "ldr %[a0], [%[k], #116]\n\t" \
-    "add %[out], %[out], %[a0]\n\t" \
-    O ":\n\t" \
+    ODD \
     "ldr %[a0], [%[k], #108]\n\t" \
     "add %[b0], %[b0], %[a0]\n\t" \
     "add %[b1], %[b0], #112\n\t" \
@@ -1542,6 +1547,10 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
     "subs %[a0], %[a0], #1\n\t" \
     "str %[a0], [%[k], #160]\n\t" \
     "bne " LN "b\n\t"
+#define DW_P_ODD(REQ) \
+    DW_P_SINGLE(REQ, "q5", "224") \
+    "ldr %[a0], [%[k], #116]\n\t" \
+    "add %[out], %[out], %[a0]\n\t"
 /* then the rows left over (R: a row; T: past its last group; X: past them all), a group
  * along the row and, in five columns, the last four pixels again (back three) */
 #define DW_P_ROWS(REQ, R, T, X) \
@@ -1577,6 +1586,43 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
     "bne " R "b\n\t" \
     X ":\n\t"
 
+/* The assembly of plane_run, ODD_LEFT and ODD_RIGHT a line's odd group or nothing. */
+#define DW_P_RUN(ODD_LEFT, ODD_RIGHT) \
+    __asm__ volatile("vldrw.32 q4, [%[k]]\n\t" \
+                     "vldrw.32 q6, [%[k], #48]\n\t" \
+                     "2:\n\t" \
+                     "vldrw.32 q2, [%[ch]], #32\n\t" \
+                     "ldr %[fold], [%[ch], #-16]\n\t" \
+                     "ldr %[mult], [%[ch], #-12]\n\t" \
+                     "ldr %[shift], [%[ch], #-8]\n\t" \
+                     "vldrw.32 q5, [%[k], #16]\n\t" \
+                     "vldrw.32 q7, [%[k], #64]\n\t" \
+                     "ldr %[a0], [%[k], #104]\n\t" \
+                     "str %[a0], [%[k], #160]\n\t" \
+                     "add %[b1], %[b0], #112\n\t" \
+                     "cmp %[shift], #0\n\t" \
+                     "blt 3f\n\t" \
+                     DW_P_LINES(DW_G_LEFT, "10", "11", "12", ODD_LEFT) \
+                     DW_P_ROWS(DW_G_LEFT, "14", "15", "16") \
+                     "b 4f\n\t" \
+                     "3:\n\t" \
+                     DW_P_LINES(DW_G_RIGHT, "20", "21", "22", ODD_RIGHT) \
+                     DW_P_ROWS(DW_G_RIGHT, "24", "25", "26") \
+                     "4:\n\t" \
+                     "ldr %[a0], [%[k], #148]\n\t" \
+                     "sub %[b0], %[b0], %[a0]\n\t" \
+                     "ldr %[a0], [%[k], #152]\n\t" \
+                     "sub %[out], %[out], %[a0]\n\t" \
+                     "ldr %[a0], [%[k], #156]\n\t" \
+                     "cmp %[ch], %[a0]\n\t" \
+                     "bne 2b" \
+                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [fold] "=&r"(fold), \
+                       [mult] "=&r"(mult), [shift] "=&r"(shift), \
+                       [b1] "=&r"(b1), [b0] "+r"(b0), [out] "+r"(out), [ch] "+r"(ch) \
+                     : [k] "r"(k), [off] "r"(off), [ostep] "r"(ostep) \
+                     : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", \
+                       "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15")
+
 /* The channels ch..k->chend-1 of one half (the first's window at b0, the next channel's one
  * byte on; outputs likewise from out): each channel's taps into q2, its output stage into
  * registers, its lines and rows by its shift's output stage. */
@@ -1585,40 +1631,11 @@ static RT_DSP_NOINLINE void plane_run(dw_plan *k, const dw_gchan *ch, const int8
 {
     int32_t a0, a1, fold, mult, shift;
     const int8_t *b1;
-    __asm__ volatile("vldrw.32 q4, [%[k]]\n\t"
-                     "vldrw.32 q6, [%[k], #48]\n\t"
-                     "2:\n\t"
-                     "vldrw.32 q2, [%[ch]], #32\n\t"
-                     "ldr %[fold], [%[ch], #-16]\n\t"
-                     "ldr %[mult], [%[ch], #-12]\n\t"
-                     "ldr %[shift], [%[ch], #-8]\n\t"
-                     "vldrw.32 q5, [%[k], #16]\n\t"
-                     "vldrw.32 q7, [%[k], #64]\n\t"
-                     "ldr %[a0], [%[k], #104]\n\t"
-                     "str %[a0], [%[k], #160]\n\t"
-                     "add %[b1], %[b0], #112\n\t"
-                     "cmp %[shift], #0\n\t"
-                     "blt 3f\n\t"
-                     DW_P_LINES(DW_G_LEFT, "10", "11", "12", "13")
-                     DW_P_ROWS(DW_G_LEFT, "14", "15", "16")
-                     "b 4f\n\t"
-                     "3:\n\t"
-                     DW_P_LINES(DW_G_RIGHT, "20", "21", "22", "23")
-                     DW_P_ROWS(DW_G_RIGHT, "24", "25", "26")
-                     "4:\n\t"
-                     "ldr %[a0], [%[k], #148]\n\t"
-                     "sub %[b0], %[b0], %[a0]\n\t"
-                     "ldr %[a0], [%[k], #152]\n\t"
-                     "sub %[out], %[out], %[a0]\n\t"
-                     "ldr %[a0], [%[k], #156]\n\t"
-                     "cmp %[ch], %[a0]\n\t"
-                     "bne 2b"
-                     : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [fold] "=&r"(fold),
-                       [mult] "=&r"(mult), [shift] "=&r"(shift),
-                       [b1] "=&r"(b1), [b0] "+r"(b0), [out] "+r"(out), [ch] "+r"(ch)
-                     : [k] "r"(k), [off] "r"(off), [ostep] "r"(ostep)
-                     : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7",
-                       "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15");
+    if (k->odd) {
+        DW_P_RUN(DW_P_ODD(DW_G_LEFT), DW_P_ODD(DW_G_RIGHT));
+    } else {
+        DW_P_RUN("", "");
+    }
     (void)a0;
     (void)a1;
     (void)fold;
@@ -1637,6 +1654,27 @@ static int32_t plane_takes(const dw_ctx *c)
            2 * (c->g.oh + 2) * DW_P_ROW <= DW_P_BYTES && 7 * c->g.ow * c->g.cout <= 65535;
 }
 
+/* plane_fill's loop: PRE once, LOAD a pixel */
+#define DW_P_FILL(PRE, LOAD) \
+    __asm__ volatile(PRE \
+                     "1:\n\t" \
+                     "dls lr, %[n]\n\t" \
+                     "2:\n\t" \
+                     LOAD \
+                     "add %[s], %[s], %[cin]\n\t" \
+                     "vstmia %[a]!, {d0}\n\t" \
+                     "vstmia %[b]!, {d1}\n\t" \
+                     "le lr, 2b\n\t" \
+                     "add %[s], %[s], %[sskip]\n\t" \
+                     "add %[a], %[a], %[skip]\n\t" \
+                     "add %[b], %[b], %[skip]\n\t" \
+                     "subs %[rows], %[rows], #1\n\t" \
+                     "bne 1b" \
+                     : [s] "+r"(src), [a] "+r"(a), [b] "+r"(b), [rows] "+r"(rows) \
+                     : [cw] "r"(cw), [n] "r"(x1 - x0), [cin] "r"(cin), [sskip] "r"(sskip), \
+                       [skip] "r"(skip) \
+                     : "cc", "memory", "lr", "d0", "d1")
+
 /* Channels oc..oc+cw-1 of the input inside the band's rows and columns into both halves
  * (the lanes past cw zero). */
 static void plane_fill(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t cw,
@@ -1654,26 +1692,13 @@ static void plane_fill(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t c
     if (rows <= 0 || x1 <= x0) {
         return;
     }
-    /* the rows (each its pixels a DLS/LE loop), the loads predicated to cw channels */
-    __asm__ volatile("vctp.8 %[cw]\n\t"
-                     "1:\n\t"
-                     "dls lr, %[n]\n\t"
-                     "2:\n\t"
-                     "vpst\n\t"
-                     "vldrbt.8 q0, [%[s]]\n\t"
-                     "add %[s], %[s], %[cin]\n\t"
-                     "vstmia %[a]!, {d0}\n\t"
-                     "vstmia %[b]!, {d1}\n\t"
-                     "le lr, 2b\n\t"
-                     "add %[s], %[s], %[sskip]\n\t"
-                     "add %[a], %[a], %[skip]\n\t"
-                     "add %[b], %[b], %[skip]\n\t"
-                     "subs %[rows], %[rows], #1\n\t"
-                     "bne 1b"
-                     : [s] "+r"(src), [a] "+r"(a), [b] "+r"(b), [rows] "+r"(rows)
-                     : [cw] "r"(cw), [n] "r"(x1 - x0), [cin] "r"(cin), [sskip] "r"(sskip),
-                       [skip] "r"(skip)
-                     : "cc", "memory", "lr", "d0", "d1");
+    /* the rows, each its pixels a DLS/LE loop (a part plane's loads predicated to its cw
+       channels) */
+    if (cw == 16) {
+        DW_P_FILL("", "vldrb.8 q0, [%[s]]\n\t");
+    } else {
+        DW_P_FILL("vctp.8 %[cw]\n\t", "vpst\n\tvldrbt.8 q0, [%[s]]\n\t");
+    }
 }
 
 static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, int8_t *out)
@@ -1934,19 +1959,13 @@ static RT_DSP_NOINLINE void one_channel(const dw_ctx *c, const int8_t *in, int32
 static void pad_image(const dw_ctx *c, const int8_t *img, int32_t ph, int32_t pw, int8_t *dst)
 {
     const rt_conv_s8_params *p = c->p;
-    const int8x16_t zero = vdupq_n_s8((int8_t)(-p->input_offset));
     const int32_t left = p->pad_w < pw ? p->pad_w : pw;
     const int32_t inside = c->g.w < pw - left ? c->g.w : pw - left;
+    const int32_t r1 = c->g.h + p->pad_h < ph ? c->g.h + p->pad_h : ph;
     int32_t r;
-    for (r = 0; r < ph; ++r, dst += pw) {
-        const int32_t iy = r - p->pad_h;
-        if (iy < 0 || iy >= c->g.h) {
-            rt_mve_fill(dst, zero, pw);
-            continue;
-        }
-        rt_mve_fill(dst, zero, left);
-        rt_mve_copy(dst + left, img + iy * c->g.w, inside);
-        rt_mve_fill(dst + left + inside, zero, pw - left - inside);
+    rt_mve_fill(dst, vdupq_n_s8((int8_t)(-p->input_offset)), ph * pw);   /* the padding */
+    for (r = p->pad_h; r < r1 && inside > 0; ++r) {   /* then the rows inside */
+        rt_mve_copy(dst + r * pw + left, img + (r - p->pad_h) * c->g.w, inside);
     }
 }
 
