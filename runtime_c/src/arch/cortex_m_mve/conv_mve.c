@@ -696,8 +696,9 @@ static RT_DSP_NOINLINE void rt_mve_patches(const int8_t *x, int32_t m, int32_t x
  * along with the pixels (rt_mve_copy's steps, with the tail's predicate made once a batch:
  * calling rt_mve_copy per run costs ResNet-8 43 K instructions on the M55; runs shorter than
  * a vector, a first layer's 3x3x3, one predicated load and store each, under one VPSTT, the
- * rows a DLS/LE loop at -O2); any other takes rt_mve_gather. Out of line: inlined, it
- * crowds its callers' registers. */
+ * rows a DLS/LE loop at -O2), or where nv > 0 one byte gather of offs a vector of taps
+ * (rt_mve_patches; every pixel in one call where there is no padding); any other takes
+ * rt_mve_gather. Out of line: inlined, it crowds its callers' registers. */
 static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
                                                 const rt_conv_s8_params *p, const int8_t *img,
                                                 int32_t oy, int32_t ox, int32_t m, int32_t k,
@@ -778,9 +779,9 @@ static RT_DSP_NOINLINE void rt_mve_gather_batch(const rt_conv_s8_geom *g,
 }
 
 /* Where a patch's taps lie from its first (in the patch's order, the lanes past its last
- * zero), for patches of rows shorter than a vector that lie within a byte gather's reach
- * (255 bytes), no dilation along a row, and fit their k: vectors of offsets into offs, how many returned (0: not so;
- * KWS's 10x4 stem, ResNet-8's 3x3x3). */
+ * zero), for patches of rows shorter than a vector, without dilation along a row, that lie
+ * within a byte gather's reach (255 bytes) and fit their k: vectors of offsets into offs, how
+ * many returned (0: not so; KWS's 10x4 stem, ResNet-8's 3x3x3). */
 static int32_t rt_mve_patch_offsets(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
                                     int32_t k, uint8_t *offs)
 {

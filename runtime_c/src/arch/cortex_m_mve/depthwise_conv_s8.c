@@ -1178,7 +1178,8 @@ static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const 
  * as measured on the zoo's layers against run_quarters (M55, instructions an output):
  * - along the columns of tall and narrow maps (16 rows or more, 7 columns or fewer) where the
  *   activation range is all of int8: KWS's 25x5x64 8.0, against 8.7 down its columns and
- *   10.0 in run_quarters;
+ *   10.0 in run_quarters; at stride 1 on four or five columns a whole plane at a time
+ *   (plane_takes, gathered_plane): 6.7;
  * - down the columns at stride 1 down, on maps of four rows or more where the activation
  *   range is all of int8 (pairs of groups): VWW's 48x48x8 6.6, 24x24x32 6.0, 12x12x64 6.6
  *   and 6x6x128 10.6 against 10.3, 9.2, 9.8 and 11.0. With a clamp (a group at a time)
@@ -1480,8 +1481,7 @@ static RT_DSP_NOINLINE void gathered_columns(const dw_ctx *c, const int8_t *in, 
  * (lstep; lostep for the outputs) and past an odd group's outputs (ostep1); the rows left
  * over (rows), the steps to the first (rb, ro), whether a row takes a last group (tail: five
  * columns, the last four again), cout, the steps on to the next row (rstep, rostep); the
- * steps back from a channel's end to the next one's start (bback, oback); the half's end;
- * the assembly's count of lines or rows left (13 registers are all a frame pointer leaves). */
+ * steps back from a channel's end to the next one's start (bback, oback); the half's end. */
 typedef struct dw_plan {
     uint8x16_t o0, o1, r1;
     uint16x8_t so16;
@@ -1490,15 +1490,13 @@ typedef struct dw_plan {
     int32_t rows, rb, ro, tail, cout, rstep, rostep;
     int32_t bback, oback;
     const dw_gchan *chend;
-    int32_t left;   /* the lines or rows left (the assembly's count) */
 } dw_plan;
 typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1) == 32 &&
                              offsetof(dw_plan, so16) == 48 && offsetof(dw_plan, so) == 64 &&
                              offsetof(dw_plan, rso) == 80 && offsetof(dw_plan, n) == 96 &&
                              offsetof(dw_plan, ostep1) == 116 && offsetof(dw_plan, rows) == 120 &&
                              offsetof(dw_plan, rostep) == 144 && offsetof(dw_plan, bback) == 148 &&
-                             offsetof(dw_plan, chend) == 156 &&
-                             offsetof(dw_plan, left) == 160) ? 1 : -1];
+                             offsetof(dw_plan, chend) == 156) ? 1 : -1];
 
 /* One group of the channel in q2: pixels 0 and 2 at b0 and b1 (+ q4), 1 and 3 at + O1;
  * b0 and b1 then STEP bytes on. */
@@ -1543,9 +1541,7 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
     "add %[b1], %[b0], #112\n\t" \
     "ldr %[a0], [%[k], #112]\n\t" \
     "add %[out], %[out], %[a0]\n\t" \
-    "ldr %[a0], [%[k], #160]\n\t" \
-    "subs %[a0], %[a0], #1\n\t" \
-    "str %[a0], [%[k], #160]\n\t" \
+    "subs %[ln], %[ln], #1\n\t" \
     "bne " LN "b\n\t"
 #define DW_P_ODD(REQ) \
     DW_P_SINGLE(REQ, "q5", "224") \
@@ -1554,9 +1550,8 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
 /* then the rows left over (R: a row; T: past its last group; X: past them all), a group
  * along the row and, in five columns, the last four pixels again (back three) */
 #define DW_P_ROWS(REQ, R, T, X) \
-    "ldr %[a0], [%[k], #120]\n\t" \
-    "str %[a0], [%[k], #160]\n\t" \
-    "cmp %[a0], #0\n\t" \
+    "ldr %[ln], [%[k], #120]\n\t" \
+    "cmp %[ln], #0\n\t" \
     "beq " X "f\n\t" \
     "vldrw.32 q5, [%[k], #32]\n\t" \
     "vldrw.32 q7, [%[k], #80]\n\t" \
@@ -1580,9 +1575,7 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
     "add %[b0], %[b0], %[a0]\n\t" \
     "ldr %[a0], [%[k], #144]\n\t" \
     "add %[out], %[out], %[a0]\n\t" \
-    "ldr %[a0], [%[k], #160]\n\t" \
-    "subs %[a0], %[a0], #1\n\t" \
-    "str %[a0], [%[k], #160]\n\t" \
+    "subs %[ln], %[ln], #1\n\t" \
     "bne " R "b\n\t" \
     X ":\n\t"
 
@@ -1597,8 +1590,7 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
                      "ldr %[shift], [%[ch], #-8]\n\t" \
                      "vldrw.32 q5, [%[k], #16]\n\t" \
                      "vldrw.32 q7, [%[k], #64]\n\t" \
-                     "ldr %[a0], [%[k], #104]\n\t" \
-                     "str %[a0], [%[k], #160]\n\t" \
+                     "ldr %[ln], [%[k], #104]\n\t" \
                      "add %[b1], %[b0], #112\n\t" \
                      "cmp %[shift], #0\n\t" \
                      "blt 3f\n\t" \
@@ -1617,7 +1609,7 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
                      "cmp %[ch], %[a0]\n\t" \
                      "bne 2b" \
                      : [a0] "=&Te"(a0), [a1] "=&Te"(a1), [fold] "=&r"(fold), \
-                       [mult] "=&r"(mult), [shift] "=&r"(shift), \
+                       [mult] "=&r"(mult), [shift] "=&r"(shift), [ln] "=&r"(ln), \
                        [b1] "=&r"(b1), [b0] "+r"(b0), [out] "+r"(out), [ch] "+r"(ch) \
                      : [k] "r"(k), [off] "r"(off), [ostep] "r"(ostep) \
                      : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", \
@@ -1626,10 +1618,10 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
 /* The channels ch..k->chend-1 of one half (the first's window at b0, the next channel's one
  * byte on; outputs likewise from out): each channel's taps into q2, its output stage into
  * registers, its lines and rows by its shift's output stage. */
-static RT_DSP_NOINLINE void plane_run(dw_plan *k, const dw_gchan *ch, const int8_t *b0,
+static RT_DSP_NOINLINE void plane_run(const dw_plan *k, const dw_gchan *ch, const int8_t *b0,
                                       int32_t off, int32_t ostep, int8_t *out)
 {
-    int32_t a0, a1, fold, mult, shift;
+    int32_t a0, a1, fold, mult, shift, ln;
     const int8_t *b1;
     if (k->odd) {
         DW_P_RUN(DW_P_ODD(DW_G_LEFT), DW_P_ODD(DW_G_RIGHT));
@@ -1642,6 +1634,7 @@ static RT_DSP_NOINLINE void plane_run(dw_plan *k, const dw_gchan *ch, const int8
     (void)mult;
     (void)shift;
     (void)b1;
+    (void)ln;
 }
 
 /* Whether gathered_plane takes the layer (gather_takes has checked a 3x3 filter at a
