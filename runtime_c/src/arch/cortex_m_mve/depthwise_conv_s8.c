@@ -1694,6 +1694,8 @@ static void plane_fill(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t c
     }
 }
 
+/* The layer (plane_takes), plane after plane: the band's padding filled once, then each
+ * plane's taps and output stages, its input, and one plane_run a half. */
 static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, int8_t *out)
 {
     static const uint8_t taps[16] = {0, 8, 16, 56, 64, 72, 112, 120, 128};
