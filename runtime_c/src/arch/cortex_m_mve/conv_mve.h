@@ -57,6 +57,13 @@ static inline uint16x8_t rt_mve_offs16(uint32x4_t a, uint32_t d)
     return vmovntq_u32(vmovnbq_u32(vdupq_n_u16(0), a), vaddq_n_u32(a, d));
 }
 
+/* Whether a layer's activation range is all of int8 (then a saturating narrow to bytes is its
+ * clamp). */
+static inline int32_t rt_mve_full_range(const rt_conv_s8_params *p)
+{
+    return p->act_min == -128 && p->act_max == 127;
+}
+
 static inline rt_mve_out rt_mve_out_make(const rt_conv_s8_params *p, int32_t cout)
 {
     const uint32_t offs[4] = {0u, 1u, (uint32_t)cout, (uint32_t)cout + 1u};
@@ -72,7 +79,7 @@ static inline rt_mve_out rt_mve_out_make(const rt_conv_s8_params *p, int32_t cou
     o.off = vdupq_n_s32(p->output_offset);
     o.lo = vdupq_n_s32(p->act_min);
     o.hi = vdupq_n_s32(p->act_max);
-    o.full = p->act_min == -128 && p->act_max == 127;
+    o.full = rt_mve_full_range(p);
     return o;
 }
 

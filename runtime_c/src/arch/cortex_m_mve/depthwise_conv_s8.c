@@ -1120,12 +1120,6 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
 #define DW_G_Q3 , "d6", "d7"
 #define DW_G_NO_Q3
 
-/* Whether a layer's activation range is all of int8 (the narrowing's saturation clamps). */
-static inline int32_t gather_full(const rt_conv_s8_params *p)
-{
-    return p->act_min == -128 && p->act_max == 127;
-}
-
 /* Where a group's pixels lie in a band (the modes' pixel 2 from pixel 0 in bytes, pixel 1
  * from pixel 0 in offsets, the next group in bytes): along a row at stride 1 or 2, or down a
  * column with the next group 1 or 2 columns on. */
@@ -1195,7 +1189,7 @@ static int32_t gather_takes(const dw_ctx *c)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t ow = c->g.ow, oh = c->g.oh, bw = (ow - 1) * p->stride_w + 3;
-    const int32_t full = gather_full(p);
+    const int32_t full = rt_mve_full_range(p);
     if (c->mult != 1 || c->g.kh != 3 || c->g.kw != 3 || p->dilation_h != 1 ||
         p->dilation_w != 1 || (p->stride_w != 1 && p->stride_w != 2)) {
         return 0;
@@ -1319,7 +1313,7 @@ static RT_DSP_NOINLINE void gathered_cols(const dw_ctx *c, const int8_t *in, int
     const int32_t s = p->stride_w, most = (RT_MVE_DW_BAND_BYTES / 96 - 3) / s + 1;
     const int32_t m = most < ow ? most : ow, mode = s == 1 ? DW_G_COL1 : DW_G_COL2;
     const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
-    const int32_t full = gather_full(p);
+    const int32_t full = rt_mve_full_range(p);
     const uint32x4_t so = gather_offsets(ow * cout);
     const uint8x16_t o0 = vldrbq_u8(taps);
     int8_t band[RT_MVE_DW_BAND_BYTES];
@@ -1384,7 +1378,7 @@ static RT_MVE_INLINE void gathered_lines(const dw_ctx *c, const int8_t *in, int8
     const int32_t bw = (along - 1) * s + 3, x0 = -pad, groups = along >> 2;
     const int32_t mode = s == 1 ? DW_G_ROW1 : DW_G_ROW2;
     const int32x4_t lo = vdupq_n_s32(p->act_min), hi = vdupq_n_s32(p->act_max);
-    const int32_t full = gather_full(p);
+    const int32_t full = rt_mve_full_range(p);
     /* a line's last pixels: a last group in the same call (full), or a call of their own */
     const int32_t back = (along & 3) != 0 ? 4 - (along & 3) : 0;
     const uint32x4_t so = gather_offsets(oa);
@@ -1642,7 +1636,7 @@ static RT_DSP_NOINLINE void plane_run(const dw_plan *k, const dw_gchan *ch, cons
 static int32_t plane_takes(const dw_ctx *c)
 {
     const rt_conv_s8_params *p = c->p;
-    return gather_full(p) && p->stride_h == 1 && p->stride_w == 1 &&
+    return rt_mve_full_range(p) && p->stride_h == 1 && p->stride_w == 1 &&
            (c->g.ow == 4 || c->g.ow == 5) && c->g.oh >= 8 &&
            2 * (c->g.oh + 2) * DW_P_ROW <= DW_P_BYTES && 7 * c->g.ow * c->g.cout <= 65535;
 }
@@ -1664,25 +1658,22 @@ static int32_t plane_takes(const dw_ctx *c)
                      "subs %[rows], %[rows], #1\n\t" \
                      "bne 1b" \
                      : [s] "+r"(src), [a] "+r"(a), [b] "+r"(b), [rows] "+r"(rows) \
-                     : [cw] "r"(cw), [n] "r"(x1 - x0), [cin] "r"(cin), [sskip] "r"(sskip), \
+                     : [cw] "r"(cw), [n] "r"(cols), [cin] "r"(cin), [sskip] "r"(sskip), \
                        [skip] "r"(skip) \
                      : "cc", "memory", "lr", "d0", "d1")
 
-/* Channels oc..oc+cw-1 of the input inside the band's rows and columns into both halves
- * (the lanes past cw zero). */
+/* Channels oc..oc+cw-1 of the input inside the band (its rows [y0, y0 + rows) and columns
+ * [x0, x0 + cols), span_inside's) into both halves (the lanes past cw zero). */
 static void plane_fill(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t cw,
-                       int8_t *band, int32_t half)
+                       int32_t y0, int32_t rows, int32_t x0, int32_t cols, int8_t *band,
+                       int32_t half)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t cin = c->g.cin;
-    const int32_t y0 = p->pad_h > 0 ? 0 : -p->pad_h, x0 = p->pad_w > 0 ? 0 : -p->pad_w;
-    const int32_t y1 = c->g.h < c->g.oh + 2 - p->pad_h ? c->g.h : c->g.oh + 2 - p->pad_h;
-    const int32_t x1 = c->g.w < c->g.ow + 2 - p->pad_w ? c->g.w : c->g.ow + 2 - p->pad_w;
-    const int8_t *src = img + y0 * c->row + x0 * cin + oc;
-    int8_t *a = band + (y0 + p->pad_h) * DW_P_ROW + (x0 + p->pad_w) * 8, *b = a + half;
-    const int32_t sskip = c->row - (x1 - x0) * cin, skip = DW_P_ROW - (x1 - x0) * 8;
-    int32_t rows = y1 - y0;
-    if (rows <= 0 || x1 <= x0) {
+    const int8_t *src = img + (y0 - p->pad_h) * c->row + (x0 - p->pad_w) * cin + oc;
+    int8_t *a = band + y0 * DW_P_ROW + x0 * 8, *b = a + half;
+    const int32_t sskip = c->row - cols * cin, skip = DW_P_ROW - cols * 8;
+    if (rows <= 0 || cols <= 0) {
         return;
     }
     /* the rows, each its pixels a DLS/LE loop (a part plane's loads predicated to its cw
@@ -1706,7 +1697,9 @@ static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, in
     int8_t band[DW_P_BYTES];
     dw_gchan ch[16];
     dw_plan k;
-    int32_t n, oc;
+    int32_t n, oc, y0, x0;   /* the band's rows and columns inside the input: from y0, x0 */
+    const int32_t y1 = span_inside(c->g.h, -p->pad_h, oh + 2, &y0);
+    const int32_t x1 = span_inside(c->g.w, -p->pad_w, ow + 2, &x0);
     k.o0 = vldrbq_u8(taps);
     k.o1 = vaddq_n_u8(k.o0, DW_P_ROW);
     k.r1 = vaddq_n_u8(k.o0, 8);
@@ -1729,13 +1722,13 @@ static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, in
     k.bback = (rest > 0 ? oh * DW_P_ROW : ow * 8) - 1;
     k.oback = (rest > 0 ? oh * d : ow * cout) - 1;
     rt_mve_fill(band, vdupq_n_s8((int8_t)(-p->input_offset)), 2 * half);
-    for (n = 0; n < c->g.n; ++n) {
-        const int8_t *img = in + n * c->g.h * c->row;
-        int8_t *on = out + n * oh * d;
-        for (oc = 0; oc < cin; oc += 16) {
-            const int32_t cw = cin - oc < 16 ? cin - oc : 16;
-            gather_chans(c, oc, cw, ch);
-            plane_fill(c, img, oc, cw, band, half);
+    for (oc = 0; oc < cin; oc += 16) {
+        const int32_t cw = cin - oc < 16 ? cin - oc : 16;
+        gather_chans(c, oc, cw, ch);
+        for (n = 0; n < c->g.n; ++n) {
+            const int8_t *img = in + n * c->g.h * c->row;
+            int8_t *on = out + n * oh * d;
+            plane_fill(c, img, oc, cw, y0, y1 - y0, x0, x1 - x0, band, half);
             k.chend = ch + (cw < 8 ? cw : 8);
             plane_run(&k, ch, band, p->output_offset, 8 * d, on + oc);
             if (cw > 8) {
