@@ -7,7 +7,8 @@
  *   channel requantized together, down the columns (gathered_cols) or along lines
  *   (gathered_lines: the rows, or a tall map's columns); a tall map of four or five columns
  *   at stride 1 (KWS's 25x5) a whole padded plane at a time, every line and last row of a
- *   channel in one assembly call (gathered_plane).
+ *   channel in one assembly call (gathered_plane); so too a small map of two, four or six
+ *   columns and an even count of rows (VWW's 6x6), four pixels a 2x2 block.
  * - A channel multiplier of 1 (MobileNets, KWS): bands. An output row's input rows are copied
  *   onto the stack, up to 64 channels, a plane of 16 channels a column per pass, padded with
  *   the input zero point where its windows reach past the input, so every window is whole
@@ -33,7 +34,7 @@
  *   portable one, one at a time.
  * Up to about 7.3 KB of stack (a band's 2.5 KB and five passes' output stages and packed
  * taps, 6.1 KB; a gathered band and its 16 channels' taps and output stages, 3.1 KB (a tall
- * map's, with the band of its last rows, 3.8 KB; a whole plane's band 4.3 KB); the
+ * map's, with the band of its last rows, 3.8 KB; a whole plane's band 4.8 KB); the
  * one-channel path's 64 filters padded to 48 taps, patches, their constants and padded
  * image, 7.3 KB). Bit-exact with int8/depthwise_conv_s8.c. */
 #include "conv_mve.h"
@@ -1176,7 +1177,8 @@ static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const 
  *   (plane_takes, gathered_plane): 6.7;
  * - down the columns at stride 1 down, on maps of four rows or more where the activation
  *   range is all of int8 (pairs of groups): VWW's 48x48x8 6.6, 24x24x32 6.0, 12x12x64 6.6
- *   and 6x6x128 10.6 against 10.3, 9.2, 9.8 and 11.0. With a clamp (a group at a time)
+ *   and 6x6x128 10.6 against 10.3, 9.2, 9.8 and 11.0 (the 6x6 maps now go to
+ *   gathered_plane's 2x2 blocks: 8.1). With a clamp (a group at a time)
  *   only on eight rows or more and planes of 16 channels: the last four rows again cost a
  *   6x6 map 11.6, and 8 channels fill their band dearly.
  * - else along the rows where they cost less than run_quarters' 9 or so an output: 23 a
@@ -1458,15 +1460,22 @@ static RT_DSP_NOINLINE void gathered_columns(const dw_ctx *c, const int8_t *in, 
     }
 }
 
-/* A tall map of four or five columns at stride 1 (KWS's 25x5) where the activation range is
- * all of int8: a plane's whole padded input in one band, so that one assembly call takes
- * every line of a channel, its last rows too (gathered_plane; the ring's lines cost KWS a call
- * and a band fill a line and plane). The band holds two halves, channels 0-7 and 8-15 of
- * every pixel, a row of seven pixels 56 bytes (DW_P_ROW), so that a window's taps (56 ky +
- * 8 kx) and the pixel below's lie within the gather's 255 bytes. Each input pixel's sixteen
- * channels are one load and two 8-byte stores (VSTM of its D registers). */
-#define DW_P_ROW 56
-#define DW_P_BYTES 3584   /* two halves of up to 32 rows (maps of up to 30) */
+/* Whole planes, where the activation range is all of int8 and the stride 1: a plane's whole
+ * padded input in one band, so that one assembly call takes every line of a channel
+ * (gathered_plane; the ring's lines cost KWS a call and a band fill a line and plane):
+ * - a tall map of four or five columns (KWS's 25x5, DW_P_COLUMNS): the lines its columns, a
+ *   group four rows down one, then its last rows along the rows;
+ * - a small map of two, four or six columns and an even count of rows (VWW's 6x6,
+ *   DW_P_BLOCKS): the lines pairs of columns, a group a 2x2 block of pixels (a 6x6 map nine
+ *   groups, where down its columns it took twelve: the last four rows again).
+ * The band holds two halves, channels 0-7 and 8-15 of every pixel, a row of up to eight
+ * pixels 64 bytes (DW_P_ROW), so that a window's taps (64 ky + 8 kx) and those of the pixel
+ * below lie within the gather's 255 bytes. Each input pixel's sixteen channels are one load
+ * and two 8-byte stores (VSTM of its D registers). */
+#define DW_P_ROW 64
+#define DW_P_BYTES 4096   /* two halves of up to 32 rows (maps of up to 30) */
+#define DW_P_COLUMNS 1
+#define DW_P_BLOCKS 2
 
 /* What the assembly reads (at these byte offsets): the window's taps o0, the pixel below's
  * o1 and the pixel beside's r1; where a pair of groups' outputs go (so16), one group's down a
@@ -1517,14 +1526,14 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
     "vstrb.32 q1, [%[out], q7]\n\t"
 /* a channel's lines (LN), each its pairs of groups down the column (L, E: the loop and its
  * end), ODD (an odd group, or nothing: chosen once a layer, not tested a line), then on to the
- * next line */
-#define DW_P_LINES(REQ, LN, L, E, ODD) \
+ * next line; a group STEP bytes below the last, pixel 2 B1 bytes below pixel 0 */
+#define DW_P_LINES(REQ, LN, L, E, ODD, STEP, B1) \
     LN ":\n\t" \
     "ldr lr, [%[k], #96]\n\t" \
     "wls lr, lr, " E "f\n\t" \
     L ":\n\t" \
-    DW_P_GROUP("q1", "q5", "224") \
-    DW_P_GROUP("q3", "q5", "224") \
+    DW_P_GROUP("q1", "q5", STEP) \
+    DW_P_GROUP("q3", "q5", STEP) \
     DW_G_PAIR_OUT(REQ, "q6") \
     "add %[out], %[out], %[ostep]\n\t" \
     "le lr, " L "b\n\t" \
@@ -1532,13 +1541,13 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
     ODD \
     "ldr %[a0], [%[k], #108]\n\t" \
     "add %[b0], %[b0], %[a0]\n\t" \
-    "add %[b1], %[b0], #112\n\t" \
+    "add %[b1], %[b0], #" B1 "\n\t" \
     "ldr %[a0], [%[k], #112]\n\t" \
     "add %[out], %[out], %[a0]\n\t" \
     "subs %[ln], %[ln], #1\n\t" \
     "bne " LN "b\n\t"
-#define DW_P_ODD(REQ) \
-    DW_P_SINGLE(REQ, "q5", "224") \
+#define DW_P_ODD(REQ, STEP) \
+    DW_P_SINGLE(REQ, "q5", STEP) \
     "ldr %[a0], [%[k], #116]\n\t" \
     "add %[out], %[out], %[a0]\n\t"
 /* then the rows left over (R: a row; T: past its last group; X: past them all), a group
@@ -1573,8 +1582,9 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
     "bne " R "b\n\t" \
     X ":\n\t"
 
-/* The assembly of plane_run, ODD_LEFT and ODD_RIGHT a line's odd group or nothing. */
-#define DW_P_RUN(ODD_LEFT, ODD_RIGHT) \
+/* The assembly of plane_run: ODD_LEFT and ODD_RIGHT a line's odd group or nothing, ROWS_LEFT
+ * and ROWS_RIGHT the rows left over or nothing, STEP and B1 DW_P_LINES'. */
+#define DW_P_RUN(ODD_LEFT, ODD_RIGHT, ROWS_LEFT, ROWS_RIGHT, STEP, B1) \
     __asm__ volatile("vldrw.32 q4, [%[k]]\n\t" \
                      "vldrw.32 q6, [%[k], #48]\n\t" \
                      "2:\n\t" \
@@ -1585,15 +1595,15 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
                      "vldrw.32 q5, [%[k], #16]\n\t" \
                      "vldrw.32 q7, [%[k], #64]\n\t" \
                      "ldr %[ln], [%[k], #104]\n\t" \
-                     "add %[b1], %[b0], #112\n\t" \
+                     "add %[b1], %[b0], #" B1 "\n\t" \
                      "cmp %[shift], #0\n\t" \
                      "blt 3f\n\t" \
-                     DW_P_LINES(DW_G_LEFT, "10", "11", "12", ODD_LEFT) \
-                     DW_P_ROWS(DW_G_LEFT, "14", "15", "16") \
+                     DW_P_LINES(DW_G_LEFT, "10", "11", "12", ODD_LEFT, STEP, B1) \
+                     ROWS_LEFT \
                      "b 4f\n\t" \
                      "3:\n\t" \
-                     DW_P_LINES(DW_G_RIGHT, "20", "21", "22", ODD_RIGHT) \
-                     DW_P_ROWS(DW_G_RIGHT, "24", "25", "26") \
+                     DW_P_LINES(DW_G_RIGHT, "20", "21", "22", ODD_RIGHT, STEP, B1) \
+                     ROWS_RIGHT \
                      "4:\n\t" \
                      "ldr %[a0], [%[k], #148]\n\t" \
                      "sub %[b0], %[b0], %[a0]\n\t" \
@@ -1610,17 +1620,27 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
                        "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15")
 
 /* The channels ch..k->chend-1 of one half (the first's window at b0, the next channel's one
- * byte on; outputs likewise from out): each channel's taps into q2, its output stage into
- * registers, its lines and rows by its shift's output stage. */
+ * byte on; outputs likewise from out, a pair of groups' ostep on from the last): each
+ * channel's taps into q2, its output stage into registers, its lines (and, DW_P_COLUMNS, its
+ * rows) by its shift's output stage. The band's steps are constants of the assembly: a
+ * column's group four rows down (DW_P_COLUMNS) or a block's two (DW_P_BLOCKS). */
+typedef char dw_p_steps[DW_P_ROW == 64 ? 1 : -1];
 static RT_DSP_NOINLINE void plane_run(const dw_plan *k, const dw_gchan *ch, const int8_t *b0,
-                                      int32_t off, int32_t ostep, int8_t *out)
+                                      int32_t off, int32_t ostep, int8_t *out, int32_t mode)
 {
     int32_t a0, a1, fold, mult, shift, ln;
     const int8_t *b1;
-    if (k->odd) {
-        DW_P_RUN(DW_P_ODD(DW_G_LEFT), DW_P_ODD(DW_G_RIGHT));
+    if (mode == DW_P_BLOCKS && k->odd) {
+        DW_P_RUN(DW_P_ODD(DW_G_LEFT, "128"), DW_P_ODD(DW_G_RIGHT, "128"), "", "", "128", "64");
+    } else if (mode == DW_P_BLOCKS) {
+        DW_P_RUN("", "", "", "", "128", "64");
+    } else if (k->odd) {
+        DW_P_RUN(DW_P_ODD(DW_G_LEFT, "256"), DW_P_ODD(DW_G_RIGHT, "256"),
+                 DW_P_ROWS(DW_G_LEFT, "14", "15", "16"), DW_P_ROWS(DW_G_RIGHT, "24", "25", "26"),
+                 "256", "128");
     } else {
-        DW_P_RUN("", "");
+        DW_P_RUN("", "", DW_P_ROWS(DW_G_LEFT, "14", "15", "16"),
+                 DW_P_ROWS(DW_G_RIGHT, "24", "25", "26"), "256", "128");
     }
     (void)a0;
     (void)a1;
@@ -1631,14 +1651,23 @@ static RT_DSP_NOINLINE void plane_run(const dw_plan *k, const dw_gchan *ch, cons
     (void)ln;
 }
 
-/* Whether gathered_plane takes the layer (gather_takes has checked a 3x3 filter at a
- * multiplier of 1, no dilation). */
+/* How gathered_plane takes the layer (DW_P_COLUMNS, DW_P_BLOCKS; 0: not at all): a 3x3
+ * filter at a multiplier of 1 and stride 1, no dilation, the activation range all of int8, the
+ * padded plane within the band and the outputs' offsets within 16 bits. */
 static int32_t plane_takes(const dw_ctx *c)
 {
     const rt_conv_s8_params *p = c->p;
-    return rt_mve_full_range(p) && p->stride_h == 1 && p->stride_w == 1 &&
-           (c->g.ow == 4 || c->g.ow == 5) && c->g.oh >= 8 &&
-           2 * (c->g.oh + 2) * DW_P_ROW <= DW_P_BYTES && 7 * c->g.ow * c->g.cout <= 65535;
+    const int32_t oh = c->g.oh, ow = c->g.ow;
+    if (c->mult != 1 || c->g.kh != 3 || c->g.kw != 3 || p->dilation_h != 1 ||
+        p->dilation_w != 1 || p->stride_h != 1 || p->stride_w != 1 ||
+        !rt_mve_full_range(p) || 2 * (oh + 2) * DW_P_ROW > DW_P_BYTES ||
+        7 * ow * c->g.cout > 65535) {
+        return 0;
+    }
+    if ((ow == 4 || ow == 5) && oh >= 8) {
+        return DW_P_COLUMNS;
+    }
+    return (ow == 2 || ow == 4 || ow == 6) && (oh & 1) == 0 ? DW_P_BLOCKS : 0;
 }
 
 /* plane_fill's loop: PRE once, LOAD a pixel */
@@ -1685,42 +1714,62 @@ static void plane_fill(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t c
     }
 }
 
-/* The layer (plane_takes), plane after plane: the band's padding filled once, then each
+/* The layer (plane_takes' mode), plane after plane: the band's padding filled once, then each
  * plane's taps and output stages, its input, and one plane_run a half. */
-static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, int8_t *out)
+static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, int8_t *out,
+                                           int32_t mode)
 {
-    static const uint8_t taps[16] = {0, 8, 16, 56, 64, 72, 112, 120, 128};
+    static const uint8_t taps[16] = {0, 8, 16, 64, 72, 80, 128, 136, 144};
     const rt_conv_s8_params *p = c->p;
     const int32_t cin = c->g.cin, cout = c->g.cout, oh = c->g.oh, ow = c->g.ow;
-    const int32_t d = ow * cout, rest = oh & 3, groups = oh >> 2, r0 = oh - rest;
-    const int32_t half = (oh + 2) * DW_P_ROW, tail = ow == 5;
+    const int32_t d = ow * cout, half = (oh + 2) * DW_P_ROW;
     int8_t band[DW_P_BYTES];
     dw_gchan ch[16];
     dw_plan k;
-    int32_t n, oc, y0, x0;   /* the band's rows and columns inside the input: from y0, x0 */
+    int32_t n, oc, y0, x0, ostep;   /* the band's rows and columns inside the input: from y0, x0 */
     const int32_t y1 = span_inside(c->g.h, -p->pad_h, oh + 2, &y0);
     const int32_t x1 = span_inside(c->g.w, -p->pad_w, ow + 2, &x0);
     k.o0 = vldrbq_u8(taps);
-    k.o1 = vaddq_n_u8(k.o0, DW_P_ROW);
     k.r1 = vaddq_n_u8(k.o0, 8);
-    k.so = gather_offsets(d);
-    k.so16 = rt_mve_offs16(k.so, 4u * (uint32_t)d);
-    k.rso = gather_offsets(cout);
-    k.n = groups >> 1;
-    k.odd = groups & 1;
-    k.lines = ow;
-    k.lstep = 8 - groups * 4 * DW_P_ROW;
-    k.lostep = cout - groups * 4 * d;
-    k.ostep1 = 4 * d;
-    k.rows = rest;
-    k.rb = r0 * DW_P_ROW - ow * 8;
-    k.ro = r0 * d - ow * cout;
-    k.tail = tail;
     k.cout = cout;
-    k.rstep = DW_P_ROW - (tail ? 40 : 32);
-    k.rostep = d - (tail ? cout : 0);
-    k.bback = (rest > 0 ? oh * DW_P_ROW : ow * 8) - 1;
-    k.oback = (rest > 0 ? oh * d : ow * cout) - 1;
+    k.bback = ow * 8 - 1;
+    k.oback = ow * cout - 1;
+    if (mode == DW_P_BLOCKS) {   /* lines of two columns, a group two rows */
+        const int32_t groups = oh >> 1;
+        k.o1 = k.r1;   /* pixel 1 beside pixel 0, pixels 2 and 3 below them */
+        k.so = rt_mve_moved(0u, (uint32_t)cout, (uint32_t)d, (uint32_t)(d + cout));
+        k.so16 = rt_mve_offs16(k.so, 2u * (uint32_t)d);
+        k.rso = k.so;
+        k.n = groups >> 1;
+        k.odd = groups & 1;
+        k.lines = ow >> 1;
+        k.lstep = 16 - groups * 2 * DW_P_ROW;
+        k.lostep = 2 * cout - groups * 2 * d;
+        k.ostep1 = 2 * d;
+        k.rows = k.rb = k.ro = k.tail = k.rstep = k.rostep = 0;
+        ostep = 4 * d;
+    } else {   /* the columns, a group four rows; the rows left over along the rows */
+        const int32_t rest = oh & 3, groups = oh >> 2, r0 = oh - rest, tail = ow == 5;
+        k.o1 = vaddq_n_u8(k.o0, DW_P_ROW);
+        k.so = gather_offsets(d);
+        k.so16 = rt_mve_offs16(k.so, 4u * (uint32_t)d);
+        k.rso = gather_offsets(cout);
+        k.n = groups >> 1;
+        k.odd = groups & 1;
+        k.lines = ow;
+        k.lstep = 8 - groups * 4 * DW_P_ROW;
+        k.lostep = cout - groups * 4 * d;
+        k.ostep1 = 4 * d;
+        k.rows = rest;
+        k.rb = r0 * DW_P_ROW - ow * 8;
+        k.ro = r0 * d - ow * cout;
+        k.tail = tail;
+        k.rstep = DW_P_ROW - (tail ? 40 : 32);
+        k.rostep = d - (tail ? cout : 0);
+        k.bback = (rest > 0 ? oh * DW_P_ROW : ow * 8) - 1;
+        k.oback = (rest > 0 ? oh * d : ow * cout) - 1;
+        ostep = 8 * d;
+    }
     rt_mve_fill(band, vdupq_n_s8((int8_t)(-p->input_offset)), 2 * half);
     for (oc = 0; oc < cin; oc += 16) {
         const int32_t cw = cin - oc < 16 ? cin - oc : 16;
@@ -1730,10 +1779,10 @@ static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, in
             int8_t *on = out + n * oh * d;
             plane_fill(c, img, oc, cw, y0, y1 - y0, x0, x1 - x0, band, half);
             k.chend = ch + (cw < 8 ? cw : 8);
-            plane_run(&k, ch, band, p->output_offset, 8 * d, on + oc);
+            plane_run(&k, ch, band, p->output_offset, ostep, on + oc, mode);
             if (cw > 8) {
                 k.chend = ch + cw;
-                plane_run(&k, ch + 8, band + half, p->output_offset, 8 * d, on + oc + 8);
+                plane_run(&k, ch + 8, band + half, p->output_offset, ostep, on + oc + 8, mode);
             }
         }
     }
@@ -2023,6 +2072,11 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
         return RT_OK;
     }
 #if defined(__OPTIMIZE__)
+    const int32_t plane = plane_takes(&c);
+    if (plane != 0) {
+        gathered_plane(&c, in, out, plane);
+        return RT_OK;
+    }
     switch (gather_takes(&c)) {
     case DW_G_COLS:
         gathered_cols(&c, in, out);
@@ -2031,11 +2085,7 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
         gathered_rows(&c, in, out);
         return RT_OK;
     case DW_G_LINES:
-        if (plane_takes(&c)) {
-            gathered_plane(&c, in, out);
-        } else {
-            gathered_columns(&c, in, out);
-        }
+        gathered_columns(&c, in, out);
         return RT_OK;
     default:
         break;
