@@ -23,7 +23,13 @@
  * every filter shifts right) and scattered. An odd last row goes round again with the one
  * before it; a lone last filter, and -O0, take the same steps in C. Integer sums in another
  * order are the same sums, and the requantization is rt_mve_requant's: bit-exact with the
- * portable kernels. */
+ * portable kernels.
+ *
+ * A first layer's patches (rt_mve_gathered) are one byte gather a vector where a patch lies
+ * within 255 bytes (KWS's 10x4 stem, ResNet-8's 3x3x3), column-major where its rows lie
+ * further apart (VWW's 3x3x3 over rows of 288 bytes: each output row's three input rows
+ * scattered into columns of nine bytes once, then each patch two vector copies, where it took
+ * three predicated row copies), else copied run by run. */
 #include "conv_mve.h"
 
 int32_t rt_mve_pairs_make(const rt_conv_s8_params *p, const int8_t *w, const int32_t *bias,
@@ -803,9 +809,137 @@ static int32_t rt_mve_patch_offsets(const rt_conv_s8_geom *g, const rt_conv_s8_p
     return nv;
 }
 
+int32_t rt_mve_cols_bytes(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, int32_t k)
+{
+    const int32_t cin = g->cin, cc = g->kh * cin, taps = g->kw * cc;
+    const int32_t ncols = (g->ow - 1) * p->stride_w + g->kw, step = g->w * cin;
+    if (g->groups != 1 || p->dilation_h != 1 || p->dilation_w != 1 || k > 64 ||
+        taps == k || taps > k || g->kw * cin >= 16 || cin > 16 ||
+        (g->kh - 1) * step + g->kw * cin <= 256 ||             /* a byte gather reaches */
+        (15 / cin) * cc + 15 % cin >= 256) {                    /* the scatter's offsets */
+        return 0;
+    }
+    return ncols * cc + 32;
+}
+
+void rt_mve_cols_filters(const rt_conv_s8_geom *g, const int8_t *w, int32_t count, int32_t kp,
+                         int8_t *dst)
+{
+    const int32_t cin = g->cin, k = g->kh * g->kw * cin;
+    int32_t j, ky, kx;
+    for (j = 0; j < count; ++j, w += k, dst += kp) {
+        for (ky = 0; ky < g->kh; ++ky) {
+            for (kx = 0; kx < g->kw; ++kx) {
+                const mve_pred16_t t = rt_mve_tail8(cin);
+                vstrbq_p_s8(dst + (kx * g->kh + ky) * cin,
+                            vldrbq_z_s8(w + (ky * g->kw + kx) * cin, t), t);
+            }
+        }
+        rt_mve_fill(dst + k, vdupq_n_s8(0), kp - k);
+    }
+}
+
+/* n bytes of whole pixels from src (v: the zero point instead, where src is NULL) into their
+ * columns' slots from d: sixteen bytes a step, scattered by sc (lane i: pixel i / cin's channel
+ * i % cin, cc bytes a pixel), each step on by the whole pixels it holds (lanes: 16 / cin of
+ * them; the lanes past them store the next pixel's first bytes, as the next step does again),
+ * unpredicated but for the last. */
+static inline void rt_mve_cols_scatter(int8_t *d, const int8_t *src, int8x16_t v, int32_t n,
+                                       uint8x16_t sc, int32_t lanes, int32_t dstep)
+{
+    int32_t i;
+    for (i = 0; i + 16 <= n; i += lanes, d += dstep) {
+        vstrbq_scatter_offset_s8(d, sc, src != NULL ? vldrbq_s8(src + i) : v);
+    }
+    if (i < n) {
+        const mve_pred16_t t = rt_mve_tail8(n - i);
+        vstrbq_scatter_offset_p_s8(d, sc, src != NULL ? vldrbq_z_s8(src + i, t) : v, t);
+    }
+}
+
+/* Column-major patches' buffer for output row oy (image img): each input row under it into
+ * its slot of every column, or the zero point where the row lies outside; the columns outside
+ * the input hold it already. */
+static RT_DSP_NOINLINE void rt_mve_cols_row(const rt_conv_s8_geom *g,
+                                            const rt_conv_s8_params *p, const int8_t *img,
+                                            int32_t oy, uint8x16_t sc, int8_t *cols)
+{
+    const int32_t cin = g->cin, cc = g->kh * cin, ppv = 16 / cin, lanes = ppv * cin;
+    const int32_t ncols = (g->ow - 1) * p->stride_w + g->kw, row = g->w * cin;
+    const int8x16_t zero = vdupq_n_s8((int8_t)(-p->input_offset));
+    /* the columns inside the input: [lo, hi) */
+    const int32_t lo = p->pad_w < ncols ? p->pad_w : ncols;
+    const int32_t hi = p->pad_w + g->w < ncols ? p->pad_w + g->w : ncols;
+    int32_t ky;
+    for (ky = 0; ky < g->kh; ++ky) {
+        const int32_t iy = oy * p->stride_h - p->pad_h + ky;
+        if (iy < 0 || iy >= g->h) {
+            rt_mve_cols_scatter(cols + ky * cin, NULL, zero, ncols * cin, sc, lanes, ppv * cc);
+        } else if (hi > lo) {
+            rt_mve_cols_scatter(cols + ky * cin + lo * cc, img + iy * row, zero,
+                                (hi - lo) * cin, sc, lanes, ppv * cc);
+        }
+    }
+}
+
+/* Pixels ox..ox+m-1's patches from the columns: kw columns of cc bytes from column ox * stride,
+ * nv whole vectors each (the bytes past the patch multiply the filters' zeros), k apart. */
+static RT_DSP_NOINLINE void rt_mve_cols_patches(const int8_t *cols, int32_t ox, int32_t m,
+                                                int32_t xstep, int32_t nv, int32_t k,
+                                                int8_t *dst)
+{
+    const int8_t *s = cols + ox * xstep;
+    int32_t j, v;
+    if (nv == 2) {   /* VWW's 27 taps */
+        for (j = 0; j < m; ++j, s += xstep, dst += k) {
+            vstrbq_s8(dst, vldrbq_s8(s));
+            vstrbq_s8(dst + 16, vldrbq_s8(s + 16));
+        }
+        return;
+    }
+    for (j = 0; j < m; ++j, s += xstep, dst += k) {
+        for (v = 0; v < nv; ++v) {
+            vstrbq_s8(dst + 16 * v, vldrbq_s8(s + 16 * v));
+        }
+    }
+}
+
+/* rt_mve_gathered's column-major patches: a row's columns, then its pixels a batch at a time
+ * (rt_mve_rows out of line, so that the gathered loop keeps its registers). */
+static RT_DSP_NOINLINE void rt_mve_cols_gathered(const rt_conv_s8_geom *g,
+                                                 const rt_conv_s8_params *p, const int8_t *in,
+                                                 const int8_t *w, int32_t k, int32_t batch,
+                                                 int32_t count, int32_t shifts,
+                                                 const rt_mve_pair *q, const rt_mve_out *o,
+                                                 int8_t *patch, int8_t *cols, int32_t cols_room,
+                                                 int8_t *out)
+{
+    const int32_t cin = g->cin, cout = g->cout, ow = g->ow, cc = g->kh * cin;
+    const int32_t nv = (g->kh * g->kw * cin + 15) >> 4, xstep = p->stride_w * cc;
+    uint8_t sc[16];
+    int32_t i, n, oy, ox;
+    for (i = 0; i < 16; ++i) {   /* lane i: pixel i / cin's channel i % cin */
+        sc[i] = (uint8_t)((i / cin) * cc + i % cin);
+    }
+    rt_mve_fill(cols, vdupq_n_s8((int8_t)(-p->input_offset)), cols_room);
+    for (n = 0; n < g->n; ++n) {
+        const int8_t *img = in + n * g->h * g->w * cin;
+        for (oy = 0; oy < g->oh; ++oy) {
+            int8_t *orow = out + ((n * g->oh + oy) * ow) * cout;
+            rt_mve_cols_row(g, p, img, oy, vldrbq_u8(sc), cols);
+            for (ox = 0; ox < ow; ox += batch) {
+                const int32_t m = ow - ox < batch ? ow - ox : batch;
+                rt_mve_cols_patches(cols, ox, m, xstep, nv, k, patch);
+                rt_mve_rows(patch, m, w, k, cout, count, shifts, q, o, orow + ox * cout);
+            }
+        }
+    }
+}
+
 void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const int8_t *in,
                      const int8_t *w, int32_t k, const int32_t *bias, int32_t oc, int32_t count,
-                     int8_t *patch, int32_t room, rt_mve_pair *q, int8_t *out)
+                     int8_t *patch, int32_t room, int8_t *cols, int32_t cols_room,
+                     rt_mve_pair *q, int8_t *out)
 {
     const int32_t cout = g->cout, pixels = g->oh * g->ow;
     const int32_t fit = room / k;   /* whole quads where the 4x2 tiles take the rows */
@@ -815,6 +949,11 @@ void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const
     uint8_t offs[64];
     const int32_t nv = rt_mve_patch_offsets(g, p, k, offs);
     int32_t n, i;
+    if (cols != NULL) {
+        rt_mve_cols_gathered(g, p, in, w, k, batch, count, shifts, q, &o, patch, cols,
+                             cols_room, out + oc);
+        return;
+    }
     if (k != g->kh * g->kw * g->cin) {
         rt_mve_fill(patch, vdupq_n_s8(0), room);
     }

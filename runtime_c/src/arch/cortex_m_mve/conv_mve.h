@@ -107,10 +107,26 @@ void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k, int32_t
  * pairs) over every output pixel of a one-group layer: as many pixels as the patch holds, in
  * raster order, gathered (a row each, k bytes apart), then their matrix product by the block
  * (rt_mve_rows). Rows padded to 32 or 48 taps take the 4x2 tiles; the patch is zeroed
- * first, so that the bytes past each gathered patch are zeros times zeros. */
+ * first, so that the bytes past each gathered patch are zeros times zeros. Where cols is not
+ * NULL (cols_room >= rt_mve_cols_bytes > 0), the patches are column-major instead, and the
+ * filters w laid out to match (rt_mve_cols_filters). */
 void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const int8_t *in,
                      const int8_t *w, int32_t k, const int32_t *bias, int32_t oc, int32_t count,
-                     int8_t *patch, int32_t room, rt_mve_pair *q, int8_t *out);
+                     int8_t *patch, int32_t room, int8_t *cols, int32_t cols_room,
+                     rt_mve_pair *q, int8_t *out);
+
+/* Column-major patches, for a first layer whose filter rows lie too far apart in the input for
+ * one byte gather (VWW's 3x3x3 over rows of 288 bytes; each patch took three predicated
+ * copies): an output row's KH input rows interleaved a column at a time (an input column's
+ * KH * Cin bytes together, the zero point outside the input), so that each pixel's patch is
+ * one run of KW columns, copied two vectors at a time, its taps in (kx, ky, c) order. The
+ * bytes the buffer of columns takes for a layer padded to k taps (0: not such a layer). */
+int32_t rt_mve_cols_bytes(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, int32_t k);
+
+/* count filters of KH * KW * Cin taps from w, their taps in (kx, ky, c) order and padded with
+ * zeros to kp, into dst. */
+void rt_mve_cols_filters(const rt_conv_s8_geom *g, const int8_t *w, int32_t count, int32_t kp,
+                         int8_t *dst);
 
 /* n bytes from src to dst: whole vectors, then one predicated. */
 static inline void rt_mve_copy(int8_t *dst, const int8_t *src, int32_t n)

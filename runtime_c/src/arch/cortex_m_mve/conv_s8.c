@@ -3,7 +3,8 @@
  * patches gathered into one contiguous row each (taps outside the input as the input zero
  * point, which adds nothing), then the matrix product of conv_mve.c over them: 2x2 tiles,
  * four VMLADAVAs per sixteen taps, a predicated turn for a tail, the output stage made once
- * per block of 64 filters. About 3.6 KB of stack (the patches and a block's parameters).
+ * per block of 64 filters. About 4.6 KB of stack (the patches, a block's parameters and a first
+ * layer's column-major patches' columns, conv_mve.h).
  * Other layers (groups, longer filters) take 2x2 tiles straight from the input: a filter row
  * of taps is one contiguous run in the NHWC input and the OHWI filter, four VMLADAVAs and two
  * VADDVAs (the filters' sums, which carry the input offset) per sixteen taps; taps outside
@@ -13,6 +14,8 @@
 
 /* The longest filter (KH * KW * Cin) the gathered path takes. */
 #define RT_MVE_PATCH_MAX 768
+/* The bytes of column-major patches' columns (VWW's stem: 97 columns of 9 bytes) */
+#define RT_MVE_COLS_MAX 1024
 
 /* A 2x2 tile's outputs: lanes (pixel a: filter oc, o1; pixel b: filter oc, o1), the bias in,
  * requantized in one vector (rt_mve_requant) and scattered as bytes to out[oc], out[oc + 1],
@@ -145,12 +148,15 @@ static void tile(const conv_ctx *c, const rt_s8_window *a, const rt_s8_window *b
 /* One group, up to RT_MVE_PATCH_MAX taps a filter: the gathered matrix product of
  * conv_mve.c, a block of filters at a time. Short filters (a first layer's 3x3x3) are copied
  * padded with zeros to a multiple of 16 taps into the end of the patch buffer (where they
- * take at most half of it), so that the 4x2 tiles take them (conv_mve.c). */
+ * take at most half of it), so that the 4x2 tiles take them (conv_mve.c); where their
+ * patches are column-major (rt_mve_cols_bytes; VWW's stem), with their taps in that order. */
 static void conv_gathered(const conv_ctx *c, const int8_t *in, int8_t *out)
 {
-    int8_t patch[2 * RT_MVE_PATCH_MAX];
+    int8_t patch[2 * RT_MVE_PATCH_MAX], cols[RT_MVE_COLS_MAX];
     rt_mve_pair q[RT_MVE_BLOCK_PAIRS];
     const int32_t k = c->fsize, kp = rt_mve_padded_taps(k);
+    const int32_t cb = rt_mve_cols_bytes(&c->g, c->p, kp);
+    const int32_t by_cols = cb > 0 && cb <= (int32_t)sizeof cols;
     int32_t oc, j;
     for (oc = 0; oc < c->g.cout; oc += 2 * RT_MVE_BLOCK_PAIRS) {
         const int32_t left = c->g.cout - oc;
@@ -159,7 +165,10 @@ static void conv_gathered(const conv_ctx *c, const int8_t *in, int8_t *out)
         int32_t room = (int32_t)sizeof patch, wk = k;
         if (kp != k && count * kp <= room / 2) {
             int8_t *wp = patch + room - count * kp;
-            for (j = 0; j < count; ++j) {
+            if (by_cols) {
+                rt_mve_cols_filters(&c->g, w, count, kp, wp);
+            }
+            for (j = 0; j < count && !by_cols; ++j) {
                 rt_mve_copy(wp + j * kp, w + j * k, k);
                 rt_mve_fill(wp + j * kp + k, vdupq_n_s8(0), kp - k);
             }
@@ -167,7 +176,8 @@ static void conv_gathered(const conv_ctx *c, const int8_t *in, int8_t *out)
             w = wp;
             wk = kp;
         }
-        rt_mve_gathered(&c->g, c->p, in, w, wk, c->bias, oc, count, patch, room, q, out);
+        rt_mve_gathered(&c->g, c->p, in, w, wk, c->bias, oc, count, patch, room,
+                        by_cols && wk == kp ? cols : NULL, cb, q, out);
     }
 }
 

@@ -2040,13 +2040,14 @@ static void one_input(const dw_ctx *c, const int8_t *in, int8_t *out)
         }
         if (ph * pw > DW_PAD_BYTES) {
             rt_mve_gathered(&c->g, p, in, wt, kp, c->bias, oc, count, patch,
-                            (int32_t)sizeof patch, q, out);
+                            (int32_t)sizeof patch, NULL, 0, q, out);
             continue;
         }
         for (n = 0; n < c->g.n; ++n) {
             pad_image(c, in + n * c->g.h * c->g.w, ph, pw, padded);
             rt_mve_gathered(&g, &pp, padded, wt, kp, c->bias, oc, count, patch,
-                            (int32_t)sizeof patch, q, out + n * c->g.oh * c->g.ow * cout);
+                            (int32_t)sizeof patch, NULL, 0, q,
+                            out + n * c->g.oh * c->g.ow * cout);
         }
     }
 }
