@@ -504,9 +504,10 @@ def test_lut_and_clamp_in_place(rt):
 @given(dims=st.lists(st.integers(1, 7), min_size=1, max_size=5),
        dtype=st.sampled_from([np.int8, np.int16, np.int32, np.int64]), data=st.data())
 def test_permute_equals_numpy(rt, dims, dtype, data):
-    """Every permutation of ranks 1 to 5, for each element size: the copy walks whichever of
-    the output's last dim and the input's contiguous one is longer (NCHW -> NHWC of an RGB
-    image runs along its rows)."""
+    """Every permutation of ranks 1 to 5 (dims of one among them), for each element size: the
+    copy walks whichever of the output's last dim and the input's contiguous one is longer
+    (NCHW -> NHWC of an RGB image runs along all its pixels), output dims that follow each
+    other in the input too taken as one."""
     perm = data.draw(st.permutations(range(len(dims))))
     x = np.random.default_rng(len(dims)).integers(-100, 100, dims).astype(dtype)
     out = rt.empty(tuple(dims[p] for p in perm), dtype)

@@ -32,12 +32,15 @@ static void copy_elem(uint8_t *dst, int32_t di, const uint8_t *src, int32_t si,
 /* The permuted copy walks the output with one dim innermost: the output's last, or, where it
  * is longer, the dim the input holds contiguously (NCHW -> NHWC of a 3-channel image then
  * runs along its rows of pixels, not over three channels at a time); an odometer steps the
- * others. */
+ * others. Output dims that follow each other in the input too are one dim first, and dims of
+ * one dropped (that image's rows then are one row of all its pixels: three rows in all, not
+ * 288). */
 rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_s,
                      const void *in, const rt_shape *out_s, void *out)
 {
-    int32_t in_st[RT_MAX_DIMS], st[RT_MAX_DIMS], ost[RT_MAX_DIMS], idx[RT_MAX_DIMS];
-    int32_t rank, i, n, r, rows, len, s, d, q, si = 0, di = 0, stride = 1;
+    int32_t in_st[RT_MAX_DIMS], st[RT_MAX_DIMS], od[RT_MAX_DIMS], ost[RT_MAX_DIMS];
+    int32_t idx[RT_MAX_DIMS];
+    int32_t rank, m = 0, i, n, r, rows, len, s, d, q, si = 0, di = 0, stride = 1;
     uint32_t seen = 0u;
     const uint8_t *src = (const uint8_t *)in;
     uint8_t *dst = (uint8_t *)out;
@@ -51,28 +54,36 @@ rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_
         in_st[i] = stride;
         stride *= in_s->d[i];
     }
-    q = rank - 1;   /* the inner dim */
     for (i = 0; i < rank; ++i) {
-        const int32_t p = rt_norm_dim(perm[i], rank);
+        const int32_t p = rt_norm_dim(perm[i], rank), size = out_s->d[i];
         RT_CHECK(p >= 0 && (seen & (1u << p)) == 0u, RT_ERR_PARAM);
-        RT_CHECK(out_s->d[i] == in_s->d[p], RT_ERR_SHAPE);
+        RT_CHECK(size == in_s->d[p], RT_ERR_SHAPE);
         seen |= 1u << p;
-        st[i] = in_st[p];
-        idx[i] = 0;
-        if (p == rank - 1 && out_s->d[i] > out_s->d[q]) {
-            q = i;
+        if (size == 1) {
+            continue;
+        }
+        if (m > 0 && st[m - 1] == in_st[p] * size) {   /* the last dim's inner part */
+            od[m - 1] *= size;
+            st[m - 1] = in_st[p];
+        } else {
+            od[m] = size;
+            st[m] = in_st[p];
+            idx[m] = 0;
+            ++m;
         }
     }
-    if (rank == 0 || n == 0) {
+    if (m == 0 || n == 0) {
         copy_elems(dst, src, n, elem_size);
         return RT_OK;
     }
+    q = m - 1;   /* the inner dim */
     stride = 1;
-    for (i = rank - 1; i >= 0; --i) {
+    for (i = m - 1; i >= 0; --i) {
         ost[i] = stride;
-        stride *= out_s->d[i];
+        stride *= od[i];
+        q = st[i] == 1 && od[i] > od[q] ? i : q;
     }
-    len = out_s->d[q];
+    len = od[q];
     s = st[q];
     d = ost[q];
     rows = n / len;
@@ -90,17 +101,17 @@ rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_
                 copy_elem(dst, di + i * d, src, si + i * s, elem_size);
             }
         }
-        for (i = rank - 1; i >= 0; --i) {    /* odometer over the other dims */
+        for (i = m - 1; i >= 0; --i) {    /* odometer over the other dims */
             if (i == q) {
                 continue;
             }
             si += st[i];
             di += ost[i];
-            if (++idx[i] < out_s->d[i]) {
+            if (++idx[i] < od[i]) {
                 break;
             }
-            si -= st[i] * out_s->d[i];
-            di -= ost[i] * out_s->d[i];
+            si -= st[i] * od[i];
+            di -= ost[i] * od[i];
             idx[i] = 0;
         }
     }
