@@ -8,7 +8,7 @@
  * laid out like a tile's four sums. Then, at -O2, one assembly call takes every group of rows
  * across all the block's filter pairs:
  * - 4x2 tiles (rt_mve_quads) for rows of 8, 16, 32, 48, 64 or 128 taps where no filter shifts
- *   left: four pixels by a filter pair, the sums in the eight even registers, every load at
+ *   left (256 where every one shifts right and the range is all of int8): four pixels by a filter pair, the sums in the eight even registers, every load at
  *   a fixed offset (the first also stepping the filters on to the next pair), 14
  *   instructions per 128 MACs, and the pair's output stage loaded once for two vectors of
  *   four sums, which narrow into one vector of 16-bit lanes stored by one scatter. Short
@@ -116,12 +116,13 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     }
 }
 
-/* Whether rt_mve_quads takes rows of k taps from x by filters from w (128 taps: both
- * word-aligned). */
-static inline int32_t rt_mve_quads_take(int32_t k, const int8_t *x, const int8_t *w)
+/* Whether rt_mve_quads takes rows of k taps from x by filters from w (128 and 256 taps: both
+ * word-aligned; 256 only where every filter shifts right and the range is all of int8: `rq`,
+ * VWW's last pointwise layer as trained models quantize it). */
+static inline int32_t rt_mve_quads_take(int32_t k, const int8_t *x, const int8_t *w, int32_t rq)
 {
     return k == 8 || k == 16 || k == 32 || k == 48 || k == 64 ||
-           (k == 128 && (((uintptr_t)x | (uintptr_t)w) & 3u) == 0u);
+           ((k == 128 || (k == 256 && rq)) && (((uintptr_t)x | (uintptr_t)w) & 3u) == 0u);
 }
 
 #if defined(__OPTIMIZE__)
@@ -341,8 +342,8 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     (void)a11;
 }
 
-/* 4x2 tiles for rows of k = 8, 16, 32, 48, 64 or 128 taps (MobileNets' channels, KWS's padded
- * stem): four pixels (x0 and x0 + k, x2 and x2 + k) by a filter pair (w0 and w0 + k), every
+/* 4x2 tiles for rows of k = 8 to 256 taps (rt_mve_quads_take: MobileNets' channels, KWS's
+ * padded stem): four pixels (x0 and x0 + k, x2 and x2 + k) by a filter pair (w0 and w0 + k), every
  * load at a fixed offset: 14 instructions per 128 MACs, against 16 for two 2x2 tiles, and
  * the pair's output stage loaded once for two vectors of four sums (pixels 0 and 1; 2 and
  * 3). Sums in the eight even registers, so the pointers and the loop end take the rest. The
@@ -400,6 +401,20 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     RT_MVE_Q_NEXT("vldrw.32", "-176", "-48", "80", "208") \
     RT_MVE_Q_NEXT("vldrw.32", "-160", "-32", "96", "224") \
     RT_MVE_Q_NEXT("vldrw.32", "-144", "-16", "112", "240")
+/* k = 256 (VWW's last pointwise layer): VLDRW at offsets up to 496, the filters moved on to
+ * the next pair by an ADD (512 bytes, past a VLDRW's step) */
+#define RT_MVE_Q_AT256(OP, X, X1) \
+    RT_MVE_Q_TURN_LD("vldrw.32", OP, RT_MVE_Q_W(X), RT_MVE_Q_W(X1), X, X1)
+#define RT_MVE_Q_MAC256 \
+    RT_MVE_Q_AT256("vmladav.s8", "0", "256") RT_MVE_Q_AT256("vmlava.s8", "16", "272") \
+    RT_MVE_Q_AT256("vmlava.s8", "32", "288") RT_MVE_Q_AT256("vmlava.s8", "48", "304") \
+    RT_MVE_Q_AT256("vmlava.s8", "64", "320") RT_MVE_Q_AT256("vmlava.s8", "80", "336") \
+    RT_MVE_Q_AT256("vmlava.s8", "96", "352") RT_MVE_Q_AT256("vmlava.s8", "112", "368") \
+    RT_MVE_Q_AT256("vmlava.s8", "128", "384") RT_MVE_Q_AT256("vmlava.s8", "144", "400") \
+    RT_MVE_Q_AT256("vmlava.s8", "160", "416") RT_MVE_Q_AT256("vmlava.s8", "176", "432") \
+    RT_MVE_Q_AT256("vmlava.s8", "192", "448") RT_MVE_Q_AT256("vmlava.s8", "208", "464") \
+    RT_MVE_Q_AT256("vmlava.s8", "224", "480") RT_MVE_Q_AT256("vmlava.s8", "240", "496") \
+    "add %[w0], %[w0], #512\n\t"
 /* the sign fix of both vectors: FIX(A, T) leaves in T what A's lanes add (q2: the shifts) */
 #define RT_MVE_Q_FIX_MASK(A, T) "vand " T ", " A ", q2\n\tvshr.s32 " T ", " T ", #31\n\t"
 #define RT_MVE_Q_FIX_RIGHT(A, T) "vshr.s32 " T ", " A ", #31\n\t"
@@ -503,7 +518,9 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
     const int32_t xstep = 4 * k, ostep = 4 * cout - 2 * pairs;
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
-    if (k == 128) {
+    if (k == 256) {   /* (rt_mve_quads_take: every filter shifts right, all of int8) */
+        RT_MVE_QUADS("", RT_MVE_Q_MAC256, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_SATURATE);
+    } else if (k == 128) {
         RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC128)
     } else if (k == 64) {
         RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC64)
@@ -595,7 +612,8 @@ static RT_MVE_INLINE void rows(const int8_t *x, int32_t n, const int8_t *w, int3
 {
     int32_t from = 0;
 #if defined(__OPTIMIZE__)
-    if (rt_mve_quads_take(k, x, w) && n >= 4 && !(count & 1) && !(shifts & RT_MVE_ANY_LEFT) &&
+    if (rt_mve_quads_take(k, x, w, (shifts & RT_MVE_ALL_RIGHT) && o->full) && n >= 4 &&
+        !(count & 1) && !(shifts & RT_MVE_ANY_LEFT) &&
         cout <= 21844) {   /* the narrowed store's 16-bit offsets reach 3 cout + 1 */
         /* a lone last row goes with the one before it (the same bits stored again) */
         const int32_t nq = n >> 2, rest = n - 4 * nq;
@@ -943,9 +961,10 @@ void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const
 {
     const int32_t cout = g->cout, pixels = g->oh * g->ow;
     const int32_t fit = room / k;   /* whole quads where the 4x2 tiles take the rows */
-    const int32_t batch = fit >= 4 && rt_mve_quads_take(k, patch, w) ? fit & ~3 : fit & ~1;
     const rt_mve_out o = rt_mve_out_make(p, cout);
     const int32_t shifts = rt_mve_pairs_make(p, w, bias, k, oc, count, q);
+    const int32_t rq = (shifts & RT_MVE_ALL_RIGHT) && o.full;
+    const int32_t batch = fit >= 4 && rt_mve_quads_take(k, patch, w, rq) ? fit & ~3 : fit & ~1;
     uint8_t offs[64];
     const int32_t nv = rt_mve_patch_offsets(g, p, k, offs);
     int32_t n, i;
