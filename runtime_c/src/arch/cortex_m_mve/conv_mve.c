@@ -528,13 +528,9 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
  * to bytes with saturation (the clamp; the scatter stores each lane's low byte) */
 #define RT_MVE_Q_CLAMP "vmax.s16 q0, q0, %q[lo]\n\tvmin.s16 q0, q0, %q[hi]\n\t"
 #define RT_MVE_Q_SATURATE "vqmovnb.s16 q0, q0\n\t"
-/* the quads' loop: PRE once, then MAC the taps (w0 stepping to the next pair), FIX the sign
- * fix, CLAMP the outputs */
-#define RT_MVE_QUADS(PRE, MAC, FIX, CLAMP) \
-    __asm__ volatile( \
-        PRE \
-        "4:\n\t3:\n\t" \
-        MAC \
+/* A tile's output stage: its eight sums moved into two vectors, requantized (FIX the sign
+ * fix), narrowed, offset and clamped (CLAMP), scattered; out on to the next pair's. */
+#define RT_MVE_Q_OUT(FIX, CLAMP) \
         "vmov q0[2], q0[0], %[a10], %[a00]\n\t" \
         "vmov q0[3], q0[1], %[a11], %[a01]\n\t" \
         "vmov q1[2], q1[0], %[a30], %[a20]\n\t" \
@@ -557,12 +553,14 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         "vqadd.s16 q0, q0, %q[off]\n\t" \
         CLAMP \
         "vstrb.16 q0, [%[out], %q[offs]]\n\t" \
-        "add %[out], %[out], #2\n\t" \
+        "add %[out], %[out], #2\n\t"
+/* the next pair (3: its loop) */
+#define RT_MVE_Q_NEXT_PAIR \
         "cmp %[w0], %[wend]\n\t" \
-        "bne 3b\n\t" \
-        "ldr %[a00], %[xstep]\n\t" \
-        "add %[x0], %[x0], %[a00]\n\t" \
-        "add %[x2], %[x2], %[a00]\n\t" \
+        "bne 3b\n\t"
+/* the next quad (4: its loop, nq of them): the outputs on by ostep, the block's first pair
+ * again */
+#define RT_MVE_Q_NEXT_QUAD \
         "ldr %[a00], %[ostep]\n\t" \
         "add %[out], %[out], %[a00]\n\t" \
         "ldr %[prm], %[qbeg]\n\t" \
@@ -570,7 +568,30 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         "ldr %[a00], %[nq]\n\t" \
         "subs %[a00], %[a00], #1\n\t" \
         "str %[a00], %[nq]\n\t" \
-        "bne 4b" \
+        "bne 4b"
+/* the tiles' sums, outputs of the assembly the C never reads */
+#define RT_MVE_Q_SUMS_UNUSED \
+    (void)a00; \
+    (void)a01; \
+    (void)a10; \
+    (void)a11; \
+    (void)a20; \
+    (void)a21; \
+    (void)a30; \
+    (void)a31
+/* the quads' loop: PRE once, then MAC the taps (w0 stepping to the next pair), FIX the sign
+ * fix, CLAMP the outputs; x0 and x2 on by xstep a quad */
+#define RT_MVE_QUADS(PRE, MAC, FIX, CLAMP) \
+    __asm__ volatile( \
+        PRE \
+        "4:\n\t3:\n\t" \
+        MAC \
+        RT_MVE_Q_OUT(FIX, CLAMP) \
+        RT_MVE_Q_NEXT_PAIR \
+        "ldr %[a00], %[xstep]\n\t" \
+        "add %[x0], %[x0], %[a00]\n\t" \
+        "add %[x2], %[x2], %[a00]\n\t" \
+        RT_MVE_Q_NEXT_QUAD \
         : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11), \
           [a20] "=&Te"(a20), [a21] "=&Te"(a21), [a30] "=&Te"(a30), [a31] "=&Te"(a31), \
           [x0] "+r"(x0), [x2] "+r"(x2), [w0] "+r"(w0), [prm] "+r"(q), [out] "+r"(out), \
@@ -603,7 +624,7 @@ static RT_DSP_NOINLINE void rt_mve_quads8(const int8_t *x, int32_t nq, const int
 {
     int8_t halves[RT_MVE_BLOCK_PAIRS * 64];
     const mve_pred16_t lo = 0x00FFu, hi = 0xFF00u;
-    const int8_t *wq = halves, *wbeg = halves, *wend = halves + 64 * pairs, *x0 = x;
+    const int8_t *w0 = halves, *wbeg = halves, *wend = halves + 64 * pairs, *x0 = x;
     const rt_mve_pair *qbeg = q;
     const int32_t ostep = 4 * cout - 2 * pairs;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31, j;
@@ -618,66 +639,29 @@ static RT_DSP_NOINLINE void rt_mve_quads8(const int8_t *x, int32_t nq, const int
         "vldrb.8 q6, [%[x0]], #16\n\t"
         "vldrb.8 q7, [%[x0]], #16\n\t"
         "3:\n\t"
-        "vldrb.8 q0, [%[wq]], #16\n\t"
-        "vldrb.8 q1, [%[wq]], #16\n\t"
+        "vldrb.8 q0, [%[w0]], #16\n\t"
+        "vldrb.8 q1, [%[w0]], #16\n\t"
         "vmladav.s8 %[a00], q6, q0\n\t"
         "vmladav.s8 %[a10], q6, q1\n\t"
-        "vldrb.8 q2, [%[wq]], #16\n\t"
+        "vldrb.8 q2, [%[w0]], #16\n\t"
         "vmladav.s8 %[a20], q7, q0\n\t"
         "vmladav.s8 %[a30], q7, q1\n\t"
-        "vldrb.8 q3, [%[wq]], #16\n\t"
+        "vldrb.8 q3, [%[w0]], #16\n\t"
         "vmladav.s8 %[a01], q6, q2\n\t"
         "vmladav.s8 %[a11], q6, q3\n\t"
         "vmladav.s8 %[a21], q7, q2\n\t"
         "vmladav.s8 %[a31], q7, q3\n\t"
-        "vmov q0[2], q0[0], %[a10], %[a00]\n\t"
-        "vmov q0[3], q0[1], %[a11], %[a01]\n\t"
-        "vmov q1[2], q1[0], %[a30], %[a20]\n\t"
-        "vmov q1[3], q1[1], %[a31], %[a21]\n\t"
-        "vldrw.32 q2, [%[prm]], #16\n\t"
-        "vadd.i32 q0, q0, q2\n\t"
-        "vadd.i32 q1, q1, q2\n\t"
-        "vldrw.32 q2, [%[prm]], #16\n\t"
-        "vqrdmulh.s32 q0, q0, q2\n\t"
-        "vqrdmulh.s32 q1, q1, q2\n\t"
-        "vldrw.32 q2, [%[prm]], #32\n\t"
-        RT_MVE_Q_FIX_RIGHT("q0", "q3")
-        "vqadd.s32 q0, q0, q3\n\t"
-        RT_MVE_Q_FIX_RIGHT("q1", "q3")
-        "vqadd.s32 q1, q1, q3\n\t"
-        "vrshl.s32 q0, q0, q2\n\t"
-        "vrshl.s32 q1, q1, q2\n\t"
-        "vqmovnb.s32 q0, q0\n\t"
-        "vqmovnt.s32 q0, q1\n\t"
-        "vqadd.s16 q0, q0, %q[off]\n\t"
-        RT_MVE_Q_SATURATE
-        "vstrb.16 q0, [%[out], %q[offs]]\n\t"
-        "add %[out], %[out], #2\n\t"
-        "cmp %[wq], %[wend]\n\t"
-        "bne 3b\n\t"
-        "ldr %[a00], %[ostep]\n\t"
-        "add %[out], %[out], %[a00]\n\t"
-        "ldr %[prm], %[qbeg]\n\t"
-        "ldr %[wq], %[wbeg]\n\t"
-        "ldr %[a00], %[nq]\n\t"
-        "subs %[a00], %[a00], #1\n\t"
-        "str %[a00], %[nq]\n\t"
-        "bne 4b"
+        RT_MVE_Q_OUT(RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_SATURATE)
+        RT_MVE_Q_NEXT_PAIR
+        RT_MVE_Q_NEXT_QUAD
         : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11),
           [a20] "=&Te"(a20), [a21] "=&Te"(a21), [a30] "=&Te"(a30), [a31] "=&Te"(a31),
-          [x0] "+r"(x0), [wq] "+r"(wq), [prm] "+r"(q), [out] "+r"(out), [nq] "+m"(nq)
+          [x0] "+r"(x0), [w0] "+r"(w0), [prm] "+r"(q), [out] "+r"(out), [nq] "+m"(nq)
         : [wend] "r"(wend), [ostep] "m"(ostep), [qbeg] "m"(qbeg), [wbeg] "m"(wbeg),
           [offs] "w"(o->offs16), [off] "w"(o->off16)
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d12", "d13", "d14",
           "d15");
-    (void)a00;
-    (void)a01;
-    (void)a10;
-    (void)a11;
-    (void)a20;
-    (void)a21;
-    (void)a30;
-    (void)a31;
+    RT_MVE_Q_SUMS_UNUSED;
 }
 
 /* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + k i, its outputs
@@ -709,14 +693,7 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
     } else {
         RT_MVE_QUADS_BY_SHIFTS(RT_MVE_Q_PRED8, RT_MVE_Q_TURN8)
     }
-    (void)a00;
-    (void)a01;
-    (void)a10;
-    (void)a11;
-    (void)a20;
-    (void)a21;
-    (void)a30;
-    (void)a31;
+    RT_MVE_Q_SUMS_UNUSED;
 }
 #endif
 
