@@ -1010,17 +1010,28 @@ void rt_mve_cols_filters(const rt_conv_s8_geom *g, const int8_t *w, int32_t coun
     }
 }
 
-/* n bytes of whole pixels from src (v: the zero point instead, where src is NULL) into their
- * columns' slots from d: sixteen bytes a step, scattered by sc (lane i: pixel i / cin's channel
- * i % cin, cc bytes a pixel), each step on by the whole pixels it holds (lanes: 16 / cin of
- * them; the lanes past them store the next pixel's first bytes, as the next step does again),
- * unpredicated but for the last. */
+/* n bytes of whole pixels from src into their columns' slots from d: sixteen bytes a step,
+ * scattered by sc (lane i: pixel i / cin's channel i % cin, cc bytes a pixel), each step on by
+ * the whole pixels it holds (lanes bytes; the lanes past them store the next pixel's first
+ * bytes, as the next step does again), unpredicated but for the last; or, where src is NULL,
+ * the zero point v alike. */
 static inline void rt_mve_cols_scatter(int8_t *d, const int8_t *src, int8x16_t v, int32_t n,
                                        uint8x16_t sc, int32_t lanes, int32_t dstep)
 {
     int32_t i;
-    for (i = 0; i + 16 <= n; i += lanes, d += dstep) {
-        vstrbq_scatter_offset_s8(d, sc, src != NULL ? vldrbq_s8(src + i) : v);
+    if (src == NULL) {
+        for (i = 0; i + 16 <= n; i += lanes, d += dstep) {
+            vstrbq_scatter_offset_s8(d, sc, v);
+        }
+    } else {   /* (a pointer that steps: an index cost VWW 5 K instructions) */
+        const int8_t *s = src;
+        if (n >= 16) {
+            const int8_t *last = src + (n - 16);
+            for (; s <= last; s += lanes, d += dstep) {
+                vstrbq_scatter_offset_s8(d, sc, vldrbq_s8(s));
+            }
+        }
+        i = (int32_t)(s - src);
     }
     if (i < n) {
         const mve_pred16_t t = rt_mve_tail8(n - i);
@@ -1061,13 +1072,23 @@ static RT_DSP_NOINLINE void rt_mve_cols_patches(const int8_t *cols, int32_t ox, 
 {
     const int8_t *s = cols + ox * xstep;
     int32_t j, v;
-    if (nv == 2) {   /* VWW's 27 taps */
-        for (j = 0; j < m; ++j, s += xstep, dst += k) {
-            vstrbq_s8(dst, vldrbq_s8(s));
-            vstrbq_s8(dst + 16, vldrbq_s8(s + 16));
-        }
+#if defined(__OPTIMIZE__)
+    if (nv == 2 && m > 0) {   /* VWW's 27 taps: a DLS/LE loop of seven instructions */
+        __asm__ volatile("dls lr, %[m]\n\t"
+                         "1:\n\t"
+                         "vldrb.8 q0, [%[s]]\n\t"
+                         "vldrb.8 q1, [%[s], #16]\n\t"
+                         "add %[s], %[s], %[xs]\n\t"
+                         "vstrb.8 q0, [%[d]]\n\t"
+                         "vstrb.8 q1, [%[d], #16]\n\t"
+                         "add %[d], %[d], %[k]\n\t"
+                         "le lr, 1b"
+                         : [s] "+r"(s), [d] "+r"(dst)
+                         : [m] "r"(m), [xs] "r"(xstep), [k] "r"(k)
+                         : "memory", "lr", "d0", "d1", "d2", "d3");
         return;
     }
+#endif
     for (j = 0; j < m; ++j, s += xstep, dst += k) {
         for (v = 0; v < nv; ++v) {
             vstrbq_s8(dst + 16 * v, vldrbq_s8(s + 16 * v));
