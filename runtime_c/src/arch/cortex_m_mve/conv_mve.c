@@ -8,9 +8,10 @@
  * laid out like a tile's four sums. Then, at -O2, one assembly call takes every group of rows
  * across all the block's filter pairs:
  * - 4x2 tiles (rt_mve_quads) for rows of 8, 16, 32, 48, 64 or 128 taps where no filter shifts
- *   left (256 where every one shifts right and the range is all of int8): four pixels by a filter pair, the sums in the eight even registers, every load at
- *   a fixed offset (the first also stepping the filters on to the next pair), 14
- *   instructions per 128 MACs, and the pair's output stage loaded once for two vectors of
+ *   left (256 where every one shifts right and the range is all of int8): four pixels by a
+ *   filter pair, the sums in the eight even registers, every load at a fixed offset (the
+ *   first also stepping the filters on to the next pair), 14 instructions per 128 MACs (8
+ *   taps: 12 per 64, rt_mve_quads8), and the pair's output stage loaded once for two vectors of
  *   four sums, which narrow into one vector of 16-bit lanes stored by one scatter. Short
  *   first-layer filters are padded to such lengths.
  * - 2x2 tiles (rt_mve_tiles_asm) for the rest and the last rows: two pixels by two filters,

@@ -1467,15 +1467,19 @@ static RT_DSP_NOINLINE void gathered_columns(const dw_ctx *c, const int8_t *in, 
  *   group four rows down one, then its last rows along the rows;
  * - a small map of two, four or six columns and an even count of rows (VWW's 6x6,
  *   DW_P_BLOCKS): the lines pairs of columns, a group a 2x2 block of pixels (a 6x6 map nine
- *   groups, where down its columns it took twelve: the last four rows again).
+ *   groups, where down its columns it took twelve: the last four rows again); so too at
+ *   stride 2 (VWW's 12x12 to 6x6, DW_P_BLOCKS2), over rows of up to 13 pixels.
  * The band holds two halves, channels 0-7 and 8-15 of every pixel, a row of up to eight
- * pixels 64 bytes (DW_P_ROW), so that a window's taps (64 ky + 8 kx) and those of the pixel
- * below lie within the gather's 255 bytes. Each input pixel's sixteen channels are one load
- * and two 8-byte stores (VSTM of its D registers). */
+ * pixels 64 bytes (DW_P_ROW; at stride 2 of 13, 104 bytes, DW_P_ROW2), so that a window's
+ * taps (a row's pitch ky + 8 kx) and those of the pixel below (or, at stride 2, beside) lie
+ * within the gather's 255 bytes. Each input pixel's sixteen channels are one load and two
+ * 8-byte stores (VSTM of its D registers). */
 #define DW_P_ROW 64
+#define DW_P_ROW2 104
 #define DW_P_BYTES 4096   /* two halves of up to 32 rows (maps of up to 30) */
 #define DW_P_COLUMNS 1
 #define DW_P_BLOCKS 2
+#define DW_P_BLOCKS2 3
 
 /* What the assembly reads (at these byte offsets): the window's taps o0, the pixel below's
  * o1 and the pixel beside's r1; where a pair of groups' outputs go (so16), one group's down a
@@ -1624,7 +1628,7 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
  * channel's taps into q2, its output stage into registers, its lines (and, DW_P_COLUMNS, its
  * rows) by its shift's output stage. The band's steps are constants of the assembly: a
  * column's group four rows down (DW_P_COLUMNS) or a block's two (DW_P_BLOCKS). */
-typedef char dw_p_steps[DW_P_ROW == 64 ? 1 : -1];
+typedef char dw_p_steps[DW_P_ROW == 64 && DW_P_ROW2 == 104 ? 1 : -1];
 static RT_DSP_NOINLINE void plane_run(const dw_plan *k, const dw_gchan *ch, const int8_t *b0,
                                       int32_t off, int32_t ostep, int8_t *out, int32_t mode)
 {
@@ -1634,6 +1638,10 @@ static RT_DSP_NOINLINE void plane_run(const dw_plan *k, const dw_gchan *ch, cons
         DW_P_RUN(DW_P_ODD(DW_G_LEFT, "128"), DW_P_ODD(DW_G_RIGHT, "128"), "", "", "128", "64");
     } else if (mode == DW_P_BLOCKS) {
         DW_P_RUN("", "", "", "", "128", "64");
+    } else if (mode == DW_P_BLOCKS2 && k->odd) {   /* four rows of 104 bytes a group */
+        DW_P_RUN(DW_P_ODD(DW_G_LEFT, "416"), DW_P_ODD(DW_G_RIGHT, "416"), "", "", "416", "208");
+    } else if (mode == DW_P_BLOCKS2) {
+        DW_P_RUN("", "", "", "", "416", "208");
     } else if (k->odd) {
         DW_P_RUN(DW_P_ODD(DW_G_LEFT, "256"), DW_P_ODD(DW_G_RIGHT, "256"),
                  DW_P_ROWS(DW_G_LEFT, "14", "15", "16"), DW_P_ROWS(DW_G_RIGHT, "24", "25", "26"),
@@ -1651,23 +1659,30 @@ static RT_DSP_NOINLINE void plane_run(const dw_plan *k, const dw_gchan *ch, cons
     (void)ln;
 }
 
-/* How gathered_plane takes the layer (DW_P_COLUMNS, DW_P_BLOCKS; 0: not at all): a 3x3
- * filter at a multiplier of 1 and stride 1, no dilation, the activation range all of int8, the
- * padded plane within the band and the outputs' offsets within 16 bits. */
+/* How gathered_plane takes the layer (DW_P_COLUMNS, DW_P_BLOCKS, DW_P_BLOCKS2; 0: not at
+ * all): a 3x3 filter at a multiplier of 1 and stride 1 (or 2, in blocks), no dilation, the
+ * activation range all of int8, the padded plane within the band and the outputs' offsets
+ * within 16 bits. */
 static int32_t plane_takes(const dw_ctx *c)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t oh = c->g.oh, ow = c->g.ow;
+    const int32_t oh = c->g.oh, ow = c->g.ow, s = p->stride_h;
+    const int32_t blocks = (ow == 2 || ow == 4 || ow == 6) && (oh & 1) == 0;
     if (c->mult != 1 || c->g.kh != 3 || c->g.kw != 3 || p->dilation_h != 1 ||
-        p->dilation_w != 1 || p->stride_h != 1 || p->stride_w != 1 ||
-        !rt_mve_full_range(p) || 2 * (oh + 2) * DW_P_ROW > DW_P_BYTES ||
-        7 * ow * c->g.cout > 65535) {
+        p->dilation_w != 1 || (s != 1 && s != 2) || p->stride_w != s ||
+        !rt_mve_full_range(p) || 7 * ow * c->g.cout > 65535) {
+        return 0;
+    }
+    if (s == 2) {
+        return blocks && 2 * (2 * oh + 1) * DW_P_ROW2 <= DW_P_BYTES ? DW_P_BLOCKS2 : 0;
+    }
+    if (2 * (oh + 2) * DW_P_ROW > DW_P_BYTES) {
         return 0;
     }
     if ((ow == 4 || ow == 5) && oh >= 8) {
         return DW_P_COLUMNS;
     }
-    return (ow == 2 || ow == 4 || ow == 6) && (oh & 1) == 0 ? DW_P_BLOCKS : 0;
+    return blocks ? DW_P_BLOCKS : 0;
 }
 
 /* plane_fill's loop: PRE once, LOAD a pixel */
@@ -1692,16 +1707,17 @@ static int32_t plane_takes(const dw_ctx *c)
                      : "cc", "memory", "lr", "d0", "d1")
 
 /* Channels oc..oc+cw-1 of the input inside the band (its rows [y0, y0 + rows) and columns
- * [x0, x0 + cols), span_inside's) into both halves (the lanes past cw zero). */
+ * [x0, x0 + cols), span_inside's; rows rp bytes apart) into both halves (the lanes past cw
+ * zero). */
 static void plane_fill(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t cw,
                        int32_t y0, int32_t rows, int32_t x0, int32_t cols, int8_t *band,
-                       int32_t half)
+                       int32_t half, int32_t rp)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t cin = c->g.cin;
     const int8_t *src = img + (y0 - p->pad_h) * c->row + (x0 - p->pad_w) * cin + oc;
-    int8_t *a = band + y0 * DW_P_ROW + x0 * 8, *b = a + half;
-    const int32_t sskip = c->row - cols * cin, skip = DW_P_ROW - cols * 8;
+    int8_t *a = band + y0 * rp + x0 * 8, *b = a + half;
+    const int32_t sskip = c->row - cols * cin, skip = rp - cols * 8;
     if (rows <= 0 || cols <= 0) {
         return;
     }
@@ -1719,31 +1735,36 @@ static void plane_fill(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t c
 static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, int8_t *out,
                                            int32_t mode)
 {
-    static const uint8_t taps[16] = {0, 8, 16, 64, 72, 80, 128, 136, 144};
     const rt_conv_s8_params *p = c->p;
     const int32_t cin = c->g.cin, cout = c->g.cout, oh = c->g.oh, ow = c->g.ow;
-    const int32_t d = ow * cout, half = (oh + 2) * DW_P_ROW;
+    const int32_t s = p->stride_h, rp = mode == DW_P_BLOCKS2 ? DW_P_ROW2 : DW_P_ROW;
+    const int32_t d = ow * cout, half = ((oh - 1) * s + 3) * rp;
+    uint8_t taps[16];
     int8_t band[DW_P_BYTES];
     dw_gchan ch[16];
     dw_plan k;
-    int32_t n, oc, y0, x0, ostep;   /* the band's rows and columns inside the input: from y0, x0 */
-    const int32_t y1 = span_inside(c->g.h, -p->pad_h, oh + 2, &y0);
-    const int32_t x1 = span_inside(c->g.w, -p->pad_w, ow + 2, &x0);
+    int32_t n, oc, y0, x0, ostep, t;   /* the band's rows and columns inside the input: from y0,
+                                           x0 */
+    const int32_t y1 = span_inside(c->g.h, -p->pad_h, (oh - 1) * s + 3, &y0);
+    const int32_t x1 = span_inside(c->g.w, -p->pad_w, (ow - 1) * s + 3, &x0);
+    for (t = 0; t < 16; ++t) {   /* tap (ky, kx) at rp ky + 8 kx, the lanes past 9 none */
+        taps[t] = (uint8_t)(t < 9 ? (t / 3) * rp + (t % 3) * 8 : 0);
+    }
     k.o0 = vldrbq_u8(taps);
     k.r1 = vaddq_n_u8(k.o0, 8);
     k.cout = cout;
-    k.bback = ow * 8 - 1;
+    k.bback = ow * 8 * s - 1;
     k.oback = ow * cout - 1;
-    if (mode == DW_P_BLOCKS) {   /* lines of two columns, a group two rows */
+    if (mode != DW_P_COLUMNS) {   /* lines of two columns, a group two rows */
         const int32_t groups = oh >> 1;
-        k.o1 = k.r1;   /* pixel 1 beside pixel 0, pixels 2 and 3 below them */
+        k.o1 = vaddq_n_u8(k.o0, (uint8_t)(8 * s));   /* pixel 1 beside pixel 0, 2 and 3 below */
         k.so = rt_mve_moved(0u, (uint32_t)cout, (uint32_t)d, (uint32_t)(d + cout));
         k.so16 = rt_mve_offs16(k.so, 2u * (uint32_t)d);
         k.rso = k.so;
         k.n = groups >> 1;
         k.odd = groups & 1;
         k.lines = ow >> 1;
-        k.lstep = 16 - groups * 2 * DW_P_ROW;
+        k.lstep = 16 * s - groups * 2 * s * rp;
         k.lostep = 2 * cout - groups * 2 * d;
         k.ostep1 = 2 * d;
         k.rows = k.rb = k.ro = k.tail = k.rstep = k.rostep = 0;
@@ -1777,7 +1798,7 @@ static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, in
         for (n = 0; n < c->g.n; ++n) {
             const int8_t *img = in + n * c->g.h * c->row;
             int8_t *on = out + n * oh * d;
-            plane_fill(c, img, oc, cw, y0, y1 - y0, x0, x1 - x0, band, half);
+            plane_fill(c, img, oc, cw, y0, y1 - y0, x0, x1 - x0, band, half, rp);
             k.chend = ch + (cw < 8 ? cw : 8);
             plane_run(&k, ch, band, p->output_offset, ostep, on + oc, mode);
             if (cw > 8) {
