@@ -665,19 +665,28 @@ static RT_DSP_NOINLINE void rt_mve_quads8(const int8_t *x, int32_t nq, const int
     RT_MVE_Q_SUMS_UNUSED;
 }
 
-/* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + k i, its outputs
+/* rows of 32 taps 18 bytes apart (VWW's stem: column-major patches, rt_mve_cols_gathered, at
+ * stride 2 over columns of nine bytes, read where they lie) */
+#define RT_MVE_Q_MAC32_AT18 \
+    RT_MVE_Q_FIRST("vldrb.8", "64", "-32", "18") \
+    RT_MVE_Q_NEXT("vldrb.8", "-48", "-16", "16", "34")
+
+/* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + pitch i, its outputs
  * cout apart from out) by `pairs` filter pairs from w, no filter shifting left (shifts:
- * rt_mve_pairs_make's). */
+ * rt_mve_pairs_make's). The pitch is k, or (k = 32, every filter shifting right, all of int8)
+ * 18. */
 static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8_t *w,
-                                         int32_t k, int32_t cout, int32_t pairs,
+                                         int32_t k, int32_t pitch, int32_t cout, int32_t pairs,
                                          int32_t shifts, const rt_mve_pair *q,
                                          const rt_mve_out *o, int8_t *out)
 {
-    const int8_t *x0 = x, *x2 = x + 2 * k, *w0 = w, *wend = w + 2 * k * pairs;
-    const int32_t xstep = 4 * k, ostep = 4 * cout - 2 * pairs;
+    const int8_t *x0 = x, *x2 = x + 2 * pitch, *w0 = w, *wend = w + 2 * k * pairs;
+    const int32_t xstep = 4 * pitch, ostep = 4 * cout - 2 * pairs;
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
-    if (k == 256) {   /* (rt_mve_quads_take: every filter shifts right, all of int8) */
+    if (pitch != k) {
+        RT_MVE_QUADS("", RT_MVE_Q_MAC32_AT18, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_SATURATE);
+    } else if (k == 256) {   /* (rt_mve_quads_take: every filter shifts right, all of int8) */
         RT_MVE_QUADS("", RT_MVE_Q_MAC256, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_SATURATE);
     } else if (k == 128) {
         RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC128)
@@ -771,7 +780,7 @@ static RT_MVE_INLINE void rows(const int8_t *x, int32_t n, const int8_t *w, int3
         cout <= 21844) {   /* the narrowed store's 16-bit offsets reach 3 cout + 1 */
         /* a lone last row goes with the one before it (the same bits stored again) */
         const int32_t nq = n >> 2, rest = n - 4 * nq;
-        rt_mve_quads(x, nq, w, k, cout, count >> 1, shifts, q, o, out);
+        rt_mve_quads(x, nq, w, k, k, cout, count >> 1, shifts, q, o, out);
         from = rest == 0 ? n : rest == 1 ? n - 2 : 4 * nq;
     }
 #endif
@@ -1109,6 +1118,9 @@ static RT_DSP_NOINLINE void rt_mve_cols_gathered(const rt_conv_s8_geom *g,
 {
     const int32_t cin = g->cin, cout = g->cout, ow = g->ow, cc = g->kh * cin;
     const int32_t nv = (g->kh * g->kw * cin + 15) >> 4, xstep = p->stride_w * cc;
+    /* rows of 32 taps 18 bytes apart (VWW's) go to the 4x2 tiles as they lie */
+    const int32_t direct = k == 32 && xstep == 18 && ow >= 4 && !(count & 1) &&
+                           (shifts & RT_MVE_ALL_RIGHT) && o->full && cout <= 21844;
     uint8_t sc[16];
     int32_t i, n, oy, ox;
     for (i = 0; i < 16; ++i) {   /* lane i: pixel i / cin's channel i % cin */
@@ -1120,7 +1132,16 @@ static RT_DSP_NOINLINE void rt_mve_cols_gathered(const rt_conv_s8_geom *g,
         for (oy = 0; oy < g->oh; ++oy) {
             int8_t *orow = out + ((n * g->oh + oy) * ow) * cout;
             rt_mve_cols_row(g, p, img, oy, vldrbq_u8(sc), cols);
-            for (ox = 0; ox < ow; ox += batch) {
+            ox = 0;
+#if defined(__OPTIMIZE__)
+            if (direct) {   /* whole quads of the row straight from the columns */
+                rt_mve_quads(cols, ow >> 2, w, k, xstep, cout, count >> 1, shifts, q, o, orow);
+                ox = ow & ~3;
+            }
+#else
+            (void)direct;   /* (-O0: every patch copied) */
+#endif
+            for (; ox < ow; ox += batch) {
                 const int32_t m = ow - ox < batch ? ow - ox : batch;
                 rt_mve_cols_patches(cols, ox, m, xstep, nv, k, patch);
                 rt_mve_rows(patch, m, w, k, cout, count, shifts, q, o, orow + ox * cout);
