@@ -4,8 +4,8 @@
  * patches) times every filter of a block, requantized and stored.
  *
  * Everything a filter pair needs besides its taps is made once per block (rt_mve_pairs_make):
- * the bias plus the input offset times the filter's sum, and the requantization, as vectors
- * laid out like a tile's four sums. Then, at -O2, one assembly call takes every group of rows
+ * the bias plus the input offset times the filter's sum (the sums four filters a loop), and
+ * the requantization, as vectors laid out like a tile's four sums. Then, at -O2, one assembly call takes every group of rows
  * across all the block's filter pairs:
  * - 4x2 tiles (rt_mve_quads) for rows of 8, 16, 32, 48, 64 or 128 taps where no filter shifts
  *   left (256 where every one shifts right and the range is all of int8): four pixels by a
@@ -21,16 +21,18 @@
  * A tile's sums are moved into a vector two lanes a VMOV (QEMU and LLVM's assembler differ on
  * which lane takes the first register, so the outputs' offsets are moved by the same
  * instructions: rt_mve_out_make), requantized there (the sign fix without its mask where
- * every filter shifts right) and scattered. An odd last row goes round again with the one
- * before it; a lone last filter, and -O0, take the same steps in C. Integer sums in another
+ * every filter shifts right) and scattered. A lone last row goes by four filters at a time
+ * (rt_mve_row_1x4) where the block is whole fours, else round again with the one before it;
+ * a lone last filter, and -O0, take the same steps in C. Integer sums in another
  * order are the same sums, and the requantization is rt_mve_requant's: bit-exact with the
  * portable kernels.
  *
  * A first layer's patches (rt_mve_gathered) are one byte gather a vector where a patch lies
  * within 255 bytes (KWS's 10x4 stem, ResNet-8's 3x3x3), column-major where its rows lie
  * further apart (VWW's 3x3x3 over rows of 288 bytes: each output row's three input rows
- * scattered into columns of nine bytes once, then each patch two vector copies, where it took
- * three predicated row copies), else copied run by run. */
+ * scattered into columns of nine bytes once, then its patches read by the 4x2 tiles where they
+ * lie, 18 bytes apart, or, elsewhere, each two vector copies, where one took three predicated
+ * row copies), else copied run by run. */
 #include "conv_mve.h"
 
 /* The sum of n taps from w (kf of them in whole vectors, the rest under tail). */

@@ -119,8 +119,9 @@ void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const
  * one byte gather (VWW's 3x3x3 over rows of 288 bytes; each patch took three predicated
  * copies): an output row's KH input rows interleaved a column at a time (an input column's
  * KH * Cin bytes together, the zero point outside the input), so that each pixel's patch is
- * one run of KW columns, copied two vectors at a time, its taps in (kx, ky, c) order. The
- * bytes the buffer of columns takes for a layer padded to k taps (0: not such a layer). */
+ * one run of KW columns, its taps in (kx, ky, c) order, copied two vectors at a time (or,
+ * VWW's rows of 32 taps 18 bytes apart, read where they lie by the 4x2 tiles). The bytes the
+ * buffer of columns takes for a layer padded to k taps (0: not such a layer). */
 int32_t rt_mve_cols_bytes(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, int32_t k);
 
 /* count filters of KH * KW * Cin taps from w, their taps in (kx, ky, c) order and padded with

@@ -3,8 +3,8 @@
  * patches gathered into one contiguous row each (taps outside the input as the input zero
  * point, which adds nothing), then the matrix product of conv_mve.c over them: 2x2 tiles,
  * four VMLADAVAs per sixteen taps, a predicated turn for a tail, the output stage made once
- * per block of 64 filters. About 4.6 KB of stack (the patches, a block's parameters and a first
- * layer's column-major patches' columns, conv_mve.h).
+ * per block of 64 filters. About 4.6 KB of stack here (the patches, a block's parameters and a
+ * first layer's column-major patches' columns, conv_mve.h), 5.5 KB with the matrix product's.
  * Other layers (groups, longer filters) take 2x2 tiles straight from the input: a filter row
  * of taps is one contiguous run in the NHWC input and the OHWI filter, four VMLADAVAs and two
  * VADDVAs (the filters' sums, which carry the input offset) per sixteen taps; taps outside

@@ -8,7 +8,8 @@
  *   (gathered_lines: the rows, or a tall map's columns); a tall map of four or five columns
  *   at stride 1 (KWS's 25x5) a whole padded plane at a time, every line and last row of a
  *   channel in one assembly call (gathered_plane); so too a small map of two, four or six
- *   columns and an even count of rows (VWW's 6x6), four pixels a 2x2 block.
+ *   columns and an even count of rows at stride 1 or 2 (VWW's 6x6 ones), four pixels a 2x2
+ *   block.
  * - A channel multiplier of 1 (MobileNets, KWS): bands. An output row's input rows are copied
  *   onto the stack, up to 64 channels, a plane of 16 channels a column per pass, padded with
  *   the input zero point where its windows reach past the input, so every window is whole
@@ -1460,9 +1461,10 @@ static RT_DSP_NOINLINE void gathered_columns(const dw_ctx *c, const int8_t *in, 
     }
 }
 
-/* Whole planes, where the activation range is all of int8 and the stride 1: a plane's whole
- * padded input in one band, so that one assembly call takes every line of a channel
- * (gathered_plane; the ring's lines cost KWS a call and a band fill a line and plane):
+/* Whole planes, where the activation range is all of int8 and the stride 1 (or, in 2x2
+ * blocks, 2): a plane's whole padded input in one band, so that one assembly call takes every
+ * line of a channel (gathered_plane; the ring's lines cost KWS a call and a band fill a line
+ * and plane):
  * - a tall map of four or five columns (KWS's 25x5, DW_P_COLUMNS): the lines its columns, a
  *   group four rows down one, then its last rows along the rows;
  * - a small map of two, four or six columns and an even count of rows (VWW's 6x6,
