@@ -5,8 +5,8 @@
  *
  * Everything a filter pair needs besides its taps is made once per block (rt_mve_pairs_make):
  * the bias plus the input offset times the filter's sum (the sums four filters a loop), and
- * the requantization, as vectors laid out like a tile's four sums. Then, at -O2, one assembly call takes every group of rows
- * across all the block's filter pairs:
+ * the requantization, as vectors laid out like a tile's four sums. Then, at -O2, one assembly
+ * call takes every group of rows across all the block's filter pairs:
  * - 4x2 tiles (rt_mve_quads) for rows of 8, 16, 32, 48, 64 or 128 taps where no filter shifts
  *   left (256 where every one shifts right and the range is all of int8): four pixels by a
  *   filter pair, the sums in the eight even registers, every load at a fixed offset (the
@@ -174,17 +174,26 @@ static inline int32x4_t rt_mve_mac_2x2(const int8_t *x0, const int8_t *x1, const
     return vldrwq_s32(a);
 }
 
-/* One tile's output stage: its sums plus the fold, requantized (rt_mve_requant's steps, with
- * the shift split), offset, clamped and scattered to the lanes asked for. */
+/* Four sums plus their folds, requantized (rt_mve_requant's steps, with the shift split),
+ * offset and clamped; a tile's output stage (rt_mve_tile_out) scatters them to the lanes asked
+ * for. */
+static inline int32x4_t rt_mve_pair_requant(int32x4_t acc, int32x4_t fold, int32x4_t left,
+                                            int32x4_t mult, int32x4_t right,
+                                            const rt_mve_out *o)
+{
+    int32x4_t h = vqrdmulhq_s32(vshlq_s32(vaddq_s32(acc, fold), left), mult);
+    h = vrshlq_s32(vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, right), 31)), right);
+    return vminq_s32(vmaxq_s32(vaddq_s32(h, o->off), o->lo), o->hi);
+}
+
 static inline void rt_mve_tile_out(int32x4_t acc, const rt_mve_pair *q, const rt_mve_out *o,
                                    int8_t *out, mve_pred16_t lanes)
 {
-    const int32x4_t right = vldrwq_s32(q->right);
-    int32x4_t h = vqrdmulhq_s32(vshlq_s32(vaddq_s32(acc, vldrwq_s32(q->fold)),
-                                          vldrwq_s32(q->left)), vldrwq_s32(q->mult));
-    h = vrshlq_s32(vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, right), 31)), right);
-    h = vminq_s32(vmaxq_s32(vaddq_s32(h, o->off), o->lo), o->hi);
-    vstrbq_scatter_offset_p_s32(out, o->offs, h, lanes);
+    vstrbq_scatter_offset_p_s32(out, o->offs,
+                                rt_mve_pair_requant(acc, vldrwq_s32(q->fold),
+                                                    vldrwq_s32(q->left), vldrwq_s32(q->mult),
+                                                    vldrwq_s32(q->right), o),
+                                lanes);
 }
 
 /* Tiles in C: pixels x0 and x1 (x1 == x0: one pixel, two = 0) by `pairs` filter pairs from
@@ -202,6 +211,13 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
                                                   (two ? 0x0F00u | (one ? 0u : 0xF000u) : 0u));
         rt_mve_tile_out(rt_mve_mac_2x2(x0, x1, w, one ? w : w + k, k), q, o, out, lanes);
     }
+}
+
+/* Whether a block's 4x2 tiles may take the saturating output stage: every filter shifts right
+ * (shifts: rt_mve_pairs_make's flags) and the activation range is all of int8. */
+static inline int32_t rt_mve_saturates(int32_t shifts, const rt_mve_out *o)
+{
+    return (shifts & RT_MVE_ALL_RIGHT) && o->full;
 }
 
 /* Whether rt_mve_quads takes rows of k taps from x by filters from w (128 and 256 taps: both
@@ -607,7 +623,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
 /* ... with the output stage the block's shifts and the activation range need (none shifts
  * left; the saturating clamp only where every filter shifts right, KWS's and VWW's layers) */
 #define RT_MVE_QUADS_BY_SHIFTS(PRE, MAC) \
-    if ((shifts & RT_MVE_ALL_RIGHT) && o->full) { \
+    if (rt_mve_saturates(shifts, o)) { \
         RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_SATURATE); \
     } else if (shifts & RT_MVE_ALL_RIGHT) { \
         RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_CLAMP); \
@@ -700,7 +716,7 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
         RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC32)
     } else if (k == 16) {
         RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC16)
-    } else if ((shifts & RT_MVE_ALL_RIGHT) && o->full) {
+    } else if (rt_mve_saturates(shifts, o)) {
         rt_mve_quads8(x, nq, w, cout, pairs, q, o, out);
     } else {
         RT_MVE_QUADS_BY_SHIFTS(RT_MVE_Q_PRED8, RT_MVE_Q_TURN8)
@@ -727,7 +743,7 @@ static RT_DSP_NOINLINE void rt_mve_row_1x4(const int8_t *x, const int8_t *w, int
     for (f = 0; f < count; f += 4, w += 4 * k, q += 2) {
         const int8_t *w1 = w + k, *w2 = w + 2 * k, *w3 = w + 3 * k;
         int32_t a0 = 0, a1 = 0, a2 = 0, a3 = 0;
-        int32x4_t h, right;
+        int32x4_t h;
         for (i = 0; i < kf; i += 16) {
             const int8x16_t xv = vldrbq_s8(x + i);
             a0 = vmladavaq_s8(a0, xv, vldrbq_s8(w + i));
@@ -743,12 +759,11 @@ static RT_DSP_NOINLINE void rt_mve_row_1x4(const int8_t *x, const int8_t *w, int
             a3 = vmladavaq_s8(a3, xv, vldrbq_z_s8(w3 + kf, tail));
         }
         h = vsetq_lane_s32(a3, vsetq_lane_s32(a2, vsetq_lane_s32(a1, vdupq_n_s32(a0), 1), 2), 3);
-        right = vldrwq_gather_shifted_offset_s32(q->right, at);
-        h = vaddq_s32(h, vldrwq_gather_shifted_offset_s32(q->fold, at));
-        h = vqrdmulhq_s32(vshlq_s32(h, vldrwq_gather_shifted_offset_s32(q->left, at)),
-                          vldrwq_gather_shifted_offset_s32(q->mult, at));
-        h = vrshlq_s32(vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, right), 31)), right);
-        vstrbq_s32(out + f, vminq_s32(vmaxq_s32(vaddq_s32(h, o->off), o->lo), o->hi));
+        vstrbq_s32(out + f, rt_mve_pair_requant(h, vldrwq_gather_shifted_offset_s32(q->fold, at),
+                                                vldrwq_gather_shifted_offset_s32(q->left, at),
+                                                vldrwq_gather_shifted_offset_s32(q->mult, at),
+                                                vldrwq_gather_shifted_offset_s32(q->right, at),
+                                                o));
     }
 }
 
@@ -822,7 +837,7 @@ static RT_MVE_INLINE void rows(const int8_t *x, int32_t n, const int8_t *w, int3
 {
     int32_t from = 0;
 #if defined(__OPTIMIZE__)
-    if (rt_mve_quads_take(k, x, w, (shifts & RT_MVE_ALL_RIGHT) && o->full) && n >= 4 &&
+    if (rt_mve_quads_take(k, x, w, rt_mve_saturates(shifts, o)) && n >= 4 &&
         !(count & 1) && !(shifts & RT_MVE_ANY_LEFT) &&
         cout <= 21844) {   /* the narrowed store's 16-bit offsets reach 3 cout + 1 */
         /* a lone last row goes with the one before it (the same bits stored again) */
@@ -1046,7 +1061,7 @@ int32_t rt_mve_cols_bytes(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, 
     const int32_t cin = g->cin, cc = g->kh * cin, taps = g->kw * cc;
     const int32_t ncols = (g->ow - 1) * p->stride_w + g->kw, step = g->w * cin;
     if (g->groups != 1 || p->dilation_h != 1 || p->dilation_w != 1 || k > 64 ||
-        taps == k || taps > k || g->kw * cin >= 16 || cin > 16 ||
+        taps >= k || g->kw * cin >= 16 || cin > 16 ||
         (g->kh - 1) * step + g->kw * cin <= 256 ||             /* a byte gather reaches */
         (15 / cin) * cc + 15 % cin >= 256) {                    /* the scatter's offsets */
         return 0;
@@ -1058,11 +1073,11 @@ void rt_mve_cols_filters(const rt_conv_s8_geom *g, const int8_t *w, int32_t coun
                          int8_t *dst)
 {
     const int32_t cin = g->cin, k = g->kh * g->kw * cin;
+    const mve_pred16_t t = rt_mve_tail8(cin);
     int32_t j, ky, kx;
     for (j = 0; j < count; ++j, w += k, dst += kp) {
         for (ky = 0; ky < g->kh; ++ky) {
             for (kx = 0; kx < g->kw; ++kx) {
-                const mve_pred16_t t = rt_mve_tail8(cin);
                 vstrbq_p_s8(dst + (kx * g->kh + ky) * cin,
                             vldrbq_z_s8(w + (ky * g->kw + kx) * cin, t), t);
             }
@@ -1171,7 +1186,7 @@ static RT_DSP_NOINLINE void rt_mve_cols_gathered(const rt_conv_s8_geom *g,
     const int32_t nv = (g->kh * g->kw * cin + 15) >> 4, xstep = p->stride_w * cc;
     /* rows of 32 taps 18 bytes apart (VWW's) go to the 4x2 tiles as they lie */
     const int32_t direct = k == 32 && xstep == 18 && ow >= 4 && !(count & 1) &&
-                           (shifts & RT_MVE_ALL_RIGHT) && o->full && cout <= 21844;
+                           rt_mve_saturates(shifts, o) && cout <= 21844;
     uint8_t sc[16];
     int32_t i, n, oy, ox;
     for (i = 0; i < 16; ++i) {   /* lane i: pixel i / cin's channel i % cin */
@@ -1210,8 +1225,9 @@ void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const
     const int32_t fit = room / k;   /* whole quads where the 4x2 tiles take the rows */
     const rt_mve_out o = rt_mve_out_make(p, cout);
     const int32_t shifts = rt_mve_pairs_make(p, w, bias, k, oc, count, q);
-    const int32_t rq = (shifts & RT_MVE_ALL_RIGHT) && o.full;
-    const int32_t batch = fit >= 4 && rt_mve_quads_take(k, patch, w, rq) ? fit & ~3 : fit & ~1;
+    const int32_t batch = fit >= 4 && rt_mve_quads_take(k, patch, w, rt_mve_saturates(shifts, &o))
+                              ? fit & ~3
+                              : fit & ~1;
     uint8_t offs[64];
     const int32_t nv = rt_mve_patch_offsets(g, p, k, offs);
     int32_t n, i;

@@ -1170,6 +1170,15 @@ static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const 
     (void)shift;
 }
 
+/* Whether gathered taps can take the layer at all: a 3x3 filter at a multiplier of 1, no
+ * dilation, a stride of 1 or 2 along its rows. */
+static int32_t gather_fits(const dw_ctx *c)
+{
+    const rt_conv_s8_params *p = c->p;
+    return c->mult == 1 && c->g.kh == 3 && c->g.kw == 3 && p->dilation_h == 1 &&
+           p->dilation_w == 1 && (p->stride_w == 1 || p->stride_w == 2);
+}
+
 /* Which way gathered taps take the layer (DW_G_LINES, DW_G_COLS, DW_G_ROWS; 0: not at all),
  * as measured on the zoo's layers against run_quarters (M55, instructions an output):
  * - along the columns of tall and narrow maps (16 rows or more, 7 columns or fewer) where the
@@ -1193,8 +1202,7 @@ static int32_t gather_takes(const dw_ctx *c)
     const rt_conv_s8_params *p = c->p;
     const int32_t ow = c->g.ow, oh = c->g.oh, bw = (ow - 1) * p->stride_w + 3;
     const int32_t full = rt_mve_full_range(p);
-    if (c->mult != 1 || c->g.kh != 3 || c->g.kw != 3 || p->dilation_h != 1 ||
-        p->dilation_w != 1 || (p->stride_w != 1 && p->stride_w != 2)) {
+    if (!gather_fits(c)) {
         return 0;
     }
     if (full && oh >= 16 && ow <= 7 && (p->stride_h == 1 || p->stride_h == 2) &&
@@ -1662,7 +1670,7 @@ static RT_DSP_NOINLINE void plane_run(const dw_plan *k, const dw_gchan *ch, cons
 }
 
 /* How gathered_plane takes the layer (DW_P_COLUMNS, DW_P_BLOCKS, DW_P_BLOCKS2; 0: not at
- * all): a 3x3 filter at a multiplier of 1 and stride 1 (or 2, in blocks), no dilation, the
+ * all): gathered taps (gather_fits) at the same stride down as along (1, or 2 in blocks), the
  * activation range all of int8, the padded plane within the band and the outputs' offsets
  * within 16 bits. */
 static int32_t plane_takes(const dw_ctx *c)
@@ -1670,9 +1678,8 @@ static int32_t plane_takes(const dw_ctx *c)
     const rt_conv_s8_params *p = c->p;
     const int32_t oh = c->g.oh, ow = c->g.ow, s = p->stride_h;
     const int32_t blocks = (ow == 2 || ow == 4 || ow == 6) && (oh & 1) == 0;
-    if (c->mult != 1 || c->g.kh != 3 || c->g.kw != 3 || p->dilation_h != 1 ||
-        p->dilation_w != 1 || (s != 1 && s != 2) || p->stride_w != s ||
-        !rt_mve_full_range(p) || 7 * ow * c->g.cout > 65535) {
+    if (!gather_fits(c) || p->stride_w != s || !rt_mve_full_range(p) ||
+        7 * ow * c->g.cout > 65535) {
         return 0;
     }
     if (s == 2) {
@@ -1755,8 +1762,6 @@ static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, in
     k.o0 = vldrbq_u8(taps);
     k.r1 = vaddq_n_u8(k.o0, 8);
     k.cout = cout;
-    k.bback = ow * 8 * s - 1;
-    k.oback = ow * cout - 1;
     if (mode != DW_P_COLUMNS) {   /* lines of two columns, a group two rows */
         const int32_t groups = oh >> 1;
         k.o1 = vaddq_n_u8(k.o0, (uint8_t)(8 * s));   /* pixel 1 beside pixel 0, 2 and 3 below */
@@ -1770,6 +1775,8 @@ static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, in
         k.lostep = 2 * cout - groups * 2 * d;
         k.ostep1 = 2 * d;
         k.rows = k.rb = k.ro = k.tail = k.rstep = k.rostep = 0;
+        k.bback = ow * 8 * s - 1;   /* past the lines, two columns each */
+        k.oback = ow * cout - 1;
         ostep = 4 * d;
     } else {   /* the columns, a group four rows; the rows left over along the rows */
         const int32_t rest = oh & 3, groups = oh >> 2, r0 = oh - rest, tail = ow == 5;
