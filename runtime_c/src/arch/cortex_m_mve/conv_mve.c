@@ -8,12 +8,13 @@
  * the requantization, as vectors laid out like a tile's four sums. Then, at -O2, one assembly
  * call takes every group of rows across all the block's filter pairs:
  * - 4x2 tiles (rt_mve_quads) for rows of 8, 16, 32, 48, 64 or 128 taps where no filter shifts
- *   left (256 where every one shifts right and the range is all of int8): four pixels by a
- *   filter pair, the sums in the eight even registers, every load at a fixed offset (the
- *   first also stepping the filters on to the next pair), 14 instructions per 128 MACs (8
- *   taps: 12 per 64, rt_mve_quads8), and the pair's output stage loaded once for two vectors of
- *   four sums, which narrow into one vector of 16-bit lanes stored by one scatter. Short
- *   first-layer filters are padded to such lengths.
+ *   left (256 where the output stage saturates: rt_mve_saturates): four pixels by a filter
+ *   pair, the sums in the eight even registers, every load at a fixed offset (the first also
+ *   stepping the filters on to the next pair), 14 instructions per 128 MACs, and the pair's
+ *   output stage loaded once for two vectors of four sums, which narrow into one vector of
+ *   16-bit lanes stored by one scatter; rows of 8, 16 or 32 taps whose stage saturates take
+ *   the loops the other way round (rt_mve_quads_down: a pair's quads down the rows, its stage
+ *   in registers). Short first-layer filters are padded to such lengths.
  * - 2x2 tiles (rt_mve_tiles_asm) for the rest and the last rows: two pixels by two filters,
  *   four VMLADAVAs per sixteen taps: the first sixteen taps (or 32, leaving an even count),
  *   then two turns of sixteen a low-overhead loop (WLS/LE), a predicated turn for a tail;
@@ -21,11 +22,11 @@
  * A tile's sums are moved into a vector two lanes a VMOV (QEMU and LLVM's assembler differ on
  * which lane takes the first register, so the outputs' offsets are moved by the same
  * instructions: rt_mve_out_make), requantized there (the sign fix without its mask where
- * every filter shifts right) and scattered. A lone last row goes by four filters at a time
- * (rt_mve_row_1x4) where the block is whole fours, else round again with the one before it;
- * a lone last filter, and -O0, take the same steps in C. Integer sums in another
- * order are the same sums, and the requantization is rt_mve_requant's: bit-exact with the
- * portable kernels.
+ * every filter shifts right, none where the clamp makes it change nothing: rt_mve_sheds_fix)
+ * and scattered. A lone last row goes by four filters at a time (rt_mve_row_1x4) where the
+ * block is whole fours, else round again with the one before it; a lone last filter, and -O0,
+ * take the same steps in C. Integer sums in another order are the same sums, and the
+ * requantization is rt_mve_requant's: bit-exact with the portable kernels.
  *
  * A first layer's patches (rt_mve_gathered) are one byte gather a vector where a patch lies
  * within 255 bytes (KWS's 10x4 stem, ResNet-8's 3x3x3), column-major where its rows lie
@@ -182,7 +183,10 @@ static inline int32x4_t rt_mve_pair_requant(int32x4_t acc, int32x4_t fold, int32
                                             const rt_mve_out *o)
 {
     int32x4_t h = vqrdmulhq_s32(vshlq_s32(vaddq_s32(acc, fold), left), mult);
-    h = vrshlq_s32(vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, right), 31)), right);
+    if (!o->relu) {
+        h = vqaddq_s32(h, vshrq_n_s32(vandq_s32(h, right), 31));
+    }
+    h = vrshlq_s32(h, right);
     return vminq_s32(vmaxq_s32(vaddq_s32(h, o->off), o->lo), o->hi);
 }
 
@@ -213,16 +217,17 @@ static RT_DSP_NOINLINE void rt_mve_tiles_c(const int8_t *x0, const int8_t *x1, i
     }
 }
 
-/* Whether a block's 4x2 tiles may take the saturating output stage: every filter shifts right
- * (shifts: rt_mve_pairs_make's flags) and the activation range is all of int8. */
+/* Whether a block's 4x2 tiles may take the saturating output stage without the sign fix: no
+ * filter shifts left (shifts: rt_mve_pairs_make's flags), the activation range is all of int8
+ * and starts at the output offset (rt_mve_sheds_fix: a zero point of -128). */
 static inline int32_t rt_mve_saturates(int32_t shifts, const rt_mve_out *o)
 {
-    return (shifts & RT_MVE_ALL_RIGHT) && o->full;
+    return !(shifts & RT_MVE_ANY_LEFT) && o->full && o->relu;
 }
 
 /* Whether rt_mve_quads takes rows of k taps from x by filters from w (128 and 256 taps: both
- * word-aligned; 256 only where every filter shifts right and the range is all of int8: `rq`,
- * VWW's last pointwise layer as trained models quantize it). */
+ * word-aligned; 256 only where the output stage saturates: `rq`, VWW's last pointwise layer as
+ * trained models quantize it). */
 static inline int32_t rt_mve_quads_take(int32_t k, const int8_t *x, const int8_t *w, int32_t rq)
 {
     return k == 8 || k == 16 || k == 32 || k == 48 || k == 64 ||
@@ -519,9 +524,12 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
     RT_MVE_Q_AT256("vmlava.s8", "192", "448") RT_MVE_Q_AT256("vmlava.s8", "208", "464") \
     RT_MVE_Q_AT256("vmlava.s8", "224", "480") RT_MVE_Q_AT256("vmlava.s8", "240", "496") \
     "add %[w0], %[w0], #512\n\t"
-/* the sign fix of both vectors: FIX(A, T) leaves in T what A's lanes add (q2: the shifts) */
-#define RT_MVE_Q_FIX_MASK(A, T) "vand " T ", " A ", q2\n\tvshr.s32 " T ", " T ", #31\n\t"
-#define RT_MVE_Q_FIX_RIGHT(A, T) "vshr.s32 " T ", " A ", #31\n\t"
+/* the sign fix of both vectors: FIX(A, T) adds A's lanes' (made in T; q2: the shifts), or,
+ * where the clamp makes it change nothing (rt_mve_sheds_fix), is left out */
+#define RT_MVE_Q_FIX_MASK(A, T) \
+    "vand " T ", " A ", q2\n\tvshr.s32 " T ", " T ", #31\n\tvqadd.s32 " A ", " A ", " T "\n\t"
+#define RT_MVE_Q_FIX_RIGHT(A, T) "vshr.s32 " T ", " A ", #31\n\tvqadd.s32 " A ", " A ", " T "\n\t"
+#define RT_MVE_Q_FIX_NONE(A, T) ""
 /* k = 8: one predicated turn (the predicate set once, before the loop) */
 #define RT_MVE_Q_PRED8 \
     "movs %[a00], #8\n\t" \
@@ -562,9 +570,7 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         "vqrdmulh.s32 q1, q1, q2\n\t" \
         "vldrw.32 q2, [%[prm]], #32\n\t" \
         FIX("q0", "q3") \
-        "vqadd.s32 q0, q0, q3\n\t" \
         FIX("q1", "q3") \
-        "vqadd.s32 q1, q1, q3\n\t" \
         "vrshl.s32 q0, q0, q2\n\t" \
         "vrshl.s32 q1, q1, q2\n\t" \
         "vqmovnb.s32 q0, q0\n\t" \
@@ -621,65 +627,134 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7")
 
 /* ... with the output stage the block's shifts and the activation range need (none shifts
- * left; the saturating clamp only where every filter shifts right, KWS's and VWW's layers) */
+ * left; the saturating clamp without the sign fix where rt_mve_saturates, KWS's and VWW's
+ * layers) */
 #define RT_MVE_QUADS_BY_SHIFTS(PRE, MAC) \
     if (rt_mve_saturates(shifts, o)) { \
-        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_SATURATE); \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE); \
     } else if (shifts & RT_MVE_ALL_RIGHT) { \
         RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_CLAMP); \
     } else { \
         RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK, RT_MVE_Q_CLAMP); \
     }
 
-/* rt_mve_quads for rows of 8 taps (VWW's first pointwise layer) where every filter shifts right
- * and the range is all of int8: a quad's four rows are 32 contiguous bytes, two vectors of two
- * pixels each, loaded once a quad (q6, q7) rather than a predicated load a pixel and pair; each
- * filter of the pair then is two vectors, its taps in the low lanes and zeros above, and the
- * other way round ([w|0] takes the first pixel of a vector, [0|w] the second), laid out a pair
- * at a time before the loop: 12 instructions a tile's taps, against 16. */
-static RT_DSP_NOINLINE void rt_mve_quads8(const int8_t *x, int32_t nq, const int8_t *w,
-                                          int32_t cout, int32_t pairs, const rt_mve_pair *q,
-                                          const rt_mve_out *o, int8_t *out)
+/* Rows of 8, 16 or 32 taps (VWW's first three pointwise layers) where the output stage
+ * saturates without the sign fix (rt_mve_saturates): the 4x2 tiles with their loops the other
+ * way round, a filter pair's quads down the rows, so that the pair's output stage stays in q4
+ * (folds), q5 (multipliers) and q6 (right shifts), loaded once a pair rather than once a tile,
+ * and the quads' loop costs three instructions (the pixels step in a load, the outputs by
+ * ostep, the test against the end); a quad's loads at fixed offsets from x0 (the last stepping
+ * it) and the pair's from w0. Eight taps: a quad's four rows are two vectors of two pixels,
+ * and each filter two vectors, its taps in the low lanes and zeros above, and the other way
+ * round ([w|0] takes a vector's first pixel, [0|w] its second), laid out before the loop. */
+#define RT_MVE_D_LD(Q, AT) "vldrb.8 " Q ", " AT "\n\t"
+#define RT_MVE_D_MAC(OP, A, B, X) \
+    OP " %[" A "], " X ", q0\n\t" \
+    OP " %[" B "], " X ", q1\n\t"
+/* sixteen taps of two pixels (their sums A0 A1 and B0 B1 by filters q0 and q1) from XA, XB */
+#define RT_MVE_D_TWO(OP, XA, XB, A0, A1, B0, B1) \
+    RT_MVE_D_LD("q2", XA) \
+    RT_MVE_D_LD("q3", XB) \
+    RT_MVE_D_MAC(OP, A0, A1, "q2") \
+    RT_MVE_D_MAC(OP, B0, B1, "q3")
+#define RT_MVE_D_W(W0, W1) \
+    RT_MVE_D_LD("q0", "[%[w0], #" W0 "]") \
+    RT_MVE_D_LD("q1", "[%[w0], #" W1 "]")
+#define RT_MVE_D_MAC8 \
+    RT_MVE_D_LD("q2", "[%[x0], #16]") \
+    RT_MVE_D_LD("q3", "[%[x0]], #32") \
+    RT_MVE_D_W("0", "16") \
+    RT_MVE_D_MAC("vmladav.s8", "a00", "a10", "q3") \
+    RT_MVE_D_MAC("vmladav.s8", "a20", "a30", "q2") \
+    RT_MVE_D_W("32", "48") \
+    RT_MVE_D_MAC("vmladav.s8", "a01", "a11", "q3") \
+    RT_MVE_D_MAC("vmladav.s8", "a21", "a31", "q2")
+#define RT_MVE_D_MAC16 \
+    RT_MVE_D_W("0", "16") \
+    RT_MVE_D_TWO("vmladav.s8", "[%[x0], #16]", "[%[x0], #32]", "a10", "a11", "a20", "a21") \
+    RT_MVE_D_TWO("vmladav.s8", "[%[x0], #48]", "[%[x0]], #64", "a30", "a31", "a00", "a01")
+/* (x0 steps 128 bytes a quad, past a VLDRB's 127: 80 in the first turn, 48 in the second) */
+#define RT_MVE_D_MAC32 \
+    RT_MVE_D_W("0", "32") \
+    RT_MVE_D_TWO("vmladav.s8", "[%[x0], #32]", "[%[x0], #64]", "a10", "a11", "a20", "a21") \
+    RT_MVE_D_TWO("vmladav.s8", "[%[x0], #96]", "[%[x0]], #80", "a30", "a31", "a00", "a01") \
+    RT_MVE_D_W("16", "48") \
+    RT_MVE_D_TWO("vmlava.s8", "[%[x0], #-64]", "[%[x0], #-32]", "a00", "a01", "a10", "a11") \
+    RT_MVE_D_TWO("vmlava.s8", "[%[x0], #32]", "[%[x0]], #48", "a30", "a31", "a20", "a21")
+/* the pairs' loop (1), each its output stage into q4-q6, then its quads (2) by MAC, the pair's
+ * taps WSTEP bytes */
+#define RT_MVE_DOWN(MAC, WSTEP) \
+    __asm__ volatile( \
+        "1:\n\t" \
+        "ldr %[a00], %[prm]\n\t" \
+        "vldrw.32 q4, [%[a00]]\n\t" \
+        "vldrw.32 q5, [%[a00], #16]\n\t" \
+        "vldrw.32 q6, [%[a00], #32]\n\t" \
+        "add %[a00], %[a00], #64\n\t" \
+        "str %[a00], %[prm]\n\t" \
+        "ldr %[x0], %[xbeg]\n\t" \
+        "2:\n\t" \
+        MAC \
+        "vmov q0[2], q0[0], %[a10], %[a00]\n\t" \
+        "vmov q0[3], q0[1], %[a11], %[a01]\n\t" \
+        "vmov q1[2], q1[0], %[a30], %[a20]\n\t" \
+        "vmov q1[3], q1[1], %[a31], %[a21]\n\t" \
+        "vadd.i32 q0, q0, q4\n\t" \
+        "vadd.i32 q1, q1, q4\n\t" \
+        "vqrdmulh.s32 q0, q0, q5\n\t" \
+        "vqrdmulh.s32 q1, q1, q5\n\t" \
+        "vrshl.s32 q0, q0, q6\n\t" \
+        "vrshl.s32 q1, q1, q6\n\t" \
+        "vqmovnb.s32 q0, q0\n\t" \
+        "vqmovnt.s32 q0, q1\n\t" \
+        "vqadd.s16 q0, q0, %[off]\n\t" \
+        "vqmovnb.s16 q0, q0\n\t" \
+        "vstrb.16 q0, [%[out], %q[offs]]\n\t" \
+        "add %[out], %[out], %[ostep]\n\t" \
+        "cmp %[x0], %[xend]\n\t" \
+        "bne 2b\n\t" \
+        "ldr %[a00], %[oback]\n\t" \
+        "sub %[out], %[out], %[a00]\n\t" \
+        "add %[w0], %[w0], #" WSTEP "\n\t" \
+        "ldr %[a00], %[wend]\n\t" \
+        "cmp %[w0], %[a00]\n\t" \
+        "bne 1b" \
+        : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11), \
+          [a20] "=&Te"(a20), [a21] "=&Te"(a21), [a30] "=&Te"(a30), [a31] "=&Te"(a31), \
+          [x0] "=&r"(x0), [w0] "+r"(w0), [out] "+r"(out), [prm] "+m"(q) \
+        : [xend] "r"(xend), [ostep] "r"(ostep), [off] "r"(off), [xbeg] "m"(x), \
+          [oback] "m"(oback), [wend] "m"(wend), [offs] "w"(o->offs16) \
+        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", \
+          "d11", "d12", "d13")
+
+/* nq > 0 quads of rows of k = 8, 16 or 32 taps from x (contiguous; outputs cout apart from
+ * out) by `pairs` filter pairs from w, the stage rt_mve_saturates' */
+static RT_DSP_NOINLINE void rt_mve_quads_down(const int8_t *x, int32_t nq, const int8_t *w,
+                                              int32_t k, int32_t cout, int32_t pairs,
+                                              const rt_mve_pair *q, const rt_mve_out *o,
+                                              int8_t *out)
 {
     int8_t halves[RT_MVE_BLOCK_PAIRS * 64];
-    const mve_pred16_t lo = 0x00FFu, hi = 0xFF00u;
-    const int8_t *w0 = halves, *wbeg = halves, *wend = halves + 64 * pairs, *x0 = x;
-    const rt_mve_pair *qbeg = q;
-    const int32_t ostep = 4 * cout - 2 * pairs;
+    const int8_t *x0, *w0 = w, *wend = w + 2 * k * pairs, *xend = x + 4 * k * nq;
+    const int32_t ostep = 4 * cout, oback = nq * ostep - 2, off = vgetq_lane_s16(o->off16, 0);
     int32_t a00, a01, a10, a11, a20, a21, a30, a31, j;
-    /* [0|w]: lanes 8-15 gather taps 0-7 (the low lanes' offsets wrap, but are off) */
-    const uint8x16_t up = vsubq_n_u8(vidupq_n_u8(0u, 1), 8u);
-    for (j = 0; j < 2 * pairs; ++j, w += 8) {
-        vstrbq_s8(halves + 32 * j, vldrbq_z_s8(w, lo));
-        vstrbq_s8(halves + 32 * j + 16, vldrbq_gather_offset_z_s8(w, up, hi));
+    if (k == 16) {
+        RT_MVE_DOWN(RT_MVE_D_MAC16, "32");
+    } else if (k == 32) {
+        RT_MVE_DOWN(RT_MVE_D_MAC32, "64");
+    } else {
+        const mve_pred16_t lo = 0x00FFu, hi = 0xFF00u;
+        /* [0|w]: lanes 8-15 gather taps 0-7 (the low lanes' offsets wrap, but are off) */
+        const uint8x16_t up = vsubq_n_u8(vidupq_n_u8(0u, 1), 8u);
+        for (j = 0; j < 2 * pairs; ++j, w += 8) {
+            vstrbq_s8(halves + 32 * j, vldrbq_z_s8(w, lo));
+            vstrbq_s8(halves + 32 * j + 16, vldrbq_gather_offset_z_s8(w, up, hi));
+        }
+        w0 = halves;
+        wend = halves + 64 * pairs;
+        RT_MVE_DOWN(RT_MVE_D_MAC8, "64");
     }
-    __asm__ volatile(
-        "4:\n\t"
-        "vldrb.8 q6, [%[x0]], #16\n\t"
-        "vldrb.8 q7, [%[x0]], #16\n\t"
-        "3:\n\t"
-        "vldrb.8 q0, [%[w0]], #16\n\t"
-        "vldrb.8 q1, [%[w0]], #16\n\t"
-        "vmladav.s8 %[a00], q6, q0\n\t"
-        "vmladav.s8 %[a10], q6, q1\n\t"
-        "vldrb.8 q2, [%[w0]], #16\n\t"
-        "vmladav.s8 %[a20], q7, q0\n\t"
-        "vmladav.s8 %[a30], q7, q1\n\t"
-        "vldrb.8 q3, [%[w0]], #16\n\t"
-        "vmladav.s8 %[a01], q6, q2\n\t"
-        "vmladav.s8 %[a11], q6, q3\n\t"
-        "vmladav.s8 %[a21], q7, q2\n\t"
-        "vmladav.s8 %[a31], q7, q3\n\t"
-        RT_MVE_Q_OUT(RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_SATURATE)
-        RT_MVE_Q_NEXT_PAIR
-        RT_MVE_Q_NEXT_QUAD
-        : [a00] "=&Te"(a00), [a01] "=&Te"(a01), [a10] "=&Te"(a10), [a11] "=&Te"(a11),
-          [a20] "=&Te"(a20), [a21] "=&Te"(a21), [a30] "=&Te"(a30), [a31] "=&Te"(a31),
-          [x0] "+r"(x0), [w0] "+r"(w0), [prm] "+r"(q), [out] "+r"(out), [nq] "+m"(nq)
-        : [wend] "r"(wend), [ostep] "m"(ostep), [qbeg] "m"(qbeg), [wbeg] "m"(wbeg),
-          [offs] "w"(o->offs16), [off] "w"(o->off16)
-        : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d12", "d13", "d14",
-          "d15");
+    (void)x0;
     RT_MVE_Q_SUMS_UNUSED;
 }
 
@@ -691,8 +766,7 @@ static RT_DSP_NOINLINE void rt_mve_quads8(const int8_t *x, int32_t nq, const int
 
 /* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + pitch i, its outputs
  * cout apart from out) by `pairs` filter pairs from w, no filter shifting left (shifts:
- * rt_mve_pairs_make's). The pitch is k, or (k = 32, every filter shifting right, all of int8)
- * 18. */
+ * rt_mve_pairs_make's). The pitch is k, or (k = 32, where the stage saturates) 18. */
 static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8_t *w,
                                          int32_t k, int32_t pitch, int32_t cout, int32_t pairs,
                                          int32_t shifts, const rt_mve_pair *q,
@@ -702,10 +776,12 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
     const int32_t xstep = 4 * pitch, ostep = 4 * cout - 2 * pairs;
     const rt_mve_pair *qbeg = q;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
-    if (pitch != k) {
-        RT_MVE_QUADS("", RT_MVE_Q_MAC32_AT18, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_SATURATE);
-    } else if (k == 256) {   /* (rt_mve_quads_take: every filter shifts right, all of int8) */
-        RT_MVE_QUADS("", RT_MVE_Q_MAC256, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_SATURATE);
+    if (pitch == k && k <= 32 && rt_mve_saturates(shifts, o)) {
+        rt_mve_quads_down(x, nq, w, k, cout, pairs, q, o, out);
+    } else if (pitch != k) {
+        RT_MVE_QUADS("", RT_MVE_Q_MAC32_AT18, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE);
+    } else if (k == 256) {   /* (rt_mve_quads_take: the stage saturates) */
+        RT_MVE_QUADS("", RT_MVE_Q_MAC256, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE);
     } else if (k == 128) {
         RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC128)
     } else if (k == 64) {
@@ -716,8 +792,6 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
         RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC32)
     } else if (k == 16) {
         RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC16)
-    } else if (rt_mve_saturates(shifts, o)) {
-        rt_mve_quads8(x, nq, w, cout, pairs, q, o, out);
     } else {
         RT_MVE_QUADS_BY_SHIFTS(RT_MVE_Q_PRED8, RT_MVE_Q_TURN8)
     }

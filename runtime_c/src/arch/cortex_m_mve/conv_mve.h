@@ -26,13 +26,14 @@ typedef struct rt_mve_pair {
  * assembly's two-lane VMOVs put them (moved), the output offset and the activation range;
  * for a 4x2 tile's eight outputs narrowed into 16-bit lanes (its two vectors' lanes taking
  * turns, the second's pixels 2 cout on), their offsets, output offset and range in 16 bits;
- * whether the range is all of int8. */
+ * whether the range is all of int8, and whether it starts at the output offset. */
 typedef struct rt_mve_out {
     uint32x4_t offs, moved;
     int32x4_t off, lo, hi;
     uint16x8_t offs16;
     int16x8_t off16, lo16, hi16;
     int32_t full;   /* the activation range is all of int8 */
+    int32_t relu;   /* the range starts at the output offset (rt_mve_sheds_fix) */
 } rt_mve_out;
 
 /* The assembly moves four sums into a vector two at a time: VMOV Q[2], Q[0], Ra, Rb with
@@ -80,6 +81,7 @@ static inline rt_mve_out rt_mve_out_make(const rt_conv_s8_params *p, int32_t cou
     o.lo = vdupq_n_s32(p->act_min);
     o.hi = vdupq_n_s32(p->act_max);
     o.full = rt_mve_full_range(p);
+    o.relu = rt_mve_sheds_fix(p->output_offset, p->act_min);
     return o;
 }
 

@@ -961,9 +961,10 @@ static void ringed(const dw_ctx *c, const int8_t *img, int32_t oc, int32_t passe
  * channel's parameters as scalars (VADD, VQRDMULH, VRSHL by a register) and scattered: 23
  * instructions for four outputs. Where the activation range is all of int8, the narrowing's
  * saturation clamps, and two groups narrow into one vector stored by one scatter: 41 for
- * eight. About 20 more a channel and run of groups. The band holds one plane of 16 channels
- * (fewer in the last), a pixel at a time, so that a window's taps and the next pixel's lie
- * within the gather's byte offsets (255; a channel's taps from a base of its own):
+ * eight, 37 where the range starts at the output offset (the sign fix left out:
+ * rt_mve_sheds_fix). About 20 more a channel and run of groups. The band holds one plane of
+ * 16 channels (fewer in the last), a pixel at a time, so that a window's taps and the next
+ * pixel's lie within the gather's byte offsets (255; a channel's taps from a base of its own):
  * - down the columns (stride 1 down; gathered_cols): the six input rows of four output
  *   rows, 16 bytes apart, a column 96 bytes (a window's taps within 224 of its first, the
  *   pixel below 16 on), as many columns as the band holds; a group is one column's four
@@ -1012,6 +1013,11 @@ typedef char dw_gchan_layout[(offsetof(dw_gchan, fold) == 16 && offsetof(dw_gcha
     "vqrdmulh.s32 " Q ", " Q ", %[mult]\n\t" \
     "vshr.s32 q0, " Q ", #31\n\t" \
     "vqadd.s32 " Q ", " Q ", q0\n\t" \
+    "vrshl.s32 " Q ", %[shift]\n\t"
+/* ... without the sign fix, where the clamp makes it change nothing (rt_mve_sheds_fix) */
+#define DW_G_RIGHT_BARE(Q) \
+    "vadd.i32 " Q ", " Q ", %[fold]\n\t" \
+    "vqrdmulh.s32 " Q ", " Q ", %[mult]\n\t" \
     "vrshl.s32 " Q ", %[shift]\n\t"
 #define DW_G_LEFT(Q) \
     "vadd.i32 " Q ", " Q ", %[fold]\n\t" \
@@ -1155,8 +1161,13 @@ static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const 
         const int32_t oback = (n & ~1) * ostep + tailo - 1;
         n >>= 1;
         ostep *= 2;
-        DW_G_RUN(DW_G_PAIRS("1", "6", "7", "10", DW_G_RIGHT),
-                 DW_G_PAIRS("5", "8", "9", "11", DW_G_LEFT), DW_G_Q3, [so16] "w"(so16));
+        if (rt_mve_sheds_fix(off, -128)) {
+            DW_G_RUN(DW_G_PAIRS("1", "6", "7", "10", DW_G_RIGHT_BARE),
+                     DW_G_PAIRS("5", "8", "9", "11", DW_G_LEFT), DW_G_Q3, [so16] "w"(so16));
+        } else {
+            DW_G_RUN(DW_G_PAIRS("1", "6", "7", "10", DW_G_RIGHT),
+                     DW_G_PAIRS("5", "8", "9", "11", DW_G_LEFT), DW_G_Q3, [so16] "w"(so16));
+        }
     } else {
         const int32_t odd = 0, tailb = 0, tailo = 0, bback = n * step - 1;
         const int32_t oback = n * ostep - 1;
@@ -1598,7 +1609,7 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
 
 /* The assembly of plane_run: ODD_LEFT and ODD_RIGHT a line's odd group or nothing, ROWS_LEFT
  * and ROWS_RIGHT the rows left over or nothing, STEP and B1 DW_P_LINES'. */
-#define DW_P_RUN(ODD_LEFT, ODD_RIGHT, ROWS_LEFT, ROWS_RIGHT, STEP, B1) \
+#define DW_P_RUN(RIGHT, ODD_LEFT, ODD_RIGHT, ROWS_LEFT, ROWS_RIGHT, STEP, B1) \
     __asm__ volatile("vldrw.32 q4, [%[k]]\n\t" \
                      "vldrw.32 q6, [%[k], #48]\n\t" \
                      "2:\n\t" \
@@ -1616,7 +1627,7 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
                      ROWS_LEFT \
                      "b 4f\n\t" \
                      "3:\n\t" \
-                     DW_P_LINES(DW_G_RIGHT, "20", "21", "22", ODD_RIGHT, STEP, B1) \
+                     DW_P_LINES(RIGHT, "20", "21", "22", ODD_RIGHT, STEP, B1) \
                      ROWS_RIGHT \
                      "4:\n\t" \
                      "ldr %[a0], [%[k], #148]\n\t" \
@@ -1633,6 +1644,27 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
                      : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", \
                        "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15")
 
+/* plane_run's modes, RIGHT the right shifts' output stage */
+#define DW_P_MODES(RIGHT) \
+    if (mode == DW_P_BLOCKS && k->odd) { \
+        DW_P_RUN(RIGHT, DW_P_ODD(DW_G_LEFT, "128"), DW_P_ODD(RIGHT, "128"), "", "", "128", \
+                 "64"); \
+    } else if (mode == DW_P_BLOCKS) { \
+        DW_P_RUN(RIGHT, "", "", "", "", "128", "64"); \
+    } else if (mode == DW_P_BLOCKS2 && k->odd) {   /* four rows of 104 bytes a group */ \
+        DW_P_RUN(RIGHT, DW_P_ODD(DW_G_LEFT, "416"), DW_P_ODD(RIGHT, "416"), "", "", "416", \
+                 "208"); \
+    } else if (mode == DW_P_BLOCKS2) { \
+        DW_P_RUN(RIGHT, "", "", "", "", "416", "208"); \
+    } else if (k->odd) { \
+        DW_P_RUN(RIGHT, DW_P_ODD(DW_G_LEFT, "256"), DW_P_ODD(RIGHT, "256"), \
+                 DW_P_ROWS(DW_G_LEFT, "14", "15", "16"), DW_P_ROWS(RIGHT, "24", "25", "26"), \
+                 "256", "128"); \
+    } else { \
+        DW_P_RUN(RIGHT, "", "", DW_P_ROWS(DW_G_LEFT, "14", "15", "16"), \
+                 DW_P_ROWS(RIGHT, "24", "25", "26"), "256", "128"); \
+    }
+
 /* The channels ch..k->chend-1 of one half (the first's window at b0, the next channel's one
  * byte on; outputs likewise from out, a pair of groups' ostep on from the last): each
  * channel's taps into q2, its output stage into registers, its lines (and, DW_P_COLUMNS, its
@@ -1644,21 +1676,10 @@ static RT_DSP_NOINLINE void plane_run(const dw_plan *k, const dw_gchan *ch, cons
 {
     int32_t a0, a1, fold, mult, shift, ln;
     const int8_t *b1;
-    if (mode == DW_P_BLOCKS && k->odd) {
-        DW_P_RUN(DW_P_ODD(DW_G_LEFT, "128"), DW_P_ODD(DW_G_RIGHT, "128"), "", "", "128", "64");
-    } else if (mode == DW_P_BLOCKS) {
-        DW_P_RUN("", "", "", "", "128", "64");
-    } else if (mode == DW_P_BLOCKS2 && k->odd) {   /* four rows of 104 bytes a group */
-        DW_P_RUN(DW_P_ODD(DW_G_LEFT, "416"), DW_P_ODD(DW_G_RIGHT, "416"), "", "", "416", "208");
-    } else if (mode == DW_P_BLOCKS2) {
-        DW_P_RUN("", "", "", "", "416", "208");
-    } else if (k->odd) {
-        DW_P_RUN(DW_P_ODD(DW_G_LEFT, "256"), DW_P_ODD(DW_G_RIGHT, "256"),
-                 DW_P_ROWS(DW_G_LEFT, "14", "15", "16"), DW_P_ROWS(DW_G_RIGHT, "24", "25", "26"),
-                 "256", "128");
+    if (rt_mve_sheds_fix(off, -128)) {   /* (the range is all of int8: plane_takes) */
+        DW_P_MODES(DW_G_RIGHT_BARE)
     } else {
-        DW_P_RUN("", "", DW_P_ROWS(DW_G_LEFT, "14", "15", "16"),
-                 DW_P_ROWS(DW_G_RIGHT, "24", "25", "26"), "256", "128");
+        DW_P_MODES(DW_G_RIGHT)
     }
     (void)a0;
     (void)a1;

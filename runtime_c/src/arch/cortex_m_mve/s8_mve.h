@@ -47,4 +47,13 @@ static inline int32x4_t rt_mve_requant(int32x4_t acc, int32x4_t mult, int32x4_t 
     return vminq_s32(vmaxq_s32(vaddq_n_s32(q, out_off), vdupq_n_s32(lo)), vdupq_n_s32(hi));
 }
 
+/* Whether a layer's output stage may leave the sign fix out: where the activation range starts
+ * at the output offset or above (a ReLU in the zero point: KWS's, VWW's layers), a negative h
+ * rounds to zero or below with the fix or without it (VRSHL adds half a step, less than one),
+ * so its output is the offset or below and the clamp makes both lo. */
+static inline int32_t rt_mve_sheds_fix(int32_t out_off, int32_t lo)
+{
+    return lo >= out_off;
+}
+
 #endif /* RT_S8_MVE_H */
