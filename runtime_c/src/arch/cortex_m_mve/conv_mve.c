@@ -12,7 +12,7 @@
  *   pair, the sums in the eight even registers, every load at a fixed offset (the first also
  *   stepping the filters on to the next pair), 14 instructions per 128 MACs, and the pair's
  *   output stage loaded once for two vectors of four sums, which narrow into one vector of
- *   16-bit lanes stored by one scatter; rows of 8, 16 or 32 taps whose stage saturates take
+ *   16-bit lanes stored by one scatter; rows of 8 to 128 taps whose stage saturates take
  *   the loops the other way round (rt_mve_quads_down: a pair's quads down the rows, its stage
  *   in registers). Short first-layer filters are padded to such lengths.
  * - 2x2 tiles (rt_mve_tiles_asm) for the rest and the last rows: two pixels by two filters,
@@ -626,61 +626,92 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
           [hi] "w"(o->hi16) \
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7")
 
-/* ... with the output stage the block's shifts and the activation range need (none shifts
- * left; the saturating clamp without the sign fix where rt_mve_saturates, KWS's and VWW's
- * layers) */
-#define RT_MVE_QUADS_BY_SHIFTS(PRE, MAC) \
-    if (rt_mve_saturates(shifts, o)) { \
-        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE); \
-    } else if (shifts & RT_MVE_ALL_RIGHT) { \
+/* ... with the clamping output stage the block's shifts need (none shifts left; where the stage
+ * saturates, rt_mve_saturates, the rows go down, rt_mve_quads_down, or take RT_MVE_Q_SATURATE
+ * without the sign fix) */
+#define RT_MVE_QUADS_CLAMPED(PRE, MAC) \
+    if (shifts & RT_MVE_ALL_RIGHT) { \
         RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_CLAMP); \
     } else { \
         RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK, RT_MVE_Q_CLAMP); \
     }
 
-/* Rows of 8, 16 or 32 taps (VWW's first three pointwise layers) where the output stage
- * saturates without the sign fix (rt_mve_saturates): the 4x2 tiles with their loops the other
- * way round, a filter pair's quads down the rows, so that the pair's output stage stays in q4
- * (folds), q5 (multipliers) and q6 (right shifts), loaded once a pair rather than once a tile,
- * and the quads' loop costs three instructions (the pixels step in a load, the outputs by
- * ostep, the test against the end); a quad's loads at fixed offsets from x0 (the last stepping
- * it) and the pair's from w0. Eight taps: a quad's four rows are two vectors of two pixels,
- * and each filter two vectors, its taps in the low lanes and zeros above, and the other way
- * round ([w|0] takes a vector's first pixel, [0|w] its second), laid out before the loop. */
-#define RT_MVE_D_LD(Q, AT) "vldrb.8 " Q ", " AT "\n\t"
+/* Rows of 8, 16, 32, 64 or 128 taps (MobileNets' and KWS's pointwise layers) where the output
+ * stage saturates without the sign fix (rt_mve_saturates): the 4x2 tiles with their loops the
+ * other way round, a filter pair's quads down the rows, so that the pair's output stage stays
+ * in q4 (folds), q5 (multipliers) and q6 (right shifts), loaded once a pair rather than once a
+ * tile, and the quads' loop costs three instructions (the pixels step in a load, the outputs
+ * by ostep, the test against the end); a quad's loads at fixed offsets from x0 (one or two
+ * stepping it) and the pair's from w0. Eight taps: a quad's four rows are two vectors of two
+ * pixels, and each filter two vectors, its taps in the low lanes and zeros above, and the
+ * other way round ([w|0] takes a vector's first pixel, [0|w] its second), laid out before the
+ * loop. */
+#define RT_MVE_D_LD(LD, Q, AT) LD " " Q ", " AT "\n\t"
 #define RT_MVE_D_MAC(OP, A, B, X) \
     OP " %[" A "], " X ", q0\n\t" \
     OP " %[" B "], " X ", q1\n\t"
 /* sixteen taps of two pixels (their sums A0 A1 and B0 B1 by filters q0 and q1) from XA, XB */
-#define RT_MVE_D_TWO(OP, XA, XB, A0, A1, B0, B1) \
-    RT_MVE_D_LD("q2", XA) \
-    RT_MVE_D_LD("q3", XB) \
+#define RT_MVE_D_TWO(LD, OP, XA, XB, A0, A1, B0, B1) \
+    RT_MVE_D_LD(LD, "q2", XA) \
+    RT_MVE_D_LD(LD, "q3", XB) \
     RT_MVE_D_MAC(OP, A0, A1, "q2") \
     RT_MVE_D_MAC(OP, B0, B1, "q3")
-#define RT_MVE_D_W(W0, W1) \
-    RT_MVE_D_LD("q0", "[%[w0], #" W0 "]") \
-    RT_MVE_D_LD("q1", "[%[w0], #" W1 "]")
+#define RT_MVE_D_W(LD, W0, W1) \
+    RT_MVE_D_LD(LD, "q0", "[%[w0], #" W0 "]") \
+    RT_MVE_D_LD(LD, "q1", "[%[w0], #" W1 "]")
 #define RT_MVE_D_MAC8 \
-    RT_MVE_D_LD("q2", "[%[x0], #16]") \
-    RT_MVE_D_LD("q3", "[%[x0]], #32") \
-    RT_MVE_D_W("0", "16") \
+    RT_MVE_D_LD("vldrb.8", "q2", "[%[x0], #16]") \
+    RT_MVE_D_LD("vldrb.8", "q3", "[%[x0]], #32") \
+    RT_MVE_D_W("vldrb.8", "0", "16") \
     RT_MVE_D_MAC("vmladav.s8", "a00", "a10", "q3") \
     RT_MVE_D_MAC("vmladav.s8", "a20", "a30", "q2") \
-    RT_MVE_D_W("32", "48") \
+    RT_MVE_D_W("vldrb.8", "32", "48") \
     RT_MVE_D_MAC("vmladav.s8", "a01", "a11", "q3") \
     RT_MVE_D_MAC("vmladav.s8", "a21", "a31", "q2")
 #define RT_MVE_D_MAC16 \
-    RT_MVE_D_W("0", "16") \
-    RT_MVE_D_TWO("vmladav.s8", "[%[x0], #16]", "[%[x0], #32]", "a10", "a11", "a20", "a21") \
-    RT_MVE_D_TWO("vmladav.s8", "[%[x0], #48]", "[%[x0]], #64", "a30", "a31", "a00", "a01")
+    RT_MVE_D_W("vldrb.8", "0", "16") \
+    RT_MVE_D_TWO("vldrb.8", "vmladav.s8", "[%[x0], #16]", "[%[x0], #32]", "a10", "a11", "a20", \
+                 "a21") \
+    RT_MVE_D_TWO("vldrb.8", "vmladav.s8", "[%[x0], #48]", "[%[x0]], #64", "a30", "a31", "a00", \
+                 "a01")
 /* (x0 steps 128 bytes a quad, past a VLDRB's 127: 80 in the first turn, 48 in the second) */
 #define RT_MVE_D_MAC32 \
-    RT_MVE_D_W("0", "32") \
-    RT_MVE_D_TWO("vmladav.s8", "[%[x0], #32]", "[%[x0], #64]", "a10", "a11", "a20", "a21") \
-    RT_MVE_D_TWO("vmladav.s8", "[%[x0], #96]", "[%[x0]], #80", "a30", "a31", "a00", "a01") \
-    RT_MVE_D_W("16", "48") \
-    RT_MVE_D_TWO("vmlava.s8", "[%[x0], #-64]", "[%[x0], #-32]", "a00", "a01", "a10", "a11") \
-    RT_MVE_D_TWO("vmlava.s8", "[%[x0], #32]", "[%[x0]], #48", "a30", "a31", "a20", "a21")
+    RT_MVE_D_W("vldrb.8", "0", "32") \
+    RT_MVE_D_TWO("vldrb.8", "vmladav.s8", "[%[x0], #32]", "[%[x0], #64]", "a10", "a11", "a20", \
+                 "a21") \
+    RT_MVE_D_TWO("vldrb.8", "vmladav.s8", "[%[x0], #96]", "[%[x0]], #80", "a30", "a31", "a00", \
+                 "a01") \
+    RT_MVE_D_W("vldrb.8", "16", "48") \
+    RT_MVE_D_TWO("vldrb.8", "vmlava.s8", "[%[x0], #-64]", "[%[x0], #-32]", "a00", "a01", "a10", \
+                 "a11") \
+    RT_MVE_D_TWO("vldrb.8", "vmlava.s8", "[%[x0], #32]", "[%[x0]], #48", "a30", "a31", "a20", \
+                 "a21")
+/* 64 and 128 taps (KWS's and MobileNets' channels): rows and filters word-aligned, every load a
+ * VLDRW (offsets to 508 bytes, steps to 508); a turn's sixteen taps W0, W1 of the filters and
+ * X0..X3 of the four pixels (sums a0j..a3j). The pixels step in the first turn: pixel 0's load
+ * by a quad's 256 bytes (64 taps), or pixels 0's and 2's by 256 each (128 taps), the other
+ * loads reaching back. */
+#define RT_MVE_D_X(N) "[%[x0], #" N "]"
+#define RT_MVE_D_WTURN(OP, W0, W1, X0, X1, X2, X3) \
+    RT_MVE_D_W("vldrw.32", W0, W1) \
+    RT_MVE_D_TWO("vldrw.32", OP, X0, X1, "a00", "a01", "a10", "a11") \
+    RT_MVE_D_TWO("vldrw.32", OP, X2, X3, "a20", "a21", "a30", "a31")
+/* a later turn: taps T of the filters, and of the pixels (back from x0, which the first turn
+ * stepped by a quad, 4 K bytes) */
+#define RT_MVE_D_AT(T, BACK) "[%[x0], #" T " - " BACK "]"
+#define RT_MVE_D_LATER(K, T) \
+    RT_MVE_D_WTURN("vmlava.s8", T, K " + " T, RT_MVE_D_AT(T, "4 * " K), \
+                   RT_MVE_D_AT(T, "3 * " K), RT_MVE_D_AT(T, "2 * " K), RT_MVE_D_AT(T, K))
+#define RT_MVE_D_MAC64 \
+    RT_MVE_D_WTURN("vmladav.s8", "0", "64", "[%[x0]], #256", RT_MVE_D_X("-192"), \
+                   RT_MVE_D_X("-128"), RT_MVE_D_X("-64")) \
+    RT_MVE_D_LATER("64", "16") RT_MVE_D_LATER("64", "32") RT_MVE_D_LATER("64", "48")
+#define RT_MVE_D_MAC128 \
+    RT_MVE_D_WTURN("vmladav.s8", "0", "128", "[%[x0]], #256", RT_MVE_D_X("-128"), \
+                   "[%[x0]], #256", RT_MVE_D_X("-128")) \
+    RT_MVE_D_LATER("128", "16") RT_MVE_D_LATER("128", "32") RT_MVE_D_LATER("128", "48") \
+    RT_MVE_D_LATER("128", "64") RT_MVE_D_LATER("128", "80") RT_MVE_D_LATER("128", "96") \
+    RT_MVE_D_LATER("128", "112")
 /* the pairs' loop (1), each its output stage into q4-q6, then its quads (2) by MAC, the pair's
  * taps WSTEP bytes */
 #define RT_MVE_DOWN(MAC, WSTEP) \
@@ -727,8 +758,9 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", \
           "d11", "d12", "d13")
 
-/* nq > 0 quads of rows of k = 8, 16 or 32 taps from x (contiguous; outputs cout apart from
- * out) by `pairs` filter pairs from w, the stage rt_mve_saturates' */
+/* nq > 0 quads of rows of k = 8, 16, 32, 64 or 128 taps from x (contiguous; for 64 and 128,
+ * x and w word-aligned; outputs cout apart from out) by `pairs` filter pairs from w, the stage
+ * rt_mve_saturates' */
 static RT_DSP_NOINLINE void rt_mve_quads_down(const int8_t *x, int32_t nq, const int8_t *w,
                                               int32_t k, int32_t cout, int32_t pairs,
                                               const rt_mve_pair *q, const rt_mve_out *o,
@@ -742,6 +774,10 @@ static RT_DSP_NOINLINE void rt_mve_quads_down(const int8_t *x, int32_t nq, const
         RT_MVE_DOWN(RT_MVE_D_MAC16, "32");
     } else if (k == 32) {
         RT_MVE_DOWN(RT_MVE_D_MAC32, "64");
+    } else if (k == 64) {
+        RT_MVE_DOWN(RT_MVE_D_MAC64, "128");
+    } else if (k == 128) {
+        RT_MVE_DOWN(RT_MVE_D_MAC128, "256");
     } else {
         const mve_pred16_t lo = 0x00FFu, hi = 0xFF00u;
         /* [0|w]: lanes 8-15 gather taps 0-7 (the low lanes' offsets wrap, but are off) */
@@ -775,25 +811,31 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
     const int8_t *x0 = x, *x2 = x + 2 * pitch, *w0 = w, *wend = w + 2 * k * pairs;
     const int32_t xstep = 4 * pitch, ostep = 4 * cout - 2 * pairs;
     const rt_mve_pair *qbeg = q;
+    const int32_t sat = rt_mve_saturates(shifts, o);
+    const int32_t aligned = (((uintptr_t)x | (uintptr_t)w) & 3u) == 0u;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
-    if (pitch == k && k <= 32 && rt_mve_saturates(shifts, o)) {
-        rt_mve_quads_down(x, nq, w, k, cout, pairs, q, o, out);
-    } else if (pitch != k) {
+    if (pitch != k) {   /* (the stage saturates: rt_mve_cols_gathered's direct) */
         RT_MVE_QUADS("", RT_MVE_Q_MAC32_AT18, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE);
     } else if (k == 256) {   /* (rt_mve_quads_take: the stage saturates) */
         RT_MVE_QUADS("", RT_MVE_Q_MAC256, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE);
+    } else if (sat && k == 48) {
+        RT_MVE_QUADS("", RT_MVE_Q_MAC48, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE);
+    } else if (sat && k == 64 && !aligned) {
+        RT_MVE_QUADS("", RT_MVE_Q_MAC64, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE);
+    } else if (sat) {   /* 8, 16, 32 taps; 64 and 128 word-aligned (rt_mve_quads_take: 128) */
+        rt_mve_quads_down(x, nq, w, k, cout, pairs, q, o, out);
     } else if (k == 128) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC128)
+        RT_MVE_QUADS_CLAMPED("", RT_MVE_Q_MAC128)
     } else if (k == 64) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC64)
+        RT_MVE_QUADS_CLAMPED("", RT_MVE_Q_MAC64)
     } else if (k == 48) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC48)
+        RT_MVE_QUADS_CLAMPED("", RT_MVE_Q_MAC48)
     } else if (k == 32) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC32)
+        RT_MVE_QUADS_CLAMPED("", RT_MVE_Q_MAC32)
     } else if (k == 16) {
-        RT_MVE_QUADS_BY_SHIFTS("", RT_MVE_Q_MAC16)
+        RT_MVE_QUADS_CLAMPED("", RT_MVE_Q_MAC16)
     } else {
-        RT_MVE_QUADS_BY_SHIFTS(RT_MVE_Q_PRED8, RT_MVE_Q_TURN8)
+        RT_MVE_QUADS_CLAMPED(RT_MVE_Q_PRED8, RT_MVE_Q_TURN8)
     }
     RT_MVE_Q_SUMS_UNUSED;
 }
