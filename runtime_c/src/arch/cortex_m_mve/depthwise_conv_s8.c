@@ -1141,8 +1141,9 @@ static const int16_t dw_g_step[4] = {192, 384, 96, 192};
 /* n > 0 groups of four pixels (`mode`) of channels ch[0..cw-1] (cw > 0), pixel 0's window
  * of the first at b0 (the next channel's one byte on), outputs from out (the next channel's
  * one byte on, the next group's ostep), lanes so apart (gather_offsets); full: the
- * activation range is all of int8 (else lo, hi). back > 0 (full only): a last group after
- * them, back pixels before where the next would start. */
+ * activation range is all of int8 (else lo, hi; a full range from the output offset, a ReLU's,
+ * takes the right shifts without the sign fix). back > 0 (full only): a last group after them,
+ * back pixels before where the next would start. */
 static RT_DSP_NOINLINE void gather_groups(const dw_gchan *ch, int32_t cw, const int8_t *b0,
                                           int32_t mode, int32_t n, int32_t back,
                                           uint8x16_t o0, uint32x4_t so, int32_t full,
@@ -1607,8 +1608,9 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
     "bne " R "b\n\t" \
     X ":\n\t"
 
-/* The assembly of plane_run: ODD_LEFT and ODD_RIGHT a line's odd group or nothing, ROWS_LEFT
- * and ROWS_RIGHT the rows left over or nothing, STEP and B1 DW_P_LINES'. */
+/* The assembly of plane_run: RIGHT the right shifts' output stage (DW_G_RIGHT, or
+ * DW_G_RIGHT_BARE), ODD_LEFT and ODD_RIGHT a line's odd group or nothing, ROWS_LEFT and
+ * ROWS_RIGHT the rows left over or nothing, STEP and B1 DW_P_LINES'. */
 #define DW_P_RUN(RIGHT, ODD_LEFT, ODD_RIGHT, ROWS_LEFT, ROWS_RIGHT, STEP, B1) \
     __asm__ volatile("vldrw.32 q4, [%[k]]\n\t" \
                      "vldrw.32 q6, [%[k], #48]\n\t" \
