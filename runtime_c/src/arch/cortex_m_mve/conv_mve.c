@@ -307,10 +307,14 @@ static inline int32_t rt_mve_quads_take(int32_t k, const int8_t *x, const int8_t
     "vmladav.s8 %[a01], q0, q2\n\t" \
     "vmladav.s8 %[a10], q3, q1\n\t" \
     "vmladav.s8 %[a11], q3, q2\n\t"
-/* the sums into q0, two lanes a VMOV, pixel 1's first (rt_mve_out_make's `moved`) */
+/* Two pixels' sums by a filter pair (aX0 aX1, aY0 aY1) into vector Q, two lanes a VMOV, pixel
+ * Y's first: the lanes rt_mve_out_make's `moved` and `offs16` follow. */
+#define RT_MVE_MOVE_SUMS(Q, X, Y) \
+    "vmov " Q "[2], " Q "[0], %[a" Y "0], %[a" X "0]\n\t" \
+    "vmov " Q "[3], " Q "[1], %[a" Y "1], %[a" X "1]\n\t"
+/* a 2x2 tile's sums into q0, plus the folds */
 #define RT_MVE_SUMS_IN \
-    "vmov q0[2], q0[0], %[a10], %[a00]\n\t" \
-    "vmov q0[3], q0[1], %[a11], %[a01]\n\t" \
+    RT_MVE_MOVE_SUMS("q0", "0", "1") \
     "vldrw.32 q1, [%[prm]], #16\n\t" \
     "vadd.i32 q0, q0, q1\n\t"
 #define RT_MVE_LEFT \
@@ -558,10 +562,8 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
 /* A tile's output stage: its eight sums moved into two vectors, requantized (FIX the sign
  * fix), narrowed, offset and clamped (CLAMP), scattered; out on to the next pair's. */
 #define RT_MVE_Q_OUT(FIX, CLAMP) \
-        "vmov q0[2], q0[0], %[a10], %[a00]\n\t" \
-        "vmov q0[3], q0[1], %[a11], %[a01]\n\t" \
-        "vmov q1[2], q1[0], %[a30], %[a20]\n\t" \
-        "vmov q1[3], q1[1], %[a31], %[a21]\n\t" \
+        RT_MVE_MOVE_SUMS("q0", "0", "1") \
+        RT_MVE_MOVE_SUMS("q1", "2", "3") \
         "vldrw.32 q2, [%[prm]], #16\n\t" \
         "vadd.i32 q0, q0, q2\n\t" \
         "vadd.i32 q1, q1, q2\n\t" \
@@ -626,6 +628,8 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
           [hi] "w"(o->hi16) \
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7")
 
+/* ... with the saturating output stage (rt_mve_saturates: no sign fix) */
+#define RT_MVE_QUADS_SATURATED(MAC) RT_MVE_QUADS("", MAC, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE)
 /* ... with the clamping output stage the block's shifts need (none shifts left; where the stage
  * saturates, rt_mve_saturates, the rows go down, rt_mve_quads_down, or take RT_MVE_Q_SATURATE
  * without the sign fix) */
@@ -726,10 +730,8 @@ static RT_DSP_NOINLINE void rt_mve_tiles_asm(const int8_t *x0, const int8_t *x1,
         "ldr %[x0], %[xbeg]\n\t" \
         "2:\n\t" \
         MAC \
-        "vmov q0[2], q0[0], %[a10], %[a00]\n\t" \
-        "vmov q0[3], q0[1], %[a11], %[a01]\n\t" \
-        "vmov q1[2], q1[0], %[a30], %[a20]\n\t" \
-        "vmov q1[3], q1[1], %[a31], %[a21]\n\t" \
+        RT_MVE_MOVE_SUMS("q0", "0", "1") \
+        RT_MVE_MOVE_SUMS("q1", "2", "3") \
         "vadd.i32 q0, q0, q4\n\t" \
         "vadd.i32 q1, q1, q4\n\t" \
         "vqrdmulh.s32 q0, q0, q5\n\t" \
@@ -815,13 +817,13 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
     const int32_t aligned = (((uintptr_t)x | (uintptr_t)w) & 3u) == 0u;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
     if (pitch != k) {   /* (the stage saturates: rt_mve_cols_gathered's direct) */
-        RT_MVE_QUADS("", RT_MVE_Q_MAC32_AT18, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE);
+        RT_MVE_QUADS_SATURATED(RT_MVE_Q_MAC32_AT18);
     } else if (k == 256) {   /* (rt_mve_quads_take: the stage saturates) */
-        RT_MVE_QUADS("", RT_MVE_Q_MAC256, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE);
+        RT_MVE_QUADS_SATURATED(RT_MVE_Q_MAC256);
     } else if (sat && k == 48) {
-        RT_MVE_QUADS("", RT_MVE_Q_MAC48, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE);
+        RT_MVE_QUADS_SATURATED(RT_MVE_Q_MAC48);
     } else if (sat && k == 64 && !aligned) {
-        RT_MVE_QUADS("", RT_MVE_Q_MAC64, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE);
+        RT_MVE_QUADS_SATURATED(RT_MVE_Q_MAC64);
     } else if (sat) {   /* 8, 16, 32 taps; 64 and 128 word-aligned (rt_mve_quads_take: 128) */
         rt_mve_quads_down(x, nq, w, k, cout, pairs, q, o, out);
     } else if (k == 128) {
