@@ -49,7 +49,8 @@ STATUS_NAMES = {0: "RT_OK", 1: "RT_ERR_NULL", 2: "RT_ERR_RANK", 3: "RT_ERR_SHAPE
                 4: "RT_ERR_PARAM", 5: "RT_ERR_SCRATCH", 6: "RT_ERR_INDEX",
                 7: "RT_ERR_PTE_TRUNCATED", 8: "RT_ERR_PTE_CORRUPT", 9: "RT_ERR_PTE_OPERATOR",
                 10: "RT_ERR_PTE_ARENA", 11: "RT_ERR_PTE_DTYPE", 12: "RT_ERR_PTE_ARGS",
-                13: "RT_ERR_PTE_BACKEND", 14: "RT_ERR_PTE_UNSUPPORTED", 15: "RT_ERR_PTE_LIMIT"}
+                13: "RT_ERR_PTE_BACKEND", 14: "RT_ERR_PTE_UNSUPPORTED", 15: "RT_ERR_PTE_LIMIT",
+                16: "RT_ERR_PTE_ALIGN"}
 
 
 def status_name(code: int) -> str:

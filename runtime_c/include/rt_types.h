@@ -35,7 +35,8 @@ typedef enum rt_status {
     RT_ERR_PTE_ARGS = 12,       /* an argument of the wrong kind or count */
     RT_ERR_PTE_BACKEND = 13,    /* a delegate whose backend is not registered */
     RT_ERR_PTE_UNSUPPORTED = 14, /* an instruction or value the interpreter does not run */
-    RT_ERR_PTE_LIMIT = 15       /* more operators/instructions/inputs than the state holds */
+    RT_ERR_PTE_LIMIT = 15,      /* more operators/instructions/inputs than the state holds */
+    RT_ERR_PTE_ALIGN = 16       /* data not aligned for its dtype (a tensor, a bound buffer) */
 } rt_status;
 
 /* Element types, numbered as the .pte's ScalarType. */

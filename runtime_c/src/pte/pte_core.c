@@ -138,7 +138,7 @@ COLD static uint32_t state_data(rt_rd *r, const rt_pte_program *p, uint32_t t, u
     if (r->err != RT_OK) {
         return 0;
     }
-    if ((int32_t)buf_idx >= n_off) {
+    if (buf_idx >= (uint32_t)n_off) {
         rt_rd_fail(r, RT_ERR_PTE_CORRUPT);
         return 0;
     }
@@ -206,9 +206,13 @@ COLD static void check_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t)
         if (r->err != RT_OK) {
             return;
         }
-        if (id == 0 || (int32_t)id > p->n_buffers || hi != 0 || lo > p->buffer_size[id] ||
+        if (id == 0 || id > (uint32_t)p->n_buffers || hi != 0 || lo > p->buffer_size[id] ||
             nbytes > p->buffer_size[id] - lo) {
             rt_rd_fail(r, RT_ERR_PTE_CORRUPT);
+            return;
+        }
+        if (lo % (uint32_t)es != 0) { /* (buffers start 16-byte aligned in the arena) */
+            rt_rd_fail(r, RT_ERR_PTE_ALIGN);
             return;
         }
         if (buf_idx > 0) { /* mutable state: copy its initial value in, as <model>_init does */
@@ -221,7 +225,7 @@ COLD static void check_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t)
     }
     if (buf_idx > 0) { /* a constant, read where it lies: in the constant segment */
         uint64_t off;
-        if ((int32_t)buf_idx >= p->n_const_offsets) {
+        if (buf_idx >= (uint32_t)p->n_const_offsets) {
             /* (or in Program.constant_buffer, inside the flatbuffer: a form ExecuTorch's
              * runtime no longer reads either) */
             rt_rd_fail(r, p->n_const_offsets == 0 ? RT_ERR_PTE_UNSUPPORTED : RT_ERR_PTE_CORRUPT);
@@ -230,6 +234,8 @@ COLD static void check_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t)
         off = rt_rd_u64(r, p->const_offsets + 8u * buf_idx);
         if (off > p->constants_size || (uint64_t)nbytes > p->constants_size - off) {
             rt_rd_fail(r, RT_ERR_PTE_TRUNCATED);
+        } else if ((p->constants + (uint32_t)off) % (uint32_t)es != 0) {
+            rt_rd_fail(r, RT_ERR_PTE_ALIGN); /* (the file itself is 16-byte aligned) */
         }
     } /* else given at run time: a graph input, or a view's output */
 }
@@ -893,7 +899,7 @@ COLD static rt_status check_instructions(rt_rd *r, rt_pte_program *p)
             s = p->registry->delegates == NULL ? RT_ERR_PTE_BACKEND
                                                : p->registry->delegates->call(p, i, body, 1);
         } else if (kind == INS_FREE) {
-            if ((int32_t)rt_rd_fu32(r, body, 0, 0) >= p->n_values) {
+            if (rt_rd_fu32(r, body, 0, 0) >= (uint32_t)p->n_values) {
                 return RT_ERR_PTE_CORRUPT;
             }
         } else if (kind == INS_JUMP_FALSE) {
@@ -964,10 +970,23 @@ COLD static rt_status open_plan(rt_pte_program *p, const uint8_t *pte, uint32_t 
 /* Count (fill == 0) or decode (fill != 0) the int lists load caches: RT_PTE_CACHE_MIN_ITEMS
  * items or more, every item an Int that fits in int32. The values are checked (check_value):
  * read directly. */
+/* Item k of the int list whose items start at `first` (load checked each an Int): 1 if it
+ * fits in int32, its value in *x. */
+COLD static int list_item(const rt_pte_program *p, uint32_t first, int32_t k, int32_t *x)
+{
+    uint32_t kind;
+    const uint8_t *b = p->fb.base;
+    int32_t at = (int32_t)ld64(b, first + 4u + 8u * (uint32_t)k);
+    int64_t v = (int64_t)fast_scalar(b, fast_value(p, at, &kind), 8u);
+    int ok = v >= INT32_MIN && v <= INT32_MAX;
+    *x = ok ? (int32_t)v : 0;
+    return ok;
+}
+
 COLD static void cache_lists(rt_pte_program *p, int fill, int32_t *lists, int32_t *items)
 {
     const uint8_t *b = p->fb.base;
-    int32_t v, k, n;
+    int32_t v, k, n, x;
     cached_list *entry = cache_entries(p);
     int32_t *base = (int32_t *)(void *)(entry + (fill ? p->n_cached : 0));
     *lists = 0;
@@ -984,18 +1003,16 @@ COLD static void cache_lists(rt_pte_program *p, int fill, int32_t *lists, int32_
             continue;
         }
         for (k = 0; k < n && ok; ++k) { /* (each item an Int: check_value) */
-            uint32_t ik;
-            int32_t at = (int32_t)ld64(b, first + 4u + 8u * (uint32_t)k);
-            int64_t x = (int64_t)fast_scalar(b, fast_value(p, at, &ik), 8u);
-            ok = x >= INT32_MIN && x <= INT32_MAX;
-            if (ok && fill) {
-                base[*items + k] = (int32_t)x;
-            }
+            ok = list_item(p, first, k, &x);
         }
         if (!ok) {
-            continue;
+            continue; /* not cached: the adapter refuses it (RT_ERR_PTE_ARGS) */
         }
-        if (fill) {
+        if (fill) { /* the whole list checked: its items now, inside what the count reserved */
+            for (k = 0; k < n; ++k) {
+                (void)list_item(p, first, k, &x);
+                base[*items + k] = (int32_t)x;
+            }
             entry[*lists].value = v;
             entry[*lists].count = n;
             entry[*lists].at = (uint32_t)*items;
@@ -1206,6 +1223,9 @@ COLD static rt_status bind_value(rt_pte_program *p, int32_t v, const rt_pte_tens
                                  void *data)
 {
     int32_t slot = find_bound(p, v);
+    if ((uintptr_t)data % (uint32_t)rt_pte_elem_size(t->dtype) != 0) {
+        return RT_ERR_PTE_ALIGN; /* a kernel's loads of this dtype need it aligned */
+    }
     if (slot < 0) {
         if (t->data != NULL) {
             return RT_ERR_PARAM; /* planned: use the data rt_pte_input/output give instead */
@@ -1264,7 +1284,7 @@ COLD const char *rt_status_name(rt_status s)
         "RT_OK", "RT_ERR_NULL", "RT_ERR_RANK", "RT_ERR_SHAPE", "RT_ERR_PARAM",
         "RT_ERR_SCRATCH", "RT_ERR_INDEX", "RT_ERR_PTE_TRUNCATED", "RT_ERR_PTE_CORRUPT",
         "RT_ERR_PTE_OPERATOR", "RT_ERR_PTE_ARENA", "RT_ERR_PTE_DTYPE", "RT_ERR_PTE_ARGS",
-        "RT_ERR_PTE_BACKEND", "RT_ERR_PTE_UNSUPPORTED", "RT_ERR_PTE_LIMIT"
+        "RT_ERR_PTE_BACKEND", "RT_ERR_PTE_UNSUPPORTED", "RT_ERR_PTE_LIMIT", "RT_ERR_PTE_ALIGN"
     };
     uint32_t k = (uint32_t)s;
     return k < sizeof names / sizeof names[0] ? names[k] : "unknown rt_status";
