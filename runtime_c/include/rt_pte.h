@@ -31,6 +31,7 @@
 #ifndef RT_PTE_H
 #define RT_PTE_H
 
+#include <math.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,6 +82,20 @@ static inline int32_t rt_pte_elem_size(int32_t dtype)
     }
 }
 
+/* A double as the float the static C writes for it (np.float32(x): round to nearest, beyond
+ * the float range an infinity), with no undefined conversion: C leaves (float)x undefined
+ * for an x outside the float range. */
+static inline float rt_pte_f32(double x)
+{
+    if (x >= 0x1.ffffffp127 || x <= -0x1.ffffffp127) { /* FLT_MAX and half an ulp: rounds up */
+        return x > 0.0 ? INFINITY : -INFINITY;
+    }
+    if (x > 0x1.fffffep127 || x < -0x1.fffffep127) { /* rounds down to FLT_MAX */
+        return x > 0.0 ? 0x1.fffffep127f : -0x1.fffffep127f;
+    }
+    return (float)x; /* (NaN stays NaN) */
+}
+
 /* The shape pointer a kernel takes for an optional tensor: NULL when it is absent. */
 #define RT_PTE_SHAPE(t) ((t)->data != NULL ? &(t)->shape : (const rt_shape *)NULL)
 
@@ -116,6 +131,10 @@ typedef struct rt_pte_op {
      * programs call, as the static C does. */
     const rt_pte_fn *variants;
     int32_t n_variants;
+    /* Bit k set: the call writes argument k (an out tensor or tensor list, or the result
+     * repeated last). Load refuses a call whose written argument is a constant: constants are
+     * the file's bytes, which the program only reads. */
+    uint32_t writes;
 } rt_pte_op;
 
 /* Variant k of the call's op, or NULL when the firmware does not link it. */

@@ -854,6 +854,45 @@ COLD static rt_status read_io(rt_rd *r, rt_pte_program *p, uint32_t plan, uint32
     return RT_OK;
 }
 
+/* 1 if value v is a tensor whose data is a constant of the file (not planned in the arena). */
+COLD static int is_constant(rt_rd *r, const rt_pte_program *p, int64_t v)
+{
+    uint32_t kind, t = rt_pte_value_table(r, p, v, &kind);
+    return kind == EV_TENSOR && rt_rd_fref(r, t, TENSOR_ALLOCATION) == 0 &&
+           rt_rd_fu32(r, t, TENSOR_BUFFER, 0) > 0;
+}
+
+/* The arguments a call writes (op->writes): none may be a constant, alone or in a list. */
+COLD static rt_status check_writes(rt_rd *r, const rt_pte_program *p, const rt_pte_op *op,
+                                   uint32_t args, int32_t n)
+{
+    int32_t k, j, len;
+    for (k = 0; k < n && k < 32; ++k) {
+        uint32_t kind, t, first;
+        int32_t v;
+        if (!((op->writes >> k) & 1u)) {
+            continue;
+        }
+        v = rt_pte_index_at(r, args, k);
+        t = rt_pte_value_table(r, p, v, &kind);
+        if (kind == EV_TENSOR_LIST || kind == EV_OPT_TENSOR_LIST) {
+            first = rt_rd_fvec(r, t, 0, 4, &len);
+            for (j = 0; j < len && r->err == RT_OK; ++j) {
+                int32_t item = (int32_t)rt_rd_u32(r, first + 4u * (uint32_t)j);
+                if (item >= 0 && is_constant(r, p, item)) {
+                    return RT_ERR_PTE_ARGS;
+                }
+            }
+        } else if (is_constant(r, p, v)) {
+            return RT_ERR_PTE_ARGS;
+        }
+        if (r->err != RT_OK) {
+            return r->err;
+        }
+    }
+    return RT_OK;
+}
+
 COLD static rt_status check_instructions(rt_rd *r, rt_pte_program *p)
 {
     int32_t i, k;
@@ -888,6 +927,7 @@ COLD static rt_status check_instructions(rt_rd *r, rt_pte_program *p)
             if (n != p->ops[op]->n_args) {
                 return RT_ERR_PTE_ARGS;
             }
+            RT_TRY(check_writes(r, p, p->ops[op], args, n));
             memset(&c, 0, sizeof c);
             c.prog = p;
             c.op = p->ops[op];

@@ -33,7 +33,7 @@ static rt_status read_delegate(rt_rd *r, const rt_pte_program *p, int32_t k, rt_
     if (loc == 0) { /* INLINE: Program.backend_delegate_data[index] */
         int32_t size;
         uint32_t blob;
-        if ((int32_t)index >= p->n_delegate_data) {
+        if (index >= (uint32_t)p->n_delegate_data) {
             return RT_ERR_PTE_CORRUPT;
         }
         blob = rt_rd_fvec(r, rt_rd_elem(r, p->delegate_data, (int32_t)index), 0, 1, &size);

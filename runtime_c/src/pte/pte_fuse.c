@@ -41,8 +41,8 @@ static rt_status act_bounds(const rt_pte_call *c, rt_act_f32 *act)
     if (!rt_pte_arg_is_none(c, 2)) {
         RT_TRY(rt_pte_arg_double(c, 2, &hi));
     }
-    act->lo = (float)lo;
-    act->hi = (float)hi;
+    act->lo = rt_pte_f32(lo);
+    act->hi = rt_pte_f32(hi);
     return RT_OK;
 }
 
