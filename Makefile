@@ -19,12 +19,19 @@ DEMO_DIR := build/demo
 #   gcc-riscv64-unknown-elf, qemu-system-misc   riscv32-virt
 #   cmake                    building `aot compile`'s library folder, for the host and with an
 #                            arm-none-eabi toolchain file (tests/qemu/test_library.py)
+#   (libgcc-12-dev, with gcc: sanitizer/asan_interface.h, for the fuzz harness's exact blocks,
+#                            tests/host/test_pte_fuzz_corpus.py)
 APT_PACKAGES := gcc libc6-dev make flatbuffers-compiler gcc-arm-none-eabi qemu-system-arm \
                 qemu-system-misc gcc-riscv64-unknown-elf cmake
+# `make fuzz` only: clang-14 (the compiler), libclang-rt-14-dev (libFuzzer, and clang's ASan and
+# UBSan runtimes), llvm-14 (llvm-symbolizer: source lines in a sanitizer report)
+FUZZ_PACKAGES := clang-14 libclang-rt-14-dev llvm-14
+SECONDS  ?= 60
+WORKERS  ?= 2
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test bootstrap system-deps clean
+.PHONY: demo test fuzz bootstrap system-deps fuzz-deps clean
 
 bootstrap: system-deps $(STAMP)
 
@@ -34,8 +41,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev,interop]'
 	touch $@
 
-system-deps:
-	@missing=""; for p in $(APT_PACKAGES); do \
+system-deps fuzz-deps: PACKAGES = $(APT_PACKAGES)
+fuzz-deps: PACKAGES = $(APT_PACKAGES) $(FUZZ_PACKAGES)
+system-deps fuzz-deps:
+	@missing=""; for p in $(PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -61,6 +70,12 @@ demo: bootstrap
 
 test: bootstrap
 	$(PY) -m pytest -q -n auto tests
+
+# A coverage-guided campaign against the .pte interpreter (bench/fuzz.py): SECONDS of libFuzzer
+# on WORKERS cores under ASan and UBSan. What it crashes with lands in tests/fuzz/corpus/crashes,
+# which `make test` replays.
+fuzz: fuzz-deps $(STAMP)
+	$(PY) bench/fuzz.py --seconds $(SECONDS) --workers $(WORKERS)
 
 clean:
 	rm -rf build $(DEMO_DIR) .pytest_cache

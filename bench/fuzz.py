@@ -113,6 +113,15 @@ def seeds() -> Path:
             _write_seed(folder, f"op_{name}", aot.to_edge(ep).to_executorch().buffer)
         except aot.AotError:
             pass       # an op model meant to be refused
+    from aot.backends import AddMulPartitioner
+
+    class AddMul(torch.nn.Module):                 # a delegate call (DemoBackend) between kernels
+        def forward(self, a, b):
+            return torch.relu(torch.sin(a) * b + a) - b
+
+    example = (torch.randn(2, 8), torch.randn(2, 8))
+    _write_seed(folder, "delegate_demo", aot.to_edge(torch.export.export(AddMul(), example))
+                .to_backend(AddMulPartitioner()).to_executorch().buffer)
     from int8_models import INT8_MODELS, lowered
     for name in INT8_MODELS:
         _write_seed(folder, f"int8_{name}", lowered(name, True).buffer)
