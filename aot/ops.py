@@ -15,13 +15,13 @@ Adding an op means: one ``_op(...)`` line here, one kernel in ``runtime_c/`` and
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Callable, Optional
+from dataclasses import dataclass, field
+from typing import Callable, Mapping, Optional
 
 import torch
 
 from .codegen import kernels as C
-from .quantization.ops import PTE_SCHEMAS as Q8
+from .quantization.ops import ARG_DTYPES as Q8_DTYPES, PTE_SCHEMAS as Q8
 
 aten = torch.ops.aten
 
@@ -75,6 +75,10 @@ class OpDef:
     # Bytes of scratch the kernel needs (same arguments as ``macs``), for ops whose schema has a
     # ``scratch`` tensor: the planner gives it arena space for the call's duration.
     scratch: Optional[Callable[[dict, list], int]] = None
+    # The ScalarTypes each tensor argument (by name) may have, where the schema's ``Tensor``
+    # cannot say it (the int8 ops: ``aot.quantization.ops.ARG_DTYPES``); the Program check
+    # refuses a call that passes another. None: the schema alone (the kernel checks dtypes).
+    arg_dtypes: Optional[Mapping[str, tuple]] = field(default=None, hash=False)
 
     @property
     def et_name(self) -> str:
@@ -264,7 +268,7 @@ def _q8(name: str, render: Callable, macs: MacFn = _no_macs, inplace: bool = Fal
         scratch: Optional[Callable] = None) -> None:
     _add(OpDef(getattr(torch.ops.mcu_aot, name).default, torch._C.parse_schema(Q8[name]), macs,
                inplace=inplace, render=render, reference=_q8_reference(name),
-               in_executorch=False, scratch=scratch))
+               in_executorch=False, scratch=scratch, arg_dtypes=Q8_DTYPES[name]))
 
 
 def _no_scratch(args: dict, outs: list) -> int:

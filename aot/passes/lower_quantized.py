@@ -49,6 +49,9 @@ NCHW, NHWC = "nchw", "nhwc"
 TO_NHWC, TO_NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
 
 _Q = {QD.quantize_per_tensor.default}
+# The qparams quantizers fix for sigmoid, softmax and tanh outputs (no observer behind them).
+_FIXED_QPARAMS = {(float(np.float32(s)), zp) for s, zp in
+                  ((1 / 256, -128), (1 / 256, 0), (1 / 128, 0), (1 / 128, 128))}
 _DQ = {QD.dequantize_per_tensor.default}
 _DQC = {QD.dequantize_per_channel.default}
 _DYNAMIC = {"quantize_per_tensor.tensor", "quantize_per_tensor.tensor2",
@@ -96,9 +99,35 @@ def qparams_of(node: torch.fx.Node):
     return (node.meta.get("custom") or {}).get("qparams")
 
 
-def _where(node) -> str:
-    loc = str(source_of(node))
-    return node.name if loc.startswith("<unknown") else f"{node.name} at {loc}"
+def _located(node: torch.fx.Node, steps: int = 3) -> Optional[torch.fx.Node]:
+    """The node nearest ``node`` whose stack names a file: itself, else (breadth first, out to
+    ``steps`` edges) its readers and what it reads. A quantize or dequantize node or an
+    observer often has no stack of its own; the op it belongs to has."""
+    seen, ring = {node}, [node]
+    for _ in range(steps + 1):
+        for n in ring:
+            if source_of(n).filename:
+                return n
+        ring = [m for n in ring for m in (*n.users, *n.all_input_nodes)
+                if not (m in seen or seen.add(m))]
+    return None
+
+
+def node_where(node: torch.fx.Node) -> str:
+    """The node's name and the line of the user's code it comes from (that of the op it
+    belongs to, for a quantize or dequantize node without a stack of its own)."""
+    at = _located(node)
+    return node.name if at is None else f"{node.name} at {source_of(at)}"
+
+
+def observed(value: torch.fx.Node, reader: torch.fx.Node, weight: bool) -> str:
+    """How an error names the value an observer watched, with the user's source line: the
+    weight of the op ``reader``, a model input, or an op's output."""
+    if weight:
+        return f"the weight of {node_where(reader)}"
+    if value.op == "placeholder":
+        return f"the input {node_where(value)}"
+    return f"the output of {node_where(value)}"
 
 
 def _f32(x) -> float:
@@ -198,8 +227,8 @@ class _Lowering:
         name = f"{node.target}" if node.op == "call_function" else ""
         short = name.split("quantized_decomposed.")[-1]
         if short in _DYNAMIC:
-            raise QuantizationError(f"{_where(node)}: dynamic quantization ({short}) is not "
-                                    "supported; quantize statically (aot.quantize with a "
+            raise QuantizationError(f"{node_where(node)}: dynamic quantization ({short}) is "
+                                    "not supported; quantize statically (aot.quantize with a "
                                     "calibration set)")
         if node.target in _Q | _DQ | _DQC:
             dtype = node.args[-1] if not node.kwargs.get("dtype") else node.kwargs["dtype"]
@@ -208,12 +237,80 @@ class _Lowering:
                     self.ed.is_const(node.args[0]):
                 return     # an int32 bias
             if dtype != torch.int8:
-                raise QuantizationError(f"{_where(node)}: {dtype} quantization is not "
+                raise QuantizationError(f"{node_where(node)}: {dtype} quantization is not "
                                         "supported; mcu-aot runs int8 (activations and weights)")
             if qmax - qmin < 200:
-                raise QuantizationError(f"{_where(node)}: {int(math.log2(qmax - qmin + 1))}-bit "
-                                        f"values (range [{qmin}, {qmax}]) are not supported; "
-                                        "mcu-aot runs 8-bit int8")
+                bits = int(math.log2(qmax - qmin + 1))
+                raise QuantizationError(f"{node_where(node)}: {bits}-bit values (range "
+                                        f"[{qmin}, {qmax}]) are not supported; mcu-aot runs "
+                                        "8-bit int8")
+
+    def check_calibrated(self) -> None:
+        """Refuse a model PT2E converted without calibration. An observer that saw no data
+        leaves PT2E's defaults in the converted graph: scale 1.0 and zero point 0 (one scale,
+        however many channels, for a per-channel weight), so the weights round to zeros and
+        the int8 model computes zeros. A calibrated observer can give (1.0, 0) only where the
+        data spans exactly [-128, 127] (a weight's then reaches the end of the int8 range), so
+        the graph is refused where a per-channel weight has the lone default scale, or where
+        every observed value has the defaults (fixed qparams, as softmax's, aside) and every
+        weight under them rounds to a few steps of zero."""
+        idle, certain, calibrated = [], False, False
+        for node in self.graph.nodes:
+            if node.op != "call_function":
+                continue
+            if node.target in _DQ | _DQC and self.ed.is_const(node.args[0]):
+                state = self._weight_state(node)
+                if state is None:
+                    continue
+                if state == "calibrated":
+                    calibrated = True
+                    continue
+                certain = certain or state == "idle"
+                idle.append(observed(node.args[0], next(iter(node.users), node), True))
+            elif node.target in _Q and not self.ed.is_const(node.args[0]):
+                qparams = (_f32(node.args[1]), int(node.args[2]))
+                if qparams == (1.0, 0):
+                    idle.append(observed(node.args[0], node, False))
+                elif qparams not in _FIXED_QPARAMS:
+                    calibrated = True
+        if idle and (certain or not calibrated):
+            listed = "".join(f"\n  {what}" for what in idle[:8]) + \
+                (f"\n  ... and {len(idle) - 8} more" if len(idle) > 8 else "")
+            raise QuantizationError(
+                f"the model was quantized but never calibrated: {len(idle)} observer(s) saw no "
+                "data, so PT2E gave them its defaults (scale 1.0, zero point 0) and the int8 "
+                f"model would compute zeros:{listed}\nRun calibration inputs through the "
+                "prepared model (prepare_pt2e) before convert_pt2e, or use aot.quantize with a "
+                "calibration set.")
+
+    def _weight_state(self, dq) -> Optional[str]:
+        """For the dequantize of an int8 constant: "idle" (the lone default scale of a
+        per-channel weight: certainly no data), "default" (scale 1.0 and zero point 0, the
+        values a few steps from zero), "calibrated", or None (not an int8 weight)."""
+        values = self.ed.const_value(dq.args[0])
+        if values is None or values.dtype != torch.int8 or values.numel() == 0:
+            return None
+        qmin, qmax = dq.args[-3], dq.args[-2]
+        if dq.target in _DQC:
+            scales = self.ed.const_value(dq.args[1])
+            zps = self.ed.const_value(dq.args[2]) if dq.args[2] is not None else None
+            if scales is None:
+                return None
+            axis = dq.args[3]
+            channels = values.shape[axis] if values.dim() else 1
+            default = bool((scales == 1.0).all()) and (zps is None or not bool(zps.any()))
+            if scales.numel() != channels:
+                if default and scales.numel() == 1:
+                    return "idle"
+                raise QuantizationError(f"{node_where(dq)}: {scales.numel()} per-channel "
+                                        f"scales for a weight of {channels} channels (axis "
+                                        f"{axis})")
+        else:
+            default = _f32(dq.args[1]) == 1.0 and int(dq.args[2]) == 0
+        if not default:
+            return "calibrated"
+        spread = int(values.to(torch.int64).abs().max())
+        return "default" if spread < (qmax - qmin) // 4 else "calibrated"
 
     def read_dq(self, node) -> None:
         src = node.args[0]
@@ -222,8 +319,8 @@ class _Lowering:
             scales = self.ed.const_value(node.args[1])
             zps = self.ed.const_value(node.args[2]) if node.args[2] is not None else None
             if values is None or scales is None:
-                raise QuantizationError(f"{_where(node)}: per-channel dequantize of a tensor "
-                                        "that is not a constant")
+                raise QuantizationError(f"{node_where(node)}: per-channel dequantize of a "
+                                        "tensor that is not a constant")
             zps = np.zeros(scales.numel(), np.int64) if zps is None else \
                 zps.numpy().astype(np.int64)
             self.consts[node] = QConst(values, scales.double().numpy(), zps, node.args[3])
@@ -240,6 +337,7 @@ class _Lowering:
 
     # -- the pass ------------------------------------------------------------------------------
     def run(self) -> None:
+        self.check_calibrated()
         for node in list(self.graph.nodes):
             if node.op != "call_function":
                 continue
@@ -265,7 +363,7 @@ class _Lowering:
         if made is None:
             if isinstance(src, torch.fx.Node) and src.op == "call_function" and \
                     src.target is not operator.getitem:
-                self.fallbacks.append(f"{src.target}: {_where(src)}")
+                self.fallbacks.append(f"{src.target}: {node_where(src)}")
             node = self.call(Q8.quantize_per_tensor.default, list(q.args[:5]) + [torch.int8],
                              q)
             made = QValue(node, scale, zp)
@@ -364,7 +462,7 @@ def _bias_values(L: _Lowering, b, s_in: float, s_w: np.ndarray, where) -> \
     else:
         value = L.ed.const_value(b)
         if value is None:
-            raise QuantizationError(f"{_where(where)}: the bias is not a constant")
+            raise QuantizationError(f"{node_where(where)}: the bias is not a constant")
         real = value.detach().double().numpy()
     q = np.array([arith.round_half_away(v) for v in (real / want).tolist()], np.int64)
     return torch.from_numpy(np.clip(q, -(2 ** 31), 2 ** 31 - 1).astype(np.int32))
@@ -375,7 +473,7 @@ def _weight(L: _Lowering, w, where) -> Optional[QConst]:
     if c is None or c.values.dtype != torch.int8:
         return None
     if np.any(c.zps != 0):
-        raise QuantizationError(f"{_where(where)}: asymmetric int8 weights (zero point "
+        raise QuantizationError(f"{node_where(where)}: asymmetric int8 weights (zero point "
                                 f"{int(c.zps[c.zps != 0][0])}) are not supported; the int8 "
                                 "kernels take symmetric weights, as TFLite's spec")
     return c

@@ -5,7 +5,9 @@ a tensor) aborts it. The C generator trusts the Program too. So every Program is
 before it is written (``to_executorch``) and after it is read (``load_program``):
 
 - each KernelCall's arguments have the kinds its out-variant's schema asks for (aot.calls),
-  laid out as ExecuTorch's emitter lays them out;
+  laid out as ExecuTorch's emitter lays them out, and each tensor argument a dtype the op
+  declares for it where it declares them (``OpDef.arg_dtypes``: the int8 ops), so an int32
+  constant never reaches a kernel as int8 weights;
 - each tensor it touches has storage: planned inside its arena, a constant (never written), or
   a method input or output, supplied at run time;
 - the C runtime has a kernel for the call with these arguments (aot.codegen.context.check_call);
@@ -23,7 +25,7 @@ from typing import Iterator
 
 from .. import program as P
 from ..calls import ArgError, TensorValue, decode_call
-from ..codegen.context import Invalid, Unsupported, check_call
+from ..codegen.context import DTYPES, Invalid, Unsupported, check_call
 from ..emit import frame_text
 from ..errors import AotError, UnsupportedOpError
 from ..ops import by_et_name
@@ -70,6 +72,17 @@ def _storage(plan: P.ExecutionPlan, tv: TensorValue, written: bool,
     return f"tensor {tv.index} has no storage: not planned, not a constant, not an input/output"
 
 
+def _dtype(st) -> str:
+    """A ScalarType as the C runtime names it (int8, int32, float32...)."""
+    entry = DTYPES.get(st)
+    if entry is not None:
+        return entry[0]
+    try:
+        return P.ScalarType(st).name.lower()
+    except ValueError:
+        return f"scalar type {int(st)}"
+
+
 def _tensors(values: dict, schema) -> Iterator[tuple[str, TensorValue, bool]]:
     for a in schema.arguments:
         v = values[a.name]
@@ -104,6 +117,16 @@ def _kernel_call(plan, ins, k, source, known_only, views=frozenset()) -> Iterato
         if bad:
             yield problem(f"argument {name!r}: {bad}")
             return
+    wrong = False
+    for name, tv, _ in _tensors(values, op.schema):
+        allowed = (op.arg_dtypes or {}).get(name)
+        if allowed and tv.tensor.scalar_type not in allowed:
+            wrong = True
+            yield problem(f"argument {name!r}: tensor {tv.index} is "
+                          f"{_dtype(tv.tensor.scalar_type)}, where {label} declares "
+                          f"{' or '.join(_dtype(t) for t in allowed)}")
+    if wrong:      # a malformed call, whatever the C runtime would say of it
+        return
     try:
         check_call(op, values)
     except Unsupported as e:

@@ -16,6 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from . import arith
+from ..program import ScalarType
 
 LIB = torch.library.Library("mcu_aot", "DEF")
 
@@ -66,6 +67,46 @@ PTE_SCHEMAS = {name: "cortex_m::" + name + ".out" + sig.replace(
                                                    "quantized_depthwise_conv2d_nhwc",
                                                    "quantized_avg_pool2d_nhwc") else "")
     + ", *, Tensor(a!) out) -> Tensor(a!)") for name, sig in SCHEMAS.items()}
+
+# The dtypes each tensor argument of the .pte op (PTE_SCHEMAS) may have, where the schema's
+# ``Tensor`` cannot say it: the op table carries them (``aot.ops.OpDef.arg_dtypes``) and the
+# Program check (aot.passes.verify_program) refuses a call that passes any other, so an int32
+# constant never reaches a kernel as int8 weights. Every tensor argument is listed; scratch is
+# bytes (the kernel takes its element count as its size).
+I8, I32, F32 = (ScalarType.CHAR,), (ScalarType.INT,), (ScalarType.FLOAT,)
+BYTES = (ScalarType.CHAR, ScalarType.BYTE)
+_CONV = dict(input=I8, weight=I8, bias=I32, requantize_multipliers=I32, requantize_shifts=I32,
+             scratch=BYTES, out=I8)
+ARG_DTYPES: dict[str, dict[str, tuple[ScalarType, ...]]] = {
+    "quantize_per_tensor": dict(input=F32, out=I8),
+    "dequantize_per_tensor": dict(input=I8, out=F32),
+    "quantized_conv2d_nhwc": _CONV,
+    "quantized_depthwise_conv2d_nhwc": _CONV,
+    "quantized_linear": dict(input=I8, weights=I8, bias=I32, kernel_sum=I32, out=I8),
+    "quantized_add": dict(self=I8, other=I8, out=I8),
+    "quantized_mul": dict(self=I8, other=I8, out=I8),
+    "quantized_activation": dict(input=I8, lut=I8, out=I8),
+    "maximum": dict(self=I8, other=I8, out=I8),
+    "minimum": dict(self=I8, other=I8, out=I8),
+    "softmax": dict(input=I8, out=I8),
+    "transpose": dict(input=I8, out=I8),
+    "pad": dict(input=I8, out=I8),
+    "quantized_avg_pool2d_nhwc": dict(input=I8, scratch=BYTES, out=I8),
+    "quantized_max_pool2d_nhwc": dict(input=I8, out=I8),
+}
+
+
+def _tensor_args(schema: str) -> set:
+    def tensor(t) -> bool:
+        t = t.getElementType() if isinstance(t, torch.OptionalType) else t
+        return isinstance(t, torch.TensorType)
+    return {a.name for a in torch._C.parse_schema(schema).arguments if tensor(a.type)}
+
+
+for _name, _pte in PTE_SCHEMAS.items():     # the table names exactly the tensor arguments
+    if set(ARG_DTYPES.get(_name, ())) != _tensor_args(_pte):
+        raise RuntimeError(f"ARG_DTYPES[{_name!r}] must list the dtypes of exactly the tensor "
+                           f"arguments {sorted(_tensor_args(_pte))}")
 
 for _name, _sig in SCHEMAS.items():
     LIB.define(_name + _sig)

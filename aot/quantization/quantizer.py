@@ -19,7 +19,7 @@ from typing import Iterable, Optional
 import torch
 from torch.export import ExportedProgram
 
-from ..errors import AotError
+from ..errors import AotError, QuantizationError
 from .. import quiet
 
 quiet.quiet_third_party()   # torchao logs the CUDA extensions it cannot load
@@ -171,17 +171,27 @@ class Int8Quantizer(Quantizer):
 
 
 def _check_calibrated(prepared: torch.fx.GraphModule) -> None:
-    """Observers that saw no data give scale 1 and zero point 0: refuse that."""
-    idle = []
-    for name, mod in prepared.named_modules():
-        mn = getattr(mod, "min_val", None)
+    """Observers that saw no data give scale 1 and zero point 0: refuse that, naming the value
+    each one watches (a weight, an input, an op's output) and its source line."""
+    from ..passes.lower_quantized import observed
+    idle, named = [], set()
+    for node in prepared.graph.nodes:
+        if node.op != "call_module" or node.target in named or not node.args:
+            continue
+        mn = getattr(prepared.get_submodule(node.target), "min_val", None)
         if isinstance(mn, torch.Tensor) and (mn.numel() == 0 or not torch.isfinite(mn).all()):
-            idle.append(name)
+            named.add(node.target)
+            value = node.args[0]
+            reader = next((u for u in node.users if u.op == "call_function"), node)
+            idle.append(f"{observed(value, reader, value.op == 'get_attr')} "
+                        f"(observer {node.target})")
     if idle:
-        raise AotError(f"the model was prepared for quantization but never calibrated: "
-                       f"{len(idle)} observer(s) saw no data ({', '.join(idle[:4])}"
-                       f"{', ...' if len(idle) > 4 else ''}); give aot.quantize a non-empty "
-                       "calibration iterable of input tuples")
+        listed = "".join(f"\n  {what}" for what in idle[:8]) + \
+            (f"\n  ... and {len(idle) - 8} more" if len(idle) > 8 else "")
+        raise QuantizationError(f"the model was prepared for quantization but never "
+                                f"calibrated: {len(idle)} observer(s) saw no data:{listed}\n"
+                                "Give aot.quantize a calibration iterable of input tuples "
+                                "that runs through every layer.")
 
 
 def quantize(model: torch.nn.Module, example_inputs: tuple, calibration: Iterable,
