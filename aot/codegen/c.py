@@ -172,17 +172,28 @@ class _Generator:
         return np.frombuffer(blob, dtype=np_dtype, count=t.numel)
 
     def _constant(self, index: int, t: P.Tensor, ctype: str) -> str:
+        """The C array of a constant, one per (buffer, dtype): tensors of several dtypes may
+        share a buffer (the emitter merges constants with the same bytes, an int8 weight of
+        zeros and an int32 sum of zeros), and each reads it as its own type. The array holds
+        as many items as the largest tensor of its dtype reads."""
         idx = t.data_buffer_idx
-        if idx not in self.constants:
+        key = (idx, int(t.scalar_type))
+        if key not in self.constants:
             if idx >= len(self.program.constant_buffer):
                 raise AotError(f"tensor {index} points at constant {idx}, past the "
                                f"{len(self.program.constant_buffer)} in the program")
+            users = [v for v in self.values if isinstance(v, P.Tensor) and
+                     v.allocation_info is None and v.data_buffer_idx == idx]
+            largest = max((v for v in users if v.scalar_type == t.scalar_type),
+                          key=lambda v: v.numel)
+            shared = len({int(v.scalar_type) for v in users}) > 1
             np_dtype = _DTYPES[t.scalar_type][2]
-            data = self._data(t, self.program.constant_buffer[idx].storage, np_dtype)
-            self.constants[idx] = dict(name=f"{self.name}_c{idx}", ctype=ctype,
-                                       count=max(int(data.size), 1), values=c_literals(data),
-                                       shape="x".join(map(str, t.sizes)) or "scalar")
-        return self.constants[idx]["name"]
+            data = self._data(largest, self.program.constant_buffer[idx].storage, np_dtype)
+            name = f"{self.name}_c{idx}" + (f"_{dtype_name(t)}" if shared else "")
+            self.constants[key] = dict(name=name, ctype=ctype, count=max(int(data.size), 1),
+                                       values=c_literals(data), nbytes=int(data.nbytes),
+                                       shape="x".join(map(str, largest.sizes)) or "scalar")
+        return self.constants[key]["name"]
 
     def _state_entry(self, index: int, t: P.Tensor, ctype: str) -> dict:
         bank = self.program.mutable_data[0] if self.program.mutable_data else ()
@@ -332,7 +343,7 @@ def _render(gen: _Generator, calls: list, rows: list, delegates) -> CSources:
     inputs = _io(gen, gen.plan.inputs, "input")
     outputs = _io(gen, gen.plan.outputs, "output")
     # Flash data: weights, and the blobs of delegates that run through the runtime interface.
-    constant_bytes = sum(len(gen.program.constant_buffer[i].storage) for i in gen.constants) + \
+    constant_bytes = sum(c["nbytes"] for c in gen.constants.values()) + \
         sum(len(gen.program.backend_delegate_data[i].data) for i in delegates.blobs)
     # Only shapes that a call reads (a kernel may take shapes through an array instead).
     used = "\n".join(f"{', '.join(c['args'])})" for c in calls) + "\n".join(gen.statics) + \
