@@ -1014,7 +1014,11 @@ class M4Rig:
         board = load_board(BOARD)
         first = self.work / "base_f32.pte"
         first.write_bytes(bases()["f32"])
-        capacity = max([len(build(m)) for m in mutants] + [len(b) for b in bases().values()])
+        # (A slot of 16 KB at least: with less, the linker puts .ARM.exidx, after the slots, in
+        # the LOAD segment of .text, which then covers them, and QEMU refuses to load an image
+        # over it: boards/common/cortex_m/cortex_m.ld places .ARM.exidx after .model_pte.)
+        capacity = max([len(build(m)) for m in mutants] + [len(b) for b in bases().values()] +
+                       [16 * 1024])
         self.project = generate_interpreter_firmware(
             first, board, self.work / "firmware", base_inputs("f32"),
             programs=[bases()["mlp"], bases()["conv"]], all_kernels=True,
