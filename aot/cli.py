@@ -2,21 +2,13 @@
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
+from .atomic import describe, write_file
 from .errors import AotError
 from .loading import load_model, load_pt2
 from .quiet import quiet_third_party
-
-
-def _write_atomic(path: Path, data: bytes | str) -> None:
-    """Write via a temporary file and rename, so a failure leaves nothing half-written."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    tmp.write_bytes(data.encode() if isinstance(data, str) else data)
-    os.replace(tmp, path)
 
 
 def cmd_report(args) -> int:
@@ -31,7 +23,7 @@ def cmd_report(args) -> int:
         print(format_report(method, f"{Path(args.model).name} :: {name}"))
         if args.svg:
             labels = {t.id: t.name for t in method.graph.tensors}
-            _write_atomic(Path(args.svg), render_arena_svg(method.buffers, method.plan, labels))
+            write_file(args.svg, render_arena_svg(method.buffers, method.plan, labels), args.svg)
             print(f"arena map    {args.svg}")
     return 0
 
@@ -69,6 +61,7 @@ def cmd_compile(args) -> int:
 
 
 def cmd_zoo(args) -> int:
+    import io
     import torch
     from .zoo import ZOO
     if args.name not in ZOO:
@@ -81,10 +74,9 @@ def cmd_zoo(args) -> int:
     else:
         ep = torch.export.export(model, example)
     out = Path(args.output)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.with_name(f".{out.name}.tmp.pt2")   # torch.export.save wants the .pt2 suffix
-    torch.export.save(ep, str(tmp))
-    os.replace(tmp, out)
+    buf = io.BytesIO()
+    torch.export.save(ep, buf)
+    write_file(out, buf.getvalue(), args.output)
     kind = "int8 (PT2E, Int8Quantizer)" if args.int8 else "float32"
     print(f"wrote {out} ({args.name}, {kind}, input {tuple(example[0].shape)})")
     return 0
@@ -184,7 +176,7 @@ def cmd_run(args) -> int:
         print()
         print(format_profile(report.profile))
         if args.svg:
-            _write_atomic(Path(args.svg), render_profile_svg(report.profile))
+            write_file(args.svg, render_profile_svg(report.profile), args.svg)
             print(f"profile chart  {args.svg}")
     return 0 if report.ok else 1
 
@@ -278,6 +270,10 @@ def main(argv=None) -> int:
         return args.func(args)
     except AotError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:          # the filesystem refused something the checks did not foresee
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"error: {where}{describe(e)}", file=sys.stderr)
         return 2
 
 

@@ -72,14 +72,16 @@ def library_files(sources: CSources, arch: str = PORTABLE, label: str = "model",
 
 
 def write_library(files: dict[str, bytes], out_dir) -> Path:
-    """Write the folder. A new, empty or earlier library folder is written beside and renamed
-    into place (never half-written; an earlier library's files are replaced whole); a folder
-    holding anything else is refused."""
-    from .firmware.project import check_destination, write_tree
+    """Write the folder. A new, empty or earlier library folder is written beside and swapped
+    into place (aot.atomic.write_tree: an error, a full disk or a kill leaves the earlier
+    folder or the new one, whole; an earlier library's files are replaced whole); a folder
+    holding anything else is refused. A folder that cannot be written raises WriteError."""
+    from .atomic import write_tree
+    from .firmware.project import check_destination
     out = Path(out_dir).absolute()
     check_destination(out, "CMakeLists.txt", MARKER, "library folder (aot compile writes the "
                       "whole folder)")
-    write_tree(files, out)
+    write_tree(files, out, shown=out_dir)
     return out
 
 

@@ -1,19 +1,18 @@
 """What is generated: a firmware project, one model on one board, as a folder that ``make``
 builds on its own (see the package docstring for its files). Everything is checked before
-anything is written; the folder is then written beside the target and renamed into place."""
+anything is written; the folder is then written beside the target and swapped into place
+(aot.atomic.write_tree: an error, a full disk or a kill leaves the old folder or the new one)."""
 from __future__ import annotations
 
 import dataclasses
-import os
 import re
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Optional, Union
 
 import numpy as np
 
+from ..atomic import describe, recover, write_tree
 from ..boards import Board, check_toolchain
 from ..codegen.c import CSources, c_ident, f32_literal, generate_c
 from ..codegen.render import render_template
@@ -165,39 +164,21 @@ def project_files(sources: CSources, board: Board, inputs, profile: bool = False
 def check_destination(out: Path, stamp: str = "Makefile", marker: str = MARKER,
                       what: str = "firmware project") -> None:
     """out may be written whole: it is new, empty, or an earlier output of ours (its ``stamp``
-    file starts with ``marker``); AotError otherwise."""
+    file starts with ``marker``); AotError otherwise. What a killed write left beside out is
+    recovered first (aot.atomic.recover), so out is judged as that write left it."""
+    recover(out)
     try:
         with open(out / stamp) as f:
             ours = f.readline().startswith(marker)
-    except OSError:
+    except (OSError, UnicodeDecodeError):
         ours = False
-    if out.exists() and not (out.is_dir() and (ours or not any(out.iterdir()))):
+    try:
+        acceptable = not out.exists() or (out.is_dir() and (ours or not any(out.iterdir())))
+    except OSError as e:
+        raise AotError(f"cannot write {out}: {describe(e)}") from None
+    if not acceptable:
         raise AotError(f"{out} exists and is not an mcu-aot {what}; give a new or empty "
                        "directory")
-
-
-def write_tree(files: dict[str, bytes], out: Path) -> None:
-    """Write files into a folder beside out, then rename it into place (replacing an earlier
-    project or an empty folder there): out is never half-written."""
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.", dir=out.parent))
-    umask = os.umask(0o22)
-    os.umask(umask)
-    os.chmod(tmp, 0o777 & ~umask)         # mkdtemp's 0700 would follow the folder into place
-    try:
-        for rel, data in files.items():
-            path = tmp / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_bytes(data)
-        if out.exists():
-            old = tmp.with_name(tmp.name + ".old")
-            os.rename(out, old)
-            os.rename(tmp, out)
-            shutil.rmtree(old, ignore_errors=True)
-        else:
-            os.rename(tmp, out)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
 
 
 def _sources(m: _Model, board: Board, name: str, method: str) -> CSources:
@@ -236,7 +217,7 @@ def _generate(m: _Model, sources: CSources, board: Board, out_dir, inputs,
     out = Path(out_dir).absolute()
     check_destination(out)
     files = project_files(sources, board, arrays, profile, weights_section)
-    write_tree(files, out)
+    write_tree(files, out, shown=out_dir)
     return FirmwareProject(out, board, sources.name, m.label, sources, arrays, footprint,
                            tuple(sorted(files)))
 
