@@ -719,7 +719,7 @@ MUTANTS: tuple[Mutant, ...] = (
            "a MoveCall", "f32", _p(_move_call), "RT_ERR_PTE_UNSUPPORTED"),
     Mutant("jump_condition_int", "kinds",
            "a JumpFalseCall on an Int", "f32", _p(_jump_cond_int), "RT_ERR_PTE_UNSUPPORTED"),
-    Mutant("negative_size", "dtypes",
+    Mutant("negative_size", "ranges",
            "a tensor of size (1, -4, 4, 4)", "f32", _p(_negative_size), "RT_ERR_PTE_CORRUPT"),
     Mutant("unknown_dtype", "dtypes",
            "a tensor of ScalarType 99", "f32", _p(_unknown_dtype), "RT_ERR_PTE_DTYPE"),
@@ -827,11 +827,15 @@ class HostOutcome:
         return self.status is None
 
     @property
+    def headline(self) -> str:
+        """The report's first line, without its source position."""
+        first = self.report.splitlines()[0] if self.report else "died"
+        return first.split(": ", 1)[-1] if "runtime error:" in first else first
+
+    @property
     def short(self) -> str:
         if self.crashed:
-            kind = next((w for w in ("AddressSanitizer", "runtime error", "Segmentation")
-                         if w in self.report), "died")
-            return f"CRASH ({kind})"
+            return f"CRASH ({self.headline[:60]})"
         if self.status == "RT_OK":
             return f"RT_OK, ran: {self.run_status}"
         return self.status
@@ -916,6 +920,15 @@ def sanitizer_env() -> dict:
                 UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
 
 
+def _report(stderr: str) -> str:
+    """The sanitizer's report: from its first line ("runtime error:", "ERROR: ..."), 40 lines."""
+    lines = stderr.splitlines()
+    first = next((k for k, line in enumerate(lines) if "runtime error:" in line or
+                  "ERROR: AddressSanitizer" in line or "AddressSanitizer:DEADLYSIGNAL" in line),
+                 max(0, len(lines) - 40))
+    return "\n".join(lines[first:first + 40])
+
+
 def host_outcomes(mutants=MUTANTS, timeout: float = 3600.0) -> dict[str, HostOutcome]:
     """name -> HostOutcome of each mutant under the sanitized interpreter (its kernel table:
     the base programs' operators; the portable kernels, as bench/fuzz.py builds them), and of
@@ -961,7 +974,7 @@ def host_outcomes(mutants=MUTANTS, timeout: float = 3600.0) -> dict[str, HostOut
             if not built or started is None:
                 raise RuntimeError("the sanitized interpreter did not start:\n" +
                                    proc.stderr[-4000:])
-            out[started] = HostOutcome(None, "crashed", report=proc.stderr[-6000:])
+            out[started] = HostOutcome(None, "crashed", report=_report(proc.stderr))
             names = [n for n, _ in todo]
             todo = todo[names.index(started) + 1:]
     return out
