@@ -66,6 +66,10 @@ class OpDef:
     inplace: bool = False
     # Renders the call into runtime_c for the static C generator (aot.codegen.kernels).
     render: Optional[Callable] = None
+    # What the kernel needs of its arguments beyond their kinds and shapes, by name
+    # (aot.codegen.preconditions; op_pre_<name> in runtime_c/src/pte/op_checks.h): the renderer
+    # and the interpreter's adapter check each before anything runs.
+    preconditions: tuple[str, ...] = ()
     # Runs the out-variant in torch, given its schema arguments by name (default: torch's own
     # overload of that name). The Python interpreters of a lowered method and of a .pte use it.
     reference: Optional[Callable] = None
@@ -131,9 +135,11 @@ def _add(op: OpDef) -> None:
 
 def _op(op: torch._ops.OpOverload, render: Optional[Callable], macs: MacFn = _no_macs,
         alias: bool = False, inplace: bool = False,
-        out: Optional[torch._ops.OpOverload] = None, in_executorch: bool = True) -> None:
+        out: Optional[torch._ops.OpOverload] = None, in_executorch: bool = True,
+        preconditions: tuple[str, ...] = ()) -> None:
     out = out or _find_out_overload(op)
-    _add(OpDef(op, out._schema, macs, alias, inplace, render, in_executorch=in_executorch))
+    _add(OpDef(op, out._schema, macs, alias, inplace, render, in_executorch=in_executorch,
+               preconditions=preconditions))
 
 
 def _pte_op(schema: str, render: Callable, reference: Callable) -> None:
@@ -147,7 +153,8 @@ def _copy_into(self, out, **_):
 
 
 # Convolution and matrix products.
-_op(aten.convolution.default, C.convolution, _conv_macs)
+_op(aten.convolution.default, C.convolution, _conv_macs,
+    preconditions=("conv_geometry_fits",))
 _op(aten.addmm.default, C.addmm, _addmm_macs)
 _op(aten.mm.default, C.mm, _mm_macs)
 _op(aten.bmm.default, C.bmm, _mm_macs)
@@ -174,8 +181,8 @@ _op(aten.clamp.default, C.clamp, inplace=True)
 _op(aten.clone.default, C.copy, inplace=True)
 _op(aten._to_copy.default, C.to_copy, out=aten._to_copy.out)  # dtype comes from `out`
 # Pooling and reductions.
-_op(aten.max_pool2d_with_indices.default, C.max_pool2d)
-_op(aten.avg_pool2d.default, C.avg_pool2d)
+_op(aten.max_pool2d_with_indices.default, C.max_pool2d, preconditions=("pool_geometry_fits",))
+_op(aten.avg_pool2d.default, C.avg_pool2d, preconditions=("pool_geometry_fits",))
 _op(aten.mean.dim, C.reduce)
 _op(aten.mean.default, C.reduce, out=aten.mean.dtype_out)
 _op(aten.sum.dim_IntList, C.reduce)
@@ -265,9 +272,10 @@ def _q8_reference(name: str) -> Callable:
 
 
 def _q8(name: str, render: Callable, macs: MacFn = _no_macs, inplace: bool = False,
-        scratch: Optional[Callable] = None) -> None:
+        scratch: Optional[Callable] = None, preconditions: tuple[str, ...] = ()) -> None:
     _add(OpDef(getattr(torch.ops.mcu_aot, name).default, torch._C.parse_schema(Q8[name]), macs,
                inplace=inplace, render=render, reference=_q8_reference(name),
+               preconditions=preconditions,
                in_executorch=False, scratch=scratch, arg_dtypes=Q8_DTYPES[name]))
 
 
@@ -291,20 +299,24 @@ def _q8_linear_macs(args: dict, outs: list) -> int:
 
 _q8("quantize_per_tensor", C.q8_quantize, inplace=False)
 _q8("dequantize_per_tensor", C.q8_dequantize)
-_q8("quantized_conv2d_nhwc", C.q8_conv2d, _nhwc_conv_macs, scratch=C.q8_conv2d_scratch)
+_CONV_PRE = ("requant_shift", "accumulator_fits", "conv_geometry_fits")
+_q8("quantized_conv2d_nhwc", C.q8_conv2d, _nhwc_conv_macs, scratch=C.q8_conv2d_scratch,
+    preconditions=_CONV_PRE)
 _q8("quantized_depthwise_conv2d_nhwc", C.q8_depthwise_conv2d, _depthwise_macs,
-    scratch=_no_scratch)
-_q8("quantized_linear", C.q8_linear, _q8_linear_macs)
-_q8("quantized_add", C.q8_add, inplace=True)
-_q8("quantized_mul", C.q8_mul, inplace=True)
+    scratch=_no_scratch, preconditions=_CONV_PRE)
+_q8("quantized_linear", C.q8_linear, _q8_linear_macs,
+    preconditions=("requant_shift", "accumulator_fits"))
+_q8("quantized_add", C.q8_add, inplace=True, preconditions=("requant_shift",))
+_q8("quantized_mul", C.q8_mul, inplace=True, preconditions=("requant_shift",))
 _q8("quantized_activation", C.q8_lut, inplace=True)
 _q8("maximum", C.q8_minmax, inplace=True)
 _q8("minimum", C.q8_minmax, inplace=True)
 _q8("softmax", C.q8_softmax)
 _q8("transpose", C.q8_transpose)
 _q8("pad", C.q8_pad)
-_q8("quantized_avg_pool2d_nhwc", C.q8_avg_pool2d, scratch=_no_scratch)
-_q8("quantized_max_pool2d_nhwc", C.q8_max_pool2d)
+_q8("quantized_avg_pool2d_nhwc", C.q8_avg_pool2d, scratch=_no_scratch,
+    preconditions=("pool_geometry_fits", "accumulator_fits"))
+_q8("quantized_max_pool2d_nhwc", C.q8_max_pool2d, preconditions=("pool_geometry_fits",))
 
 
 def lookup(op) -> Optional[OpDef]:

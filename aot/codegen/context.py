@@ -11,6 +11,10 @@ Renderers raise through ``ctx.unsupported`` (a valid call the runtime has no ker
 ``ctx.invalid`` (arguments that contradict each other or the op, e.g. a stride list of the
 wrong length). Every accessor validates what it returns, so no renderer meets a value that
 makes it fail in another way.
+
+Where the kernel needs more (an op's ``preconditions``, aot.codegen.preconditions), the renderer
+states each one's arguments through ``ctx.require``, which checks it in both places;
+``check_call`` refuses to pass a call whose renderer left a declared precondition unchecked.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import numpy as np
 
 from .. import program as P
 from ..calls import TensorValue
+from . import preconditions as _pre
 
 INT32_MIN, INT32_MAX = -(2 ** 31), 2 ** 31 - 1
 
@@ -110,6 +115,7 @@ class CallContext:
         self.act = act   # (lo, hi) of an activation fused into this call (aot.codegen.epilogue)
         self.op_name = op.et_name
         self.prelude: list[str] = []   # statements that must run right before the call
+        self.checked: set[str] = set()   # the preconditions ctx.require has checked
 
     # -- scalars -------------------------------------------------------------------------------
     def has(self, name: str) -> bool:
@@ -267,6 +273,40 @@ class CallContext:
         if a.shape != b.shape:
             self.invalid(f"shapes {list(a.shape)} and {list(b.shape)} must agree")
 
+    def is_constant(self, name: str) -> Optional[bool]:
+        """Whether a tensor argument is a constant (its values are the program's bytes, known
+        before it runs), not planned in an arena nor supplied at run time; None for a graph
+        node's value (checked before the program exists: not yet known)."""
+        v = self._tensor_value(name)
+        if v.index < 0:
+            return None
+        return v.tensor.data_buffer_idx > 0 and v.tensor.allocation_info is None
+
+    def constant_values(self, name: str) -> Optional[np.ndarray]:
+        """A constant tensor argument's values, flat; None when the program's bytes are not at
+        hand (a check of a call alone)."""
+        t = self._tensor_value(name).tensor
+        program = getattr(self.gen, "program", None)
+        entry = DTYPES.get(t.scalar_type)
+        if program is None or entry is None or not self.is_constant(name) or \
+                t.data_buffer_idx >= len(program.constant_buffer):
+            return None
+        np_dtype = np.dtype(entry[2])
+        blob = bytes(program.constant_buffer[t.data_buffer_idx].storage)
+        count = t.numel
+        blob = blob[:count * np_dtype.itemsize].ljust(count * np_dtype.itemsize, b"\0")
+        return np.frombuffer(blob, dtype=np_dtype, count=count)
+
+    # -- preconditions (aot.codegen.preconditions) --------------------------------------------
+    def require(self, name: str, **args: Any) -> None:
+        """Check the precondition ``name`` of the op's kernel on these arguments (the op must
+        declare it: OpDef.preconditions)."""
+        if name not in getattr(self.op, "preconditions", ()):
+            raise RuntimeError(f"{self.op_name}: its renderer checks precondition {name!r}, "
+                               "which the op table does not declare")
+        _pre.CHECKS[name](self, **args)
+        self.checked.add(name)
+
     # -- static data ---------------------------------------------------------------------------
     def params(self, ctype: str, **fields: Any) -> str:
         return self.gen.static_struct(ctype, fields)
@@ -323,8 +363,9 @@ class _CheckGen:
     """Stands in for the C generator when a call is only checked: tensors have shapes and
     dtypes, pointers and static data are placeholders."""
 
-    def __init__(self):
+    def __init__(self, program: Optional[P.Program] = None):
         self.locals: list[str] = []
+        self.program = program   # for constants' values, where the caller has the program
 
     def tensor(self, ref, write: bool) -> TensorArg:
         t = ref.tensor
@@ -342,8 +383,16 @@ class _CheckGen:
         return "a"
 
 
-def check_call(op, values: dict[str, Any]) -> None:
-    """Raise Unsupported or Invalid if ``op``'s renderer would refuse these arguments."""
+def check_call(op, values: dict[str, Any], program: Optional[P.Program] = None) -> None:
+    """Raise Unsupported or Invalid if ``op``'s renderer would refuse these arguments, or if they
+    break one of the kernel's preconditions (``op.preconditions``). ``program``: the Program
+    the call belongs to, whose constants' values some preconditions read (without it, those
+    values go unchecked; whether a tensor is a constant is checked either way)."""
     if op.render is None:
         raise Unsupported("no kernel in the C runtime")
-    op.render(CallContext(_CheckGen(), op, values))
+    ctx = CallContext(_CheckGen(program), op, values)
+    op.render(ctx)
+    missing = [name for name in getattr(op, "preconditions", ()) if name not in ctx.checked]
+    if missing:
+        raise RuntimeError(f"{op.key}: its renderer did not check the preconditions {missing} "
+                           "the op table declares")

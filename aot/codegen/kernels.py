@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .context import DTYPE_CODES, DTYPES
+from .preconditions import Window
 
 F32 = "float32"
 
@@ -45,7 +46,20 @@ def convolution(ctx):
     p = ctx.params("rt_conv2d_params", stride_h=stride[0], stride_w=stride[1], pad_h=pad[0],
                    pad_w=pad[1], dilation_h=dil[0], dilation_w=dil[1], groups=groups, **act)
     fn = _conv_variant(w.shape[2:], stride, pad, groups, x.shape[1])
-    return fn, [p, *x.pair, *w.pair, *ctx.opt("bias").pair, *out.pair]
+    bias = ctx.opt("bias")
+    _conv_geometry(ctx, x, w, out, stride, pad, dil, groups)
+    return fn, [p, *x.pair, *w.pair, *bias.pair, *out.pair]
+
+
+def _conv_geometry(ctx, x, w, out, stride, pad, dil, groups, out_pad=None):
+    """The conv_geometry_fits precondition of an NCHW convolution (1-D as H = 1)."""
+    def axis(i, d):     # i: the spatial axis (0: H, 1: W); d: its dim in the tensors
+        if d < 2:
+            return Window(1, 1, 1, 0, 1, 1)
+        return Window(x.shape[d], w.shape[d], stride[i], pad[i], dil[i], out.shape[d])
+    hw = [axis(0, x.rank - 2 if x.rank == 4 else 0), axis(1, x.rank - 1)]
+    ctx.require("conv_geometry_fits", h=hw[0], w=hw[1], cin=x.shape[1], cout=out.shape[1],
+                groups=groups, transposed=out_pad is not None, out_pad=out_pad or (0, 0))
 
 
 def _conv_variant(kernel, stride, pad, groups, cin) -> str:
@@ -279,8 +293,19 @@ def max_pool2d(ctx):
                         stride_w=s[1], pad_h=p[0], pad_w=p[1], dilation_h=d[0], dilation_w=d[1],
                         ceil_mode=int(ctx.bool("ceil_mode")), count_include_pad=0,
                         divisor_override=0)
-    return "rt_max_pool2d_f32", [params, *x.pair, *ctx.out("out").pair,
-                                 *ctx.out("indices", "int64").pair]
+    out, indices = ctx.out("out"), ctx.out("indices", "int64")
+    _pool_geometry(ctx, x, out, k, s, p, d, ctx.bool("ceil_mode"), average=False)
+    return "rt_max_pool2d_f32", [params, *x.pair, *out.pair, *indices.pair]
+
+
+def _pool_geometry(ctx, x, out, k, s, p, d, ceil_mode: bool, average: bool):
+    """The pool_geometry_fits precondition of an NCHW (or CHW) pooling: its planes apart."""
+    if out.rank != x.rank:
+        ctx.invalid(f"pooling {list(x.shape)} into {list(out.shape)}")
+    h, w = (Window(x.shape[x.rank - 2 + i], k[i], s[i], p[i], d[i], out.shape[x.rank - 2 + i])
+            for i in (0, 1))
+    ctx.require("pool_geometry_fits", h=h, w=w, channels=1, ceil_mode=ceil_mode,
+                average=average)
 
 
 def avg_pool2d(ctx):
@@ -296,7 +321,9 @@ def avg_pool2d(ctx):
                         ceil_mode=int(ctx.bool("ceil_mode")),
                         count_include_pad=int(ctx.bool("count_include_pad")),
                         divisor_override=div)
-    return "rt_avg_pool2d_f32", [params, *x.pair, *ctx.out("out").pair]
+    out = ctx.out("out")
+    _pool_geometry(ctx, x, out, k, s, p, (1, 1), ctx.bool("ceil_mode"), average=True)
+    return "rt_avg_pool2d_f32", [params, *x.pair, *out.pair]
 
 
 def _dim_mask(ctx, x) -> str:
@@ -740,8 +767,9 @@ def conv_transpose(ctx, x, w, out):
     params = ctx.params("rt_conv_transpose2d_params", stride_h=s[0], stride_w=s[1],
                         pad_h=p[0], pad_w=p[1], out_pad_h=op[0], out_pad_w=op[1],
                         dilation_h=d[0], dilation_w=d[1], groups=groups)
-    return "rt_conv_transpose2d_f32", [params, *x.pair, *w.pair, *ctx.opt("bias").pair,
-                                       *out.pair]
+    bias = ctx.opt("bias")
+    _conv_geometry(ctx, x, w, out, s, p, d, groups, out_pad=op)
+    return "rt_conv_transpose2d_f32", [params, *x.pair, *w.pair, *bias.pair, *out.pair]
 
 
 def upsample_bilinear2d(ctx):
@@ -843,6 +871,13 @@ def _nhwc(ctx, name: str, write: bool = False):
     return t
 
 
+# The largest magnitude of one term of an int8 kernel's sum, (x + input_offset) * w, and of the
+# folds the vector kernels make of it (input_offset * sum(w) apart): the accumulator_fits
+# precondition's term_max where the weights are symmetric (2^15 >= 255 * 128), and where they
+# are not (a linear layer's filter_offset: 255 * 255).
+TERM_MAX, TERM_MAX_ASYM = 1 << 15, 255 * 255
+
+
 def _conv_common(ctx, x, w, out, cout: int) -> dict:
     stride = ctx.ints("stride", lengths=(2,), lo=1)
     pad = ctx.ints("padding", lengths=(2,), lo=0)
@@ -862,9 +897,21 @@ def _conv_common(ctx, x, w, out, cout: int) -> dict:
     return dict(params=params, bias=bias)
 
 
+def _conv_preconditions(ctx, x, w, out, q: dict, groups: int, taps: int) -> None:
+    """An int8 convolution's preconditions: its requantization, its sums of ``taps`` products
+    plus the bias, its geometry."""
+    ctx.require("requant_shift", pairs=[("requantize_multipliers", "requantize_shifts", 0)])
+    ctx.require("accumulator_fits", terms=taps, term_max=TERM_MAX, bias="bias")
+    h, wd = (Window(x.shape[1 + i], w.shape[1 + i], q[f"stride_{a}"], q[f"pad_{a}"],
+                    q[f"dilation_{a}"], out.shape[1 + i]) for i, a in enumerate("hw"))
+    ctx.require("conv_geometry_fits", h=h, w=wd, cin=x.shape[3], cout=out.shape[3],
+                groups=groups)
+
+
 def q8_conv2d(ctx):
     x, w, out = _nhwc(ctx, "input"), _nhwc(ctx, "weight"), _nhwc(ctx, "out", True)
-    if w.shape[3] == 0 or x.shape[3] % w.shape[3] or w.shape[0] % (x.shape[3] // w.shape[3]):
+    if w.shape[3] == 0 or x.shape[3] % w.shape[3] or x.shape[3] // w.shape[3] == 0 or \
+            w.shape[0] % (x.shape[3] // w.shape[3]):
         ctx.invalid(f"filter {list(w.shape)} for {x.shape[3]} input channels")
     c = _conv_common(ctx, x, w, out, w.shape[0])
     p = ctx.params("rt_conv_s8_params", **c["params"])
@@ -874,8 +921,11 @@ def q8_conv2d(ctx):
     pointwise = (tuple(w.shape[1:3]) == (1, 1) and w.shape[3] == x.shape[3]
                  and (q["stride_h"], q["stride_w"], q["pad_h"], q["pad_w"]) == (1, 1, 0, 0)
                  and tuple(out.shape[1:3]) == tuple(x.shape[1:3]))
+    scratch = ctx.scratch("scratch")
+    _conv_preconditions(ctx, x, w, out, q, x.shape[3] // w.shape[3],
+                        w.shape[1] * w.shape[2] * w.shape[3])
     return ("rt_conv2d_1x1_s8" if pointwise else "rt_conv2d_s8"), [
-        ctx.scratch("scratch"), p, *x.pair, *w.pair, *c["bias"].pair, *out.pair]
+        scratch, p, *x.pair, *w.pair, *c["bias"].pair, *out.pair]
 
 
 def q8_conv2d_scratch(args: dict, outs: list) -> int:
@@ -904,6 +954,7 @@ def q8_depthwise_conv2d(ctx):
     # firmware over its 8 KB budget (issue 11).
     rows = (tuple(w.shape[1:3]) == (3, 3) and mult == 1 and out.shape[2] >= 6
             and (q["dilation_h"], q["dilation_w"]) == (1, 1))
+    _conv_preconditions(ctx, x, w, out, q, max(x.shape[3], 1), w.shape[1] * w.shape[2])
     return ("rt_depthwise_conv2d_3x3_s8" if rows else "rt_depthwise_conv2d_s8"), [
         p, *x.pair, *w.pair, *c["bias"].pair, *out.pair]
 
@@ -924,11 +975,16 @@ def q8_linear(ctx):
     mult, shift = _requant_arrays(ctx, cout, "requantize_multipliers", "requantize_shifts")
     lo, hi = _act_range(ctx, "activation_min", "activation_max")
     x_off = ctx.int("input_offset", -127, 128)
+    w_off = ctx.int("filter_offset", -127, 128)
     p = ctx.params("rt_fc_s8_params", input_offset=0 if ksum else x_off,
-                   filter_offset=ctx.int("filter_offset", -127, 128),
+                   filter_offset=w_off,
                    output_offset=ctx.int("output_offset", -128, 127), act_min=lo, act_max=hi,
                    per_channel=int(len(ctx.values["requantize_multipliers"]) > 1),
                    mult=mult, shift=shift)
+    ctx.require("requant_shift", pairs=[("requantize_multipliers", "requantize_shifts", 0)])
+    ctx.require("accumulator_fits", terms=w.shape[1],
+                term_max=TERM_MAX if w_off == 0 else TERM_MAX_ASYM,
+                bias="kernel_sum" if ksum else "bias", what="weights")
     return "rt_fully_connected_s8", [p, *x.pair, *w.pair, *bias.pair, *out.pair]
 
 
@@ -949,6 +1005,9 @@ def q8_add(ctx):
                    out_offset=ctx.int("output_zero_point", -128, 127),
                    out_mult=_mult(ctx, "output_multiplier"),
                    out_shift=ctx.int("output_shift", -31, 31), act_min=lo, act_max=hi)
+    ctx.require("requant_shift", pairs=[("self_multiplier", "self_shift", 0),
+                                        ("other_multiplier", "other_shift", -(2 ** 31) + 1),
+                                        ("output_multiplier", "output_shift", 0)])
     return "rt_add_s8", [p, *a.pair, *b.pair, *out.pair]
 
 
@@ -960,6 +1019,7 @@ def q8_mul(ctx):
                    out_offset=ctx.int("output_zero_point", -128, 127),
                    out_mult=_mult(ctx, "output_multiplier"),
                    out_shift=ctx.int("output_shift", -31, 31), act_min=-128, act_max=127)
+    ctx.require("requant_shift", pairs=[("output_multiplier", "output_shift", 0)])
     return "rt_mul_s8", [p, *a.pair, *b.pair, *out.pair]
 
 
@@ -1019,9 +1079,20 @@ def _pool_params(ctx, x, out, dilation):
                 pad_h=pad[0], pad_w=pad[1], dilation_h=dilation[0], dilation_w=dilation[1])
 
 
+def _q8_pool_geometry(ctx, x, out, prm: dict, average: bool) -> None:
+    h, w = (Window(x.shape[1 + i], prm[f"kernel_{a}"], prm[f"stride_{a}"], prm[f"pad_{a}"],
+                   prm[f"dilation_{a}"], out.shape[1 + i]) for i, a in enumerate("hw"))
+    ctx.require("pool_geometry_fits", h=h, w=w, channels=x.shape[3],
+                ceil_mode=ctx.bool("ceil_mode"), average=average)
+    if average:   # a window's sum of up to 128 a tap, and half its count to round
+        ctx.require("accumulator_fits", terms=min(h.k, h.size) * min(w.k, w.size),
+                    term_max=129, what="kernel_size")
+
+
 def q8_avg_pool2d(ctx):
     x, out = _nhwc(ctx, "input"), _nhwc(ctx, "out", True)
     prm = _pool_params(ctx, x, out, (1, 1))
+    _q8_pool_geometry(ctx, x, out, prm, average=True)
     p = ctx.params("rt_pool_s8_params", **prm, act_min=-128, act_max=127)
     # One window over the whole map (a global average, as KWS ends): no tap ranges to find.
     whole = (prm["kernel_h"], prm["kernel_w"]) == tuple(x.shape[1:3]) and \
@@ -1033,8 +1104,9 @@ def q8_max_pool2d(ctx):
     x, out = _nhwc(ctx, "input"), _nhwc(ctx, "out", True)
     dil = ctx.ints("dilation", lengths=(2,), lo=1)
     lo, hi = _act_range(ctx, "activation_min", "activation_max")
-    p = ctx.params("rt_pool_s8_params", **_pool_params(ctx, x, out, dil), act_min=lo,
-                   act_max=hi)
+    prm = _pool_params(ctx, x, out, dil)
+    p = ctx.params("rt_pool_s8_params", **prm, act_min=lo, act_max=hi)
+    _q8_pool_geometry(ctx, x, out, prm, average=False)
     return "rt_max_pool2d_s8", [p, *x.pair, *out.pair]
 
 

@@ -5,7 +5,7 @@
  * what the renderer refuses with ctx.invalid is RT_ERR_PTE_ARGS here, ctx.unsupported
  * RT_ERR_PTE_UNSUPPORTED, a tensor of a dtype the kernel does not take RT_ERR_PTE_DTYPE.
  * Numbers are read as the renderer reads them: a Scalar as a double (ctx.scalar), a float
- * parameter as (float) of that double (the renderer's np.float32 literal), an int64 operand
+ * parameter as rt_pte_f32 of that double (the renderer's np.float32 literal), an int64 operand
  * through that double too (ctx.scalar, then int()).
  */
 #ifndef OP_ARGS_H
@@ -52,10 +52,11 @@ static inline int64_t op_numel(const rt_shape *s)
     return n;
 }
 
-/* The float literal the renderer writes for a number: np.float32(x); NaN is C's NAN. */
+/* The float literal the renderer writes for a number: np.float32(x) (beyond the float range
+ * an infinity, with no undefined conversion: rt_pte_f32); NaN is C's NAN. */
 static inline float op_f32(double x)
 {
-    return x != x ? NAN : (float)x;
+    return x != x ? NAN : rt_pte_f32(x);
 }
 
 /* ctx.float(name) */

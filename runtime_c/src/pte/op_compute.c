@@ -8,7 +8,9 @@
  * with the same parameters, so the results are bit for bit the static C's. A renderer's
  * ctx.invalid is RT_ERR_PTE_ARGS here, ctx.unsupported RT_ERR_PTE_UNSUPPORTED, a tensor of a
  * dtype the kernel does not take RT_ERR_PTE_DTYPE. Arguments the renderer does not read are
- * still decoded (their kind checked), as the Program check (aot/calls.py) does.
+ * still decoded (their kind checked), as the Program check (aot/calls.py) does. The
+ * preconditions their ops declare in aot/ops.py (conv_geometry_fits, pool_geometry_fits) are
+ * checked at load by op_checks.h, after the adapter's own checks; the kernels rely on them.
  */
 #include <stdint.h>
 #include <string.h>
@@ -17,6 +19,7 @@
 #include "rt_kernels.h"
 #include "rt_kernels_s8.h"
 #include "rt_pte.h"
+#include "op_checks.h"
 
 /* Adapters run once a call, around a kernel that does the work: built for size. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
@@ -198,6 +201,38 @@ static rt_status spatial_arg(const rt_pte_call *c, int32_t i, int64_t lo, int32_
     return RT_OK;
 }
 
+/* conv_geometry_fits of an NCHW convolution (a 1-D one as H = 1: its parameters' H entries the
+ * unit values spatial_arg gives), kernels.py _conv_geometry. */
+static rt_status conv_geometry(const rt_pte_tensor *x, const rt_pte_tensor *w,
+                               const rt_pte_tensor *out, const int32_t s[2], const int32_t pad[2],
+                               const int32_t d[2], int32_t groups, const int32_t *out_pad)
+{
+    op_conv_geometry g;
+    const int32_t r = x->shape.rank;
+    memset(&g, 0, sizeof g);
+    g.h.in = r == 4 ? x->shape.d[2] : 1;
+    g.h.k = r == 4 ? w->shape.d[2] : 1;
+    g.h.out = r == 4 ? out->shape.d[2] : 1;
+    g.h.stride = s[0];
+    g.h.pad = pad[0];
+    g.h.dil = d[0];
+    g.w.in = x->shape.d[r - 1];
+    g.w.k = w->shape.d[r - 1];
+    g.w.out = out->shape.d[r - 1];
+    g.w.stride = s[1];
+    g.w.pad = pad[1];
+    g.w.dil = d[1];
+    g.cin = x->shape.d[1];
+    g.cout = out->shape.d[1];
+    g.groups = groups;
+    if (out_pad != NULL) {
+        g.transposed = 1;
+        g.out_pad_h = out_pad[0];
+        g.out_pad_w = out_pad[1];
+    }
+    return op_pre_conv_geometry_fits(&g);
+}
+
 /* convolution with transposed=True (kernels.py conv_transpose). */
 typedef rt_status (*conv_transpose_fn)(const rt_conv_transpose2d_params *p,
                                        const rt_shape *in_s, const float *in,
@@ -242,7 +277,7 @@ static rt_status conv_transpose(const rt_pte_call *c, const rt_pte_tensor *x,
         return RT_ERR_PTE_UNSUPPORTED;
     }
     if (c->check) {
-        return RT_OK;
+        return conv_geometry(x, w, out, s, pad, d, p.groups, op);
     }
     return fn(&p, &x->shape, (const float *)x->data, &w->shape, (const float *)w->data,
               RT_PTE_SHAPE(&b), (const float *)b.data, &out->shape, (float *)out->data);
@@ -303,7 +338,7 @@ rt_status rt_op_aten_convolution_out(const rt_pte_call *c)
     }
     RT_TRY(rt_pte_arg_opt_tensor(c, 2, F32, &b));
     if (c->check) {
-        return RT_OK;
+        return conv_geometry(&x, &w, &out, s, pad, d, p.groups, NULL);
     }
     return fn(&p, &x.shape, (const float *)x.data, &w.shape, (const float *)w.data,
               RT_PTE_SHAPE(&b), (const float *)b.data, &out.shape, (float *)out.data);
@@ -323,9 +358,9 @@ rt_status rt_op_aten_addmm_out(const rt_pte_call *c)
     if (c->check) {
         return RT_OK;
     }
-    return rt_addmm_f32(c->act.on ? &c->act : NULL, (float)beta, (float)alpha, &self.shape,
-                        (const float *)self.data, &a.shape, (const float *)a.data, &b.shape,
-                        (const float *)b.data, &out.shape, (float *)out.data);
+    return rt_addmm_f32(c->act.on ? &c->act : NULL, rt_pte_f32(beta), rt_pte_f32(alpha),
+                        &self.shape, (const float *)self.data, &a.shape, (const float *)a.data,
+                        &b.shape, (const float *)b.data, &out.shape, (float *)out.data);
 }
 
 typedef rt_status (*matmul_fn)(const rt_shape *a_s, const float *a, const rt_shape *b_s,
@@ -375,6 +410,34 @@ static rt_status pool_pair(const rt_pte_call *c, int32_t i, int64_t lo, const in
     return RT_OK;
 }
 
+/* pool_geometry_fits of an NCHW (or CHW) pooling, its planes apart (kernels.py _pool_geometry):
+ * out of x's rank (else RT_ERR_PTE_ARGS). */
+static rt_status pool_geometry(const rt_pte_tensor *x, const rt_pte_tensor *out,
+                               const rt_pool2d_params *p, int32_t average)
+{
+    op_pool_geometry g;
+    const int32_t r = x->shape.rank;
+    if (out->shape.rank != r) {
+        return RT_ERR_PTE_ARGS;
+    }
+    g.h.in = x->shape.d[r - 2];
+    g.h.k = p->kernel_h;
+    g.h.stride = p->stride_h;
+    g.h.pad = p->pad_h;
+    g.h.dil = p->dilation_h;
+    g.h.out = out->shape.d[r - 2];
+    g.w.in = x->shape.d[r - 1];
+    g.w.k = p->kernel_w;
+    g.w.stride = p->stride_w;
+    g.w.pad = p->pad_w;
+    g.w.dil = p->dilation_w;
+    g.w.out = out->shape.d[r - 1];
+    g.channels = 1;
+    g.ceil_mode = p->ceil_mode;
+    g.average = average;
+    return op_pre_pool_geometry_fits(&g);
+}
+
 /* The pooling input: float32, rank 3 or 4. */
 static rt_status pool_input(const rt_pte_call *c, int32_t i, rt_pte_tensor *x)
 {
@@ -414,7 +477,7 @@ rt_status rt_op_aten_max_pool2d_with_indices_out(const rt_pte_call *c)
     p.count_include_pad = 0;
     p.divisor_override = 0;
     if (c->check) {
-        return RT_OK;
+        return pool_geometry(&x, &out, &p, 0);
     }
     return rt_max_pool2d_f32(&p, &x.shape, (const float *)x.data, &out.shape,
                              (float *)out.data, &idx.shape, (int64_t *)idx.data);
@@ -451,7 +514,7 @@ rt_status rt_op_aten_avg_pool2d_out(const rt_pte_call *c)
     p.count_include_pad = include ? 1 : 0;
     p.divisor_override = div;
     if (c->check) {
-        return RT_OK;
+        return pool_geometry(&x, &out, &p, 1);
     }
     return rt_avg_pool2d_f32(&p, &x.shape, (const float *)x.data, &out.shape,
                              (float *)out.data);
@@ -731,8 +794,9 @@ rt_status rt_op_aten_native_layer_norm_out(const rt_pte_call *c)
     if (c->check) {
         return RT_OK;
     }
-    return rt_layer_norm_f32(n, (float)eps, &x.shape, (const float *)x.data, RT_PTE_SHAPE(&w),
-                             (const float *)w.data, RT_PTE_SHAPE(&b), (const float *)b.data,
+    return rt_layer_norm_f32(n, rt_pte_f32(eps), &x.shape, (const float *)x.data,
+                             RT_PTE_SHAPE(&w), (const float *)w.data, RT_PTE_SHAPE(&b),
+                             (const float *)b.data,
                              &out0.shape, (float *)out0.data, &out1.shape, (float *)out1.data,
                              &out2.shape, (float *)out2.data);
 }
@@ -755,8 +819,9 @@ rt_status rt_op_aten__native_batch_norm_legit_no_training_out(const rt_pte_call 
     if (c->check) {
         return RT_OK;
     }
-    return rt_batch_norm_f32((float)eps, &x.shape, (const float *)x.data, RT_PTE_SHAPE(&w),
-                             (const float *)w.data, RT_PTE_SHAPE(&b), (const float *)b.data,
+    return rt_batch_norm_f32(rt_pte_f32(eps), &x.shape, (const float *)x.data,
+                             RT_PTE_SHAPE(&w), (const float *)w.data, RT_PTE_SHAPE(&b),
+                             (const float *)b.data,
                              &mean.shape, (const float *)mean.data, &var.shape,
                              (const float *)var.data, &out.shape, (float *)out.data);
 }
@@ -764,7 +829,7 @@ rt_status rt_op_aten__native_batch_norm_legit_no_training_out(const rt_pte_call 
 /* ---- resampling ---------------------------------------------------------------------------- */
 
 /* scale_factors (float[]?): None gives 0 (the kernel uses in / out); else two positive
- * factors, each given to the kernel as (float)(1.0 / factor). (A list of more than
+ * factors, each given to the kernel as rt_pte_f32(1.0 / factor). (A list of more than
  * SCALES_MAX entries is RT_ERR_PTE_LIMIT rather than RT_ERR_PTE_ARGS: refused either way.) */
 #define SCALES_MAX 8
 static rt_status scales_arg(const rt_pte_call *c, int32_t i, float *sh, float *sw)
@@ -780,8 +845,8 @@ static rt_status scales_arg(const rt_pte_call *c, int32_t i, float *sh, float *s
     if (n != 2 || !(v[0] > 0.0) || !(v[1] > 0.0)) {
         return RT_ERR_PTE_ARGS;
     }
-    *sh = (float)(1.0 / v[0]);
-    *sw = (float)(1.0 / v[1]);
+    *sh = rt_pte_f32(1.0 / v[0]);
+    *sw = rt_pte_f32(1.0 / v[1]);
     return RT_OK;
 }
 
@@ -1002,7 +1067,7 @@ rt_status rt_op_aten_constant_pad_nd_out(const rt_pte_call *c)
         return rt_constant_pad(elem, p.before, v.bytes, &x.shape, x.data, &out.shape, out.data);
     }
     RT_TRY(rt_pte_arg_double(c, 2, &value));
-    p.value = (float)value;
+    p.value = rt_pte_f32(value);
     if (c->check) {
         return RT_OK;
     }

@@ -18,12 +18,18 @@
  * quantized_conv2d_nhwc has two kernels (general, pointwise); it calls the one the kernel
  * table links for it (rt_pte_variant), so a firmware whose convolutions are all pointwise
  * links no general convolution, as with the static C.
+ *
+ * What a kernel needs beyond that (the preconditions its op declares in aot/ops.py:
+ * requant_shift, accumulator_fits, conv_geometry_fits, pool_geometry_fits) is checked at load
+ * by op_checks.h, after the adapter's own checks; the kernels rely on it.
  */
 #include <math.h>
+#include <string.h>
 
 #include "rt_check.h"
 #include "rt_pte.h"
 #include "rt_kernels_s8.h"
+#include "op_checks.h"
 
 /* Adapters run once a call, around a kernel that does the work: built for size. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
@@ -32,6 +38,12 @@
 
 #define I32_MIN (-2147483647 - 1)
 #define I32_MAX 2147483647
+
+/* accumulator_fits' term_max (kernels.py TERM_MAX, TERM_MAX_ASYM): the largest magnitude of
+ * (x + input_offset) * w and of the vector kernels' folds of it, where the weights are
+ * symmetric (2^15 >= 255 * 128), and where a filter_offset makes them not (255 * 255). */
+#define Q8_TERM_MAX 32768u
+#define Q8_TERM_MAX_ASYM 65025u
 
 rt_status rt_op_cortex_m_quantize_per_tensor_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_dequantize_per_tensor_out(const rt_pte_call *c);
@@ -177,7 +189,7 @@ rt_status rt_op_cortex_m_quantize_per_tensor_out(const rt_pte_call *c)
     if (!(scale > 0.0)) {
         return RT_ERR_PTE_ARGS;
     }
-    p.scale = (float)(1.0 / scale);
+    p.scale = rt_pte_f32(1.0 / scale);
     if (c->check) {
         return RT_OK;
     }
@@ -191,7 +203,7 @@ rt_status rt_op_cortex_m_dequantize_per_tensor_out(const rt_pte_call *c)
     rt_quant_params p;
     double scale;
     RT_TRY(q8_quant(c, RT_DTYPE_I8, RT_DTYPE_F32, &x, &out, &p, &scale));
-    p.scale = scale != scale ? NAN : (float)scale;   /* the renderer's literal: NAN */
+    p.scale = scale != scale ? NAN : rt_pte_f32(scale);   /* the renderer's literal: NAN */
     if (c->check) {
         return RT_OK;
     }
@@ -205,7 +217,7 @@ rt_status rt_op_cortex_m_dequantize_per_tensor_out(const rt_pte_call *c)
  * depthwise op has its depth_multiplier before it). */
 static rt_status q8_conv_common(const rt_pte_call *c, int32_t q, const rt_pte_tensor *x,
                                 const rt_pte_tensor *out, int32_t cout, rt_pte_tensor *bias,
-                                rt_conv_s8_params *p)
+                                rt_conv_s8_params *p, rt_pte_tensor *m_t, rt_pte_tensor *s_t)
 {
     rt_pte_tensor m, s;
     RT_TRY(q8_hw(c, 3, 1, &p->stride_h, &p->stride_w));
@@ -226,8 +238,43 @@ static rt_status q8_conv_common(const rt_pte_call *c, int32_t q, const rt_pte_te
     }
     p->mult = (const int32_t *)m.data;
     p->shift = (const int32_t *)s.data;
+    *m_t = m;
+    *s_t = s;
     RT_TRY(q8_int(c, q, -127, 128, &p->input_offset));
     return q8_int(c, q + 1, -128, 127, &p->output_offset);
+}
+
+/* A convolution's preconditions (load): its requantization (constants, each pair one
+ * rt_s8_requant takes), its sums of `taps` products plus the bias (argument 2), its geometry
+ * (`groups` groups). */
+static rt_status q8_conv_preconditions(const rt_pte_call *c, const rt_pte_tensor *x,
+                                       const rt_pte_tensor *w, const rt_pte_tensor *out,
+                                       const rt_conv_s8_params *p, const rt_pte_tensor *m,
+                                       const rt_pte_tensor *s, const rt_pte_tensor *bias,
+                                       int32_t groups, uint64_t taps)
+{
+    op_conv_geometry g;
+    const int32_t cout = out->shape.d[3];
+    RT_TRY(op_requant_tensors(c, m, s, cout));
+    RT_TRY(op_pre_accumulator_fits(c, taps, Q8_TERM_MAX, rt_pte_arg_is_none(c, 2) ? NULL : bias,
+                                   cout));
+    memset(&g, 0, sizeof g);
+    g.h.in = x->shape.d[1];
+    g.h.k = w->shape.d[1];
+    g.h.stride = p->stride_h;
+    g.h.pad = p->pad_h;
+    g.h.dil = p->dilation_h;
+    g.h.out = out->shape.d[1];
+    g.w.in = x->shape.d[2];
+    g.w.k = w->shape.d[2];
+    g.w.stride = p->stride_w;
+    g.w.pad = p->pad_w;
+    g.w.dil = p->dilation_w;
+    g.w.out = out->shape.d[2];
+    g.cin = x->shape.d[3];
+    g.cout = cout;
+    g.groups = groups;
+    return op_pre_conv_geometry_fits(&g);
 }
 
 typedef rt_status (*conv_s8_fn)(const rt_scratch *, const rt_conv_s8_params *,
@@ -238,7 +285,7 @@ typedef rt_status (*conv_s8_fn)(const rt_scratch *, const rt_conv_s8_params *,
 rt_status rt_op_cortex_m_quantized_conv2d_nhwc_out(const rt_pte_call *c)
 {
     conv_s8_fn kernel;
-    rt_pte_tensor x, w, b, out, scratch_t;
+    rt_pte_tensor x, w, b, out, scratch_t, m, s;
     rt_conv_s8_params p;
     rt_scratch scratch;
     int32_t cin_g, pointwise;
@@ -250,7 +297,7 @@ rt_status rt_op_cortex_m_quantized_conv2d_nhwc_out(const rt_pte_call *c)
         w.shape.d[0] % (x.shape.d[3] / cin_g) != 0) {
         return RT_ERR_PTE_ARGS;
     }
-    RT_TRY(q8_conv_common(c, 6, &x, &out, w.shape.d[0], &b, &p));
+    RT_TRY(q8_conv_common(c, 6, &x, &out, w.shape.d[0], &b, &p, &m, &s));
     /* A pointwise layer has its own entry point (same contract and result). */
     pointwise = w.shape.d[1] == 1 && w.shape.d[2] == 1 && cin_g == x.shape.d[3] &&
                 p.stride_h == 1 && p.stride_w == 1 && p.pad_h == 0 && p.pad_w == 0 &&
@@ -262,7 +309,9 @@ rt_status rt_op_cortex_m_quantized_conv2d_nhwc_out(const rt_pte_call *c)
         return RT_ERR_PTE_UNSUPPORTED;
     }
     if (c->check) {
-        return RT_OK;
+        return q8_conv_preconditions(c, &x, &w, &out, &p, &m, &s, &b, x.shape.d[3] / cin_g,
+                                     (uint64_t)w.shape.d[1] * (uint64_t)w.shape.d[2] *
+                                         (uint64_t)cin_g);
     }
     scratch.buf = scratch_t.data;
     scratch.size = (int32_t)q8_numel(&scratch_t.shape);
@@ -273,7 +322,7 @@ rt_status rt_op_cortex_m_quantized_conv2d_nhwc_out(const rt_pte_call *c)
 
 rt_status rt_op_cortex_m_quantized_depthwise_conv2d_nhwc_out(const rt_pte_call *c)
 {
-    rt_pte_tensor x, w, b, out, scratch_t;
+    rt_pte_tensor x, w, b, out, scratch_t, m, s;
     rt_conv_s8_params p;
     int32_t cout, mult;
     if (c->check) {
@@ -287,9 +336,11 @@ rt_status rt_op_cortex_m_quantized_depthwise_conv2d_nhwc_out(const rt_pte_call *
     if (w.shape.d[0] != 1 || (int64_t)cout != (int64_t)x.shape.d[3] * mult) {
         return RT_ERR_PTE_ARGS;
     }
-    RT_TRY(q8_conv_common(c, 7, &x, &out, cout, &b, &p));
+    RT_TRY(q8_conv_common(c, 7, &x, &out, cout, &b, &p, &m, &s));
     if (c->check) {
-        return RT_OK;
+        return q8_conv_preconditions(c, &x, &w, &out, &p, &m, &s, &b,
+                                     x.shape.d[3] > 1 ? x.shape.d[3] : 1,
+                                     (uint64_t)w.shape.d[1] * (uint64_t)w.shape.d[2]);
     }
     return rt_depthwise_conv2d_s8(&p, &x.shape, (const int8_t *)x.data, &w.shape,
                                   (const int8_t *)w.data, RT_PTE_SHAPE(&b),
@@ -352,7 +403,11 @@ rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c)
     p.mult = mult;
     p.shift = shift;
     if (c->check) {
-        return RT_OK;
+        RT_TRY(op_pre_requant_shift(mult, shift, n_m, 0));
+        return op_pre_accumulator_fits(c, (uint64_t)k,
+                                       p.filter_offset == 0 ? Q8_TERM_MAX : Q8_TERM_MAX_ASYM,
+                                       has_ks ? &ks : (rt_pte_arg_is_none(c, 2) ? NULL : &b),
+                                       cout);
     }
     return rt_fully_connected_s8(&p, &x.shape, (const int8_t *)x.data, &w.shape,
                                  (const int8_t *)w.data, RT_PTE_SHAPE(&b),
@@ -383,7 +438,9 @@ rt_status rt_op_cortex_m_quantized_add_out(const rt_pte_call *c)
     RT_TRY(q8_int(c, 9, 0, I32_MAX, &p.out_mult));
     RT_TRY(q8_int(c, 10, -31, 31, &p.out_shift));
     if (c->check) {
-        return RT_OK;
+        RT_TRY(op_pre_requant_shift(&p.in1_mult, &p.in1_shift, 1, 0));
+        RT_TRY(op_pre_requant_shift(&p.in2_mult, &p.in2_shift, 1, -I32_MAX));
+        return op_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0);
     }
     return rt_add_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
                      &out.shape, (int8_t *)out.data);
@@ -407,7 +464,7 @@ rt_status rt_op_cortex_m_quantized_mul_out(const rt_pte_call *c)
     p.act_min = -128;
     p.act_max = 127;
     if (c->check) {
-        return RT_OK;
+        return op_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0);
     }
     return rt_mul_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
                      &out.shape, (int8_t *)out.data);
@@ -565,6 +622,30 @@ rt_status rt_op_cortex_m_pad_out(const rt_pte_call *c)
 
 /* ---- pooling ------------------------------------------------------------------------- */
 
+/* A pooling's pool_geometry_fits (load, kernels.py _q8_pool_geometry; ceil_mode in argument
+ * `i_ceil`), its geometry left in *g. */
+static rt_status q8_pool_geometry(const rt_pte_call *c, const rt_pte_tensor *x,
+                                  const rt_pte_tensor *out, const rt_pool_s8_params *p,
+                                  int32_t i_ceil, int32_t average, op_pool_geometry *g)
+{
+    RT_TRY(rt_pte_arg_bool(c, i_ceil, &g->ceil_mode));
+    g->h.in = x->shape.d[1];
+    g->h.k = p->kernel_h;
+    g->h.stride = p->stride_h;
+    g->h.pad = p->pad_h;
+    g->h.dil = p->dilation_h;
+    g->h.out = out->shape.d[1];
+    g->w.in = x->shape.d[2];
+    g->w.k = p->kernel_w;
+    g->w.stride = p->stride_w;
+    g->w.pad = p->pad_w;
+    g->w.dil = p->dilation_w;
+    g->w.out = out->shape.d[2];
+    g->channels = x->shape.d[3];
+    g->average = average;
+    return op_pre_pool_geometry_fits(g);
+}
+
 /* _pool_params: kernel_size, stride, padding (arguments 1..3) and the batch/channel check. */
 static rt_status q8_pool_params(const rt_pte_call *c, const rt_pte_tensor *x,
                                 const rt_pte_tensor *out, rt_pool_s8_params *p)
@@ -582,6 +663,7 @@ rt_status rt_op_cortex_m_quantized_avg_pool2d_nhwc_out(const rt_pte_call *c)
 {
     rt_pte_tensor x, out, scratch_t;
     rt_pool_s8_params p;
+    op_pool_geometry g;
     if (c->check) {   /* read by no renderer: ceil_mode, zero_point, multiplier, shift, scratch */
         RT_TRY(q8_is_bool(c, 4));
         RT_TRY(q8_is_int(c, 5));
@@ -596,8 +678,11 @@ rt_status rt_op_cortex_m_quantized_avg_pool2d_nhwc_out(const rt_pte_call *c)
     p.dilation_w = 1;
     p.act_min = -128;
     p.act_max = 127;
-    if (c->check) {
-        return RT_OK;
+    if (c->check) {   /* and a window's sums: up to 128 a tap, and half their count to round */
+        RT_TRY(q8_pool_geometry(c, &x, &out, &p, 4, 1, &g));
+        return op_pre_accumulator_fits(c, (uint64_t)(g.h.k < g.h.in ? g.h.k : g.h.in) *
+                                              (uint64_t)(g.w.k < g.w.in ? g.w.k : g.w.in),
+                                       129u, NULL, 0);
     }
     return rt_avg_pool2d_s8(&p, &x.shape, (const int8_t *)x.data, &out.shape,
                             (int8_t *)out.data);
@@ -607,6 +692,7 @@ rt_status rt_op_cortex_m_quantized_max_pool2d_nhwc_out(const rt_pte_call *c)
 {
     rt_pte_tensor x, out;
     rt_pool_s8_params p;
+    op_pool_geometry g;
     int32_t dil[2];
     if (c->check) {   /* read by no renderer: ceil_mode, input/output zero points */
         RT_TRY(q8_is_bool(c, 5));
@@ -621,7 +707,7 @@ rt_status rt_op_cortex_m_quantized_max_pool2d_nhwc_out(const rt_pte_call *c)
     p.dilation_h = dil[0];
     p.dilation_w = dil[1];
     if (c->check) {
-        return RT_OK;
+        return q8_pool_geometry(c, &x, &out, &p, 5, 0, &g);
     }
     return rt_max_pool2d_s8(&p, &x.shape, (const int8_t *)x.data, &out.shape,
                             (int8_t *)out.data);

@@ -1,0 +1,232 @@
+/* op_checks.h - the kernels' preconditions, checked once, at load (private to src/pte/).
+ *
+ * Where a kernel needs more of its arguments than their kinds, dtypes and shapes (shifts its
+ * requantization can take, sums that fit int32, a window geometry whose products fit int32),
+ * the op's entry in aot/ops.py names the precondition (OpDef.preconditions) and the op's
+ * adapter calls the function of that name here, op_pre_<name>, while rt_pte_load checks the
+ * call (c->check), after its own argument checks. The static C generator and aot.load_program
+ * run the Python twin of each (aot/codegen/preconditions.py: same name, same rule). A call
+ * that breaks one is refused with RT_ERR_PTE_ARGS. The kernels rely on them: nothing here is
+ * checked again at run time.
+ *
+ * Every bound is computed in unsigned 64-bit arithmetic from values the adapter has already
+ * range checked (int32 sizes, non-negative parameters), so no check can overflow itself.
+ */
+#ifndef OP_CHECKS_H
+#define OP_CHECKS_H
+
+#include <stdint.h>
+
+#include "rt_pte.h"
+
+#define OP_I32_LIMIT ((uint64_t)INT32_MAX)
+
+/* The data of a constant tensor (the file's bytes, which load can read; a planned tensor's or
+ * an input's values are not known before the program runs), or NULL. */
+static inline const void *op_constant(const rt_pte_call *c, const rt_pte_tensor *t)
+{
+    const uintptr_t base = (uintptr_t)c->prog->fb.base, at = (uintptr_t)t->data;
+    const uint32_t size = c->prog->file_size;
+    if (t->data == NULL || t->nbytes < 0 || at < base || at - base > (uintptr_t)size) {
+        return NULL;
+    }
+    return (uint32_t)t->nbytes <= size - (uint32_t)(at - base) ? t->data : NULL;
+}
+
+/* ---- requant_shift ----------------------------------------------------------------------
+ * n (multiplier, shift) pairs, each one the int8 requantization (rt_s8_requant: its rounding
+ * right shift by up to 31, and every arch's copy of it) takes: shift in [-31, 31], multiplier
+ * in [mult_lo, INT32_MAX] (mult_lo: 0, or -INT32_MAX where a negative multiplier subtracts,
+ * quantized_add's second input). */
+static inline rt_status op_pre_requant_shift(const int32_t *mult, const int32_t *shift,
+                                             int32_t n, int32_t mult_lo)
+{
+    int32_t k;
+    for (k = 0; k < n; ++k) {
+        if (shift[k] < -31 || shift[k] > 31 || mult[k] < mult_lo) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    return RT_OK;
+}
+
+/* The requantization of a layer as two int32 tensors of n items each (a convolution's
+ * requantize_multipliers and requantize_shifts): constants (their values known at load), each
+ * pair as op_pre_requant_shift takes it. */
+static inline rt_status op_requant_tensors(const rt_pte_call *c, const rt_pte_tensor *mult,
+                                           const rt_pte_tensor *shift, int32_t n)
+{
+    const int32_t *m = (const int32_t *)op_constant(c, mult);
+    const int32_t *s = (const int32_t *)op_constant(c, shift);
+    if (m == NULL || s == NULL || (int64_t)mult->nbytes < 4 * (int64_t)n ||
+        (int64_t)shift->nbytes < 4 * (int64_t)n) {
+        return RT_ERR_PTE_ARGS;
+    }
+    return op_pre_requant_shift(m, s, n, 0);
+}
+
+/* ---- accumulator_fits -------------------------------------------------------------------
+ * An int8 kernel's int32 sum of `terms` products, each at most term_max in magnitude, plus a
+ * bias (an int32 tensor of n items, or NULL: none), fits int32 in any order the kernels add
+ * it: terms * term_max + |bias[i]| <= INT32_MAX for every i. term_max bounds
+ * (x + input_offset) * w and the folds the vector kernels make of it (input_offset * sum(w)
+ * apart: 2^15 where the weights are symmetric). The bias must be a constant. */
+static inline rt_status op_pre_accumulator_fits(const rt_pte_call *c, uint64_t terms,
+                                                uint32_t term_max, const rt_pte_tensor *bias,
+                                                int32_t n)
+{
+    const int32_t *b;
+    uint64_t room;
+    int32_t k;
+    if (term_max != 0 && terms > OP_I32_LIMIT / term_max) {
+        return RT_ERR_PTE_ARGS;
+    }
+    room = OP_I32_LIMIT - terms * term_max;
+    if (bias == NULL) {
+        return RT_OK;
+    }
+    b = (const int32_t *)op_constant(c, bias);
+    if (b == NULL || n < 0 || (int64_t)bias->nbytes < 4 * (int64_t)n) {
+        return RT_ERR_PTE_ARGS;
+    }
+    for (k = 0; k < n; ++k) {
+        const uint64_t mag = b[k] < 0 ? (uint64_t)(-(int64_t)b[k]) : (uint64_t)b[k];
+        if (mag > room) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    return RT_OK;
+}
+
+/* ---- window geometry (conv_geometry_fits, pool_geometry_fits) ----------------------------
+ * One spatial axis of a convolution or a pooling window: the input's size, the taps, the
+ * stride, the padding (each side), the dilation and the output's size. */
+typedef struct op_window {
+    int32_t in, k, stride, pad, dil, out;
+} op_window;
+
+/* The axis' reach: every index a kernel makes along it (o * stride - pad + k * dil, its row
+ * steps) lies within +-reach. 0 for an axis outside the ranges every kernel takes. */
+static inline uint64_t op_window_reach(const op_window *a)
+{
+    if (a->in < 0 || a->k < 1 || a->stride < 1 || a->pad < 0 || a->dil < 1 || a->out < 0) {
+        return 0;
+    }
+    return (uint64_t)a->in + 2u * (uint64_t)a->pad + (uint64_t)a->stride +
+           (uint64_t)a->dil * (uint64_t)a->k;
+}
+
+/* reach_h * reach_w * channels fits int32: then so does every offset and step a kernel makes
+ * over the padded input, its taps (kh * kw * Cin) and its output plane. */
+static inline int op_window_products_fit(uint64_t reach_h, uint64_t reach_w, int32_t channels)
+{
+    const uint64_t ch = channels > 1 ? (uint64_t)channels : 1u;
+    if (reach_h == 0 || reach_w == 0 || reach_h > OP_I32_LIMIT || reach_w > OP_I32_LIMIT) {
+        return 0;
+    }
+    return reach_h * reach_w <= OP_I32_LIMIT / ch;
+}
+
+/* floor(num / den), den > 0 */
+static inline int64_t op_floor_div(int64_t num, int64_t den)
+{
+    const int64_t q = num / den;
+    return (num % den != 0 && num < 0) ? q - 1 : q;
+}
+
+/* The output size of a window axis, as PyTorch gives it (rt_pool_out_size in 64 bits): floor
+ * of (in + 2 pad - dil (k - 1) - 1) / stride, plus one; with ceil_mode rounded up, less one
+ * where the last window would start past the input and its left padding. */
+static inline int64_t op_window_out(const op_window *a, int32_t ceil_mode)
+{
+    const int64_t s = a->stride;
+    int64_t out = op_floor_div((int64_t)a->in + 2 * (int64_t)a->pad -
+                               (int64_t)a->dil * ((int64_t)a->k - 1) - 1 + (ceil_mode ? s - 1 : 0),
+                               s) + 1;
+    if (ceil_mode && (out - 1) * s >= (int64_t)a->in + a->pad) {
+        --out;
+    }
+    return out;
+}
+
+/* A convolution's geometry: its two axes (a 1-D one as H = 1: in, k, stride 1, no padding, out
+ * 1), its input and output channels and groups; transposed, with its output padding. */
+typedef struct op_conv_geometry {
+    op_window h, w;
+    int32_t cin, cout, groups;
+    int32_t transposed, out_pad_h, out_pad_w;
+} op_conv_geometry;
+
+/* conv_geometry_fits: groups in [1, max(Cin, 1)]; the products fit int32
+ * (op_window_products_fit, over the larger of Cin and Cout); each output size the one its
+ * input, taps, stride, padding and dilation give, at least 1. A transposed convolution's
+ * output is (in - 1) * stride - 2 pad + dil (k - 1) + out_pad + 1, and its reach that of the
+ * output it scatters into. */
+static inline rt_status op_pre_conv_geometry_fits(const op_conv_geometry *g)
+{
+    const op_window *ax[2];
+    uint64_t reach[2];
+    int32_t i;
+    ax[0] = &g->h;
+    ax[1] = &g->w;
+    if (g->cin < 0 || g->cout < 0 || g->groups < 1 || g->groups > (g->cin > 1 ? g->cin : 1)) {
+        return RT_ERR_PTE_ARGS;
+    }
+    for (i = 0; i < 2; ++i) {
+        const op_window *a = ax[i];
+        const int32_t out_pad = g->transposed ? (i == 0 ? g->out_pad_h : g->out_pad_w) : 0;
+        int64_t want;
+        reach[i] = op_window_reach(a);
+        if (reach[i] == 0 || out_pad < 0) {
+            return RT_ERR_PTE_ARGS;
+        }
+        if (g->transposed) {
+            reach[i] += (uint64_t)a->in * (uint64_t)a->stride + (uint64_t)out_pad;
+            want = ((int64_t)a->in - 1) * a->stride - 2 * (int64_t)a->pad +
+                   (int64_t)a->dil * ((int64_t)a->k - 1) + out_pad + 1;
+        } else {
+            want = op_window_out(a, 0);
+        }
+        if (want < 1 || (int64_t)a->out != want) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    return op_window_products_fit(reach[0], reach[1], g->cin > g->cout ? g->cin : g->cout)
+               ? RT_OK : RT_ERR_PTE_ARGS;
+}
+
+/* A pooling's geometry: its two axes, its channels (a plane's count for NCHW: 1), ceil_mode, and
+ * whether it averages. */
+typedef struct op_pool_geometry {
+    op_window h, w;
+    int32_t channels, ceil_mode, average;
+} op_pool_geometry;
+
+/* pool_geometry_fits: the products fit int32; each output size is PyTorch's (floor, or with
+ * ceil_mode either rounding), at least 1; the padding at most half the window (an average's
+ * k / 2, over a non-empty input, so that every window holds a tap and no average divides by
+ * zero; a maximum's half its dilated extent). */
+static inline rt_status op_pre_pool_geometry_fits(const op_pool_geometry *g)
+{
+    const op_window *ax[2];
+    uint64_t reach[2];
+    int32_t i;
+    ax[0] = &g->h;
+    ax[1] = &g->w;
+    for (i = 0; i < 2; ++i) {
+        const op_window *a = ax[i];
+        const int64_t out = a->out, span = (int64_t)a->dil * ((int64_t)a->k - 1) + 1;
+        reach[i] = op_window_reach(a);
+        if (reach[i] == 0 || (g->average ? (a->pad > a->k / 2 || a->in < 1)
+                                         : (int64_t)a->pad > span / 2)) {
+            return RT_ERR_PTE_ARGS;
+        }
+        if (out < 1 ||
+            (out != op_window_out(a, 0) && !(g->ceil_mode && out == op_window_out(a, 1)))) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    return op_window_products_fit(reach[0], reach[1], g->channels) ? RT_OK : RT_ERR_PTE_ARGS;
+}
+
+#endif /* OP_CHECKS_H */
