@@ -386,10 +386,10 @@ def _linear_k_overflow(p):
     """The second linear layer with K = 34000 inputs and one output, input and filter
     offsets 128: 34000 * 255 * 255 > 2**31 - 1. The int8 input and weights are planned in
     the arena (nothing of them in the file: only the shapes say so)."""
-    from aot.program import Int, IntList, Null, Tensor, ScalarType
+    from aot.program import Int, IntList, Null, ScalarType
     i, call = _call(p, QLINEAR, 1)
     plan = _plan(p)
-    x, out = plan.values[call.args[0]], plan.values[call.args[11]]
+    x = plan.values[call.args[0]]
     mult = plan.values[call.args[7]].items[0]
     shift = plan.values[call.args[8]].items[0]
 
