@@ -311,7 +311,7 @@ _q8("quantized_mul", C.q8_mul, inplace=True, preconditions=("requant_shift",))
 _q8("quantized_activation", C.q8_lut, inplace=True)
 _q8("maximum", C.q8_minmax, inplace=True)
 _q8("minimum", C.q8_minmax, inplace=True)
-_q8("softmax", C.q8_softmax)
+_q8("softmax", C.q8_softmax, preconditions=("softmax_scaling_fits",))
 _q8("transpose", C.q8_transpose)
 _q8("pad", C.q8_pad)
 _q8("quantized_avg_pool2d_nhwc", C.q8_avg_pool2d, scratch=_no_scratch,

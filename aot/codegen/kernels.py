@@ -14,6 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .context import DTYPE_CODES, DTYPES
+from . import preconditions as PRE
 from .preconditions import Window
 
 F32 = "float32"
@@ -900,8 +901,9 @@ def _conv_common(ctx, x, w, out, cout: int) -> dict:
 def _conv_preconditions(ctx, x, w, out, q: dict, groups: int, taps: int) -> None:
     """An int8 convolution's preconditions: its requantization, its sums of ``taps`` products
     plus the bias, its geometry."""
-    ctx.require("requant_shift", pairs=[("requantize_multipliers", "requantize_shifts", 0)])
     ctx.require("accumulator_fits", terms=taps, term_max=TERM_MAX, bias="bias")
+    ctx.require("requant_shift", pairs=[("requantize_multipliers", "requantize_shifts", 0)],
+                in_max=PRE.accumulator_max(ctx, taps, TERM_MAX, "bias"))
     h, wd = (Window(x.shape[1 + i], w.shape[1 + i], q[f"stride_{a}"], q[f"pad_{a}"],
                     q[f"dilation_{a}"], out.shape[1 + i]) for i, a in enumerate("hw"))
     ctx.require("conv_geometry_fits", h=h, w=wd, cin=x.shape[3], cout=out.shape[3],
@@ -981,10 +983,10 @@ def q8_linear(ctx):
                    output_offset=ctx.int("output_offset", -128, 127), act_min=lo, act_max=hi,
                    per_channel=int(len(ctx.values["requantize_multipliers"]) > 1),
                    mult=mult, shift=shift)
-    ctx.require("requant_shift", pairs=[("requantize_multipliers", "requantize_shifts", 0)])
-    ctx.require("accumulator_fits", terms=w.shape[1],
-                term_max=TERM_MAX if w_off == 0 else TERM_MAX_ASYM,
-                bias="kernel_sum" if ksum else "bias", what="weights")
+    term, sum0 = TERM_MAX if w_off == 0 else TERM_MAX_ASYM, "kernel_sum" if ksum else "bias"
+    ctx.require("accumulator_fits", terms=w.shape[1], term_max=term, bias=sum0, what="weights")
+    ctx.require("requant_shift", pairs=[("requantize_multipliers", "requantize_shifts", 0)],
+                in_max=PRE.accumulator_max(ctx, w.shape[1], term, sum0))
     return "rt_fully_connected_s8", [p, *x.pair, *w.pair, *bias.pair, *out.pair]
 
 
@@ -1005,9 +1007,14 @@ def q8_add(ctx):
                    out_offset=ctx.int("output_zero_point", -128, 127),
                    out_mult=_mult(ctx, "output_multiplier"),
                    out_shift=ctx.int("output_shift", -31, 31), act_min=lo, act_max=hi)
+    q = {k: ctx.int(k) for k in ("self_multiplier", "self_shift", "other_multiplier",
+                                  "other_shift")}
     ctx.require("requant_shift", pairs=[("self_multiplier", "self_shift", 0),
-                                        ("other_multiplier", "other_shift", -(2 ** 31) + 1),
-                                        ("output_multiplier", "output_shift", 0)])
+                                        ("other_multiplier", "other_shift", -(2 ** 31) + 1)],
+                in_max=PRE.ADD_IN_MAX, out_max=PRE.ADD_HALF)
+    ctx.require("requant_shift", pairs=[("output_multiplier", "output_shift", 0)],
+                in_max=PRE.requant_max(PRE.ADD_IN_MAX, q["self_multiplier"], q["self_shift"]) +
+                PRE.requant_max(PRE.ADD_IN_MAX, q["other_multiplier"], q["other_shift"]))
     return "rt_add_s8", [p, *a.pair, *b.pair, *out.pair]
 
 
@@ -1019,7 +1026,8 @@ def q8_mul(ctx):
                    out_offset=ctx.int("output_zero_point", -128, 127),
                    out_mult=_mult(ctx, "output_multiplier"),
                    out_shift=ctx.int("output_shift", -31, 31), act_min=-128, act_max=127)
-    ctx.require("requant_shift", pairs=[("output_multiplier", "output_shift", 0)])
+    ctx.require("requant_shift", pairs=[("output_multiplier", "output_shift", 0)],
+                in_max=PRE.MUL_IN_MAX)
     return "rt_mul_s8", [p, *a.pair, *b.pair, *out.pair]
 
 
@@ -1043,8 +1051,10 @@ def q8_softmax(ctx):
     if ctx.int("output_zero_point") != -128:
         ctx.invalid("int8 softmax outputs at zero point -128 (scale 1/256)")
     ctx.same_shape(x, out)
-    p = ctx.params("rt_softmax_s8_params", mult=_mult(ctx, "input_multiplier"),
-                   shift=ctx.int("input_shift", 0, 31), diff_min=ctx.int("diff_min", hi=0))
+    shift, diff_min = ctx.int("input_shift", 0, 31), ctx.int("diff_min", hi=0)
+    p = ctx.params("rt_softmax_s8_params", mult=_mult(ctx, "input_multiplier"), shift=shift,
+                   diff_min=diff_min)
+    ctx.require("softmax_scaling_fits", shift=shift, diff_min=diff_min)
     return "rt_softmax_s8", [p, *x.pair, *out.pair]
 
 
@@ -1116,9 +1126,11 @@ def q8_quantize(ctx):
     if not scale > 0:
         ctx.invalid(f"scale {scale}")
     ctx.same_shape(x, out)
+    qmin, qmax = ctx.int("quant_min", -128, 127), ctx.int("quant_max", -128, 127)
     p = ctx.params("rt_quant_params", scale=float(np.float32(1.0 / scale)),
-                   zero_point=ctx.int("zero_point", -128, 127),
-                   qmin=ctx.int("quant_min", -128, 127), qmax=ctx.int("quant_max", -128, 127))
+                   zero_point=ctx.int("zero_point", -128, 127), qmin=qmin, qmax=qmax)
+    if qmin > qmax:
+        ctx.invalid(f"quantization range [{qmin}, {qmax}] is empty")
     return "rt_quantize_f32_s8", [p, *x.pair, *out.pair]
 
 

@@ -14,11 +14,17 @@ RT_ERR_PTE_ARGS). The two make the same decision on the same arguments; the kern
 and do not check again.
 
 - ``requant_shift``: each (multiplier, shift) pair is one the int8 requantization takes: shift in
-  [-31, 31] (its rounding right shift goes up to 31 bits), multiplier in [mult_lo, 2^31 - 1].
-  Pairs held in tensors must be constants, so that their values are known at load.
+  [-31, 31] (its rounding right shift goes up to 31 bits), multiplier in [mult_lo, 2^31 - 1];
+  and for inputs of up to ``in_max`` in magnitude its results stay within ``out_max``
+  (2^31 - 129 where an output offset is added next; quantized_add's rescaled inputs within
+  2^30 - 1, so their sum fits). Pairs held in tensors must be constants, so that their values
+  are known at load.
 - ``accumulator_fits``: an int8 kernel's int32 sum of ``terms`` products, each at most
   ``term_max`` in magnitude, plus each bias value, fits int32 in whatever order a kernel adds it.
   A bias must be a constant.
+- ``softmax_scaling_fits``: the int8 softmax scales each difference it keeps,
+  d in [max(diff_min, -255), 0], by 2^shift in int32: shift in [0, 30] and
+  min(-diff_min, 255) * 2^shift <= 2^31.
 - ``conv_geometry_fits``: a convolution's groups lie in [1, max(Cin, 1)], its output sizes are the
   ones its input, taps, stride, padding and dilation give (at least 1), and every offset and step
   its kernels make over the padded input fits int32: reach_h * reach_w * max(Cin, Cout)
@@ -69,9 +75,30 @@ def _products_fit(reach_h: int, reach_w: int, channels: int) -> bool:
     return 0 < reach_h and 0 < reach_w and reach_h * reach_w * max(channels, 1) <= INT32_MAX
 
 
-def requant_shift(ctx, pairs: Sequence[tuple[str, str, int]]) -> None:
+# What the int8 kernels add to a requantized value is an output offset in [-128, 127].
+REQUANT_OUT_MAX = INT32_MAX - 128
+# quantized_add: each input's (x + offset) << 20; each rescaled input at most 2^30 - 1.
+ADD_IN_MAX, ADD_HALF = 255 << 20, (1 << 30) - 1
+MUL_IN_MAX = 255 * 255      # quantized_mul: the product of two offset inputs
+
+
+def requant_max(in_max: int, mult: int, shift: int) -> int:
+    """The largest magnitude the int8 requantization gives for inputs of up to in_max (its left
+    shift wraps past 2^31: the input is then any int32) (op_requant_max)."""
+    top = 1 << 31
+    y = min(in_max, top)
+    if shift > 0:
+        y = top if y > top >> shift else y << shift
+    h = ((y * abs(mult)) >> 31) + 1
+    return (h >> -shift) + 1 if shift < 0 else h
+
+
+def requant_shift(ctx, pairs: Sequence[tuple[str, str, int]], in_max: Optional[int] = None,
+                  out_max: int = REQUANT_OUT_MAX) -> None:
     """``pairs``: (multiplier argument, shift argument, lowest multiplier) for each
-    requantization of the call; an argument is an int, an int list, or an int32 tensor."""
+    requantization of the call; an argument is an int, an int list, or an int32 tensor.
+    ``in_max``: the largest magnitude of its inputs (None: not known here, a bias's bytes not
+    at hand)."""
     for mult_name, shift_name, mult_lo in pairs:
         mults, shifts = _int_values(ctx, mult_name), _int_values(ctx, shift_name)
         if mults is None or shifts is None:
@@ -84,6 +111,13 @@ def requant_shift(ctx, pairs: Sequence[tuple[str, str, int]]) -> None:
             if not mult_lo <= m <= INT32_MAX:
                 ctx.invalid(f"argument {mult_name!r}: multiplier {m} (item {i}) is outside "
                             f"[{mult_lo}, {INT32_MAX}] (precondition requant_shift)")
+        if in_max is None:
+            continue
+        for i, (m, s) in enumerate(zip(mults, shifts)):
+            if requant_max(in_max, m, s) > out_max:
+                ctx.invalid(f"argument {mult_name!r}: multiplier {m} with shift {s} (item {i}) "
+                            f"takes values of up to {in_max} beyond {out_max}, where the "
+                            "kernel's int32 overflows (precondition requant_shift)")
 
 
 def _int_values(ctx, name: str) -> Optional[list[int]]:
@@ -99,6 +133,16 @@ def _int_values(ctx, name: str) -> Optional[list[int]]:
                     "are checked before the program runs (precondition requant_shift)")
     data = ctx.constant_values(name)
     return None if data is None else [int(x) for x in data]
+
+
+def accumulator_max(ctx, terms: int, term_max: int, bias: Optional[str] = None) -> Optional[int]:
+    """The largest magnitude of a sum accumulator_fits passed (op_accumulator_max); None where
+    a bias's bytes are not at hand."""
+    if bias is None or ctx.is_none(bias):
+        return terms * term_max
+    data = ctx.constant_values(bias) if ctx.is_constant(bias) else None
+    return None if data is None else terms * term_max + max((abs(int(b)) for b in data),
+                                                            default=0)
 
 
 def accumulator_fits(ctx, terms: int, term_max: int, bias: Optional[str] = None,
@@ -123,6 +167,13 @@ def accumulator_fits(ctx, terms: int, term_max: int, bias: Optional[str] = None,
             ctx.invalid(f"argument {bias!r}: bias {b} (item {i}) plus a sum of {terms} products "
                         f"of up to {term_max} overflows the kernel's int32 accumulator "
                         "(precondition accumulator_fits)")
+
+
+def softmax_scaling_fits(ctx, shift: int, diff_min: int) -> None:
+    reach = min(-diff_min, 255)
+    if not 0 <= shift <= 30 or diff_min > 0 or reach << shift > 2 ** 31:
+        ctx.invalid(f"argument 'input_shift': differences down to -{reach} scaled by 2^{shift} "
+                    "overflow the int8 softmax's int32 (precondition softmax_scaling_fits)")
 
 
 def conv_geometry_fits(ctx, h: Window, w: Window, cin: int, cout: int, groups: int,
@@ -187,6 +238,7 @@ def pool_geometry_fits(ctx, h: Window, w: Window, channels: int, ceil_mode: bool
 CHECKS: dict[str, Callable] = {
     "requant_shift": requant_shift,
     "accumulator_fits": accumulator_fits,
+    "softmax_scaling_fits": softmax_scaling_fits,
     "conv_geometry_fits": conv_geometry_fits,
     "pool_geometry_fits": pool_geometry_fits,
 }

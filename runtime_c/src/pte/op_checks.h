@@ -33,38 +33,6 @@ static inline const void *op_constant(const rt_pte_call *c, const rt_pte_tensor 
     return (uint32_t)t->nbytes <= size - (uint32_t)(at - base) ? t->data : NULL;
 }
 
-/* ---- requant_shift ----------------------------------------------------------------------
- * n (multiplier, shift) pairs, each one the int8 requantization (rt_s8_requant: its rounding
- * right shift by up to 31, and every arch's copy of it) takes: shift in [-31, 31], multiplier
- * in [mult_lo, INT32_MAX] (mult_lo: 0, or -INT32_MAX where a negative multiplier subtracts,
- * quantized_add's second input). */
-static inline rt_status op_pre_requant_shift(const int32_t *mult, const int32_t *shift,
-                                             int32_t n, int32_t mult_lo)
-{
-    int32_t k;
-    for (k = 0; k < n; ++k) {
-        if (shift[k] < -31 || shift[k] > 31 || mult[k] < mult_lo) {
-            return RT_ERR_PTE_ARGS;
-        }
-    }
-    return RT_OK;
-}
-
-/* The requantization of a layer as two int32 tensors of n items each (a convolution's
- * requantize_multipliers and requantize_shifts): constants (their values known at load), each
- * pair as op_pre_requant_shift takes it. */
-static inline rt_status op_requant_tensors(const rt_pte_call *c, const rt_pte_tensor *mult,
-                                           const rt_pte_tensor *shift, int32_t n)
-{
-    const int32_t *m = (const int32_t *)op_constant(c, mult);
-    const int32_t *s = (const int32_t *)op_constant(c, shift);
-    if (m == NULL || s == NULL || (int64_t)mult->nbytes < 4 * (int64_t)n ||
-        (int64_t)shift->nbytes < 4 * (int64_t)n) {
-        return RT_ERR_PTE_ARGS;
-    }
-    return op_pre_requant_shift(m, s, n, 0);
-}
-
 /* ---- accumulator_fits -------------------------------------------------------------------
  * An int8 kernel's int32 sum of `terms` products, each at most term_max in magnitude, plus a
  * bias (an int32 tensor of n items, or NULL: none), fits int32 in any order the kernels add
@@ -96,6 +64,89 @@ static inline rt_status op_pre_accumulator_fits(const rt_pte_call *c, uint64_t t
         }
     }
     return RT_OK;
+}
+
+/* The largest magnitude of a sum op_pre_accumulator_fits passed: terms * term_max plus the
+ * largest |bias[i]|. */
+static inline uint64_t op_accumulator_max(const rt_pte_call *c, uint64_t terms,
+                                          uint32_t term_max, const rt_pte_tensor *bias,
+                                          int32_t n)
+{
+    const int32_t *b = bias != NULL ? (const int32_t *)op_constant(c, bias) : NULL;
+    uint64_t most = 0;
+    int32_t k;
+    for (k = 0; b != NULL && k < n; ++k) {
+        const uint64_t mag = b[k] < 0 ? (uint64_t)(-(int64_t)b[k]) : (uint64_t)b[k];
+        most = mag > most ? mag : most;
+    }
+    return terms * term_max + most;
+}
+
+/* ---- requant_shift ----------------------------------------------------------------------
+ * The int8 requantization (rt_s8_requant, and every arch's copy of it) of values of up to
+ * in_max in magnitude: its left shift wraps past 2^31 (its input is then any int32), its high
+ * multiply rounds, its right shift rounds away from zero. The largest magnitude it gives: */
+static inline uint64_t op_requant_max(uint64_t in_max, int32_t mult, int32_t shift)
+{
+    const uint64_t m = mult < 0 ? (uint64_t)(-(int64_t)mult) : (uint64_t)mult;
+    const uint64_t top = (uint64_t)1 << 31;
+    uint64_t y = in_max < top ? in_max : top, h;
+    if (shift > 0) {
+        y = y > (top >> shift) ? top : y << shift;
+    }
+    h = ((y * m) >> 31) + 1u;
+    return shift < 0 ? (h >> -shift) + 1u : h;
+}
+
+/* n (multiplier, shift) pairs, each one the requantization takes: shift in [-31, 31] (its
+ * rounding right shift goes up to 31 bits), multiplier in [mult_lo, INT32_MAX] (mult_lo: 0,
+ * or -INT32_MAX where a negative multiplier subtracts, quantized_add's second input); and for
+ * inputs of up to in_max in magnitude, results of at most out_max (INT32_MAX - 128 where the
+ * output offset is added to them next, so that the sum fits int32). */
+static inline rt_status op_pre_requant_shift(const int32_t *mult, const int32_t *shift,
+                                             int32_t n, int32_t mult_lo, uint64_t in_max,
+                                             uint64_t out_max)
+{
+    int32_t k;
+    for (k = 0; k < n; ++k) {
+        if (shift[k] < -31 || shift[k] > 31 || mult[k] < mult_lo ||
+            op_requant_max(in_max, mult[k], shift[k]) > out_max) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    return RT_OK;
+}
+
+/* What the int8 kernels add to a requantized value: an output offset in [-128, 127]. */
+#define OP_REQUANT_OUT_MAX (OP_I32_LIMIT - 128u)
+
+/* The requantization of a layer as two int32 tensors of n items each (a convolution's
+ * requantize_multipliers and requantize_shifts): constants (their values known at load), each
+ * pair as op_pre_requant_shift takes it for sums of up to in_max. */
+static inline rt_status op_requant_tensors(const rt_pte_call *c, const rt_pte_tensor *mult,
+                                           const rt_pte_tensor *shift, int32_t n,
+                                           uint64_t in_max)
+{
+    const int32_t *m = (const int32_t *)op_constant(c, mult);
+    const int32_t *s = (const int32_t *)op_constant(c, shift);
+    if (m == NULL || s == NULL || (int64_t)mult->nbytes < 4 * (int64_t)n ||
+        (int64_t)shift->nbytes < 4 * (int64_t)n) {
+        return RT_ERR_PTE_ARGS;
+    }
+    return op_pre_requant_shift(m, s, n, 0, in_max, OP_REQUANT_OUT_MAX);
+}
+
+/* ---- softmax_scaling_fits ---------------------------------------------------------------
+ * The int8 softmax scales each difference d = x - max it keeps (d >= diff_min, so d in
+ * [max(diff_min, -255), 0]) by 2^shift in int32 (d * (1 << shift)): shift in [0, 30] and
+ * min(-diff_min, 255) * 2^shift <= 2^31. (diff_min <= 0: the adapter's range.) */
+static inline rt_status op_pre_softmax_scaling_fits(int32_t shift, int32_t diff_min)
+{
+    const uint64_t reach = diff_min < -255 ? 255u : (uint64_t)(-(int64_t)diff_min);
+    if (shift < 0 || shift > 30 || diff_min > 0) {
+        return RT_ERR_PTE_ARGS;
+    }
+    return (reach << shift) <= ((uint64_t)1 << 31) ? RT_OK : RT_ERR_PTE_ARGS;
 }
 
 /* ---- window geometry (conv_geometry_fits, pool_geometry_fits) ----------------------------

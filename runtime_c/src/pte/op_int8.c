@@ -20,7 +20,8 @@
  * links no general convolution, as with the static C.
  *
  * What a kernel needs beyond that (the preconditions its op declares in aot/ops.py:
- * requant_shift, accumulator_fits, conv_geometry_fits, pool_geometry_fits) is checked at load
+ * requant_shift, accumulator_fits, conv_geometry_fits, pool_geometry_fits,
+ * softmax_scaling_fits) is checked at load
  * by op_checks.h, after the adapter's own checks; the kernels rely on it.
  */
 #include <math.h>
@@ -44,6 +45,13 @@
  * symmetric (2^15 >= 255 * 128), and where a filter_offset makes them not (255 * 255). */
 #define Q8_TERM_MAX 32768u
 #define Q8_TERM_MAX_ASYM 65025u
+
+/* quantized_add's requantizations (kernels.py q8_add): each input's (x + offset) << 20, then
+ * each rescaled value at most 2^30 - 1, so that their sum or difference fits int32. */
+#define Q8_ADD_IN_MAX ((uint64_t)255u << 20)
+#define Q8_ADD_HALF (((uint64_t)1 << 30) - 1u)
+/* quantized_mul's product of two offset inputs */
+#define Q8_MUL_IN_MAX ((uint64_t)255u * 255u)
 
 rt_status rt_op_cortex_m_quantize_per_tensor_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_dequantize_per_tensor_out(const rt_pte_call *c);
@@ -186,7 +194,7 @@ rt_status rt_op_cortex_m_quantize_per_tensor_out(const rt_pte_call *c)
     rt_quant_params p;
     double scale;
     RT_TRY(q8_quant(c, RT_DTYPE_F32, RT_DTYPE_I8, &x, &out, &p, &scale));
-    if (!(scale > 0.0)) {
+    if (!(scale > 0.0) || p.qmin > p.qmax) {
         return RT_ERR_PTE_ARGS;
     }
     p.scale = rt_pte_f32(1.0 / scale);
@@ -244,8 +252,8 @@ static rt_status q8_conv_common(const rt_pte_call *c, int32_t q, const rt_pte_te
     return q8_int(c, q + 1, -128, 127, &p->output_offset);
 }
 
-/* A convolution's preconditions (load): its requantization (constants, each pair one
- * rt_s8_requant takes), its sums of `taps` products plus the bias (argument 2), its geometry
+/* A convolution's preconditions (load): its sums of `taps` products plus the bias (argument 2),
+ * its requantization of them (constants, each pair one rt_s8_requant takes), its geometry
  * (`groups` groups). */
 static rt_status q8_conv_preconditions(const rt_pte_call *c, const rt_pte_tensor *x,
                                        const rt_pte_tensor *w, const rt_pte_tensor *out,
@@ -255,9 +263,9 @@ static rt_status q8_conv_preconditions(const rt_pte_call *c, const rt_pte_tensor
 {
     op_conv_geometry g;
     const int32_t cout = out->shape.d[3];
-    RT_TRY(op_requant_tensors(c, m, s, cout));
-    RT_TRY(op_pre_accumulator_fits(c, taps, Q8_TERM_MAX, rt_pte_arg_is_none(c, 2) ? NULL : bias,
-                                   cout));
+    const rt_pte_tensor *b = rt_pte_arg_is_none(c, 2) ? NULL : bias;
+    RT_TRY(op_pre_accumulator_fits(c, taps, Q8_TERM_MAX, b, cout));
+    RT_TRY(op_requant_tensors(c, m, s, cout, op_accumulator_max(c, taps, Q8_TERM_MAX, b, cout)));
     memset(&g, 0, sizeof g);
     g.h.in = x->shape.d[1];
     g.h.k = w->shape.d[1];
@@ -403,11 +411,12 @@ rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c)
     p.mult = mult;
     p.shift = shift;
     if (c->check) {
-        RT_TRY(op_pre_requant_shift(mult, shift, n_m, 0));
-        return op_pre_accumulator_fits(c, (uint64_t)k,
-                                       p.filter_offset == 0 ? Q8_TERM_MAX : Q8_TERM_MAX_ASYM,
-                                       has_ks ? &ks : (rt_pte_arg_is_none(c, 2) ? NULL : &b),
-                                       cout);
+        const uint32_t term = p.filter_offset == 0 ? Q8_TERM_MAX : Q8_TERM_MAX_ASYM;
+        const rt_pte_tensor *sum0 = has_ks ? &ks : (rt_pte_arg_is_none(c, 2) ? NULL : &b);
+        RT_TRY(op_pre_accumulator_fits(c, (uint64_t)k, term, sum0, cout));
+        return op_pre_requant_shift(mult, shift, n_m, 0,
+                                    op_accumulator_max(c, (uint64_t)k, term, sum0, cout),
+                                    OP_REQUANT_OUT_MAX);
     }
     return rt_fully_connected_s8(&p, &x.shape, (const int8_t *)x.data, &w.shape,
                                  (const int8_t *)w.data, RT_PTE_SHAPE(&b),
@@ -438,9 +447,14 @@ rt_status rt_op_cortex_m_quantized_add_out(const rt_pte_call *c)
     RT_TRY(q8_int(c, 9, 0, I32_MAX, &p.out_mult));
     RT_TRY(q8_int(c, 10, -31, 31, &p.out_shift));
     if (c->check) {
-        RT_TRY(op_pre_requant_shift(&p.in1_mult, &p.in1_shift, 1, 0));
-        RT_TRY(op_pre_requant_shift(&p.in2_mult, &p.in2_shift, 1, -I32_MAX));
-        return op_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0);
+        RT_TRY(op_pre_requant_shift(&p.in1_mult, &p.in1_shift, 1, 0, Q8_ADD_IN_MAX,
+                                    Q8_ADD_HALF));
+        RT_TRY(op_pre_requant_shift(&p.in2_mult, &p.in2_shift, 1, -I32_MAX, Q8_ADD_IN_MAX,
+                                    Q8_ADD_HALF));
+        return op_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0,
+                                    op_requant_max(Q8_ADD_IN_MAX, p.in1_mult, p.in1_shift) +
+                                        op_requant_max(Q8_ADD_IN_MAX, p.in2_mult, p.in2_shift),
+                                    OP_REQUANT_OUT_MAX);
     }
     return rt_add_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
                      &out.shape, (int8_t *)out.data);
@@ -464,7 +478,8 @@ rt_status rt_op_cortex_m_quantized_mul_out(const rt_pte_call *c)
     p.act_min = -128;
     p.act_max = 127;
     if (c->check) {
-        return op_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0);
+        return op_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0, Q8_MUL_IN_MAX,
+                                    OP_REQUANT_OUT_MAX);
     }
     return rt_mul_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
                      &out.shape, (int8_t *)out.data);
@@ -535,7 +550,7 @@ rt_status rt_op_cortex_m_softmax_out(const rt_pte_call *c)
     RT_TRY(q8_int(c, 5, 0, 31, &p.shift));
     RT_TRY(q8_int(c, 6, I32_MIN, 0, &p.diff_min));
     if (c->check) {
-        return RT_OK;
+        return op_pre_softmax_scaling_fits(p.shift, p.diff_min);
     }
     return rt_softmax_s8(&p, &x.shape, (const int8_t *)x.data, &out.shape, (int8_t *)out.data);
 }
