@@ -59,8 +59,9 @@ def _conv_geometry(ctx, x, w, out, stride, pad, dil, groups, out_pad=None):
             return Window(1, 1, 1, 0, 1, 1)
         return Window(x.shape[d], w.shape[d], stride[i], pad[i], dil[i], out.shape[d])
     hw = [axis(0, x.rank - 2 if x.rank == 4 else 0), axis(1, x.rank - 1)]
-    ctx.require("conv_geometry_fits", h=hw[0], w=hw[1], cin=x.shape[1], cout=out.shape[1],
-                groups=groups, transposed=out_pad is not None, out_pad=out_pad or (0, 0))
+    ctx.require("conv_geometry_fits", h=hw[0], w=hw[1], batch=x.shape[0], cin=x.shape[1],
+                cout=out.shape[1], groups=groups, transposed=out_pad is not None,
+                out_pad=out_pad or (0, 0))
 
 
 def _conv_variant(kernel, stride, pad, groups, cin) -> str:
@@ -300,13 +301,13 @@ def max_pool2d(ctx):
 
 
 def _pool_geometry(ctx, x, out, k, s, p, d, ceil_mode: bool, average: bool):
-    """The pool_geometry_fits precondition of an NCHW (or CHW) pooling: its planes apart."""
+    """The pool_geometry_fits precondition of an NCHW (or CHW) pooling."""
     if out.rank != x.rank:
         ctx.invalid(f"pooling {list(x.shape)} into {list(out.shape)}")
     h, w = (Window(x.shape[x.rank - 2 + i], k[i], s[i], p[i], d[i], out.shape[x.rank - 2 + i])
             for i in (0, 1))
-    ctx.require("pool_geometry_fits", h=h, w=w, channels=1, ceil_mode=ceil_mode,
-                average=average)
+    ctx.require("pool_geometry_fits", h=h, w=w, batch=x.shape[0] if x.rank == 4 else 1,
+                channels=x.shape[x.rank - 3], ceil_mode=ceil_mode, average=average)
 
 
 def avg_pool2d(ctx):
@@ -906,8 +907,8 @@ def _conv_preconditions(ctx, x, w, out, q: dict, groups: int, taps: int) -> None
                 in_max=PRE.accumulator_max(ctx, taps, TERM_MAX, "bias"))
     h, wd = (Window(x.shape[1 + i], w.shape[1 + i], q[f"stride_{a}"], q[f"pad_{a}"],
                     q[f"dilation_{a}"], out.shape[1 + i]) for i, a in enumerate("hw"))
-    ctx.require("conv_geometry_fits", h=h, w=wd, cin=x.shape[3], cout=out.shape[3],
-                groups=groups)
+    ctx.require("conv_geometry_fits", h=h, w=wd, batch=x.shape[0], cin=x.shape[3],
+                cout=out.shape[3], groups=groups)
 
 
 def q8_conv2d(ctx):
@@ -1092,7 +1093,7 @@ def _pool_params(ctx, x, out, dilation):
 def _q8_pool_geometry(ctx, x, out, prm: dict, average: bool) -> None:
     h, w = (Window(x.shape[1 + i], prm[f"kernel_{a}"], prm[f"stride_{a}"], prm[f"pad_{a}"],
                    prm[f"dilation_{a}"], out.shape[1 + i]) for i, a in enumerate("hw"))
-    ctx.require("pool_geometry_fits", h=h, w=w, channels=x.shape[3],
+    ctx.require("pool_geometry_fits", h=h, w=w, batch=x.shape[0], channels=x.shape[3],
                 ceil_mode=ctx.bool("ceil_mode"), average=average)
     if average:   # a window's sum of up to 128 a tap, and half its count to round
         ctx.require("accumulator_fits", terms=min(h.k, h.size) * min(w.k, w.size),

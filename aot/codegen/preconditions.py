@@ -27,9 +27,9 @@ and do not check again.
   min(-diff_min, 255) * 2^shift <= 2^31.
 - ``conv_geometry_fits``: a convolution's groups lie in [1, max(Cin, 1)], its output sizes are the
   ones its input, taps, stride, padding and dilation give (at least 1), and every offset and step
-  its kernels make over the padded input fits int32: reach_h * reach_w * max(Cin, Cout)
-  <= 2^31 - 1, an axis' reach being in + 2 pad + stride + dil * k (a transposed one's adds
-  in * stride + output_padding).
+  its kernels make over the padded input fits int32: N * reach_h * reach_w * max(Cin, Cout)
+  <= 2^31 - 1 (a count of 0 as 1), an axis' reach being in + 2 pad + stride + dil * k (a
+  transposed one's adds in * stride + output_padding).
 - ``pool_geometry_fits``: the same products and output sizes (with ceil_mode, either rounding)
   for a pooling window, whose padding is at most half the window (an average's k // 2 over a
   non-empty input, so every window holds a tap; a maximum's half its dilated extent).
@@ -71,8 +71,9 @@ class Window:
         return out
 
 
-def _products_fit(reach_h: int, reach_w: int, channels: int) -> bool:
-    return 0 < reach_h and 0 < reach_w and reach_h * reach_w * max(channels, 1) <= INT32_MAX
+def _products_fit(reach_h: int, reach_w: int, batch: int, channels: int) -> bool:
+    return 0 < reach_h and 0 < reach_w and \
+        max(batch, 1) * reach_h * reach_w * max(channels, 1) <= INT32_MAX
 
 
 # What the int8 kernels add to a requantized value is an output offset in [-128, 127].
@@ -176,7 +177,7 @@ def softmax_scaling_fits(ctx, shift: int, diff_min: int) -> None:
                     "overflow the int8 softmax's int32 (precondition softmax_scaling_fits)")
 
 
-def conv_geometry_fits(ctx, h: Window, w: Window, cin: int, cout: int, groups: int,
+def conv_geometry_fits(ctx, h: Window, w: Window, batch: int, cin: int, cout: int, groups: int,
                        transposed: bool = False, out_pad: Sequence[int] = (0, 0)) -> None:
     if not (cin >= 0 and cout >= 0 and 1 <= groups <= max(cin, 1)):
         ctx.invalid(f"argument 'groups': {groups} groups of {cin} input channels "
@@ -198,13 +199,13 @@ def conv_geometry_fits(ctx, h: Window, w: Window, cin: int, cout: int, groups: i
                         f"{a.k} taps, stride {a.stride}, padding {a.pad} and dilation {a.dil} "
                         f"give {want} (precondition conv_geometry_fits)")
         reach.append(r)
-    if not _products_fit(reach[0], reach[1], max(cin, cout)):
-        ctx.invalid(f"arguments 'stride', 'padding', 'dilation': over an input of {h.size} x "
-                    f"{w.size} and {max(cin, cout)} channels, the kernels' offsets overflow "
-                    "int32 (precondition conv_geometry_fits)")
+    if not _products_fit(reach[0], reach[1], batch, max(cin, cout)):
+        ctx.invalid(f"arguments 'stride', 'padding', 'dilation': over {batch} input(s) of "
+                    f"{h.size} x {w.size} and {max(cin, cout)} channels, the kernels' offsets "
+                    "overflow int32 (precondition conv_geometry_fits)")
 
 
-def pool_geometry_fits(ctx, h: Window, w: Window, channels: int, ceil_mode: bool,
+def pool_geometry_fits(ctx, h: Window, w: Window, batch: int, channels: int, ceil_mode: bool,
                        average: bool) -> None:
     reach = []
     for axis, a in (("H", h), ("W", w)):
@@ -227,10 +228,10 @@ def pool_geometry_fits(ctx, h: Window, w: Window, channels: int, ceil_mode: bool
                         f"{a.out_size()}{f' or {a.out_size(True)}' if ceil_mode else ''} "
                         "(precondition pool_geometry_fits)")
         reach.append(r)
-    if not _products_fit(reach[0], reach[1], channels):
-        ctx.invalid(f"arguments 'kernel_size', 'stride', 'padding': over an input of {h.size} x "
-                    f"{w.size} and {channels} channels, the kernels' offsets overflow int32 "
-                    "(precondition pool_geometry_fits)")
+    if not _products_fit(reach[0], reach[1], batch, channels):
+        ctx.invalid(f"arguments 'kernel_size', 'stride', 'padding': over {batch} input(s) of "
+                    f"{h.size} x {w.size} and {channels} channels, the kernels' offsets overflow "
+                    "int32 (precondition pool_geometry_fits)")
 
 
 # Each precondition by the name ops declare (aot.ops.OpDef.preconditions); op_checks.h has

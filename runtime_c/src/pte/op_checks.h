@@ -167,15 +167,19 @@ static inline uint64_t op_window_reach(const op_window *a)
            (uint64_t)a->dil * (uint64_t)a->k;
 }
 
-/* reach_h * reach_w * channels fits int32: then so does every offset and step a kernel makes
- * over the padded input, its taps (kh * kw * Cin) and its output plane. */
-static inline int op_window_products_fit(uint64_t reach_h, uint64_t reach_w, int32_t channels)
+/* batch * reach_h * reach_w * channels fits int32 (a batch or channel count of 0 counted as
+ * 1): then so does every offset and step a kernel makes over the padded input, its batches,
+ * its taps (kh * kw * Cin) and its output planes, however empty the tensors are. */
+static inline int op_window_products_fit(uint64_t reach_h, uint64_t reach_w, int32_t batch,
+                                         int32_t channels)
 {
     const uint64_t ch = channels > 1 ? (uint64_t)channels : 1u;
-    if (reach_h == 0 || reach_w == 0 || reach_h > OP_I32_LIMIT || reach_w > OP_I32_LIMIT) {
+    const uint64_t n = batch > 1 ? (uint64_t)batch : 1u;
+    if (reach_h == 0 || reach_w == 0 || reach_h > OP_I32_LIMIT || reach_w > OP_I32_LIMIT ||
+        reach_h * reach_w > OP_I32_LIMIT / ch) {
         return 0;
     }
-    return reach_h * reach_w <= OP_I32_LIMIT / ch;
+    return reach_h * reach_w * ch <= OP_I32_LIMIT / n;
 }
 
 /* floor(num / den), den > 0 */
@@ -201,18 +205,19 @@ static inline int64_t op_window_out(const op_window *a, int32_t ceil_mode)
 }
 
 /* A convolution's geometry: its two axes (a 1-D one as H = 1: in, k, stride 1, no padding, out
- * 1), its input and output channels and groups; transposed, with its output padding. */
+ * 1), its batch, its input and output channels and groups; transposed, with its output
+ * padding. */
 typedef struct op_conv_geometry {
     op_window h, w;
-    int32_t cin, cout, groups;
+    int32_t batch, cin, cout, groups;
     int32_t transposed, out_pad_h, out_pad_w;
 } op_conv_geometry;
 
 /* conv_geometry_fits: groups in [1, max(Cin, 1)]; the products fit int32
- * (op_window_products_fit, over the larger of Cin and Cout); each output size the one its
- * input, taps, stride, padding and dilation give, at least 1. A transposed convolution's
- * output is (in - 1) * stride - 2 pad + dil (k - 1) + out_pad + 1, and its reach that of the
- * output it scatters into. */
+ * (op_window_products_fit, over the batch and the larger of Cin and Cout); each output size
+ * the one its input, taps, stride, padding and dilation give, at least 1. A transposed
+ * convolution's output is (in - 1) * stride - 2 pad + dil (k - 1) + out_pad + 1, and its reach
+ * that of the output it scatters into. */
 static inline rt_status op_pre_conv_geometry_fits(const op_conv_geometry *g)
 {
     const op_window *ax[2];
@@ -242,15 +247,15 @@ static inline rt_status op_pre_conv_geometry_fits(const op_conv_geometry *g)
             return RT_ERR_PTE_ARGS;
         }
     }
-    return op_window_products_fit(reach[0], reach[1], g->cin > g->cout ? g->cin : g->cout)
-               ? RT_OK : RT_ERR_PTE_ARGS;
+    return op_window_products_fit(reach[0], reach[1], g->batch,
+                                  g->cin > g->cout ? g->cin : g->cout) ? RT_OK : RT_ERR_PTE_ARGS;
 }
 
-/* A pooling's geometry: its two axes, its channels (a plane's count for NCHW: 1), ceil_mode, and
- * whether it averages. */
+/* A pooling's geometry: its two axes, its batch and channels (NCHW's planes: N and C; CHW's: 1
+ * and C), ceil_mode, and whether it averages. */
 typedef struct op_pool_geometry {
     op_window h, w;
-    int32_t channels, ceil_mode, average;
+    int32_t batch, channels, ceil_mode, average;
 } op_pool_geometry;
 
 /* pool_geometry_fits: the products fit int32; each output size is PyTorch's (floor, or with
@@ -277,7 +282,8 @@ static inline rt_status op_pre_pool_geometry_fits(const op_pool_geometry *g)
             return RT_ERR_PTE_ARGS;
         }
     }
-    return op_window_products_fit(reach[0], reach[1], g->channels) ? RT_OK : RT_ERR_PTE_ARGS;
+    return op_window_products_fit(reach[0], reach[1], g->batch, g->channels) ? RT_OK
+                                                                               : RT_ERR_PTE_ARGS;
 }
 
 #endif /* OP_CHECKS_H */

@@ -222,6 +222,7 @@ static rt_status conv_geometry(const rt_pte_tensor *x, const rt_pte_tensor *w,
     g.w.stride = s[1];
     g.w.pad = pad[1];
     g.w.dil = d[1];
+    g.batch = x->shape.d[0];
     g.cin = x->shape.d[1];
     g.cout = out->shape.d[1];
     g.groups = groups;
@@ -410,8 +411,8 @@ static rt_status pool_pair(const rt_pte_call *c, int32_t i, int64_t lo, const in
     return RT_OK;
 }
 
-/* pool_geometry_fits of an NCHW (or CHW) pooling, its planes apart (kernels.py _pool_geometry):
- * out of x's rank (else RT_ERR_PTE_ARGS). */
+/* pool_geometry_fits of an NCHW (or CHW) pooling (kernels.py _pool_geometry): out of x's rank
+ * (else RT_ERR_PTE_ARGS). */
 static rt_status pool_geometry(const rt_pte_tensor *x, const rt_pte_tensor *out,
                                const rt_pool2d_params *p, int32_t average)
 {
@@ -432,7 +433,8 @@ static rt_status pool_geometry(const rt_pte_tensor *x, const rt_pte_tensor *out,
     g.w.pad = p->pad_w;
     g.w.dil = p->dilation_w;
     g.w.out = out->shape.d[r - 1];
-    g.channels = 1;
+    g.batch = r == 4 ? x->shape.d[0] : 1;
+    g.channels = x->shape.d[r - 3];
     g.ceil_mode = p->ceil_mode;
     g.average = average;
     return op_pre_pool_geometry_fits(&g);

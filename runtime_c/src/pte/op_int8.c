@@ -279,6 +279,7 @@ static rt_status q8_conv_preconditions(const rt_pte_call *c, const rt_pte_tensor
     g.w.pad = p->pad_w;
     g.w.dil = p->dilation_w;
     g.w.out = out->shape.d[2];
+    g.batch = x->shape.d[0];
     g.cin = x->shape.d[3];
     g.cout = cout;
     g.groups = groups;
@@ -656,6 +657,7 @@ static rt_status q8_pool_geometry(const rt_pte_call *c, const rt_pte_tensor *x,
     g->w.pad = p->pad_w;
     g->w.dil = p->dilation_w;
     g->w.out = out->shape.d[2];
+    g->batch = x->shape.d[0];
     g->channels = x->shape.d[3];
     g->average = average;
     return op_pre_pool_geometry_fits(g);
