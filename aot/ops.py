@@ -236,7 +236,8 @@ _op(aten.median.default, C.median, out=aten.median.out, in_executorch=False)
 _op(aten.median.dim, C.median, in_executorch=False)
 # -- end reductions, indexing and scatter --
 # -- spatial: resampling, adaptive pooling, padding modes, transposed convolution --
-_op(aten.upsample_bilinear2d.vec, C.upsample_bilinear2d, out=aten.upsample_bilinear2d.vec_out)
+_op(aten.upsample_bilinear2d.vec, C.upsample_bilinear2d, out=aten.upsample_bilinear2d.vec_out,
+    preconditions=("resample_scale_fits",))
 _op(aten._adaptive_avg_pool2d.default, C.adaptive_avg_pool2d)
 _op(aten.adaptive_max_pool2d.default, C.adaptive_max_pool2d, in_executorch=False)
 for _k in (1, 2, 3):   # kept from decomposition (aot.passes.decompose_to_core.KEEP)

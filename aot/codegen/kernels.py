@@ -781,8 +781,15 @@ def upsample_bilinear2d(ctx):
     if scales is not None and (len(scales) != 2 or not all(s > 0 for s in scales)):
         ctx.invalid(f"scale factors {scales}")
     sh, sw = (0.0, 0.0) if not scales else (1.0 / scales[0], 1.0 / scales[1])
-    return "rt_upsample_bilinear2d_f32", [int(ctx.bool("align_corners")), ctx.f32_literal(sh),
-                                          ctx.f32_literal(sw), *x.pair, *out.pair]
+    align = ctx.bool("align_corners")
+    if out.rank != 4:
+        ctx.invalid(f"upsampling {list(x.shape)} into {list(out.shape)}")
+    with np.errstate(over="ignore"):       # a scale beyond float's range: infinity
+        f_h, f_w = float(np.float32(sh)), float(np.float32(sw))
+    ctx.require("resample_scale_fits", size_h=out.shape[2], size_w=out.shape[3], scale_h=f_h,
+                scale_w=f_w, align_corners=align)
+    return "rt_upsample_bilinear2d_f32", [int(align), ctx.f32_literal(sh), ctx.f32_literal(sw),
+                                          *x.pair, *out.pair]
 
 
 def _adaptive_io(ctx):

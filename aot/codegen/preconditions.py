@@ -25,6 +25,9 @@ and do not check again.
 - ``softmax_scaling_fits``: the int8 softmax scales each difference it keeps,
   d in [max(diff_min, -255), 0], by 2^shift in int32: shift in [0, 30] and
   min(-diff_min, 255) * 2^shift <= 2^31.
+- ``resample_scale_fits``: bilinear upsampling's source index of the last output pixel,
+  (out - 0.5) * scale - 0.5 in float, converts to int32: below 2^30 (a float scale of
+  1 / scale_factor; none: in / out, which always fits; align_corners: none taken).
 - ``conv_geometry_fits``: a convolution's groups lie in [1, max(Cin, 1)], its output sizes are the
   ones its input, taps, stride, padding and dilation give (at least 1), and every offset and step
   its kernels make over the padded input fits int32: N * reach_h * reach_w * max(Cin, Cout)
@@ -177,6 +180,18 @@ def softmax_scaling_fits(ctx, shift: int, diff_min: int) -> None:
                     "overflow the int8 softmax's int32 (precondition softmax_scaling_fits)")
 
 
+def resample_scale_fits(ctx, size_h: int, size_w: int, scale_h: float, scale_w: float,
+                        align_corners: bool) -> None:
+    """``scale_*``: the float32 scale the kernel gets (0: in / out)."""
+    if align_corners:
+        return
+    for axis, out, scale in (("H", size_h, scale_h), ("W", size_w, scale_w)):
+        if scale > 0 and out > 0 and not (out - 0.5) * scale - 0.5 < 2.0 ** 30:
+            ctx.invalid(f"argument 'scale_factors': a scale of {scale} over {out} output "
+                        f"pixels ({axis}) takes source indices beyond int32 "
+                        "(precondition resample_scale_fits)")
+
+
 def conv_geometry_fits(ctx, h: Window, w: Window, batch: int, cin: int, cout: int, groups: int,
                        transposed: bool = False, out_pad: Sequence[int] = (0, 0)) -> None:
     if not (cin >= 0 and cout >= 0 and 1 <= groups <= max(cin, 1)):
@@ -240,6 +255,7 @@ CHECKS: dict[str, Callable] = {
     "requant_shift": requant_shift,
     "accumulator_fits": accumulator_fits,
     "softmax_scaling_fits": softmax_scaling_fits,
+    "resample_scale_fits": resample_scale_fits,
     "conv_geometry_fits": conv_geometry_fits,
     "pool_geometry_fits": pool_geometry_fits,
 }

@@ -130,7 +130,7 @@ def program(name: str) -> P.Program:
 
 
 SOURCES = ["conv_blocks", "residual", "mlp", "activations", "conv2d_stride_pad", "conv_transpose",
-           "max_pool2d_pad", "avg_pool2d_pad"]
+           "max_pool2d_pad", "avg_pool2d_pad", "upsample_bilinear"]
 
 
 def _calls(prog: P.Program):
@@ -320,6 +320,9 @@ CASES = [
     ("softmax-scaling-shift-31", "activations", "cortex_m::softmax.out", 5,
      lambda prog, old, base, buffer: ((), (P.Int(31),)), "input_shift", "softmax_scaling_fits",
      False),
+    ("resample-scale-1e9", "upsample_bilinear", "aten::upsample_bilinear2d.vec_out", 3,
+     lambda prog, old, base, buffer: ((), (P.DoubleList((1e-9, 2.0)),)), "scale_factors",
+     "resample_scale_fits", False),
     ("pool-geometry-max-padding", "residual", MAX8, 3, _ints(2, 2), "padding",
      "pool_geometry_fits", False),
     ("pool-geometry-avg-stride", "residual", AVG8, 2, _ints(2 ** 30, 2 ** 30), "out",

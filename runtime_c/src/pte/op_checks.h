@@ -149,6 +149,27 @@ static inline rt_status op_pre_softmax_scaling_fits(int32_t shift, int32_t diff_
     return (reach << shift) <= ((uint64_t)1 << 31) ? RT_OK : RT_ERR_PTE_ARGS;
 }
 
+/* ---- resample_scale_fits ----------------------------------------------------------------
+ * Bilinear upsampling converts each output pixel's source index, (dst + 0.5) * scale - 0.5 in
+ * float, to int32: for the last (dst = out - 1) it is below 2^30, well inside int32 however
+ * float rounds it (scale: the float the kernel gets, <= 0 or NaN for in / out, which always
+ * fits; align_corners takes none of it). */
+static inline rt_status op_pre_resample_scale_fits(int32_t size_h, int32_t size_w,
+                                                   float scale_h, float scale_w,
+                                                   int32_t align_corners)
+{
+    const int32_t size[2] = {size_h, size_w};
+    const float scale[2] = {scale_h, scale_w};
+    int32_t i;
+    for (i = 0; i < 2 && !align_corners; ++i) {
+        if (scale[i] > 0.0f && size[i] > 0 &&
+            !(((double)size[i] - 0.5) * (double)scale[i] - 0.5 < 1073741824.0)) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    return RT_OK;
+}
+
 /* ---- window geometry (conv_geometry_fits, pool_geometry_fits) ----------------------------
  * One spatial axis of a convolution or a pooling window: the input's size, the taps, the
  * stride, the padding (each side), the dilation and the output's size. */

@@ -9,8 +9,9 @@
  * ctx.invalid is RT_ERR_PTE_ARGS here, ctx.unsupported RT_ERR_PTE_UNSUPPORTED, a tensor of a
  * dtype the kernel does not take RT_ERR_PTE_DTYPE. Arguments the renderer does not read are
  * still decoded (their kind checked), as the Program check (aot/calls.py) does. The
- * preconditions their ops declare in aot/ops.py (conv_geometry_fits, pool_geometry_fits) are
- * checked at load by op_checks.h, after the adapter's own checks; the kernels rely on them.
+ * preconditions their ops declare in aot/ops.py (conv_geometry_fits, pool_geometry_fits,
+ * resample_scale_fits) are checked at load by op_checks.h, after the adapter's own checks;
+ * the kernels rely on them.
  */
 #include <stdint.h>
 #include <string.h>
@@ -885,9 +886,12 @@ rt_status rt_op_aten_upsample_bilinear2d_vec_out(const rt_pte_call *c)
     }
     RT_TRY(scales_arg(c, 3, &sh, &sw));
     RT_TRY(rt_pte_arg_bool(c, 2, &align));
-    RT_TRY(check_opt_ints(c, 1));
     if (c->check) {
-        return RT_OK;
+        RT_TRY(check_opt_ints(c, 1));
+        if (out.shape.rank != 4) {
+            return RT_ERR_PTE_ARGS;
+        }
+        return op_pre_resample_scale_fits(out.shape.d[2], out.shape.d[3], sh, sw, align);
     }
     return rt_upsample_bilinear2d_f32(align ? 1 : 0, sh, sw, &x.shape, (const float *)x.data,
                                       &out.shape, (float *)out.data);
