@@ -18,6 +18,7 @@ written with. Anything malformed raises PteFormatError naming the file and the p
 """
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import os
 from typing import Callable, Union
@@ -25,7 +26,8 @@ from typing import Callable, Union
 from aot.errors import PteFormatError
 from aot.pte import decode, validate
 from aot.pte.flatbuffer import NamedDataRef
-from aot.pte.layout import (FILE_IDENTIFIER, HEADER_OFFSET, MIN_HEADER_LENGTH, ExtendedHeader)
+from aot.pte.layout import (FILE_IDENTIFIER, HEADER_LENGTH, HEADER_OFFSET, MIN_HEADER_LENGTH,
+                            ExtendedHeader)
 from aot.program import (BackendDelegateDataReference, BackendDelegateInlineData, Buffer,
                          DataLocation, NamedData, Program, Tensor)
 
@@ -60,11 +62,17 @@ class _Reader:
     def read(self) -> Program:
         header = self.header()
         program_size = header.program_size if header else len(self.data)
+        flatbuffer = self.data[:program_size]
         try:
-            wire, named = decode.decode_program(self.data[:program_size])
+            wire, named = decode.decode_program(flatbuffer)
         except decode.DecodeError as e:
             raise self.fail(str(e)) from None
+        # The tables, offsets, vectors and strings the C interpreter reads, by its rules.
+        problem = validate.check_flatbuffer(flatbuffer)
+        if problem:
+            raise self.fail(problem)
         segments = self.segments(wire, header)
+        self.check_constant_alignment(wire, header)
         program = self.resolve(wire, named, segments)
         problem = validate.find_bad_reference(program)
         if problem:
@@ -89,7 +97,9 @@ class _Reader:
         header = ExtendedHeader.find(self.data)
         if header is None:
             return None
-        end = HEADER_OFFSET + header.length
+        # The fields read lie in the first HEADER_LENGTH bytes; a longer header's length
+        # says nothing a reader needs (nor does the C interpreter read it).
+        end = HEADER_OFFSET + min(header.length, HEADER_LENGTH)
         if header.length < MIN_HEADER_LENGTH:
             raise self.fail(f"extended header length {header.length} is below "
                             f"{MIN_HEADER_LENGTH}")
@@ -128,6 +138,29 @@ class _Reader:
             blobs.append(view[start:start + seg.size])
         return blobs
 
+    def check_constant_alignment(self, wire: Program, header: ExtendedHeader | None) -> None:
+        """Each constant in the constant segment lies in the file at a multiple of its
+        tensor's element size: read in place (the C interpreter reads it so, as a float *,
+        an int32_t * ...), it must be aligned for its dtype. The file's start is taken as
+        16-byte aligned, as every reader keeps it."""
+        cs = wire.constant_segment
+        if cs is None or not cs.offsets or not header or \
+                not 0 <= cs.segment_index < len(wire.segments):
+            return
+        start = header.segment_base_offset + wire.segments[cs.segment_index].offset
+        for plan in wire.execution_plan:
+            for v, t in enumerate(plan.values):
+                if not isinstance(t, Tensor) or t.allocation_info is not None or \
+                        not 0 < t.data_buffer_idx < len(cs.offsets):
+                    continue
+                size = validate.ELEMENT_SIZE.get(int(t.scalar_type))
+                at = start + cs.offsets[t.data_buffer_idx]
+                if size and at % size:
+                    raise self.fail(
+                        f"method {plan.name!r}: value {v} ({validate.dtype_name(t.scalar_type)}"
+                        f" tensor) has its data (constant {t.data_buffer_idx}) at file offset "
+                        f"{at}, not a multiple of its {size}-byte elements")
+
     # -- normalization -------------------------------------------------------------------------
 
     def segment(self, segments: list[memoryview], index: int, what: str) -> memoryview:
@@ -140,21 +173,21 @@ class _Reader:
                 segments: list[memoryview]) -> Program:
         constants = wire.constant_buffer
         offsets = wire.constant_segment.offsets if wire.constant_segment else ()
+        constant_sizes = _nbytes_by_index(wire, lambda t: t.allocation_info is None)
         if offsets:
             if constants:
                 raise self.fail("constants are both inline (constant_buffer) and in "
                                 "constant_segment; a file may use only one")
             blob = self.segment(segments, wire.constant_segment.segment_index, "constant_segment")
-            constants = self.split(blob, offsets, "constant_segment")
-        constants = _drop_padding(constants, _nbytes_by_index(
-            wire, lambda t: t.allocation_info is None))
+            constants = self.split(blob, offsets, "constant_segment", constant_sizes)
+        constants = _drop_padding(constants, constant_sizes)
 
         mutable = []
         for k, sub in enumerate(wire.mutable_data_segments):
             what = f"mutable_data_segments[{k}]"
             blob = self.segment(segments, sub.segment_index, what)
             sizes = _nbytes_by_index(wire, lambda t, k=k: _mutable_segment_of(t) == k)
-            mutable.append(_drop_padding(self.split(blob, sub.offsets, what), sizes))
+            mutable.append(_drop_padding(self.split(blob, sub.offsets, what, sizes), sizes))
 
         named = tuple(NamedData(ref.key, bytes(self.segment(segments, ref.segment_index,
                                                             f"named data {ref.key!r}")))
@@ -164,14 +197,28 @@ class _Reader:
                                    constant_segment=None, mutable_data_segments=(),
                                    mutable_data=tuple(mutable), named_data=named)
 
-    def split(self, blob: memoryview, offsets: tuple[int, ...], what: str) -> tuple[Buffer, ...]:
-        """Cut a segment into items at `offsets`; each runs to the next one."""
+    def split(self, blob: memoryview, offsets: tuple[int, ...], what: str,
+              sizes: dict[int, int]) -> tuple[Buffer, ...]:
+        """Cut a segment into items at `offsets`: each runs to the next one (out of order,
+        to the nearest offset after its own, or to the segment's end), and on to at least
+        the size of the largest tensor that reads it (sizes[i]) where the segment holds that
+        much, since a reader takes a tensor's bytes from where its item starts (offsets need
+        not increase; items may overlap). An item no tensor reads may start anywhere: it is
+        left empty."""
+        ends = sorted(set(offsets) | {len(blob)})
         items = []
         for i, start in enumerate(offsets):
-            end = offsets[i + 1] if i + 1 < len(offsets) else len(blob)
-            if not start <= end <= len(blob):
-                raise self.fail(f"{what}: item {i} spans bytes {start}..{end} of a "
-                                f"{len(blob)}-byte segment (offsets must increase)")
+            if start > len(blob):
+                if i not in sizes:      # no tensor reads it (nor does any reader)
+                    items.append(Buffer(b""))
+                    continue
+                raise self.fail(f"{what}: item {i} starts at byte {start}, past the end of its "
+                                f"{len(blob)}-byte segment")
+            if i + 1 < len(offsets) and start <= offsets[i + 1] <= len(blob):
+                end = offsets[i + 1]          # packed in order, as writers do
+            else:
+                end = ends[bisect.bisect_right(ends, start)] if start < len(blob) else start
+            end = max(end, min(start + sizes.get(i, 0), len(blob)))
             items.append(Buffer(bytes(blob[start:end])))
         return tuple(items)
 

@@ -320,5 +320,6 @@ def test_int_list_of_doubles_is_a_format_error():
     values[values[k].items[0]] = P.Double(1.5)
     bad = dataclasses.replace(program, execution_plan=(
         dataclasses.replace(plan, values=tuple(values)),))
-    with pytest.raises(PteFormatError, match=r"must list ints, but item value \d+ is Double"):
+    with pytest.raises(PteFormatError, match=r"value \d+ \(IntList\) item 0 is value \d+, a "
+                       r"Double, not an Int"):
         load_program(bytes(serialize_pte(bad)))
