@@ -33,6 +33,13 @@ class PteFormatError(AotError):
     """A .pte file is truncated, has the wrong identifier, or is otherwise malformed."""
 
 
+class UnsupportedCallError(UnsupportedOpError, PteFormatError):
+    """Calls of operators the C runtime has, with arguments none of its kernels takes (a
+    dtype, a layout, a kind of argument). A program read from a .pte that makes such a call
+    is a file the C interpreter refuses at load, so this is a PteFormatError too. The message
+    lists every such call with its instruction and source line."""
+
+
 class PlanError(AotError):
     """A memory plan is invalid (overlap, misalignment) or a tensor cannot be planned."""
 

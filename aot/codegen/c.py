@@ -16,7 +16,7 @@ import numpy as np
 from .. import program as P
 from ..calls import ArgError, TensorValue, decode_call
 from ..emit import frame_text
-from ..errors import AotError, UnsupportedOpError
+from ..errors import AotError, PteFormatError, UnsupportedCallError, UnsupportedOpError
 from ..ops import by_et_name
 from .epilogue import find_epilogues
 from .context import (DTYPES as _DTYPES, CallContext, Invalid, TensorArg,
@@ -145,7 +145,7 @@ class _Generator:
             raise Invalid(f"value {index} is not a tensor")
         dtype = dtype_name(t)
         ctype = _DTYPES[t.scalar_type][1]
-        if tuple(t.dim_order) != tuple(range(len(t.sizes))):
+        if t.dim_order and tuple(t.dim_order) != tuple(range(len(t.sizes))):
             raise _Unsupported(f"tensor {index} in dim order {list(t.dim_order)} (the C "
                                "runtime takes contiguous tensors)")
         const = "" if write else "const "
@@ -169,6 +169,10 @@ class _Generator:
         return TensorArg(index, tuple(t.sizes), dtype, ptr, self.shape_ref(tuple(t.sizes)))
 
     def _data(self, t: P.Tensor, blob: bytes, np_dtype) -> np.ndarray:
+        nbytes = t.numel * np.dtype(np_dtype).itemsize
+        if len(blob) < nbytes:
+            raise PteFormatError(f"method {self.plan.name!r}: a {nbytes}-byte tensor reads data "
+                                 f"{t.data_buffer_idx}, which has only {len(blob)} bytes")
         return np.frombuffer(blob, dtype=np_dtype, count=t.numel)
 
     def _constant(self, index: int, t: P.Tensor, ctype: str) -> str:
@@ -180,8 +184,9 @@ class _Generator:
         key = (idx, int(t.scalar_type))
         if key not in self.constants:
             if idx >= len(self.program.constant_buffer):
-                raise AotError(f"tensor {index} points at constant {idx}, past the "
-                               f"{len(self.program.constant_buffer)} in the program")
+                raise PteFormatError(f"method {self.plan.name!r}: tensor {index} points at "
+                                     f"constant {idx}, past the "
+                                     f"{len(self.program.constant_buffer)} in the program")
             users = [v for v in self.values if isinstance(v, P.Tensor) and
                      v.allocation_info is None and v.data_buffer_idx == idx]
             largest = max((v for v in users if v.scalar_type == t.scalar_type),
@@ -196,9 +201,12 @@ class _Generator:
         return self.constants[key]["name"]
 
     def _state_entry(self, index: int, t: P.Tensor, ctype: str) -> dict:
-        bank = self.program.mutable_data[0] if self.program.mutable_data else ()
+        extra = t.extra_tensor_info
+        k = extra.mutable_data_segments_idx if extra is not None else 0
+        bank = self.program.mutable_data[k] if k < len(self.program.mutable_data) else ()
         if t.data_buffer_idx >= len(bank):
-            raise AotError(f"state tensor {index} has no initial data in the program")
+            raise PteFormatError(f"method {self.plan.name!r}: state tensor {index} has no "
+                                 "initial data in the program")
         data = self._data(t, bank[t.data_buffer_idx].storage, _DTYPES[t.scalar_type][2])
         return dict(index=index, name=f"{self.name}_init{index}", ctype=ctype,
                     count=max(int(data.size), 1), values=c_literals(data),
@@ -235,14 +243,12 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
     if not isinstance(program, P.Program):
         raise AotError("generate_c takes a Program (aot.load_program) or the manager "
                        f"returned by to_executorch(), not {type(program_or_manager).__name__}")
-    try:
-        program.method(method)
-    except KeyError as e:
-        raise AotError(str(e.args[0])) from None
+    _check_runnable(program, method)
     gen = _Generator(program, method, name)
     gen.io_qparams = _io_qparams(program_or_manager, method)
     chain = gen.plan.chains[0] if gen.plan.chains else P.Chain((), (), ())
     calls, rows, missing = [], [], []
+    unknown = False          # an operator, backend or instruction the C runtime lacks
     from .delegates import DelegateCalls   # it builds on this module's types
     delegates = DelegateCalls(gen, chain)
     epilogues = find_epilogues(gen.plan, chain)
@@ -250,17 +256,27 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
     fused_into = {e.activation: e.producer for e in epilogues}
     for i, ins in enumerate(chain.instructions):
         source = frame_text(chain, i)
+        try:
+            _check_instruction(gen.plan, chain, i, ins)
+        except PteFormatError:
+            if missing:     # an earlier call is refused first, as the C loader refuses it
+                break
+            raise
         if isinstance(ins, P.DelegateCall):
             try:
                 call, row = delegates.call(i, ins, source)
             except _Unsupported as e:
                 missing.append((str(e), source))
+                unknown = True
                 continue
             calls.append(call)
             rows.append(row)
             continue
+        if isinstance(ins, P.FreeCall):
+            continue           # the plan is static: nothing to free
         if not isinstance(ins, P.KernelCall):
-            missing.append((type(ins).__name__, source))
+            missing.append((f"instruction {i} ({type(ins).__name__})", source))
+            unknown = True
             continue
         opr = gen.plan.operators[ins.op_index]
         if (opr.name, opr.overload) in _VIEW_OPS:
@@ -274,19 +290,28 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
             continue
         if op is None or op.render is None:
             missing.append((label, source))
+            unknown = True
             continue
         try:
             values = decode_call(gen.plan, ins, op.schema)
         except ArgError as e:
-            raise AotError(f"instruction {i} ({label}) at {source}: {e}") from None
+            if missing:
+                break
+            raise PteFormatError(f"method {method!r}, instruction {i} ({label}) at {source}: "
+                                 f"{e}") from None
         ctx = CallContext(gen, op, values, act=act_of.get(i))
         try:
             rendered = op.render(ctx)
         except _Unsupported as e:
-            missing.append((f"{label} ({e})", source))
+            missing.append((f"instruction {i} {label} ({e})", source))
             continue
-        except Invalid as e:
-            raise AotError(f"instruction {i} ({label}) at {source}: {e}") from None
+        except (Invalid, PteFormatError) as e:
+            if missing:
+                break
+            if isinstance(e, PteFormatError):
+                raise
+            raise PteFormatError(f"method {method!r}, instruction {i} ({label}) at {source}: "
+                                 f"{e}") from None
         fills = ctx.prelude
         for fn, args in (rendered if isinstance(rendered, list) else [rendered]):
             calls.append(dict(index=i, op=label, fn=fn, args=[str(a) for a in args],
@@ -298,8 +323,158 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
                           rendered[0][0], tuple(getattr(out, "sizes", ())), source,
                           macs=_macs(op, values)))
     if missing:
-        raise UnsupportedOpError(missing, where=f"the C runtime (method {method!r})")
+        # Calls of operators the runtime has, with arguments no kernel takes: the C
+        # interpreter refuses such a file at load (RT_ERR_PTE_DTYPE, _ARGS, _UNSUPPORTED).
+        error = UnsupportedOpError if unknown else UnsupportedCallError
+        raise error(missing, where=f"the C runtime (method {method!r})")
     return _render(gen, calls, rows, delegates)
+
+
+# What running a method asks of its file, beyond what load_program checks (which reads every
+# valid ExecuTorch program): the rules rt_pte_load (runtime_c/src/pte/pte_core.c) applies for
+# this reason, and which the static C needs too.
+_ELEM_SIZE = {st: np.dtype(np_dtype).itemsize for st, (_, _, np_dtype) in _DTYPES.items()}
+_MAX_RANK = 6                   # RT_MAX_DIMS (rt_types.h)
+_MAX_BYTES = (1 << 31) - 1      # a tensor's bytes and the planned memory fit int32
+_AREA_ALIGN = 16                # each planned memory area starts 16-byte aligned
+
+
+def _check_runnable(program: P.Program, method: str) -> P.ExecutionPlan:
+    """The method's plan, after the checks of a file that only running it makes: a chain to
+    run, planned memory and tensors of under 2 GB, tensors of the dtypes the C runtime takes,
+    static and contiguous, of rank 6 at most, tensor inputs and outputs (each instruction:
+    _check_instruction). Each failure is a PteFormatError naming the method and the value
+    and its field."""
+    if not program.execution_plan:
+        raise PteFormatError("the program has no method (its execution_plan is empty)")
+    try:
+        plan = program.method(method)
+    except KeyError as e:
+        raise AotError(str(e.args[0])) from None
+    where = f"method {plan.name!r}"
+    if not plan.chains:
+        raise PteFormatError(f"{where} has no chain of instructions")
+    total = 0
+    for k, size in enumerate(plan.non_const_buffer_sizes[1:], 1):
+        total = -(-total // _AREA_ALIGN) * _AREA_ALIGN
+        if size > _MAX_BYTES or total + size > _MAX_BYTES:
+            raise PteFormatError(f"{where}: non_const_buffer_sizes[{k}] is {size} bytes: the "
+                                 f"planned memory comes to more than {_MAX_BYTES} bytes")
+        total += size
+    for v, value in enumerate(plan.values):
+        if isinstance(value, P.Tensor):
+            problem = _tensor_problem(value)
+            if problem:
+                raise PteFormatError(f"{where}: value {v} {problem}")
+    for kind, indices in (("inputs", plan.inputs), ("outputs", plan.outputs)):
+        for k, v in enumerate(indices):
+            if not isinstance(plan.values[v], P.Tensor):
+                raise PteFormatError(f"{where}: {kind}[{k}] is value {v}, "
+                                     f"{_kind(plan.values[v])}, not a tensor")
+    return plan
+
+
+def _check_instruction(plan: P.ExecutionPlan, chain: P.Chain, i: int, ins) -> None:
+    """What running instruction i asks of it (rt_pte_load's check_instructions): no
+    MoveCall, a JumpFalseCall forward on a Bool, a well-formed et_view call."""
+    at = f"method {plan.name!r}, instruction {i} ({_instruction_label(plan, ins)}) at " \
+        f"{frame_text(chain, i)}"
+    if isinstance(ins, P.MoveCall):
+        raise PteFormatError(f"{at}: a MoveCall, which the C runtime does not run")
+    if isinstance(ins, P.JumpFalseCall):
+        cond = plan.values[ins.cond_value_index]
+        if not isinstance(cond, P.Bool):
+            raise PteFormatError(f"{at}: cond_value_index is value {ins.cond_value_index}, "
+                                 f"{_kind(cond)}, not a Bool")
+        if not i < ins.destination_instruction <= len(chain.instructions):
+            raise PteFormatError(
+                f"{at}: destination_instruction {ins.destination_instruction} is not after "
+                f"it (jumps go forward, to {len(chain.instructions)} at most)")
+    if isinstance(ins, P.KernelCall) and \
+            _operator_key(plan.operators[ins.op_index]) in _VIEW_OPS:
+        _check_view(plan, ins, at)
+
+
+def _kind(value) -> str:
+    name = type(value).__name__
+    return ("an " if name[0] in "AEIOU" else "a ") + name
+
+
+def _operator_key(opr: P.Operator) -> tuple[str, str]:
+    return opr.name, opr.overload
+
+
+def _instruction_label(plan: P.ExecutionPlan, ins) -> str:
+    if isinstance(ins, P.KernelCall):
+        opr = plan.operators[ins.op_index]
+        return f"{opr.name}.{opr.overload}" if opr.overload else opr.name
+    return type(ins).__name__
+
+
+def _tensor_problem(t: P.Tensor) -> Optional[str]:
+    """What in a tensor's metadata the C runtime cannot take, or None."""
+    es = _ELEM_SIZE.get(t.scalar_type)
+    if es is None:
+        return (f"is a tensor of {_scalar_type_name(t.scalar_type)}, a dtype the C runtime "
+                f"does not take (it takes {', '.join(n for n, _, _ in _DTYPES.values())})")
+    if len(t.sizes) > _MAX_RANK:
+        return f"is a tensor of rank {len(t.sizes)}; the C runtime takes rank {_MAX_RANK} at most"
+    if t.storage_offset != 0:
+        return (f"has storage_offset {t.storage_offset} (a view into another tensor's "
+                "storage, which the C runtime does not take)")
+    if t.shape_dynamism != P.TensorShapeDynamism.STATIC:
+        return (f"has shape_dynamism {P.TensorShapeDynamism(t.shape_dynamism).name}; the C "
+                "runtime takes static shapes")
+    if t.dim_order and tuple(t.dim_order) != tuple(range(len(t.sizes))):
+        return (f"has dim_order {list(t.dim_order)} for sizes {list(t.sizes)}; the C runtime "
+                "takes contiguous tensors (dim_order 0, 1, ..., or none)")
+    numel = 1
+    for d in t.sizes:
+        numel *= d
+        if numel * es > _MAX_BYTES:
+            return (f"is a tensor of sizes {list(t.sizes)} of {es}-byte elements: more than "
+                    f"{_MAX_BYTES} bytes")
+    alloc = t.allocation_info
+    if alloc is not None and alloc.memory_offset_high != 0:
+        return (f"has allocation_info.memory_offset_high {alloc.memory_offset_high}: planned "
+                "4 GB or more into its memory area")
+    extra = t.extra_tensor_info
+    if alloc is not None and t.data_buffer_idx > 0 and extra is not None and extra.location:
+        return ("is state whose initial value is in another file (extra_tensor_info.location "
+                f"{extra.location})")
+    return None
+
+
+def _scalar_type_name(st) -> str:
+    try:
+        return P.ScalarType(st).name
+    except ValueError:
+        return f"scalar type {int(st)}"
+
+
+def _check_view(plan: P.ExecutionPlan, ins: P.KernelCall, at: str) -> None:
+    """executorch_prim::et_view.default(self, size, out): out takes self's data, so both are
+    tensors of the same dtype and byte size, and out is not a constant (the C runtime's
+    rt_op_executorch_prim_et_view_default; the static C plans it as self's memory)."""
+    if len(ins.args) != 3:
+        raise PteFormatError(f"{at}: argument list has {len(ins.args)} entries; et_view takes "
+                             "3 (self, size, out)")
+    self_, out = (plan.values[ins.args[0]], plan.values[ins.args[2]])
+    for name, k, v in (("self", 0, self_), ("out", 2, out)):
+        if not isinstance(v, P.Tensor):
+            raise PteFormatError(f"{at}: argument {name!r} is value {ins.args[k]}, {_kind(v)}, "
+                                 "not a tensor")
+    if out.allocation_info is None and out.data_buffer_idx > 0:
+        raise PteFormatError(f"{at}: argument 'out': tensor {ins.args[2]} is a constant, but "
+                             "the call writes it")
+    if out.scalar_type != self_.scalar_type:
+        raise PteFormatError(f"{at}: argument 'out': tensor {ins.args[2]} is "
+                             f"{_scalar_type_name(out.scalar_type)}, self "
+                             f"{_scalar_type_name(self_.scalar_type)}")
+    es = _ELEM_SIZE[self_.scalar_type]
+    if out.numel * es != self_.numel * es:
+        raise PteFormatError(f"{at}: argument 'out': tensor {ins.args[2]} has {out.numel} "
+                             f"elements, self {self_.numel}")
 
 
 def _macs(op, values: dict) -> int:
@@ -329,7 +504,7 @@ def _io(gen: _Generator, indices, kind: str) -> list[dict]:
     for k, v in enumerate(indices):
         t = gen.values[v]
         if not isinstance(t, P.Tensor) or t.scalar_type not in _DTYPES:
-            raise AotError(f"{kind} {k} is not a tensor of a supported dtype")
+            raise PteFormatError(f"{kind} {k} is not a tensor of a supported dtype")
         dtype, ctype, np_dtype = _DTYPES[t.scalar_type]
         alloc = t.allocation_info
         items.append(dict(k=k, shape=list(t.sizes), rank=len(t.sizes), numel=t.numel,
