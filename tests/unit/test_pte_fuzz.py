@@ -323,3 +323,237 @@ def test_int_list_of_doubles_is_a_format_error():
     with pytest.raises(PteFormatError, match=r"value \d+ \(IntList\) item 0 is value \d+, a "
                        r"Double, not an Int"):
         load_program(bytes(serialize_pte(bad)))
+
+
+# -- the C loader's rules (rt_pte_load), in load_program and generate_c ------------------------
+# tests/host/test_pte_readers_agree.py runs both readers on the same mutants; these pin each
+# rule's message.
+
+def _edited(edit, **options) -> bytes:
+    """MODEL's Program after edit(plan) -> plan (or program), serialized."""
+    import dataclasses
+    program = load_program(MODEL)
+    out = edit(program.execution_plan[0])
+    if isinstance(out, Program):
+        return bytes(serialize_pte(out, **options))
+    return bytes(serialize_pte(dataclasses.replace(program, execution_plan=(out,)), **options))
+
+
+def _first_planned_float(plan) -> int:
+    return next(i for i, v in enumerate(plan.values) if isinstance(v, Tensor) and
+                v.allocation_info is not None and v.scalar_type == ScalarType.FLOAT)
+
+
+def _set(plan, i, **changes):
+    import dataclasses
+    values = list(plan.values)
+    values[i] = dataclasses.replace(values[i], **changes)
+    return dataclasses.replace(plan, values=tuple(values))
+
+
+def test_a_float_at_an_odd_arena_offset_is_refused():
+    """`aot compile` wrote (float *)(arena + 165) for such a file (issue 35)."""
+    import dataclasses
+
+    def edit(plan):
+        i = _first_planned_float(plan)
+        sizes = (0, plan.non_const_buffer_sizes[1] + 4096)
+        return _set(dataclasses.replace(plan, non_const_buffer_sizes=sizes), i,
+                    allocation_info=AllocationDetails.at(1, 165))
+    with pytest.raises(PteFormatError, match=r"value \d+: allocation_info offset 165 in memory "
+                       r"area 1 is not a multiple of the 4-byte elements of its float32 data"):
+        load_program(_edited(edit))
+
+
+@pytest.mark.parametrize("memory_id", [0, 2, 0xFFFFFFFF])
+def test_a_memory_id_outside_the_areas_is_refused(memory_id):
+    edit = lambda plan: _set(plan, _first_planned_float(plan),
+                             allocation_info=AllocationDetails.at(memory_id, 0))
+    with pytest.raises(PteFormatError, match=rf"allocation_info.memory_id is {memory_id}, but "
+                       r"the method's memory areas are 1..1 \(0 is reserved\)"):
+        load_program(_edited(edit))
+
+
+def test_a_tensor_past_its_area_is_refused():
+    def edit(plan):
+        i = _first_planned_float(plan)
+        return _set(plan, i, allocation_info=AllocationDetails.at(
+            1, plan.non_const_buffer_sizes[1] - 4))
+    with pytest.raises(PteFormatError, match=r"run past the end of memory area 1"):
+        load_program(_edited(edit))
+
+
+def test_a_constant_misaligned_in_the_file_is_refused():
+    """Constants packed 1 byte apart after a 3-byte one: a float constant at an odd offset."""
+    import dataclasses
+
+    def edit(plan):
+        program = load_program(MODEL)
+        buffers = list(program.constant_buffer)
+        buffers[1] = Buffer(buffers[1].storage + b"\1\2\3")
+        return dataclasses.replace(program, constant_buffer=tuple(buffers))
+    with pytest.raises(PteFormatError, match=r"value \d+ \(float32 tensor\) has its data "
+                       r"\(constant \d+\) at file offset \d+, not a multiple of its 4-byte"):
+        load_program(_edited(edit, constant_tensor_alignment=1))
+
+
+def test_constants_out_of_order_or_overlapping_load():
+    """The C reads a constant where its offset says, on to the segment's end: so does the
+    reader (items in any order; an item no tensor reads anywhere), and the Program survives
+    serialize -> load."""
+    sub = FbProgram.Program.GetRootAs(VALID, 0).ConstantSegment()
+    first = sub._tab.Vector(sub._tab.Offset(6))     # offsets[0], the placeholder
+    data = bytearray(VALID)
+    struct.pack_into("<Q", data, first, 1 << 40)    # read by no tensor
+    program = load_program(bytes(data))
+    assert program.constant_buffer == _program().constant_buffer
+    again = bytes(serialize_pte(program))
+    assert load_program(again) == program
+
+
+def _root_vtable(data: bytes) -> int:
+    root = struct.unpack_from("<I", data, 0)[0]
+    return root - struct.unpack_from("<i", data, root)[0]
+
+
+def test_a_table_smaller_than_its_fields_is_refused():
+    data = bytearray(VALID)
+    struct.pack_into("<H", data, _root_vtable(VALID) + 2, 4)    # the root table: 4 bytes
+    with pytest.raises(PteFormatError, match=r"the program: field \w+ lies at byte \d+ of a "
+                       r"4-byte table"):
+        load_program(bytes(data))
+
+
+def test_an_odd_vtable_is_refused():
+    data = bytearray(VALID)
+    vt = _root_vtable(VALID)
+    struct.pack_into("<H", data, vt, struct.unpack_from("<H", VALID, vt)[0] + 1)
+    with pytest.raises(PteFormatError, match=r"the program: a vtable of \d+ bytes over a table"):
+        load_program(bytes(data))
+
+
+def test_a_string_without_its_nul_is_refused():
+    op = FbProgram.Program.GetRootAs(VALID, 0).ExecutionPlan(0).Operators(0)
+    name = op._tab.Vector(op._tab.Offset(4))        # "aten::add": its bytes
+    data = bytearray(VALID)
+    length = struct.unpack_from("<I", VALID, name - 4)[0]
+    assert VALID[name + length] == 0
+    data[name + length] = ord("x")
+    with pytest.raises(PteFormatError, match=r"execution_plan\[0\].operators\[0\]: name \(9 "
+                       r"bytes\) has no terminating NUL"):
+        load_program(bytes(data))
+
+
+def test_an_int_list_item_must_be_an_int():
+    import dataclasses
+    from aot import program as P
+
+    def edit(plan):
+        k = next(i for i, v in enumerate(plan.values) if isinstance(v, P.IntList) and v.items)
+        t = next(i for i, v in enumerate(plan.values) if isinstance(v, Tensor))
+        values = list(plan.values)
+        values[k] = P.IntList((t,) + values[k].items[1:])
+        return dataclasses.replace(plan, values=tuple(values))
+    with pytest.raises(PteFormatError, match=r"\(IntList\) item 0 is value \d+, a Tensor, "
+                       r"not an Int"):
+        load_program(_edited(edit))
+
+
+def _refused_by_generate_c(data: bytes, pattern: str) -> None:
+    from aot.codegen.c import generate_c
+    program = load_program(data)                    # a valid ExecuTorch program
+    with pytest.raises(PteFormatError, match=pattern):
+        generate_c(program, name="m")
+
+
+def _with_instructions(plan, instructions):
+    import dataclasses
+    chain = dataclasses.replace(plan.chains[0], instructions=tuple(instructions),
+                                stacktrace=None)
+    return dataclasses.replace(plan, chains=(chain,))
+
+
+def _append_value(plan, value):
+    import dataclasses
+    return dataclasses.replace(plan, values=plan.values + (value,)), len(plan.values)
+
+
+@pytest.mark.parametrize("case", ["move", "jump_int", "jump_back", "rank7", "half", "dim_order",
+                                  "storage_offset", "dynamic", "arena_2g", "no_chain",
+                                  "input_int"])
+def test_what_running_asks_is_refused_by_generate_c(case):
+    import dataclasses
+    from aot import program as P
+
+    def edit(plan):
+        ins = plan.chains[0].instructions
+        i = _first_planned_float(plan)
+        if case == "move":
+            return _with_instructions(plan, ins + (P.MoveCall(i, i),))
+        if case in ("jump_int", "jump_back"):
+            plan, cond = _append_value(plan, P.Int(0) if case == "jump_int" else P.Bool(False))
+            return _with_instructions(plan, ins[:2] + (P.JumpFalseCall(cond, 0),) + ins[2:])
+        if case == "rank7":
+            t = plan.values[i]
+            return _set(plan, i, sizes=t.sizes + (1,) * (7 - len(t.sizes)),
+                        dim_order=tuple(range(7)))
+        if case == "half":
+            return _set(plan, i, scalar_type=ScalarType.HALF)
+        if case == "dim_order":
+            return _set(plan, i, dim_order=tuple(reversed(plan.values[i].dim_order)))
+        if case == "storage_offset":
+            return _set(plan, i, storage_offset=4)
+        if case == "dynamic":
+            return _set(plan, i, shape_dynamism=P.TensorShapeDynamism.DYNAMIC_BOUND)
+        if case == "arena_2g":
+            return dataclasses.replace(plan, non_const_buffer_sizes=(0, 1 << 31))
+        if case == "no_chain":
+            return dataclasses.replace(plan, chains=())
+        k = next(j for j, v in enumerate(plan.values) if isinstance(v, P.Int))
+        return dataclasses.replace(plan, inputs=(k,) + plan.inputs[1:])
+    pattern = {
+        "move": r"instruction \d+ \(MoveCall\) .*: a MoveCall, which the C runtime does not run",
+        "jump_int": r"instruction 2 \(JumpFalseCall\) .*: cond_value_index is value \d+, an "
+                    r"Int, not a Bool",
+        "jump_back": r"instruction 2 \(JumpFalseCall\) .*: destination_instruction 0 is not "
+                     r"after it",
+        "rank7": r"value \d+ is a tensor of rank 7; the C runtime takes rank 6 at most",
+        "half": r"value \d+ is a tensor of HALF, a dtype the C runtime does not take",
+        "dim_order": r"value \d+ has dim_order \[.*\] for sizes .*; the C runtime takes "
+                     r"contiguous tensors",
+        "storage_offset": r"value \d+ has storage_offset 4",
+        "dynamic": r"value \d+ has shape_dynamism DYNAMIC_BOUND",
+        "arena_2g": r"non_const_buffer_sizes\[1\] is 2147483648 bytes",
+        "no_chain": r"method 'forward' has no chain of instructions",
+        "input_int": r"inputs\[0\] is value \d+, an Int, not a tensor",
+    }[case]
+    _refused_by_generate_c(_edited(edit), pattern)
+
+
+def test_a_free_call_and_an_empty_dim_order_render():
+    """As the interpreter takes them: a FreeCall does nothing in a static plan, and a tensor
+    without a dim_order is contiguous."""
+    from aot import program as P
+    from aot.codegen.c import generate_c
+
+    def edit(plan):
+        i = _first_planned_float(plan)
+        plan = _set(plan, i, dim_order=())
+        return _with_instructions(plan, plan.chains[0].instructions + (P.FreeCall(i),))
+    generate_c(load_program(_edited(edit)), name="m")
+
+
+def test_a_call_no_kernel_takes_is_an_unsupported_call_and_a_format_error():
+    from aot.errors import UnsupportedCallError, UnsupportedOpError
+    from aot import program as P
+
+    def edit(plan):
+        conv = next(ins for ins in plan.chains[0].instructions
+                    if isinstance(ins, P.KernelCall) and
+                    plan.operators[ins.op_index].name == "aten::convolution")
+        return _set(plan, conv.args[1], scalar_type=ScalarType.CHAR)    # int8 weights
+    from aot.codegen.c import generate_c
+    with pytest.raises(UnsupportedCallError, match=r"instruction \d+ aten::convolution.out") \
+            as info:
+        generate_c(load_program(_edited(edit)), name="m")
+    assert isinstance(info.value, PteFormatError) and isinstance(info.value, UnsupportedOpError)
