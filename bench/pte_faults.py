@@ -90,12 +90,14 @@ def main(argv=None) -> int:
         else:
             m4_cell = "-"
         p = py[m.name]
-        ok["py"][m.name] = p.refused
-        py_cell = _cell(p.short, p.refused, "refused")
+        # Over the interpreter build's limits, the static C still runs the file: taken.
+        ok["py"][m.name] = p.refused != m.build_limit
+        py_cell = _cell(p.short, ok["py"][m.name], "accepted" if m.build_limit else "refused")
         print(f"| {m.cls} | {m.name} | {m.what} | {host_cell} | {m4_cell} | {py_cell} |")
 
     print("\nPer class: mutants; refused with the contract's status on the host, on the M4; "
-          "refused by the Python reader")
+          "the Python reader as the contract asks (refused, or taken where only the "
+          "interpreter build's limits refuse it)")
     print("| class | mutants | host | M4 | Python |")
     print("| --- | --- | --- | --- | --- |")
     classes = [c for c in PM.CLASSES if any(m.cls == c for m in mutants)]
