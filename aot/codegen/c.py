@@ -428,12 +428,12 @@ def _tensor_problem(t: P.Tensor) -> Optional[str]:
     if t.dim_order and tuple(t.dim_order) != tuple(range(len(t.sizes))):
         return (f"has dim_order {list(t.dim_order)} for sizes {list(t.sizes)}; the C runtime "
                 "takes contiguous tensors (dim_order 0, 1, ..., or none)")
-    numel = 1
+    span = 1          # each size, a 0 counted as 1: a kernel's strides over the other sizes
     for d in t.sizes:
-        numel *= d
-        if numel * es > _MAX_BYTES:
+        span *= max(d, 1)
+        if span * es > _MAX_BYTES:
             return (f"is a tensor of sizes {list(t.sizes)} of {es}-byte elements: more than "
-                    f"{_MAX_BYTES} bytes")
+                    f"{_MAX_BYTES} bytes (a size of 0 counted as 1)")
     alloc = t.allocation_info
     if alloc is not None and alloc.memory_offset_high != 0:
         return (f"has allocation_info.memory_offset_high {alloc.memory_offset_high}: planned "

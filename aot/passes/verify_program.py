@@ -91,7 +91,8 @@ def _tensors(values: dict, schema) -> Iterator[tuple[str, TensorValue, bool]]:
                 yield a.name, item, a.is_out
 
 
-def _kernel_call(plan, ins, k, source, known_only, views=frozenset()) -> Iterator[Problem]:
+def _kernel_call(plan, ins, k, source, known_only, views=frozenset(),
+                 program=None) -> Iterator[Problem]:
     if not 0 <= ins.op_index < len(plan.operators):
         yield Problem(plan.name, k, "?", f"operator {ins.op_index} does not exist", source,
                       False)
@@ -128,7 +129,7 @@ def _kernel_call(plan, ins, k, source, known_only, views=frozenset()) -> Iterato
     if wrong:      # a malformed call, whatever the C runtime would say of it
         return
     try:
-        check_call(op, values)
+        check_call(op, values, program)     # (preconditions read constants' values)
     except Unsupported as e:
         if not known_only:
             yield problem(f"no C kernel: {e}", unsupported=True)
@@ -155,7 +156,8 @@ def program_problems(program: P.Program, known_only: bool = False) -> list[Probl
             for k, ins in enumerate(chain.instructions):
                 source = frame_text(chain, k)
                 if isinstance(ins, P.KernelCall):
-                    problems.extend(_kernel_call(plan, ins, k, source, known_only, views))
+                    problems.extend(_kernel_call(plan, ins, k, source, known_only, views,
+                                                  program))
                 elif isinstance(ins, P.DelegateCall):
                     bad = [i for i in ins.args if not (0 <= i < len(plan.values) and
                                                        isinstance(plan.values[i], P.Tensor))]

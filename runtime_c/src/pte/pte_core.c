@@ -155,7 +155,7 @@ COLD static uint32_t state_data(rt_rd *r, const rt_pte_program *p, uint32_t t, u
 COLD static void check_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t)
 {
     int32_t rank, k, dtype, es, n_order;
-    int64_t numel = 1;
+    int64_t numel = 1, span = 1; /* span: the product with each size 0 counted as 1 */
     uint32_t sizes, order, buf_idx, alloc, nbytes;
     dtype = (int32_t)(int8_t)rt_rd_fu8(r, t, TENSOR_DTYPE, 0);
     sizes = rt_rd_fvec(r, t, TENSOR_SIZES, 4, &rank);
@@ -188,7 +188,8 @@ COLD static void check_tensor(rt_rd *r, const rt_pte_program *p, uint32_t t)
             return;
         }
         numel *= d;
-        if (numel * es > 0x7fffffff) {
+        span *= d > 0 ? d : 1; /* a kernel's strides over the other sizes fit int32 too */
+        if (span * es > 0x7fffffff) {
             rt_rd_fail(r, RT_ERR_PTE_LIMIT);
             return;
         }
