@@ -26,6 +26,7 @@ from typing import Callable
 
 import numpy as np
 import pytest
+from pte_mutants import sanitizer_env
 import torch
 
 import aot
@@ -360,20 +361,11 @@ print(json.dumps(out))
 """
 
 
-def _sanitizer_env() -> dict:
-    import os
-    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-    return dict(os.environ, LD_PRELOAD=libasan,
-                ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1",
-                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
-
-
 def _c_load(paths: list[Path]) -> dict[str, str]:
     """Each .pte loaded by the interpreter built with ASan and UBSan (every operator's
     adapter): "RT_OK" or the refusal."""
     r = subprocess.run([sys.executable, "-c", _CHILD, *map(str, paths)], capture_output=True,
-                       text=True, env=_sanitizer_env(), cwd=ROOT, timeout=1800)
+                       text=True, env=sanitizer_env(), cwd=ROOT, timeout=1800)
     assert r.returncode == 0, r.stderr[-4000:]
     return {Path(k).name: v for k, v in json.loads(r.stdout.splitlines()[-1]).items()}
 

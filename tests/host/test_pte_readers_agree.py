@@ -66,6 +66,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 import pytest
+from pte_mutants import sanitizer_env
 
 from aot import program as P
 from aot.codegen.runtime import STATUS_NAMES
@@ -583,14 +584,6 @@ Path(sys.argv[1], "status.json").write_text(json.dumps(out))
 """
 
 
-def _sanitizer_env() -> dict:
-    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-    return dict(os.environ, LD_PRELOAD=libasan,
-                ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1",
-                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
-
-
 @dataclass(frozen=True)
 class COutcome:
     status: str
@@ -603,7 +596,7 @@ def c_outcomes(items: list[Mutant]) -> dict[str, COutcome]:
         for m in items:
             Path(tmp, f"{m.name}.pte").write_bytes(m.data)
         proc = subprocess.run([sys.executable, "-c", _CHILD, tmp], capture_output=True,
-                              text=True, env=_sanitizer_env(), timeout=3000)
+                              text=True, env=sanitizer_env(), timeout=3000)
         if proc.returncode != 0:
             last = proc.stdout.strip().splitlines()[-1:] or ["(before the first)"]
             pytest.fail(f"the sanitized C loader died on mutant {last[0]}:\n"
