@@ -7,19 +7,18 @@ from .errors import AotError
 from .executorch import ExecutorchProgramManager
 from .profile import Profile, format_profile, render_profile_svg
 from .pte import load_program
-from . import zoo
+from . import backends  # noqa: F401  (registers the backends that ship with mcu-aot: the one place)
+from . import quantization, zoo
 
 
 def quantize(model, example_inputs, calibration, quantizer=None):
     """PT2E int8 (see ``aot.quantization.quantize``): the converted ExportedProgram."""
-    from .quantization import quantize as _quantize
-    return _quantize(model, example_inputs, calibration, quantizer)
+    return quantization.quantize(model, example_inputs, calibration, quantizer)
 
 
 def __getattr__(name):
     if name == "Int8Quantizer":              # imports torchao: only when asked for
-        from .quantization import Int8Quantizer
-        return Int8Quantizer
+        return quantization.Int8Quantizer
     raise AttributeError(f"module 'aot' has no attribute {name!r}")
 
 

@@ -15,7 +15,9 @@ from torch.export import ExportedProgram
 
 from .config import EdgeCompileConfig, ExecutorchBackendConfig
 from .errors import AotError, ExportFailure
-from .passes import edge_passes
+from .backend import to_backend
+from .executorch import ExecutorchProgramManager
+from .passes import edge_passes, verify_ops
 from .passes._editor import ProgramEditor
 
 Programs = Union[ExportedProgram, Dict[str, ExportedProgram]]
@@ -107,7 +109,6 @@ class EdgeProgramManager:
     def transform(self, passes: Union[Sequence[PassType], Dict[str, Sequence[PassType]]],
                   check_ir_validity: bool = True) -> "EdgeProgramManager":
         """A copy with ``passes`` applied to every method, or per method from a dict."""
-        from .passes import verify_ops
         new = {}
         for name, ep in self._edge_programs.items():
             todo = passes.get(name) if isinstance(passes, dict) else passes
@@ -118,7 +119,6 @@ class EdgeProgramManager:
 
     def to_backend(self, partitioner) -> "EdgeProgramManager":
         """A copy with the partitioner's tagged subgraphs lowered to their backends."""
-        from .backend import to_backend
         new = {}
         for name, ep in self._edge_programs.items():
             part = partitioner.get(name) if isinstance(partitioner, dict) else partitioner
@@ -129,7 +129,6 @@ class EdgeProgramManager:
     def to_executorch(self, config: Optional[ExecutorchBackendConfig] = None
                       ) -> "ExecutorchProgramManager":
         """Lower to out-variant calls, plan memory and build the Program."""
-        from .executorch import ExecutorchProgramManager
         return ExecutorchProgramManager(self._edge_programs, self._config_methods,
                                         config or ExecutorchBackendConfig())
 
@@ -142,7 +141,6 @@ def to_edge_transform_and_lower(programs: Programs, transform_passes=None, parti
 
     Ops are verified after delegation, as ExecuTorch does: an op that only a backend supports
     is fine once the partitioner has handed it to that backend."""
-    from .passes import verify_ops
     config = compile_config or EdgeCompileConfig()
     edge = to_edge(programs, constant_methods, replace(config, _check_ir_validity=False))
     if transform_passes is not None:

@@ -154,7 +154,7 @@ def _remove(path: Path) -> None:
 def _locked(parent: Path) -> Iterator[None]:
     """An exclusive flock on the parent folder (released by the OS if the process dies)."""
     try:
-        import fcntl
+        import fcntl              # POSIX only: imported where it is used
     except ImportError:           # no flock on this OS: writers are not serialized
         yield
         return

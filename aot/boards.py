@@ -26,6 +26,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from .codegen.runtime import PORTABLE, available_arches
 from .errors import BoardError
 from .resources import data_dir
 
@@ -137,7 +138,6 @@ ARCH_CPUS = {"cortex_m_dsp": (DSP_CPUS, "the DSP extension"),
 
 def _check_runtime_arch(board: Board, path: Path) -> None:
     """A kernel variant the CPU cannot run is refused here, not as an illegal instruction."""
-    from .codegen.runtime import PORTABLE, available_arches
     arch = board.runtime_arch
     if arch != PORTABLE and arch not in available_arches():
         raise BoardError(f"{path / 'board.json'}: runtime_arch {arch!r} is not a folder of "

@@ -2,20 +2,33 @@
 from __future__ import annotations
 
 import argparse
+import io
 import sys
 from pathlib import Path
 
+import torch
+
+from . import quantization
+from .api import to_edge
 from .atomic import describe, write_file
+from .boards import list_boards, load_board, missing_tools
+from .codegen.c import generate_c
+from .codegen.report import format_c_report
+from .config import EdgeCompileConfig
 from .errors import AotError
+from .firmware import format_run_report, generate_firmware, run_on_board
+from .firmware.interp import generate_interpreter_firmware, run_interpreter
+from .library import check_arch, library_files, write_library
 from .loading import load_model, load_pt2
+from .memory import render_arena_svg
+from .passes.verify_program import executorch_lacks
+from .profile import format_profile, render_profile_svg
 from .quiet import quiet_third_party
+from .report import format_report
+from .zoo import ZOO, calibration_set
 
 
 def cmd_report(args) -> int:
-    from . import to_edge
-    from .memory import render_arena_svg
-    from .report import format_report
-    from .config import EdgeCompileConfig
     manager = to_edge(load_pt2(args.model), compile_config=EdgeCompileConfig(
         int8_io=args.int8_io)).to_executorch()
     for name in sorted(manager.methods):
@@ -29,9 +42,6 @@ def cmd_report(args) -> int:
 
 
 def cmd_compile(args) -> int:
-    from .codegen.c import generate_c
-    from .codegen.report import format_c_report
-    from .library import check_arch, library_files, write_library
     check_arch(args.arch)
     model = load_model(args.model, int8_io=args.int8_io)
     sources = generate_c(model, name=args.name, method=args.method)   # fails before writing
@@ -47,7 +57,6 @@ def cmd_compile(args) -> int:
           f"README.md, {runtime} runtime files ({args.arch})"
           + (f", {sources.name}.pte" if hasattr(model, "buffer") else ""))
     if hasattr(model, "buffer"):
-        from .passes.verify_program import executorch_lacks
         lacks = executorch_lacks(model.executorch_program)
         other = [op for op in lacks if not op.startswith("cortex_m::")]
         if lacks and not other:
@@ -61,16 +70,11 @@ def cmd_compile(args) -> int:
 
 
 def cmd_zoo(args) -> int:
-    import io
-    import torch
-    from .zoo import ZOO
     if args.name not in ZOO:
         raise AotError(f"unknown zoo model {args.name!r}; known: {', '.join(sorted(ZOO))}")
     model, example = ZOO[args.name]()
     if args.int8:
-        from .quantization import quantize
-        from .zoo import calibration_set
-        ep = quantize(model, example, calibration_set(args.name))
+        ep = quantization.quantize(model, example, calibration_set(args.name))
     else:
         ep = torch.export.export(model, example)
     out = Path(args.output)
@@ -83,7 +87,6 @@ def cmd_zoo(args) -> int:
 
 
 def cmd_boards(args) -> int:
-    from .boards import list_boards, load_board, missing_tools
     rows = [("board", "cpu", "flash", "RAM", "stack", "runs under", "tools")]
     for name in list_boards():
         b = load_board(name)
@@ -122,9 +125,7 @@ def _static_args(args) -> None:
 
 
 def cmd_firmware(args) -> int:
-    from .firmware import generate_firmware
     if args.interpreter:
-        from .firmware.interp import generate_interpreter_firmware
         p = generate_interpreter_firmware(args.model, args.board, args.output,
                                           inputs=args.inputs, method=args.method,
                                           int8_io=args.int8_io, **_interpreter_args(args))
@@ -150,11 +151,9 @@ def cmd_firmware(args) -> int:
 
 
 def cmd_run(args) -> int:
-    from .firmware import format_run_report, run_on_board
     if args.svg and not args.profile:
         raise AotError("--svg draws the per-layer profile: give --profile too")
     if args.interpreter:
-        from .firmware.interp import run_interpreter
         if args.swap_inputs and not args.swap:
             raise AotError("--swap-inputs are the inputs of --swap's program: give --swap too")
         report = run_interpreter(args.model, args.board, inputs=args.inputs, method=args.method,
@@ -172,7 +171,6 @@ def cmd_run(args) -> int:
                           weights_section=args.weights_section)
     print(format_run_report(report))
     if report.profile is not None:
-        from .profile import format_profile, render_profile_svg
         print()
         print(format_profile(report.profile))
         if args.svg:

@@ -16,11 +16,12 @@ from . import program as P
 from .config import ExecutorchBackendConfig
 from .emit import emit_program
 from .errors import AotError
-from .ir import MethodGraph
+from .ir import DelegateCallSpec, MethodGraph
 from .memory import Buffer, MemoryPlan
 from .passes.plan_memory import lifetimes, plan_memory
 from .passes.to_out_variant import to_out_variant
 from .passes.verify_program import verify_program
+from .pte import format_program, serialize_pte
 
 
 @dataclass(frozen=True)
@@ -84,7 +85,6 @@ class ExecutorchProgramManager:
 
     def _pte_data(self):
         if self._pte is None:
-            from .pte import serialize_pte
             c = self._config
             self._pte = serialize_pte(
                 self._program, extract_constant_segment=c.extract_constant_segment,
@@ -107,7 +107,6 @@ class ExecutorchProgramManager:
 
     def dump_executorch_program(self, verbose: bool = False) -> None:
         """Print the Program: condensed, or every field as the schema has it."""
-        from .pte import format_program
         print(format_program(self._program, verbose=verbose))
 
     @property
@@ -123,7 +122,6 @@ class ExecutorchProgramManager:
     def delegate_map(self) -> Dict[str, Dict[int, dict]]:
         """Method -> delegate index -> {"name": backend id, "delegate_map": the debug handle map
         its backend's preprocess returned (backend-internal id -> edge-node debug handles)}."""
-        from .ir import DelegateCallSpec
         out = {}
         for name, m in self._lowered.items():
             calls = [c for c in m.graph.calls if isinstance(c, DelegateCallSpec)]

@@ -27,11 +27,13 @@ import tempfile
 from pathlib import Path
 from typing import Optional, Sequence
 
+import cffi
 import numpy as np
 
 from .codegen.c import CSources
 from .codegen.runtime import for_arch, host_arch, host_cflags, runtime_dir, status_name
 from .errors import AotError
+from .profile import profile_of
 
 STRICT_FLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Wpedantic", "-Werror",
                 "-ffp-contract=off")
@@ -87,7 +89,6 @@ class HostModel:
     def last_profile(self):
         """The last call's per-layer profile (aot.profile.Profile, nanoseconds per kernel
         call); the model must be built with ``profile=True``."""
-        from .profile import profile_of
         if not self.profiled:
             raise AotError(f"{self.sources.name} was built without profile=True")
         ticks = getattr(self._lib, f"{self.sources.name}_profile_ticks")
@@ -164,8 +165,6 @@ def build(sources: CSources, *, cflags: Sequence[str] = (), sanitize: bool = Fal
     A sanitized build (``sanitize=True``) can only be loaded by a Python process started with
     libasan preloaded (see the README). ``profile=True`` builds the per-layer profile in:
     after each call, ``last_profile()`` gives nanoseconds per kernel call."""
-    import cffi
-
     arch = arch or host_arch()
     flags = list(STRICT_FLAGS) + (list(SANITIZE_FLAGS) if sanitize else []) + \
         list(host_cflags(arch)) + list(cflags) + \

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import torch
 
+from .backend import run_delegate
 from .ir import DelegateCallSpec, MethodGraph, Ref, TensorKind
 from .memory import MemoryPlan
 
@@ -68,7 +69,6 @@ class ArenaInterpreter:
     def _delegate(call: DelegateCallSpec, values: dict) -> None:
         """The backend's Python reference on the processed bytes (else the program it was
         lowered from), its outputs copied into their planned storage."""
-        from .backend import run_delegate
         inputs = [values[i].clone() for i in call.inputs]   # an output may overwrite one
         outs = run_delegate(call.backend_id, call.processed_bytes, call.compile_specs, inputs,
                             call.original)

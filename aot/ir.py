@@ -98,6 +98,14 @@ class OpCall:
         return tuple(ids)
 
 
+DELEGATE_CALL = "executorch_call_delegate"   # the operator a delegate call is in an FX graph
+
+
+def is_delegate_call(node: torch.fx.Node) -> bool:
+    """A call_function node that calls a delegate (ours, or torch's operator of that name)."""
+    return node.op == "call_function" and getattr(node.target, "__name__", "") == DELEGATE_CALL
+
+
 @dataclass(frozen=True)
 class DelegateOp:
     """What reports read of a delegate call, in OpDef's terms (a delegate has no aten op)."""

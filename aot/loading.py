@@ -5,12 +5,16 @@ import logging
 import zipfile
 from pathlib import Path
 
+import torch
+
+from .api import to_edge
+from .config import EdgeCompileConfig
 from .errors import AotError
+from .pte import load_program
 
 
 def load_pt2(path: str):
     """A torch.export .pt2 file as an ExportedProgram, or one clear error naming the file."""
-    import torch
     p = Path(path)
     if not p.is_file():
         raise AotError(f"{path}: no such file")
@@ -27,9 +31,6 @@ def load_pt2(path: str):
 def load_model(path: str, int8_io: bool = False):
     """A .pt2 (lowered here, giving an ExecutorchProgramManager) or a .pte (read back, giving
     a Program). ``int8_io``: a quantized model keeps int8 inputs and outputs."""
-    from . import to_edge
-    from .config import EdgeCompileConfig
-    from .pte import load_program
     if path.endswith(".pte"):
         if not Path(path).is_file():
             raise AotError(f"{path}: no such file")

@@ -29,7 +29,7 @@ from torch.fx.experimental.proxy_tensor import (ProxyTorchDispatchMode,
                                                 disable_proxy_modes_tracing, get_proxy_slot,
                                                 track_tensor_tree)
 
-NAME = "executorch_call_delegate"
+from ..ir import DELEGATE_CALL as NAME, is_delegate_call   # noqa: F401  (aot.backend's)
 
 
 class CallDelegate(HigherOrderOperator):
@@ -47,13 +47,10 @@ executorch_call_delegate = CallDelegate()
 
 
 def is_lowered_module(obj) -> bool:
-    from .lowered import LoweredBackendModule
-    return isinstance(obj, LoweredBackendModule)
-
-
-def is_delegate_call(node: torch.fx.Node) -> bool:
-    """A call_function node that calls a delegate (ours, or torch's operator of that name)."""
-    return node.op == "call_function" and getattr(node.target, "__name__", "") == NAME
+    """A LoweredBackendModule, known by what the operator reads of it (lowered.py imports this
+    module, so it is not imported here)."""
+    return isinstance(obj, torch.nn.Module) and hasattr(obj, "original_module") and \
+        hasattr(obj, "processed_bytes") and hasattr(obj, "backend_id")
 
 
 def _plain(args):

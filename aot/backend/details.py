@@ -2,6 +2,8 @@
 
 A backend is a subclass of ``BackendDetails``; it registers itself under its class name, which
 is the ``backend_id`` that ``to_backend`` takes and the .pte stores (``BackendDelegate.id``).
+The backends that ship with mcu-aot register in one place: ``aot/__init__.py`` imports
+``aot.backends`` once.
 
     class MyBackend(BackendDetails):
         @staticmethod
@@ -25,6 +27,7 @@ from typing import Mapping, Optional, Sequence
 
 import torch
 from torch.export import ExportedProgram
+from torch.utils._pytree import tree_leaves
 
 from ..errors import BackendError
 from ..program import CompileSpec   # (key, value: bytes), as the .pte stores it
@@ -100,14 +103,11 @@ class BackendDetails:
 
 
 def known_backends() -> list[str]:
-    _load_builtin()
     return sorted(_REGISTRY)
 
 
 def get_backend(backend_id: str) -> type:
     """The backend class registered as ``backend_id``; BackendError naming the known ones."""
-    if backend_id not in _REGISTRY:
-        _load_builtin()
     try:
         return _REGISTRY[backend_id]
     except (KeyError, TypeError):
@@ -115,17 +115,11 @@ def get_backend(backend_id: str) -> type:
                            f"{', '.join(known_backends()) or '(none)'}") from None
 
 
-def _load_builtin() -> None:
-    """The backends that ship with mcu-aot register when aot.backends is imported."""
-    from .. import backends  # noqa: F401
-
-
 def run_delegate(backend_id: str, processed_bytes: bytes, compile_specs: Sequence[CompileSpec],
                  inputs: Sequence[torch.Tensor],
                  original: Optional[ExportedProgram] = None) -> list[torch.Tensor]:
     """One delegate call in Python: the backend's reference when it has one, else the program
     the delegate was lowered from. Returns the flat list of outputs."""
-    from torch.utils._pytree import tree_leaves
     backend = get_backend(backend_id)
     outs = backend.execute(processed_bytes, list(compile_specs), list(inputs))
     if outs is None:

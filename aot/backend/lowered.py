@@ -18,8 +18,11 @@ from torch.export.exported_program import ModuleCallEntry, ModuleCallSignature
 from torch.export.graph_signature import (ExportGraphSignature, InputKind, InputSpec,
                                           OutputKind, OutputSpec, TensorArgument)
 
+from ..config import ExecutorchBackendConfig, MemoryPlanningPass
+from ..errors import BackendError
+from ..executorch import ExecutorchProgramManager
 from .call_delegate import executorch_call_delegate
-from .details import CompileSpec
+from .details import CompileSpec, get_backend
 
 
 class LoweredBackendModule(torch.nn.Module):
@@ -60,13 +63,17 @@ class LoweredBackendModule(torch.nn.Module):
     def extra_repr(self) -> str:
         return f"backend_id={self._backend_id!r}, processed_bytes={len(self._processed_bytes)} B"
 
+    def inplace_inputs(self) -> tuple[int, ...]:
+        """The inputs whose storage output 0 may take over (its backend's ``inplace_inputs``)."""
+        return tuple(get_backend(self._backend_id).inplace_inputs(self._processed_bytes,
+                                                                  list(self._compile_specs)))
+
     def program(self) -> ExportedProgram:
         """A program with the original's user inputs and outputs whose graph is one call of
         this delegate (getitem nodes pick its outputs when there are several)."""
         original = self._original_module
         sig = original.graph_signature
         if sig.buffers_to_mutate:
-            from ..errors import BackendError
             raise BackendError(f"backend {self._backend_id}: a delegate cannot mutate buffers "
                                f"({', '.join(sorted(sig.buffers_to_mutate.values()))})")
         graph = torch.fx.Graph()
@@ -106,8 +113,6 @@ class LoweredBackendModule(torch.nn.Module):
                constant_tensor_alignment: Optional[int] = None,
                delegate_alignment: Optional[int] = None, memory_planning=None) -> bytes:
         """A .pte whose one method, "forward", calls this delegate."""
-        from ..config import ExecutorchBackendConfig, MemoryPlanningPass
-        from ..executorch import ExecutorchProgramManager
         config = ExecutorchBackendConfig(
             memory_planning_pass=memory_planning or MemoryPlanningPass(),
             extract_delegate_segments=extract_delegate_segments,

@@ -21,7 +21,10 @@ from ..ops import by_et_name
 from .epilogue import find_epilogues
 from .context import (DTYPES as _DTYPES, CallContext, Invalid, TensorArg,
                       Unsupported as _Unsupported, c_literals, dtype_name, f32_literal)
+from .delegates import DelegateCalls
 from .render import render_template
+from .rows import OpRow
+from .runtime import runtime_sources_for
 
 _NUMPY_NAMES = {"float32": "float32", "int64": "int64", "int32": "int32", "bool": "bool",
                 "uint8": "uint8", "int8": "int8", "int16": "int16"}
@@ -54,17 +57,6 @@ def c_ident(name: str) -> str:
         if name.lower() == prefix or name.lower().startswith(prefix + "_"):
             raise AotError(f"model name {name!r} clashes with {owner}; pick another name")
     return name
-
-
-@dataclass(frozen=True)
-class OpRow:
-    index: int
-    op: str
-    kernel: str
-    out_shape: tuple[int, ...]
-    source: str
-    fused_into: Optional[int] = None   # an activation the kernel of that instruction runs
-    macs: int = 0                      # multiply-accumulates (0 where the op has none)
 
 
 @dataclass(frozen=True)
@@ -249,7 +241,6 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
     chain = gen.plan.chains[0] if gen.plan.chains else P.Chain((), (), ())
     calls, rows, missing = [], [], []
     unknown = False          # an operator, backend or instruction the C runtime lacks
-    from .delegates import DelegateCalls   # it builds on this module's types
     delegates = DelegateCalls(gen, chain)
     epilogues = find_epilogues(gen.plan, chain)
     act_of = {e.producer: (e.lo, e.hi) for e in epilogues}
@@ -538,7 +529,6 @@ def _render(gen: _Generator, calls: list, rows: list, delegates) -> CSources:
     header = render_template("model.h.j2", ctx)
     source = render_template("model.c.j2", ctx)
     files = {f"{gen.name}.h": header, f"{gen.name}.c": source}
-    from .runtime import runtime_sources_for
     io = lambda items: tuple(IOSpec(tuple(t["shape"]), _NUMPY_NAMES[t["dtype"]], t["qparams"])
                              for t in items)
     runtime = set(runtime_sources_for(ctx["kernels"])) | delegates.runtime_sources

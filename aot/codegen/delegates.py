@@ -2,12 +2,32 @@
 
 A backend either returns a C function that is pasted into the model's .c, or names an
 rt_backend of runtime_c that the generated init finds by id in the model's registration table.
+``DelegateCalls`` works for any generator with the ``Generator`` interface below (the C
+generator of aot/codegen/c.py is one).
 """
 from __future__ import annotations
 
+from typing import Protocol
+
 from .. import program as P
-from ..errors import AotError
-from .c import _DTYPES, OpRow, _Generator, _Unsupported
+from ..backend.c_hook import DelegateC, DelegateIO
+from ..backend.details import get_backend
+from ..backend.program_io import delegate_io
+from ..errors import AotError, BackendError
+from .context import DTYPES, TensorArg, Unsupported
+from .rows import OpRow
+
+
+class Generator(Protocol):
+    """What ``DelegateCalls`` reads of the C generator of a method."""
+    program: P.Program
+    plan: P.ExecutionPlan       # the method
+    name: str                   # the model's C prefix
+    values: list                # the method's EValues (tensors by value index)
+    locals: list[str]           # C declarations of the run function, appended to
+
+    def tensor(self, index: int, write: bool) -> TensorArg:
+        """The C expression of tensor ``index``: its shape, dtype and pointer."""
 
 
 class DelegateCalls:
@@ -15,7 +35,7 @@ class DelegateCalls:
     aot/backend/c_hook.py): compiled functions pasted into the model's .c, or delegates run by
     an rt_backend of runtime_c, found by id in the model's registration table at init."""
 
-    def __init__(self, gen: _Generator, chain: P.Chain):
+    def __init__(self, gen: Generator, chain: P.Chain):
         self.gen = gen
         self.chain = chain
         self._io = None
@@ -28,22 +48,18 @@ class DelegateCalls:
 
     def _split(self, i: int):
         if self._io is None:
-            from ..backend.program_io import delegate_io
             self._io = delegate_io(self.gen.plan, self.chain)
         return self._io[i]
 
     def _io_list(self, indices, write: bool):
-        from ..backend import DelegateIO
         out = []
         for v in indices:
             arg = self.gen.tensor(v, write=write)
-            out.append((arg, DelegateIO(arg.shape, arg.dtype, _DTYPES[
+            out.append((arg, DelegateIO(arg.shape, arg.dtype, DTYPES[
                 self.gen.values[v].scalar_type][1], arg.ptr)))
         return out
 
     def call(self, i: int, ins: P.DelegateCall, source: str):
-        from ..backend import DelegateC, get_backend
-        from ..errors import BackendError
         plan, gen = self.gen.plan, self.gen
         if not 0 <= ins.delegate_index < len(plan.delegates):
             raise AotError(f"instruction {i} calls delegate {ins.delegate_index}, past the "
@@ -58,7 +74,7 @@ class DelegateCalls:
         try:
             backend = get_backend(d.id)
         except BackendError as e:
-            raise _Unsupported(f"{label} ({e})") from None
+            raise Unsupported(f"{label} ({e})") from None
         ins_idx, outs_idx = self._split(i)
         inputs, outputs = self._io_list(ins_idx, False), self._io_list(outs_idx, True)
         key = (d.id, blob, d.compile_specs, tuple((a.shape, a.dtype) for a, _ in inputs),
@@ -73,7 +89,7 @@ class DelegateCalls:
                 raise BackendError(f"{label}: backend {d.id}'s codegen_c failed: "
                                    f"{type(e).__name__}: {e}") from e
             if dc is None:
-                raise _Unsupported(f"{label} (backend {d.id} generates no C)")
+                raise Unsupported(f"{label} (backend {d.id} generates no C)")
             if not isinstance(dc, DelegateC):
                 raise BackendError(f"{label}: backend {d.id}'s codegen_c returned "
                                    f"{type(dc).__name__}, not a DelegateC")

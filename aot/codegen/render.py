@@ -6,11 +6,11 @@ from functools import lru_cache
 import jinja2
 
 from ..resources import data_dir
+from .context import f32_literal
 
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    from .context import f32_literal
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(data_dir("codegen_templates"))),
                              undefined=jinja2.StrictUndefined, trim_blocks=True,
                              lstrip_blocks=True, keep_trailing_newline=True, autoescape=False)

@@ -11,6 +11,7 @@ import numpy as np
 from ..boards import Board
 from ..codegen.c import CSources
 from ..errors import BoardError
+from ..program import ARENA_MEMORY_ID, Tensor
 
 # The flash estimate, before any compiler has run: constants and inputs exactly, code from
 # these sizes, fitted to the zoo networks' largest code over the boards and rounded up: RV32
@@ -61,7 +62,6 @@ def _too_big(name: str, board: Board, memory: str, need: int, parts: str, have: 
 def check_program_fits(program, method: str, name: str, board: Board) -> None:
     """The cheap check, before any C is rendered (a 64 MB model would take minutes): the
     method's constants alone against flash, its arena and the stack against RAM."""
-    from ..program import ARENA_MEMORY_ID, Tensor
     try:
         plan = program.method(method)
     except KeyError:

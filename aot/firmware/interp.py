@@ -33,8 +33,10 @@ from ..codegen.c import IOSpec
 from ..codegen.render import render_template
 from ..codesize import code_bytes
 from ..errors import AotError, BoardError
-from ..interpreter import KernelTable, runtime_files as table_runtime, table_source
+from ..interpreter import (KernelTable, cached_lists, runtime_files as table_runtime,
+                           table_source)
 from ..ir import TORCH_DTYPES
+from ..pte import load_program, serialize_pte
 from ..qemu import run_elf
 from .model import _board, _eager, _resolve, check_inputs
 from .project import _board_files, _npy, check_destination, runtime_files, write_tree
@@ -117,7 +119,6 @@ class InterpreterProject:
 def _pte_bytes(model, m) -> bytes:
     if isinstance(model, (str, Path)) and Path(model).suffix == ".pte":
         return Path(model).read_bytes()
-    from ..pte import serialize_pte
     return bytes(serialize_pte(m.program))
 
 
@@ -183,7 +184,6 @@ def generate_interpreter_firmware(model, board: Union[str, Board], out_dir, inpu
         raise AotError("the interpreter runs a program's first method ('forward')")
     pte = _pte_bytes(model, m)
     others = _read_programs(programs)
-    from ..pte import load_program
     try:
         parsed = [load_program(p) for p in others]
     except Exception as e:   # noqa: BLE001  (a bad file among the extra programs)
@@ -208,7 +208,6 @@ def generate_interpreter_firmware(model, board: Union[str, Board], out_dir, inpu
                               [_inputs_size(p) for p in parsed]))
     out = Path(out_dir).absolute()
     check_destination(out)
-    from ..interpreter import cached_lists
     cache = max([cached_lists(m.program, method)] + [cached_lists(p) for p in parsed],
                 key=lambda c: 12 * c[0] + 4 * c[1])
     files = interpreter_files(pte, b, arrays, m.label, table, arena, capacity, inputs_cap,
@@ -243,7 +242,6 @@ def slot_addresses(elf: Path, board: Board) -> dict[str, int]:
 def swap_args(project: InterpreterProject, elf: Path, pte: bytes, inputs, work: Path,
               ) -> list[str]:
     """QEMU options that write ``pte`` and its ``inputs`` over the firmware's slots."""
-    from ..pte import load_program
     program = load_program(pte)
     specs = io_specs(program)
     arrays = check_inputs(SimpleNamespace(name="the program", inputs=specs[0]), inputs)

@@ -3,16 +3,30 @@ its outputs are compared with, and the inputs embedded in main.c."""
 from __future__ import annotations
 
 import dataclasses
+import importlib.util
 import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional, Sequence, Union
 
 import numpy as np
+import torch
+from torch.export import ExportedProgram
+from torch.utils._pytree import tree_leaves
 
+from ..api import to_edge
 from ..boards import Board, load_board
 from ..codegen.c import CSources
+from ..config import EdgeCompileConfig
 from ..errors import AotError
+from ..executorch import ExecutorchProgramManager
+from ..loading import load_pt2
+from ..ops import by_et_name
+from ..passes.lower_quantized import has_quantized_ops
+from ..program import Program
+from ..pte import load_program, serialize_pte
+from ..quantization import arith
+from ..quiet import native_stderr_captured
 
 DEFAULT_SEED = 0
 
@@ -31,8 +45,6 @@ class _Model:
 
 
 def _eager(module) -> Reference:
-    import torch
-    from torch.utils._pytree import tree_leaves
 
     def run(*xs):
         with torch.no_grad():
@@ -44,7 +56,6 @@ def _eager(module) -> Reference:
 def _in_executorch(program) -> bool:
     """Whether ExecuTorch's portable kernel library runs every operator of the program (its
     runtime refuses the int8 cortex_m ops, for one: such a .pte has no reference)."""
-    from ..ops import by_et_name
     for plan in program.execution_plan:
         for o in plan.operators:
             op = by_et_name(o.name, o.overload)
@@ -56,14 +67,11 @@ def _in_executorch(program) -> bool:
 def _executorch(pte: Callable[[], bytes], method: str) -> tuple[Optional[Reference], Optional[str]]:
     """ExecuTorch's own runtime on the .pte bytes, when the executorch package is installed
     (imported only when the reference runs: it is slow to load)."""
-    import importlib.util
     if importlib.util.find_spec("executorch") is None:
         return None, None
 
     def run(*xs):
-        import torch
-        from executorch.runtime import Runtime
-        from ..quiet import native_stderr_captured
+        from executorch.runtime import Runtime   # optional (and slow to load): lazy
         data = pte()                    # the runtime reads these bytes in place: keep them,
         with native_stderr_captured():  # and the program, alive meanwhile
             program = Runtime.get().load_program(data)
@@ -100,7 +108,6 @@ def output_scales(program, method: str = "forward") -> tuple:
 
 def _int8_io_reference(module, manager, method: str) -> Reference:
     """The PT2E model with int8 inputs and outputs: dequantize, run, quantize (PT2E's ops)."""
-    from ..quantization import arith
     g = manager.lowered(method).graph
     ins = [g.tensors[t].qparams for t in g.inputs]
     outs = [g.tensors[t].qparams if t is not None else None for t in g.outputs]
@@ -116,29 +123,21 @@ def _int8_io_reference(module, manager, method: str) -> Reference:
 
 def _resolve(model, method: str, int8_io: bool = False) -> _Model:
     """Lower whatever we were given to a Program, and find something to compare it with."""
-    from torch.export import ExportedProgram
 
-    from .. import to_edge
-    from ..executorch import ExecutorchProgramManager
-    from ..program import Program
     if isinstance(model, CSources):
         return _Model(model, model.name, None, None)
     if isinstance(model, (str, os.PathLike)):
         path = Path(model)
         if path.suffix == ".pte":
-            from ..pte import load_program
             if not path.is_file():
                 raise AotError(f"{path}: no such file")
             program = load_program(str(path))
             reference = _executorch(path.read_bytes, method) if _in_executorch(program) \
                 else (None, None)
             return _Model(program, path.name, *reference, output_scales(program, method))
-        from ..loading import load_pt2
         return dataclasses.replace(_resolve(load_pt2(str(path)), method, int8_io),
                                    label=path.name)
     if isinstance(model, ExportedProgram):
-        from ..config import EdgeCompileConfig
-        from ..passes.lower_quantized import has_quantized_ops
         module = model.module()                     # before lowering touches the program
         quantized = has_quantized_ops(model)
         manager = to_edge(model, compile_config=EdgeCompileConfig(
@@ -154,7 +153,6 @@ def _resolve(model, method: str, int8_io: bool = False) -> _Model:
                       *_executorch(lambda: model.buffer, method),
                       output_scales(model.executorch_program, method))
     if isinstance(model, Program):
-        from ..pte import serialize_pte
         return _Model(model, "program",
                       *_executorch(lambda: serialize_pte(model).to_bytes(), method))
     raise AotError("a firmware model is a .pt2 or .pte path, an ExportedProgram, a manager "

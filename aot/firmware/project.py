@@ -5,6 +5,7 @@ anything is written; the folder is then written beside the target and swapped in
 from __future__ import annotations
 
 import dataclasses
+import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +17,7 @@ from ..atomic import describe, recover, write_tree
 from ..boards import Board, check_toolchain
 from ..codegen.c import CSources, c_ident, f32_literal, generate_c
 from ..codegen.render import render_template
-from ..codegen.runtime import runtime_dir
+from ..codegen.runtime import PORTABLE, for_arch, runtime_dir
 from ..errors import AotError
 from .fit import Footprint, check_fit, check_program_fits
 from .model import _Model, _board, _resolve, check_inputs
@@ -111,7 +112,6 @@ _INCLUDE_RE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 def arch_runtime(sources: CSources, arch: str) -> tuple[str, ...]:
     """The runtime_c files of the model for a runtime arch: its twins replace their portable
     files (the DSP dot products on an M4, say)."""
-    from ..codegen.runtime import PORTABLE, for_arch
     if arch == PORTABLE:
         return tuple(sources.runtime_sources)
     return for_arch(sources.runtime_sources, arch)
@@ -142,7 +142,6 @@ def runtime_files(sources: CSources, arch: str) -> dict[str, bytes]:
 
 
 def _npy(a: np.ndarray) -> bytes:
-    import io
     buf = io.BytesIO()
     np.save(buf, a, allow_pickle=False)
     return buf.getvalue()

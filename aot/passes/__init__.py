@@ -3,6 +3,8 @@
 Edge passes take and return an ExportedProgram. The executorch stage hands typed values on:
 ExportedProgram -> MethodGraph (out-variant calls) -> MemoryPlan -> Program.
 """
+from functools import partial
+
 from .check_static_shapes import check_static_shapes
 from .check_training_mode import check_training_mode
 from .decompose_to_core import decompose_to_core
@@ -18,7 +20,6 @@ from .verify_ops import unsupported_ops, verify_ops
 
 
 def edge_passes(config):
-    from functools import partial
     """ATen -> edge: the list ``to_edge`` runs, one line per named pass."""
     passes = [
         check_static_shapes,      # static shapes only: we plan memory ahead of time

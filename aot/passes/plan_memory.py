@@ -7,6 +7,7 @@ the whole method so it survives from one call to the next.
 from __future__ import annotations
 
 from ..config import MemoryPlanningPass
+from ..errors import PlanError
 from ..ir import MethodGraph, TensorKind
 from ..memory import Buffer, MemoryPlan, plan_suite, verify_plan
 from ..memory.suite import DEFAULT_PLANNERS
@@ -67,7 +68,6 @@ def plan_memory(graph: MethodGraph, planning: MemoryPlanningPass, alignment: int
         by_name = {p.__name__.removeprefix("plan_"): p for p in DEFAULT_PLANNERS}
         unknown = [a for a in planning.algorithms if a not in by_name]
         if unknown:
-            from ..errors import PlanError
             raise PlanError(f"unknown planner(s) {unknown}; known: {sorted(by_name)}")
         planners = tuple(by_name[a] for a in planning.algorithms)
     plan = plan_suite(buffers, alignment, planners)

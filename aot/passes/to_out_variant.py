@@ -21,13 +21,13 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.utils._pytree import tree_flatten, tree_unflatten, treespec_dumps
 
 from ..config import MemoryPlanningPass
-from ..backend import get_backend, is_delegate_call
 from ..errors import BackendError
-from ..ir import DelegateCallSpec, MethodGraph, OpCall, Ref, TensorKind, TensorSpec
+from ..ir import (DelegateCallSpec, MethodGraph, OpCall, Ref, TensorKind, TensorSpec,
+                  is_delegate_call)
 from ..ops import OPS, OUT, bind_out_args
 from ..source import UNKNOWN, source_of
 from ._editor import ProgramEditor
-from .lower_quantized import qparams_of
+from ._int8_values import qparams_of
 
 aten = torch.ops.aten
 
@@ -185,7 +185,7 @@ class _Builder:
         lowered = self.ed.gm
         for part in node.args[0].target.split("."):
             lowered = getattr(lowered, part)
-        backend = get_backend(lowered.backend_id)
+        takes_over = lowered.inplace_inputs()      # (BackendError for an unknown backend)
         args = node.args[1:]
         val = node.meta["val"]
         vals = [val] if isinstance(val, torch.Tensor) else list(val) \
@@ -201,7 +201,7 @@ class _Builder:
                         for u in node.users)
         inplace = None
         if not (is_output and not self.planning.alloc_graph_output):
-            for k in backend.inplace_inputs(lowered.processed_bytes, lowered.compile_specs):
+            for k in takes_over:
                 if 0 <= k < len(args):
                     inplace = self._overwritable(node, args[k], args, vals[0])
                     if inplace is not None:

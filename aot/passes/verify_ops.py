@@ -19,7 +19,7 @@ from ..calls import TensorValue
 from ..codegen.context import Invalid, Unsupported, check_call
 from ..emit import MEMORY_FORMATS
 from ..errors import UnsupportedOpError
-from ..ir import SCALAR_TYPES
+from ..ir import SCALAR_TYPES, is_delegate_call
 from ..ops import OPS, OUT, bind_out_args
 from ..source import source_of
 
@@ -98,7 +98,7 @@ def unsupported_ops(ep: ExportedProgram) -> list[tuple[str, str]]:
     for node in ep.graph.nodes:
         if node.op != "call_function" or node.target in _STRUCTURAL:
             continue
-        if getattr(node.target, "__name__", "") == "executorch_call_delegate":
+        if is_delegate_call(node):
             continue
         why = _why_not(node)
         if why is not None:

@@ -29,7 +29,7 @@ from ..codegen.context import DTYPES, Invalid, Unsupported, check_call
 from ..emit import frame_text
 from ..errors import AotError, UnsupportedOpError
 from ..ops import by_et_name
-from ..pte.validate import tensor_nbytes
+from ..program import tensor_nbytes
 
 # Operators that only move a tensor's metadata; ExecuTorch's runtime has them built in.
 PRIM_VIEWS = {("executorch_prim::et_view", "default")}

@@ -24,6 +24,7 @@ import os
 from typing import Callable, Union
 
 from aot.errors import PteFormatError
+from aot.passes.verify_program import program_problems
 from aot.pte import decode, validate
 from aot.pte.flatbuffer import NamedDataRef
 from aot.pte.layout import (FILE_IDENTIFIER, HEADER_LENGTH, HEADER_OFFSET, MIN_HEADER_LENGTH,
@@ -78,7 +79,6 @@ class _Reader:
         if problem:
             raise self.fail(problem)
         # Each call of an operator mcu-aot knows must be well-formed (aot.passes.verify_program).
-        from aot.passes.verify_program import program_problems
         problems = program_problems(program, known_only=True)
         if problems:
             raise self.fail(str(problems[0]))

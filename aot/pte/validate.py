@@ -23,20 +23,7 @@ from __future__ import annotations
 import struct
 
 from aot import program as ir
-
-
-# Bytes per element, by ScalarType value. The sub-byte types (QUINT4X2, QUINT2X4) are left
-# out: their byte size is not numel times a whole number.
-ELEMENT_SIZE = {0: 1, 1: 1, 2: 2, 3: 4, 4: 8, 5: 2, 6: 4, 7: 8, 11: 1, 12: 1, 13: 1, 14: 4,
-                15: 2, 22: 2, 23: 1, 24: 1, 25: 1, 26: 1, 27: 2, 28: 4, 29: 8}
-
-
-def tensor_nbytes(t: ir.Tensor) -> int | None:
-    """Bytes of the tensor's data, or None if that cannot be known from its metadata."""
-    size = ELEMENT_SIZE.get(int(t.scalar_type))
-    if size is None or any(s < 0 for s in t.sizes):
-        return None
-    return t.numel * size
+from aot.program import ELEMENT_SIZE, tensor_nbytes   # (and the reader's, through here)
 
 
 class _Bad(Exception):

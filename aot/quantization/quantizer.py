@@ -20,7 +20,9 @@ import torch
 from torch.export import ExportedProgram
 
 from ..errors import AotError, QuantizationError
-from .. import quiet
+from .. import api, quiet
+from ..passes.fold_batch_norm import fold_batch_norm_aten
+from ..passes._int8_values import observed
 
 quiet.quiet_third_party()   # torchao logs the CUDA extensions it cannot load
 from torchao.quantization.pt2e.observer import (HistogramObserver, MinMaxObserver,  # noqa: E402
@@ -29,6 +31,7 @@ from torchao.quantization.pt2e.quantizer import (DerivedQuantizationSpec,  # noq
                                                  FixedQParamsQuantizationSpec,
                                                  QuantizationAnnotation, QuantizationSpec,
                                                  Quantizer, SharedQuantizationSpec)
+from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e  # noqa: E402
 
 aten = torch.ops.aten
 
@@ -173,7 +176,6 @@ class Int8Quantizer(Quantizer):
 def _check_calibrated(prepared: torch.fx.GraphModule) -> None:
     """Observers that saw no data give scale 1 and zero point 0: refuse that, naming the value
     each one watches (a weight, an input, an op's output) and its source line."""
-    from ..passes.lower_quantized import observed
     idle, named = [], set()
     for node in prepared.graph.nodes:
         if node.op != "call_module" or node.target in named or not node.args:
@@ -201,9 +203,6 @@ def quantize(model: torch.nn.Module, example_inputs: tuple, calibration: Iterabl
 
     The returned ExportedProgram goes to ``aot.to_edge``; its ``.module()`` runs the quantized
     reference in torch, and ``torch.export.save`` writes it for the CLI."""
-    from .. import api
-    from ..passes.fold_batch_norm import fold_batch_norm_aten
-    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
     quantizer = quantizer or Int8Quantizer()
     example_inputs = tuple(example_inputs)
     ep = api.export(model.eval(), example_inputs)

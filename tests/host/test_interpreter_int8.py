@@ -143,8 +143,7 @@ def test_linear_bias_form_equals_kernel_sum_form(interp, name, monkeypatch):
     interpreter give the same bytes as the kernel_sum form."""
     import importlib
     from int8_models import quantized
-    lq = importlib.import_module("aot.passes.lower_quantized")   # (the package re-exports
-    # the pass under the module's name)
+    lq = importlib.import_module("aot.passes._int8_rules")
     summed = lowered(name, True)
     monkeypatch.setattr(lq, "_kernel_sum", lambda *a: None)
     plain = aot.to_edge(quantized(name)[2],

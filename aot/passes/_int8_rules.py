@@ -1,0 +1,447 @@
+"""The rules of the int8 lowering: one float op PT2E quantized (read between its dequantize
+and quantize nodes) -> int8 ops of ``aot.quantization.ops``, or None where the op stays float.
+
+Each rule is ``rule(L, node, scale, zp, bounds, before)``: ``L`` is the lowering under way
+(aot.passes.lower_quantized: it reads int8 values with ``L.act`` and makes nodes with ``L.call``,
+``L.const``, ``L.weight``, ``L.value``, ``L.layout`` and ``L.requantize``), ``(scale, zp)`` the
+output's qparams, ``bounds`` the real range of an activation folded into the op, and the new
+nodes go before ``before``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Callable, Optional
+
+import numpy as np
+import torch
+
+from ..errors import QuantizationError
+from ..quantization import arith
+from ..quantization.ops import OPS as Q8
+from ._int8_values import NCHW, NHWC, QConst, QValue, f32 as _f32, mult_shift as _mult_shift, \
+    node_where
+
+aten = torch.ops.aten
+QD = torch.ops.quantized_decomposed
+
+
+def _relu(n):
+    return 0.0, math.inf
+
+
+def _relu6(n):
+    return 0.0, 6.0
+
+
+def _hardtanh(n):
+    args = list(n.args) + [-1.0, 1.0][len(n.args) - 1:]
+    return float(args[1]), float(args[2])
+
+
+def _clamp(n):
+    args = list(n.args) + [None, None][len(n.args) - 1:]
+    lo = n.kwargs.get("min", args[1])
+    hi = n.kwargs.get("max", args[2])
+    return (-math.inf if lo is None else float(lo)), (math.inf if hi is None else float(hi))
+
+
+ACTIVATION_BOUNDS = {aten.relu.default: _relu, aten.relu6.default: _relu6,
+                      aten.hardtanh.default: _hardtanh, aten.clamp.default: _clamp}
+
+
+def _bias_values(L, b, s_in: float, s_w: np.ndarray, where) -> \
+        Optional[torch.Tensor]:
+    """The int32 bias at scale s_in * s_w[c]: PT2E's own int32 values when its scale is that,
+    else the real bias rounded (XNNPACK's quantizer leaves the bias in float)."""
+    if b is None:
+        return None
+    want = (np.float32(s_in) * s_w.astype(np.float32)).astype(np.float64)
+    if b in L.consts:
+        c = L.consts[b]
+        if c.values.dtype == torch.int32 and np.array_equal(
+                np.broadcast_to(c.scales.astype(np.float32), want.shape), want.astype(np.float32)):
+            return c.values.to(torch.int32)
+        real = c.real().double().numpy()
+    else:
+        value = L.ed.const_value(b)
+        if value is None:
+            raise QuantizationError(f"{node_where(where)}: the bias is not a constant")
+        real = value.detach().double().numpy()
+    q = np.array([arith.round_half_away(v) for v in (real / want).tolist()], np.int64)
+    return torch.from_numpy(np.clip(q, -(2 ** 31), 2 ** 31 - 1).astype(np.int32))
+
+
+def _weight(L, w, where) -> Optional[QConst]:
+    c = L.consts.get(w)
+    if c is None or c.values.dtype != torch.int8:
+        return None
+    if np.any(c.zps != 0):
+        raise QuantizationError(f"{node_where(where)}: asymmetric int8 weights (zero point "
+                                f"{int(c.zps[c.zps != 0][0])}) are not supported; the int8 "
+                                "kernels take symmetric weights, as TFLite's spec")
+    return c
+
+
+def _out_range(bounds, scale, zp) -> tuple[int, int]:
+    return arith.activation_bounds(bounds[0], bounds[1], _f32(scale), zp)
+
+
+def _channel_mults(s_in, s_w: np.ndarray, s_out, n: int) -> tuple[list[int], list[int]]:
+    s_w = np.broadcast_to(s_w.astype(np.float32), (n,))
+    return arith.quantize_multipliers(
+        [float(np.float32(s_in)) * float(sw) / float(np.float32(s_out)) for sw in s_w])
+
+
+def _conv(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    args = list(node.args) + [None] * (7 - len(node.args))
+    x, w, b = L.act(args[0]), args[1], args[2]
+    stride, padding, dilation, groups = (args[3] or [1, 1]), args[4], (args[5] or [1, 1]), \
+        (args[6] or 1)
+    if x is None or x.node.meta["val"].dim() != 4 or isinstance(padding, str):
+        return None
+    padding = padding if padding is not None else [0, 0]
+    stride, padding, dilation = ([v] * 2 if isinstance(v, int) else list(v) * (2 // len(v))
+                                 for v in (stride, padding, dilation))
+    wc = _weight(L, w, node)
+    if wc is None:
+        return None
+    cout, cin_g = wc.values.shape[0], wc.values.shape[1]
+    cin = x.node.meta["val"].shape[1 if x.layout == NCHW else 3]
+    mults, shifts = _channel_mults(x.scale, wc.scales, scale, cout)
+    bias = _bias_values(L, b, x.scale, np.broadcast_to(wc.scales, (cout,)), node)
+    lo, hi = _out_range(bounds, scale, zp)
+    xin = L.layout(x, NHWC, before)
+    mult_t = L.const(torch.tensor(mults, dtype=torch.int32), "mults")
+    shift_t = L.const(torch.tensor(shifts, dtype=torch.int32), "shifts")
+    bias_n = None if bias is None else L.const(bias, "bias")
+    common = [stride, padding, dilation]
+    # groups == Cin is depthwise; so is a one-channel input (each output channel filters the
+    # same plane), which ExecuTorch's lowering and CMSIS-NN also take as depthwise.
+    if cin_g == 1 and groups == cin and (groups > 1 or cin == 1):
+        weight = wc.values.permute(1, 2, 3, 0).contiguous()      # [1, KH, KW, Cout]
+        new = L.call(Q8.quantized_depthwise_conv2d_nhwc.default,
+                     [xin.node, L.weight(weight, wc, cout), bias_n, *common, cout // cin,
+                      -x.zp, zp, mult_t, shift_t, lo, hi], before)
+    else:
+        weight = wc.values.permute(0, 2, 3, 1).contiguous()      # OHWI
+        new = L.call(Q8.quantized_conv2d_nhwc.default,
+                     [xin.node, L.weight(weight, wc, cout), bias_n, *common, -x.zp, zp, mult_t,
+                      shift_t, lo, hi], before)
+    return L.value(new, scale, zp, NHWC)
+
+
+def _linear(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    args = list(node.args) + [None] * (3 - len(node.args))
+    x, w, b = L.act(args[0]), args[1], args[2]
+    wc = _weight(L, w, node)
+    if x is None or wc is None:
+        return None
+    x = L.layout(x, NCHW, before) if not (x.layout == NHWC and L.nchw_view_ok(x)) else x
+    if x.layout == NHWC:
+        return None
+    cout = wc.values.shape[0]
+    per_channel = wc.scales.size > 1
+    mults, shifts = _channel_mults(x.scale, wc.scales, scale, cout if per_channel else 1)
+    bias = _bias_values(L, b, x.scale, np.broadcast_to(wc.scales, (cout,)), node)
+    lo, hi = _out_range(bounds, scale, zp)
+    ksum = _kernel_sum(wc.values, bias, -x.zp)
+    if ksum is not None:           # the kernel sum stands in for the bias
+        bias_n, ksum_n = None, L.const(ksum, "kernel_sum")
+    else:
+        bias_n, ksum_n = None if bias is None else L.const(bias, "bias"), None
+    new = L.call(Q8.quantized_linear.default,
+                 [x.node, L.weight(wc.values.contiguous(), wc, cout if per_channel else 1),
+                  bias_n, ksum_n, -x.zp, 0, zp, mults, shifts, hi, lo], before)
+    return L.value(new, scale, zp, NCHW)
+
+
+def _kernel_sum(w: torch.Tensor, bias: Optional[torch.Tensor], x_off: int) \
+        -> Optional[torch.Tensor]:
+    """ExecuTorch's MVE form of a linear's bias (its cortex_m passes for the M55):
+    kernel_sum[o] = x_off * sum_i w[o, i] + bias[o], so that the kernel sums x * w alone (the
+    weights are symmetric here: no filter offset). The sum is exact, so every arch computes the
+    same int32 sums; the kernels then skip the input offset's work (a VADDVA per sixteen
+    weights on Helium). None, keeping the bias, where the sum would leave int32 or there is
+    neither an input offset nor a bias to fold."""
+    if x_off == 0 and bias is None:
+        return None
+    w64 = w.to(torch.int64)
+    s = w64.sum(dim=1) * x_off
+    if bias is not None:
+        s = s + bias.to(torch.int64)
+    products = int(w64.abs().sum(dim=1).max()) * 128   # bounds sum x * w
+    if int(s.abs().max()) >= 2 ** 31 or products >= 2 ** 31:
+        return None
+    return s.to(torch.int32).reshape(1, -1)
+
+
+def _binary_inputs(L, node, before) -> Optional[tuple[QValue, QValue]]:
+    a, b = L.act(node.args[0]), L.act(node.args[1]) if len(node.args) > 1 else None
+    if a is None or b is None:
+        return None
+    ra, rb = a.node.meta["val"].dim(), b.node.meta["val"].dim()
+    if a.layout != b.layout:       # meet in NHWC if both are maps, else in NCHW
+        want = NHWC if ra == rb == 4 else NCHW
+        a, b = L.layout(a, want, before), L.layout(b, want, before)
+    elif a.layout == NHWC and ra != rb:
+        a, b = L.layout(a, NCHW, before), L.layout(b, NCHW, before)
+    return a, b
+
+
+def _add_sub(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    if not isinstance(node.args[1], torch.fx.Node):     # x + number: a lookup table
+        return _lut(L, node, scale, zp, bounds, before)
+    alpha = node.kwargs.get("alpha", node.args[2] if len(node.args) > 2 else 1)
+    if alpha != 1:
+        return None
+    pair = _binary_inputs(L, node, before)
+    if pair is None:
+        return None
+    a, b = pair
+    sa, sb, so = _f32(a.scale), _f32(b.scale), _f32(scale)
+    twice = 2.0 * max(sa, sb)
+    ma, sha = _mult_shift(sa / twice)
+    mb, shb = _mult_shift(sb / twice)
+    mo, sho = _mult_shift(twice / ((1 << arith.ADD_LEFT_SHIFT) * so))
+    if node.target == aten.sub.Tensor:
+        mb = -mb
+    lo, hi = _out_range(bounds, scale, zp)
+    new = L.call(Q8.quantized_add.default,
+                 [a.node, a.zp, ma, sha, b.node, b.zp, mb, shb, zp, mo, sho, lo, hi], before)
+    return L.value(new, scale, zp, a.layout)
+
+
+def _mul(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    if not isinstance(node.args[1], torch.fx.Node):     # x * number: a lookup table
+        return _lut(L, node, scale, zp, bounds, before)
+    pair = _binary_inputs(L, node, before)
+    if pair is None or bounds != (-math.inf, math.inf):
+        return None
+    a, b = pair
+    m, s = _mult_shift(_f32(a.scale) * _f32(b.scale) / _f32(scale))
+    new = L.call(Q8.quantized_mul.default, [a.node, a.zp, b.node, b.zp, zp, m, s], before)
+    return L.value(new, scale, zp, a.layout)
+
+
+def _lut(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """Any one-input elementwise float op: PT2E's dq -> op -> q over all 256 int8 codes."""
+    x = L.act(node.args[0])
+    rest = node.args[1:]
+    if x is None or any(isinstance(a, torch.fx.Node) for a in rest) or \
+            node.meta["val"].shape != node.args[0].meta["val"].shape:
+        return None
+    codes = torch.arange(-128, 128, dtype=torch.int8)
+    real = QD.dequantize_per_tensor.default(codes, x.scale, x.zp, -128, 127, torch.int8)
+    with torch.no_grad():
+        y = node.target(real, *rest, **node.kwargs)
+        y = torch.clamp(y, bounds[0], bounds[1])          # a relu/clamp folded into it
+    table = QD.quantize_per_tensor.default(y.float(), scale, zp, -128, 127, torch.int8)
+    new = L.call(Q8.quantized_activation.default, [x.node, L.const(table, "lut")], before)
+    return L.value(new, scale, zp, x.layout)
+
+
+def _pool_args(node):
+    a = list(node.args)
+    kernel = list(a[1]) if isinstance(a[1], (list, tuple)) else [a[1]] * 2
+    stride = a[2] if len(a) > 2 and a[2] else kernel
+    stride = list(stride) if isinstance(stride, (list, tuple)) else [stride] * 2
+    padding = a[3] if len(a) > 3 else 0
+    padding = list(padding) if isinstance(padding, (list, tuple)) else [padding] * 2
+    kernel, stride, padding = ([v[0]] * 2 if len(v) == 1 else v for v in (kernel, stride,
+                                                                          padding))
+    return kernel, stride, padding, a
+
+
+def _shared_out(L, v: QValue, scale, zp, before) -> QValue:
+    return L.requantize(v, scale, zp, before)
+
+
+def _avg_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    x = L.act(node.args[0])
+    if x is None or x.node.meta["val"].dim() != 4 or bounds != (-math.inf, math.inf):
+        return None
+    kernel, stride, padding, a = _pool_args(node)
+    ceil_mode = a[4] if len(a) > 4 else False
+    count_include_pad = a[5] if len(a) > 5 else True
+    divisor = a[6] if len(a) > 6 else None
+    if ceil_mode or divisor is not None:
+        return None
+    xin = L.layout(x, NHWC, before)
+    if any(padding) and count_include_pad:    # the padding counts: make it real, value z_in
+        xin = L.value(L.call(Q8.pad.default, [xin.node, [0, padding[0], padding[1], 0],
+                                             [0, padding[0], padding[1], 0], x.zp], before),
+                     x.scale, x.zp, NHWC)
+        padding = [0, 0]
+    return _avg_pool_nhwc(L, xin, kernel, stride, padding, scale, zp, before)
+
+
+def _avg_pool_nhwc(L, xin: QValue, kernel, stride, padding, scale, zp, before) -> QValue:
+    m, s = _mult_shift(1.0)
+    new = L.call(Q8.quantized_avg_pool2d_nhwc.default,
+                 [xin.node, kernel, stride, padding, False, xin.zp, m, s], before)
+    return _shared_out(L, L.value(new, xin.scale, xin.zp, NHWC), scale, zp, before)
+
+
+def _adaptive_avg_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    x = L.act(node.args[0])
+    if x is None or x.node.meta["val"].dim() != 4 or bounds != (-math.inf, math.inf):
+        return None
+    shape = x.node.meta["val"].shape
+    h, w = (shape[2], shape[3]) if x.layout == NCHW else (shape[1], shape[2])
+    out = node.args[1]
+    oh, ow = (out, out) if isinstance(out, int) else out
+    if oh is None or ow is None or h % oh or w % ow:
+        return None
+    kernel = [h // oh, w // ow]
+    return _avg_pool_nhwc(L, L.layout(x, NHWC, before), kernel, kernel, [0, 0], scale, zp,
+                          before)
+
+
+def _mean(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    x = L.act(node.args[0])
+    if x is None or x.node.meta["val"].dim() != 4 or bounds != (-math.inf, math.inf):
+        return None
+    dims = sorted(d % 4 for d in node.args[1])
+    keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
+    if dims != [2, 3]:
+        return None
+    shape = x.node.meta["val"].shape
+    h, w = (shape[2], shape[3]) if x.layout == NCHW else (shape[1], shape[2])
+    pooled = _avg_pool_nhwc(L, L.layout(x, NHWC, before), [h, w], [h, w], [0, 0], scale, zp,
+                            before)
+    if keepdim:
+        return pooled
+    n, c = shape[0], (shape[1] if x.layout == NCHW else shape[3])
+    view = L.call(aten.view.default, [pooled.node, [n, c]], before)
+    return L.value(view, scale, zp, NCHW)
+
+
+def _max_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    x = L.act(node.args[0])
+    if x is None or x.node.meta["val"].dim() != 4:
+        return None
+    kernel, stride, padding, a = _pool_args(node)
+    dilation = a[4] if len(a) > 4 else [1, 1]
+    dilation = list(dilation) if isinstance(dilation, (list, tuple)) else [dilation] * 2
+    dilation = dilation * 2 if len(dilation) == 1 else dilation
+    ceil_mode = a[5] if len(a) > 5 else False
+    xin = L.layout(x, NHWC, before)
+    lo, hi = _out_range(bounds, x.scale, x.zp)
+    new = L.call(Q8.quantized_max_pool2d_nhwc.default,
+                 [xin.node, kernel, stride, padding, dilation, ceil_mode, x.zp, x.zp, lo, hi],
+                 before)
+    return _shared_out(L, L.value(new, x.scale, x.zp, NHWC), scale, zp, before)
+
+
+def _softmax(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    x = L.act(node.args[0])
+    if x is None or bounds != (-math.inf, math.inf) or len(node.args) < 2:
+        return None
+    if node.target == aten._softmax.default and node.args[2]:
+        return None
+    rank = x.node.meta["val"].dim()
+    dim = node.args[1] % max(rank, 1)
+    if x.layout == NHWC and dim != 1:
+        x = L.layout(x, NCHW, before)
+    last = (x.layout == NHWC and dim == 1) or (x.layout == NCHW and dim == rank - 1)
+    if not last or _f32(scale) != _f32(1 / 256) or zp != -128:
+        return None
+    real = min(_f32(x.scale) * float(1 << 26), float((1 << 31) - 1))
+    m, s = _mult_shift(real)
+    if s < 0:
+        return None
+    diff_min = -math.floor(31.0 * (1 << 26) / (1 << s))
+    new = L.call(Q8.softmax.default, [x.node, rank - 1, x.zp, zp, m, s, diff_min], before)
+    return L.value(new, scale, zp, x.layout)
+
+
+def _minmax(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    pair = _binary_inputs(L, node, before)
+    if pair is None or bounds != (-math.inf, math.inf):
+        return None
+    a, b = pair
+    b = L.requantize(b, a.scale, a.zp, before)
+    target = Q8.maximum.default if node.target == aten.maximum.default else Q8.minimum.default
+    new = L.call(target, [a.node, b.node], before)
+    return _shared_out(L, L.value(new, a.scale, a.zp, a.layout), scale, zp, before)
+
+
+def _movement(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """Views, permutes, slices and the like: the same op on the int8 bytes (in NCHW)."""
+    x = L.act(node.args[0])
+    if x is None or bounds != (-math.inf, math.inf) or \
+            any(isinstance(a, torch.fx.Node) for a in node.args[1:]):
+        return None
+    if x.layout == NHWC and not (node.target in _VIEWS and L.nchw_view_ok(x)):
+        x = L.layout(x, NCHW, before)
+    elif x.layout == NHWC:    # same bytes: view the NHWC map as its NCHW shape first
+        x = L.value(L.call(aten.view.default, [x.node, list(node.args[0].meta["val"].shape)],
+                          before), x.scale, x.zp, NCHW)
+    if node.target in (aten.dropout.default, aten.clone.default, aten.contiguous.default):
+        new = x.node
+    else:
+        new = L.call(node.target, [x.node, *node.args[1:]], before, dict(node.kwargs))
+    return _shared_out(L, L.value(new, x.scale, x.zp, NCHW), scale, zp, before)
+
+
+def _cat(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    parts = [L.act(t) for t in node.args[0]]
+    if any(p is None for p in parts) or bounds != (-math.inf, math.inf):
+        return None
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
+    parts = [L.requantize(L.layout(p, NCHW, before), scale, zp, before) for p in parts]
+    new = L.call(aten.cat.default, [[p.node for p in parts], dim], before)
+    return L.value(new, scale, zp, NCHW)
+
+
+def _pad(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    x = L.act(node.args[0])
+    if x is None or bounds != (-math.inf, math.inf):
+        return None
+    pad = list(node.args[1])
+    if node.target == aten.pad.default:
+        mode = node.args[2] if len(node.args) > 2 else node.kwargs.get("mode", "constant")
+        value = node.args[3] if len(node.args) > 3 else node.kwargs.get("value", None)
+        if mode != "constant":
+            return None
+    else:
+        value = node.args[2] if len(node.args) > 2 else node.kwargs.get("value", 0)
+    rank = x.node.meta["val"].dim()
+    if rank > 4 or len(pad) % 2 or len(pad) // 2 > rank:
+        return None
+    q = x.zp + arith.round_half_away((value or 0.0) / _f32(x.scale))
+    if not -128 <= q <= 127 or abs((q - x.zp) * _f32(x.scale) - (value or 0.0)) > 1e-6:
+        return None    # a pad value int8 cannot hold
+    pre, post = [0] * 4, [0] * 4
+    for i in range(len(pad) // 2):           # pad lists the last dim first
+        pre[3 - i], post[3 - i] = pad[2 * i], pad[2 * i + 1]
+    if x.layout == NHWC:                     # NCHW dims (n, c, h, w) live at (0, 3, 1, 2)
+        pre = [pre[0], pre[2], pre[3], pre[1]]
+        post = [post[0], post[2], post[3], post[1]]
+    new = L.call(Q8.pad.default, [x.node, pre, post, q], before)
+    return _shared_out(L, L.value(new, x.scale, x.zp, x.layout), scale, zp, before)
+
+
+FUSES = {aten.conv2d.default, aten.linear.default, aten.add.Tensor, aten.sub.Tensor}
+_VIEWS = {aten.view.default, aten.reshape.default, aten.flatten.using_ints,
+          aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default}
+_LUT_OPS = (aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.gelu.default,
+            aten.silu.default, aten.hardsigmoid.default, aten.exp.default, aten.log.default,
+            aten.sqrt.default, aten.rsqrt.default, aten.abs.default, aten.neg.default,
+            aten.leaky_relu.default, aten.elu.default, aten.erf.default, aten.reciprocal.default)
+
+RULES: dict[object, Callable] = {
+    aten.conv2d.default: _conv, aten.linear.default: _linear,
+    aten.add.Tensor: _add_sub, aten.sub.Tensor: _add_sub, aten.mul.Tensor: _mul,
+    aten.avg_pool2d.default: _avg_pool, aten.adaptive_avg_pool2d.default: _adaptive_avg_pool,
+    aten.mean.dim: _mean, aten.max_pool2d.default: _max_pool,
+    aten.softmax.int: _softmax, aten._softmax.default: _softmax,
+    aten.maximum.default: _minmax, aten.minimum.default: _minmax,
+    aten.cat.default: _cat, aten.pad.default: _pad, aten.constant_pad_nd.default: _pad,
+    **{op: _lut for op in ACTIVATION_BOUNDS},    # a relu no producer took (may requantize)
+    **{op: _lut for op in _LUT_OPS},
+    **{op: _movement for op in (*_VIEWS, aten.permute.default, aten.transpose.int,
+                                aten.slice.Tensor, aten.select.int, aten.dropout.default,
+                                aten.clone.default, aten.contiguous.default)},
+}
+
