@@ -1,16 +1,18 @@
 """Crafted corrupt programs: one check of the .pte loader each (issue 35).
 
-Each Mutant takes a small real program that aot lowered (float32 or int8), changes one thing,
-and names the rt_status the loader contract asks for: a refusal at load (rt_pte_load, or
-rt_pte_arena_size / rt_pte_state_size before it) with the status that names the problem, never
-RT_OK. Most edits are made on the aot.program dataclasses (dataclasses.replace) and
-re-serialized by aot.pte.serialize_pte; header, truncation and offset cases edit the bytes.
+Each Mutant takes a small real program that aot lowered (float32 or int8: tests/pte_programs.py
+builds them, and holds the edits), changes one thing, and names the rt_status the loader
+contract asks for: a refusal at load (rt_pte_load, or rt_pte_arena_size / rt_pte_state_size
+before it) with the status that names the problem, never RT_OK. Most edits are made on the
+aot.program dataclasses (dataclasses.replace) and re-serialized by aot.pte.serialize_pte;
+header, truncation and offset cases edit the bytes.
 
     from pte_mutants import MUTANTS, build, host_outcomes, python_outcome
     pte = build(MUTANTS[0])                  # the mutant's .pte bytes
     outcomes = host_outcomes(MUTANTS)        # name -> HostOutcome (ASan + UBSan interpreter)
 
-Three runners read them, each as a user's device or tool would:
+Three runners (tests/pte_runners.py, named here too) read them, each as a user's device or
+tool would:
   - host_outcomes: the interpreter built with ASan and UBSan (aot.interpreter.build_host with
     sanitize=True, only the base programs' operators), in a child python with libasan
     preloaded; the .pte, the arena and the state each in a block of exactly the size the
@@ -29,21 +31,27 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import hashlib
-import json
-import os
 import struct
-import subprocess
-import sys
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Callable, Optional
 
-import numpy as np
+from pte_programs import (ADDMM, CONV_F32, QCONV, QLINEAR, QUANTIZE, RELU, _alloc, _append_values,
+                          _arg, _call, _field, _first, _instructions, _plan, _plan_table, _put,
+                          _ref, _replace_tensor, _root, _serialize, _set_instructions,
+                          _set_values, _value_table, _vector, _with_plan, base_program, bases)
 
-TESTS = Path(__file__).resolve().parent
-ROOT = TESTS.parent
+# The runners (python_outcome, host_outcomes, sanitizer_env, M4Rig ...) live in pte_runners,
+# which reads this catalogue; they are named here too, for the tests that import them from here.
+_RUNNERS = ("PythonOutcome", "python_outcome", "HostOutcome", "host_outcomes", "sanitizer_env",
+            "BOARD", "M4_ARENA", "M4Outcome", "M4Rig")
+
+
+def __getattr__(name: str):
+    if name in _RUNNERS:
+        import pte_runners
+        return getattr(pte_runners, name)
+    raise AttributeError(f"module 'pte_mutants' has no attribute {name!r}")
+
 
 # The classes of issue 35, in the order the tables print them.
 CLASSES = ("writes before checks", "signed/unsigned index checks", "alignment", "ranges",
@@ -55,184 +63,6 @@ RT_PTE_MAX_INSTRUCTIONS = 1024
 RT_PTE_MAX_IO = 16
 RT_PTE_MAX_BUFFERS = 4
 RT_MAX_DIMS = 6                 # rt_types.h
-
-
-# -- the base programs ------------------------------------------------------------------------
-
-def _f32_module():
-    import torch
-    from torch import nn
-
-    class ConvLinear(nn.Module):
-        """conv 3x3 (2 -> 4 channels, padding 1), relu, flatten, linear 64 -> 3."""
-
-        def __init__(self):
-            super().__init__()
-            self.conv = nn.Conv2d(2, 4, 3, padding=1)
-            self.fc = nn.Linear(4 * 4 * 4, 3)
-
-        def forward(self, x):
-            return self.fc(torch.relu(self.conv(x)).flatten(1))
-
-    torch.manual_seed(0)
-    return ConvLinear().eval(), (torch.randn(1, 2, 4, 4),)
-
-
-@functools.lru_cache(maxsize=None)
-def bases() -> dict[str, bytes]:
-    """name -> .pte bytes of the small programs the mutants start from (a few KB each):
-    f32   float32 conv + relu + linear (aten::convolution, relu, addmm)
-    mlp   int8 linear 12 -> 16 -> 4, per-channel (its first layer's requantization: two
-          int lists of 16 items, which rt_pte_load caches in the state), tests/int8_models.py
-    conv  int8 strided, dilated, grouped, depthwise and pointwise convolutions
-          (tests/int8_models.py conv_blocks)"""
-    import torch
-    import aot
-    sys.path.insert(0, str(TESTS))
-    from int8_models import lowered
-    module, example = _f32_module()
-    f32 = aot.to_edge(torch.export.export(module, example)).to_executorch()
-    return {"f32": bytes(f32.buffer), "mlp": bytes(lowered("mlp", False).buffer),
-            "conv": bytes(lowered("conv_blocks", False).buffer)}
-
-
-@functools.lru_cache(maxsize=None)
-def base_program(name: str):
-    from aot.pte import load_program
-    return load_program(bases()[name])
-
-
-def base_inputs(name: str) -> list[np.ndarray]:
-    """Zeros of each input of a base program (the M4's inputs slot)."""
-    from aot.ir import TORCH_DTYPES
-    import torch
-    plan = base_program(name).method("forward")
-    out = []
-    for i in plan.inputs:
-        v = plan.values[i]
-        dtype = torch.empty(0, dtype=TORCH_DTYPES[v.scalar_type]).numpy().dtype
-        out.append(np.zeros(v.sizes, dtype))
-    return out
-
-
-# -- editing a Program --------------------------------------------------------------------------
-
-def _plan(program):
-    return program.execution_plan[0]
-
-
-def _with_plan(program, **changes):
-    plan = dataclasses.replace(_plan(program), **changes)
-    return dataclasses.replace(program, execution_plan=(plan,) + program.execution_plan[1:])
-
-
-def _set_values(program, changes: dict):
-    values = list(_plan(program).values)
-    for i, v in changes.items():
-        values[i] = v
-    return _with_plan(program, values=tuple(values))
-
-
-def _append_values(program, *new):
-    """(program with `new` appended to its values, index of the first one)."""
-    values = _plan(program).values
-    return _with_plan(program, values=values + tuple(new)), len(values)
-
-
-def _instructions(program):
-    return _plan(program).chains[0].instructions
-
-
-def _set_instructions(program, instructions):
-    chain = _plan(program).chains[0]
-    stack = chain.stacktrace if len(instructions) == len(chain.instructions) else None
-    chain = dataclasses.replace(chain, instructions=tuple(instructions), stacktrace=stack)
-    return _with_plan(program, chains=(chain,) + _plan(program).chains[1:])
-
-
-def _call(program, op: str, nth: int = 0):
-    """(instruction index, KernelCall) of the nth call of operator `op` (name.overload)."""
-    plan = _plan(program)
-    found = [(i, ins) for i, ins in enumerate(_instructions(program))
-             if hasattr(ins, "op_index") and
-             f"{plan.operators[ins.op_index].name}.{plan.operators[ins.op_index].overload}" == op]
-    return found[nth]
-
-
-def _arg(program, op: str, k: int, nth: int = 0) -> int:
-    """The value index of argument k of the nth call of `op`."""
-    return _call(program, op, nth)[1].args[k]
-
-
-def _replace_tensor(program, v: int, **changes):
-    return _set_values(program, {v: dataclasses.replace(_plan(program).values[v], **changes)})
-
-
-def _alloc(memory_id: int, offset: int):
-    from aot.program import AllocationDetails
-    return AllocationDetails(memory_id, offset, 0)
-
-
-def _serialize(program, **options) -> bytes:
-    from aot.pte import serialize_pte
-    return bytes(serialize_pte(program, **options))
-
-
-def _first(program, kind) -> int:
-    return next(i for i, v in enumerate(_plan(program).values) if isinstance(v, kind))
-
-
-CONV_F32 = "aten::convolution.out"
-RELU = "aten::relu.out"
-ADDMM = "aten::addmm.out"
-QLINEAR = "cortex_m::quantized_linear.out"
-QCONV = "cortex_m::quantized_conv2d_nhwc.out"
-QUANTIZE = "cortex_m::quantize_per_tensor.out"
-
-
-# -- the bytes of a .pte: a few reads of its flatbuffer -----------------------------------------
-
-def _u32(b, at: int) -> int:
-    return struct.unpack_from("<I", b, at)[0]
-
-
-def _ref(b, at: int) -> int:
-    return at + _u32(b, at)
-
-
-def _field(b, table: int, f: int) -> Optional[int]:
-    """File position of field f of the table at `table`, None when absent."""
-    vt = table - struct.unpack_from("<i", b, table)[0]
-    at = 4 + 2 * f
-    if at + 2 > struct.unpack_from("<H", b, vt)[0]:
-        return None
-    off = struct.unpack_from("<H", b, vt + at)[0]
-    return table + off if off else None
-
-
-def _root(b) -> int:
-    return _ref(b, 0)
-
-
-def _vector(b, table: int, f: int) -> int:
-    """Position of the length word of vector field f."""
-    return _ref(b, _field(b, table, f))
-
-
-def _plan_table(b) -> int:
-    plans = _vector(b, _root(b), 1)          # Program.execution_plan
-    return _ref(b, plans + 4)
-
-
-def _value_table(b, v: int) -> int:
-    values = _vector(b, _plan_table(b), 2)   # ExecutionPlan.values
-    return _ref(b, values + 4 + 4 * v)
-
-
-def _put(b: bytes, at: int, fmt: str, value) -> bytes:
-    out = bytearray(b)
-    struct.pack_into(fmt, out, at, value)
-    return bytes(out)
 
 
 # -- the mutants ----------------------------------------------------------------------------
@@ -773,287 +603,3 @@ def status_code(name: str) -> int:
 def status_name(code: int) -> str:
     from aot.codegen.runtime import STATUS_NAMES
     return STATUS_NAMES.get(code, f"status {code}")
-
-
-# -- the Python reader and generator ----------------------------------------------------------
-
-@dataclass(frozen=True)
-class PythonOutcome:
-    refused: bool
-    by: str             # "load_program", "generate_c", "" (accepted) or the exception's type
-    message: str
-
-    @property
-    def short(self) -> str:
-        if self.refused:
-            return f"refused ({self.by})"
-        return "accepted" if not self.by else f"raised {self.by}"
-
-
-def python_outcome(pte: bytes) -> PythonOutcome:
-    """aot.load_program, then aot.generate_c: refused with an AotError, or accepted. Any other
-    exception is reported as raised (a bug: the contract is an AotError)."""
-    import aot
-    from aot.errors import AotError
-    try:
-        program = aot.load_program(pte)
-    except AotError as e:
-        return PythonOutcome(True, "load_program", str(e).splitlines()[0])
-    except Exception as e:   # noqa: BLE001
-        return PythonOutcome(False, type(e).__name__, str(e).splitlines()[0] if str(e) else "")
-    try:
-        aot.generate_c(program, name="m")
-    except AotError as e:
-        return PythonOutcome(True, "generate_c", " ".join(str(e).split())[:200])
-    except Exception as e:   # noqa: BLE001
-        return PythonOutcome(False, type(e).__name__, str(e).splitlines()[0] if str(e) else "")
-    return PythonOutcome(False, "", "")
-
-
-# -- the host interpreter under ASan and UBSan ------------------------------------------------
-
-@dataclass(frozen=True)
-class HostOutcome:
-    status: Optional[str]       # the first status other than RT_OK of arena_size, state_size,
-                                # load; "RT_OK" when it loaded; None when the process died
-    stage: str                  # where: "arena_size", "state_size", "load", or "loaded"
-    state_size: int = 0         # what rt_pte_state_size reported (0 before it)
-    run_status: Optional[str] = None    # for a program that loaded: what rt_pte_run returned
-    report: str = ""            # the sanitizer's report (or the child's last words) on a crash
-
-    @property
-    def crashed(self) -> bool:
-        return self.status is None
-
-    @property
-    def headline(self) -> str:
-        """The report's first line, without its source position."""
-        first = self.report.splitlines()[0] if self.report else "died"
-        return first.split(": ", 1)[-1] if "runtime error:" in first else first
-
-    @property
-    def short(self) -> str:
-        if self.crashed:
-            return f"CRASH ({self.headline[:60]})"
-        if self.status == "RT_OK":
-            return f"RT_OK, ran: {self.run_status}"
-        return self.status
-
-
-_CHILD = r"""
-import json, sys
-import cffi
-sys.path.insert(0, sys.argv[2])
-import pte_mutants
-pte_mutants._child_main(sys.argv[1])
-"""
-
-
-def _child_main(manifest: str) -> None:
-    """The sanitized child: load (and run, if it loads) each mutant of the manifest with every
-    block exactly its reported size; one JSON line before and after each."""
-    import cffi
-    import aot.interpreter as I
-    man = json.loads(Path(manifest).read_text())
-    host = I.build_host([Path(p).read_bytes() for p in man["bases"]], sanitize=True,
-                        arch="portable")
-    lib, ffi = host._lib, host._ffi
-    libc_ffi = cffi.FFI()
-    libc_ffi.cdef("int posix_memalign(void **p, size_t align, size_t n); void free(void *p);")
-    libc = libc_ffi.dlopen(None)
-    print(json.dumps({"built": str(host.library_path)}), flush=True)
-
-    def block(n):
-        """Exactly n bytes, 16-byte aligned, from the C allocator (ASan's: its redzone starts
-        at byte n)."""
-        got = libc_ffi.new("void **")
-        if libc.posix_memalign(got, 16, n) != 0:
-            raise MemoryError(n)
-        blocks.append(got[0])
-        return ffi.cast("uint8_t *", int(libc_ffi.cast("uintptr_t", got[0])))
-
-    for name, path in man["mutants"]:
-        print(json.dumps({"start": name}), flush=True)
-        data = Path(path).read_bytes()
-        blocks = []
-        st = ffi.new("int32_t *")
-        pte = block(len(data))
-        ffi.memmove(pte, data, len(data))
-        result = {"name": name, "state_size": 0}
-        arena_size = lib.rt_pte_arena_size(pte, len(data), st)
-        if st[0] != 0:
-            result.update(status=st[0], stage="arena_size")
-        else:
-            state_size = lib.rt_pte_state_size(pte, len(data), st)
-            result["state_size"] = state_size
-            if st[0] != 0:
-                result.update(status=st[0], stage="state_size")
-        if "status" not in result:
-            arena = block(arena_size) if arena_size else ffi.NULL
-            state = block(state_size)
-            s = lib.aot_pte_load(state, state_size, pte, len(data), arena, arena_size)
-            result.update(status=s, stage="load" if s else "loaded")
-            if s == 0:
-                dtype, dims = ffi.new("int32_t *"), ffi.new("int32_t[6]")
-                where, nbytes = ffi.new("void **"), ffi.new("int32_t *")
-                for output in (0, 1):
-                    k = 0
-                    while lib.aot_pte_io(state, output, k, dtype, dims, where, nbytes) >= 0:
-                        if where[0] == ffi.NULL:
-                            buf = block(max(nbytes[0], 1))
-                            ffi.memmove(buf, bytes(max(nbytes[0], 1)), max(nbytes[0], 1))
-                            lib.aot_pte_bind(state, output, k, buf)
-                        k += 1
-                result["run_status"] = lib.aot_pte_run(state)
-        for p in blocks:
-            libc.free(p)
-        print(json.dumps(result), flush=True)
-
-
-def sanitizer_env() -> dict:
-    """A python that can load an ASan + UBSan build: libasan preloaded, a report aborts."""
-    libasan = subprocess.run(["gcc", "-print-file-name=libasan.so"], capture_output=True,
-                             text=True, check=True).stdout.strip()
-    return dict(os.environ, LD_PRELOAD=libasan,
-                ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:allocator_may_return_null=1",
-                UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1")
-
-
-def _report(stderr: str) -> str:
-    """The sanitizer's report: from its first line ("runtime error:", "ERROR: ..."), 40 lines."""
-    lines = stderr.splitlines()
-    first = next((k for k, line in enumerate(lines) if "runtime error:" in line or
-                  "ERROR: AddressSanitizer" in line or "AddressSanitizer:DEADLYSIGNAL" in line),
-                 max(0, len(lines) - 40))
-    return "\n".join(lines[first:first + 40])
-
-
-def host_outcomes(mutants=MUTANTS, timeout: float = 3600.0) -> dict[str, HostOutcome]:
-    """name -> HostOutcome of each mutant under the sanitized interpreter (its kernel table:
-    the base programs' operators; the portable kernels, as bench/fuzz.py builds them), and of
-    each base program as "base:<name>" (they load and run: the rig itself is sound). A
-    sanitizer report ends the child: that mutant is recorded as crashed (with the report) and
-    a new child goes on with the next one."""
-    mutants = list(mutants)
-    out: dict[str, HostOutcome] = {}
-    with tempfile.TemporaryDirectory(prefix="pte-mutants-") as tmp:
-        work = Path(tmp)
-        base_paths = []
-        todo = []
-        for name, data in sorted(bases().items()):
-            (work / f"base_{name}.pte").write_bytes(data)
-            base_paths.append(str(work / f"base_{name}.pte"))
-            todo.append((f"base:{name}", base_paths[-1]))
-        for m in mutants:
-            (work / f"{m.name}.pte").write_bytes(build(m))
-            todo.append((m.name, str(work / f"{m.name}.pte")))
-        while todo:
-            (work / "manifest.json").write_text(json.dumps({"bases": base_paths,
-                                                           "mutants": todo}))
-            proc = subprocess.run([sys.executable, "-c", _CHILD, str(work / "manifest.json"),
-                                   str(TESTS)], capture_output=True, text=True,
-                                  env=sanitizer_env(), timeout=timeout, cwd=str(ROOT))
-            started = None
-            built = False
-            for line in proc.stdout.splitlines():
-                if not line.startswith("{"):
-                    continue
-                rec = json.loads(line)
-                if "built" in rec:
-                    built = True
-                elif "start" in rec:
-                    started = rec["start"]
-                else:
-                    out[rec["name"]] = HostOutcome(
-                        status_name(rec["status"]), rec["stage"], rec["state_size"],
-                        status_name(rec["run_status"]) if "run_status" in rec else None)
-                    started = None
-            if proc.returncode == 0:
-                break
-            if not built or started is None:
-                raise RuntimeError("the sanitized interpreter did not start:\n" +
-                                   proc.stderr[-4000:])
-            out[started] = HostOutcome(None, "crashed", report=_report(proc.stderr))
-            names = [n for n, _ in todo]
-            todo = todo[names.index(started) + 1:]
-    return out
-
-
-# -- the M4 board under QEMU ------------------------------------------------------------------
-
-BOARD = "mps2-an386"
-M4_ARENA = 96 * 1024        # room for every mutant's plan but arena_2gb's
-
-
-@dataclass(frozen=True)
-class M4Outcome:
-    exit_code: Optional[int]    # None: a timeout or a lockup (run_elf's BoardError)
-    error: Optional[str]        # the firmware's "mcu-aot error:" line
-    fault: Optional[str]        # its "FAULT:" line (a HardFault and the like)
-    output: str
-
-    @property
-    def status(self) -> Optional[str]:
-        """The status the firmware printed and exited with, when they agree."""
-        if self.exit_code is None or self.fault is not None:
-            return None
-        if self.exit_code == 0:
-            return "RT_OK"
-        name = (self.error or "").split(" ")[0]
-        return name if name and status_code(name) == self.exit_code else None
-
-    @property
-    def short(self) -> str:
-        if self.exit_code is None:
-            return "HANG/LOCKUP"
-        if self.fault is not None:
-            return f"FAULT ({self.fault.split(':', 1)[-1].strip()[:30]})"
-        if self.status is None:
-            return f"exit {self.exit_code}: {self.error}"
-        return self.status
-
-
-class M4Rig:
-    """One interpreter firmware for mps2-an386 with every kernel, built once; each program is
-    written over its slot by QEMU's loader (the same ELF for all)."""
-
-    def __init__(self, work: Path, mutants=MUTANTS):
-        from aot.boards import load_board
-        from aot.firmware.interp import generate_interpreter_firmware
-        from aot.firmware.run import _build
-        self.work = Path(work)
-        self.work.mkdir(parents=True, exist_ok=True)
-        board = load_board(BOARD)
-        first = self.work / "base_f32.pte"
-        first.write_bytes(bases()["f32"])
-        # (A slot of 16 KB at least: with less, the linker puts .ARM.exidx, after the slots, in
-        # the LOAD segment of .text, which then covers them, and QEMU refuses to load an image
-        # over it: boards/common/cortex_m/cortex_m.ld places .ARM.exidx after .model_pte.)
-        capacity = max([len(build(m)) for m in mutants] + [len(b) for b in bases().values()] +
-                       [16 * 1024])
-        self.project = generate_interpreter_firmware(
-            first, board, self.work / "firmware", base_inputs("f32"),
-            programs=[bases()["mlp"], bases()["conv"]], all_kernels=True,
-            arena_bytes=M4_ARENA, pte_capacity=capacity)
-        self.board = self.project.project_board
-        self.elf = _build(self.project.directory, self.board)
-        self.digest = hashlib.sha256(self.elf.read_bytes()).hexdigest()
-
-    def run(self, pte: bytes, base: str, timeout: float = 60.0) -> M4Outcome:
-        from aot.errors import BoardError
-        from aot.firmware.interp import (INPUTS_MAGIC, PTE_MAGIC, inputs_payload, parse_error,
-                                         slot_addresses, slot_image)
-        from aot.qemu import run_elf
-        addr = slot_addresses(self.elf, self.board)
-        slot = self.work / "swap_pte.slot"
-        ins = self.work / "swap_inputs.slot"
-        slot.write_bytes(slot_image(pte, self.project.pte_capacity, PTE_MAGIC))
-        ins.write_bytes(slot_image(inputs_payload(base_inputs(base)),
-                                   self.project.inputs_capacity, INPUTS_MAGIC))
-        extra = ["-device", f"loader,file={slot},addr={addr['model_pte_slot']:#x}",
-                 "-device", f"loader,file={ins},addr={addr['model_inputs_slot']:#x}"]
-        try:
-            r = run_elf(self.elf, self.board, timeout=timeout, extra_args=extra)
-        except BoardError as e:
-            return M4Outcome(None, None, None, str(e)[-2000:])
-        return M4Outcome(r.exit_code, parse_error(r.stdout), r.fault, r.stdout[-2000:])
