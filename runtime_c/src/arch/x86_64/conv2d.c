@@ -68,18 +68,7 @@ X86_INLINE void block4x8(const conv_row *r, const float *w0, int32_t wst,
                                  : x86_row4(row, x0 + xk, s, g->w, wide);
         const __m128 v1 = inside ? x86_load4(row + x1 + xk, s)
                                  : x86_row4(row, x1 + xk, s, g->w, wide);
-        const __m128 wa = _mm_set1_ps(wp[kx]);
-        const __m128 wb = _mm_set1_ps(wp[wst + kx]);
-        const __m128 wc = _mm_set1_ps(wp[2 * wst + kx]);
-        const __m128 wd = _mm_set1_ps(wp[3 * wst + kx]);
-        acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v0, wa));
-        acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v1, wa));
-        acc[2] = _mm_add_ps(acc[2], _mm_mul_ps(v0, wb));
-        acc[3] = _mm_add_ps(acc[3], _mm_mul_ps(v1, wb));
-        acc[4] = _mm_add_ps(acc[4], _mm_mul_ps(v0, wc));
-        acc[5] = _mm_add_ps(acc[5], _mm_mul_ps(v1, wc));
-        acc[6] = _mm_add_ps(acc[6], _mm_mul_ps(v0, wd));
-        acc[7] = _mm_add_ps(acc[7], _mm_mul_ps(v1, wd));
+        X86_MAC4X2(acc, v0, v1, wp[kx], wp[wst + kx], wp[2 * wst + kx], wp[3 * wst + kx]);
     });
 }
 
@@ -324,32 +313,8 @@ X86_INLINE void conv_group(const rt_conv_geom *g, const float *in_g,
     }
 }
 
-/* conv_group specialized on the stride (1, 2 or any) and on rows at least
- * 4 strides wide (border taps as shifted loads) or narrower (lane by lane). */
-static void conv_group_s1(const rt_conv_geom *g, const float *in_g,
-                          const float *w_g, const float *b_g, float *out_g)
-{
-    conv_group(g, in_g, w_g, b_g, out_g, 1, 1);
-}
-
-static void conv_group_s2(const rt_conv_geom *g, const float *in_g,
-                          const float *w_g, const float *b_g, float *out_g)
-{
-    conv_group(g, in_g, w_g, b_g, out_g, 2, 1);
-}
-
-static void conv_group_sn(const rt_conv_geom *g, const float *in_g,
-                          const float *w_g, const float *b_g, float *out_g)
-{
-    conv_group(g, in_g, w_g, b_g, out_g, g->sw, 1);
-}
-
-static void conv_group_narrow(const rt_conv_geom *g, const float *in_g,
-                              const float *w_g, const float *b_g,
-                              float *out_g)
-{
-    conv_group(g, in_g, w_g, b_g, out_g, g->sw, 0);
-}
+/* conv_group_s1, _s2, _sn and _narrow (sse_rows.h) */
+X86_STRIDE_VARIANTS(conv_group)
 
 rt_status rt_conv2d_f32(const rt_conv2d_params *p,
                         const rt_shape *in_s, const float *in,
@@ -369,15 +334,7 @@ rt_status rt_conv2d_f32(const rt_conv2d_params *p,
             const float *w_g = w + grp * g.cout_g * g.cin_g * g.kh * g.kw;
             const float *b_g = b != NULL ? b + grp * g.cout_g : NULL;
             float *out_g = out + (n * g.cout + grp * g.cout_g) * g.oh * g.ow;
-            if (g.w < 4 * g.sw) {
-                conv_group_narrow(&g, in_g, w_g, b_g, out_g);
-            } else if (g.sw == 1) {
-                conv_group_s1(&g, in_g, w_g, b_g, out_g);
-            } else if (g.sw == 2) {
-                conv_group_s2(&g, in_g, w_g, b_g, out_g);
-            } else {
-                conv_group_sn(&g, in_g, w_g, b_g, out_g);
-            }
+            X86_BY_STRIDE(conv_group, &g, in_g, w_g, b_g, out_g);
         }
     }
     return RT_OK;

@@ -24,18 +24,7 @@ X86_INLINE void mk4x8(const float *in, int32_t hw, const float *w, int32_t cin,
         const float *ip = in + c * hw;
         const __m128 v0 = _mm_loadu_ps(ip);
         const __m128 v1 = _mm_loadu_ps(ip + 4);
-        const __m128 wa = _mm_set1_ps(w[c]);
-        const __m128 wb = _mm_set1_ps(w[cin + c]);
-        const __m128 wc = _mm_set1_ps(w[2 * cin + c]);
-        const __m128 wd = _mm_set1_ps(w[3 * cin + c]);
-        acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v0, wa));
-        acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v1, wa));
-        acc[2] = _mm_add_ps(acc[2], _mm_mul_ps(v0, wb));
-        acc[3] = _mm_add_ps(acc[3], _mm_mul_ps(v1, wb));
-        acc[4] = _mm_add_ps(acc[4], _mm_mul_ps(v0, wc));
-        acc[5] = _mm_add_ps(acc[5], _mm_mul_ps(v1, wc));
-        acc[6] = _mm_add_ps(acc[6], _mm_mul_ps(v0, wd));
-        acc[7] = _mm_add_ps(acc[7], _mm_mul_ps(v1, wd));
+        X86_MAC4X2(acc, v0, v1, w[c], w[cin + c], w[2 * cin + c], w[3 * cin + c]);
     }
 }
 

@@ -161,31 +161,8 @@ X86_INLINE void dw_channels(const rt_conv_geom *g, const float *in_n,
     }
 }
 
-/* dw_channels specialized on the stride (1, 2 or any) and on rows at least
- * 4 strides wide (border taps as shifted loads) or narrower (lane by lane). */
-static void dw_channels_s1(const rt_conv_geom *g, const float *in_n,
-                           const float *w, const float *b, float *out_n)
-{
-    dw_channels(g, in_n, w, b, out_n, 1, 1);
-}
-
-static void dw_channels_s2(const rt_conv_geom *g, const float *in_n,
-                           const float *w, const float *b, float *out_n)
-{
-    dw_channels(g, in_n, w, b, out_n, 2, 1);
-}
-
-static void dw_channels_sn(const rt_conv_geom *g, const float *in_n,
-                           const float *w, const float *b, float *out_n)
-{
-    dw_channels(g, in_n, w, b, out_n, g->sw, 1);
-}
-
-static void dw_channels_narrow(const rt_conv_geom *g, const float *in_n,
-                               const float *w, const float *b, float *out_n)
-{
-    dw_channels(g, in_n, w, b, out_n, g->sw, 0);
-}
+/* dw_channels_s1, _s2, _sn and _narrow (sse_rows.h) */
+X86_STRIDE_VARIANTS(dw_channels)
 
 rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
                                   const rt_shape *in_s, const float *in,
@@ -203,15 +180,7 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
     for (n = 0; n < g.n; ++n) {
         const float *in_n = in + n * g.cin * g.h * g.w;
         float *out_n = out + n * g.cout * g.oh * g.ow;
-        if (g.w < 4 * g.sw) {
-            dw_channels_narrow(&g, in_n, w, b, out_n);
-        } else if (g.sw == 1) {
-            dw_channels_s1(&g, in_n, w, b, out_n);
-        } else if (g.sw == 2) {
-            dw_channels_s2(&g, in_n, w, b, out_n);
-        } else {
-            dw_channels_sn(&g, in_n, w, b, out_n);
-        }
+        X86_BY_STRIDE(dw_channels, &g, in_n, w, b, out_n);
     }
     return RT_OK;
 }

@@ -80,6 +80,50 @@ X86_INLINE __m128 x86_row4(const float *row, int32_t x, int32_t s, int32_t w,
     return x86_row4_edge(row, x, s, w, wide);
 }
 
+/* acc[2j] += v0 * wj and acc[2j + 1] += v1 * wj for the weights W0-W3 (4 filters by 2 vectors
+ * of 4 columns), each product rounded, then added, as the reference does. A macro: as an
+ * inline function it made gcc keep the sums in memory in conv2d_1x1.c's loop. */
+#define X86_MAC4X2(acc, v0, v1, W0, W1, W2, W3)                                              \
+    do {                                                                                     \
+        const __m128 wa_ = _mm_set1_ps(W0), wb_ = _mm_set1_ps(W1);                          \
+        const __m128 wc_ = _mm_set1_ps(W2), wd_ = _mm_set1_ps(W3);                          \
+        acc[0] = _mm_add_ps(acc[0], _mm_mul_ps(v0, wa_));                                    \
+        acc[1] = _mm_add_ps(acc[1], _mm_mul_ps(v1, wa_));                                    \
+        acc[2] = _mm_add_ps(acc[2], _mm_mul_ps(v0, wb_));                                    \
+        acc[3] = _mm_add_ps(acc[3], _mm_mul_ps(v1, wb_));                                    \
+        acc[4] = _mm_add_ps(acc[4], _mm_mul_ps(v0, wc_));                                    \
+        acc[5] = _mm_add_ps(acc[5], _mm_mul_ps(v1, wc_));                                    \
+        acc[6] = _mm_add_ps(acc[6], _mm_mul_ps(v0, wd_));                                    \
+        acc[7] = _mm_add_ps(acc[7], _mm_mul_ps(v1, wd_));                                    \
+    } while (0)
+
+/* FN(g, in, w, b, out, s, wide) specialized on the stride (1, 2 or any) and on rows at least
+ * 4 strides wide (border taps as shifted loads) or narrower (lane by lane): FN_s1, FN_s2,
+ * FN_sn and FN_narrow. X86_BY_STRIDE(FN, g, in, w, b, out) calls the one for g. */
+#define X86_STRIDE_VARIANT(FN, NAME, S, WIDE)                                                \
+    static void FN##_##NAME(const rt_conv_geom *g, const float *in, const float *wt,         \
+                            const float *b, float *out)                                      \
+    {                                                                                        \
+        FN(g, in, wt, b, out, S, WIDE);                                                      \
+    }
+#define X86_STRIDE_VARIANTS(FN)                                                              \
+    X86_STRIDE_VARIANT(FN, s1, 1, 1)                                                         \
+    X86_STRIDE_VARIANT(FN, s2, 2, 1)                                                         \
+    X86_STRIDE_VARIANT(FN, sn, g->sw, 1)                                                     \
+    X86_STRIDE_VARIANT(FN, narrow, g->sw, 0)
+#define X86_BY_STRIDE(FN, g, ...)                                                            \
+    do {                                                                                     \
+        if ((g)->w < 4 * (g)->sw) {                                                          \
+            FN##_narrow(g, __VA_ARGS__);                                                     \
+        } else if ((g)->sw == 1) {                                                           \
+            FN##_s1(g, __VA_ARGS__);                                                         \
+        } else if ((g)->sw == 2) {                                                           \
+            FN##_s2(g, __VA_ARGS__);                                                         \
+        } else {                                                                             \
+            FN##_sn(g, __VA_ARGS__);                                                         \
+        }                                                                                    \
+    } while (0)
+
 /* Store lanes [0, n) of v, n <= 4. */
 /* acc + bias, clamped to the conv's fused activation bounds as rt_act does
  * (max(lo, v) and min(hi, v) in that operand order keep NaN). */
