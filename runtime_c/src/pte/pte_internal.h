@@ -8,8 +8,17 @@
  * argument decoding) for speed. */
 #if defined(__GNUC__)
 #define COLD __attribute__((cold))
+#define HOT_INLINE __attribute__((always_inline)) inline
 #else
 #define COLD
+#define HOT_INLINE inline
+#endif
+/* The interpreter's own files (pte_*.c) are built for size on the host too, as boards build
+ * all of src/pte/ (-Os). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
+#define PTE_FOR_SIZE _Pragma("GCC optimize(\"Os\")")
+#else
+#define PTE_FOR_SIZE
 #endif
 
 /* Table and field numbers of schema/program.fbs (ExecuTorch's program schema). */
@@ -44,5 +53,76 @@ uint32_t rt_pte_kernel_call(const rt_pte_program *p, int32_t i, rt_pte_call *c, 
 int rt_pte_bit(const uint8_t *bits, int32_t i);
 /* The args vector of a KernelCall or DelegateCall table. */
 uint32_t rt_pte_call_args(rt_rd *r, uint32_t body, int32_t *n);
+
+/* Load's checks (pte_check.c): value v whole (r->err set when it is not sound; the
+ * constants located first), and every instruction (each call's adapter run with c->check
+ * set), the one refused in p->bad_instruction. */
+void rt_pte_check_value(rt_rd *r, const rt_pte_program *p, int32_t v);
+rt_status rt_pte_check_instructions(rt_rd *r, rt_pte_program *p);
+
+/* ---- the run path's reads (pte_run.c) ---------------------------------------------------
+ * At run an adapter reads exactly the arguments it read at load, when every table, vtable,
+ * vector and field on the way was checked, from bytes that have not changed since (the caller
+ * keeps the .pte in place). So the run path reads them directly: a value is a few loads, not a
+ * walk of checks. */
+
+static HOT_INLINE uint32_t pte_ld32(const uint8_t *b, uint32_t at)
+{
+    uint32_t v;
+    __builtin_memcpy(&v, b + at, 4);
+    return v;
+}
+
+static HOT_INLINE uint64_t pte_ld64(const uint8_t *b, uint32_t at)
+{
+    uint64_t v;
+    __builtin_memcpy(&v, b + at, 8);
+    return v;
+}
+
+/* The position the uoffset at `pos` refers to. */
+static HOT_INLINE uint32_t pte_ref(const uint8_t *b, uint32_t pos)
+{
+    return pos + pte_ld32(b, pos);
+}
+
+/* Field f of the table at t, or 0 when absent. */
+uint32_t rt_pte_fast_field(const uint8_t *b, uint32_t t, uint32_t f);
+/* The uint32 (or int32) in field f of the table at t, 0 when absent. */
+uint32_t rt_pte_fast_u32(const uint8_t *b, uint32_t t, uint32_t f);
+/* Value v's payload table (0 for Null) and kind. */
+uint32_t rt_pte_fast_value(const rt_pte_program *p, int32_t v, uint32_t *kind);
+/* The scalar in field 0 of an Int, Bool or Double table (`width` 8, or 1 for a Bool). */
+uint64_t rt_pte_fast_scalar(const uint8_t *b, uint32_t t, uint32_t width);
+/* The Tensor table t of value v: its dtype, shape and data. */
+void rt_pte_fast_tensor(const rt_pte_program *p, uint32_t t, int32_t v, rt_pte_tensor *out);
+/* Argument i as a tensor of `dtype` (-1: any): optional 1 takes None, 2 an unbound tensor. */
+rt_status rt_pte_tensor_arg(const rt_pte_call *c, int32_t i, int32_t dtype, rt_pte_tensor *t,
+                            int optional);
+
+/* The slot of value v among those bound to the caller's data, or -1. */
+static inline int32_t pte_find_bound(const rt_pte_program *p, int32_t v)
+{
+    int32_t k;
+    for (k = 0; k < p->n_bound; ++k) {
+        if (p->bound_value[k] == v) {
+            return k;
+        }
+    }
+    return -1;
+}
+
+/* A cached list in the state's tail: the value it decodes, its length, where its items are
+ * (in int32s from the tail's start). */
+typedef struct pte_cached_list {
+    int32_t value;
+    int32_t count;
+    uint32_t at;
+} pte_cached_list;
+
+static inline pte_cached_list *pte_cache_entries(const rt_pte_program *p)
+{
+    return (pte_cached_list *)(uintptr_t)((const uint8_t *)p + sizeof *p);
+}
 
 #endif /* RT_PTE_INTERNAL_H */
