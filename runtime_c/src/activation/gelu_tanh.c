@@ -10,10 +10,8 @@
 rt_status rt_gelu_tanh_f32(const rt_shape *in_s, const float *in,
                            const rt_shape *out_s, float *out)
 {
-    const int32_t n = rt_shape_numel(in_s);
-    int32_t i;
-    RT_CHECK(in != NULL && out != NULL, RT_ERR_NULL);
-    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    int32_t n, i;
+    RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &n));
     for (i = 0; i < n; ++i) {
         const float x = in[i];
         const float inner = RT_GELU_BETA * (x + RT_GELU_KAPPA * (x * x * x));

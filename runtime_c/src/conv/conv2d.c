@@ -126,14 +126,7 @@ static void block4x4(const rt_conv_geom *g, const float *in_g, const float *w0, 
                 const float *x = row + kx * dw;
                 const float x0 = x[0], x1 = x[sw], x2 = x[2 * sw], x3 = x[3 * sw];
                 const float v0 = *w0++, v1 = *w1++, v2 = *w2++, v3 = *w3++;
-                a00 = rt_mac_f32(a00, x0, v0); a01 = rt_mac_f32(a01, x1, v0);
-                a02 = rt_mac_f32(a02, x2, v0); a03 = rt_mac_f32(a03, x3, v0);
-                a10 = rt_mac_f32(a10, x0, v1); a11 = rt_mac_f32(a11, x1, v1);
-                a12 = rt_mac_f32(a12, x2, v1); a13 = rt_mac_f32(a13, x3, v1);
-                a20 = rt_mac_f32(a20, x0, v2); a21 = rt_mac_f32(a21, x1, v2);
-                a22 = rt_mac_f32(a22, x2, v2); a23 = rt_mac_f32(a23, x3, v2);
-                a30 = rt_mac_f32(a30, x0, v3); a31 = rt_mac_f32(a31, x1, v3);
-                a32 = rt_mac_f32(a32, x2, v3); a33 = rt_mac_f32(a33, x3, v3);
+                RT_MAC_4X4(a, x0, x1, x2, x3, v0, v1, v2, v3);
             }
         }
     }
@@ -181,35 +174,14 @@ K3_INLINE void block4x4_k3(const rt_conv_geom *g, const float *in_g, const float
         const float y0 = x[1], y1 = x[1 + s], y2 = x[1 + 2 * s], y3 = x[1 + 3 * s];
         const float x4 = x[2 + 3 * s];
         float v0 = w0[0], v1 = w1[0], v2 = w2[0], v3 = w3[0];
-        a00 = rt_mac_f32(a00, x0, v0); a01 = rt_mac_f32(a01, x1, v0);
-        a02 = rt_mac_f32(a02, x2, v0); a03 = rt_mac_f32(a03, x3, v0);
-        a10 = rt_mac_f32(a10, x0, v1); a11 = rt_mac_f32(a11, x1, v1);
-        a12 = rt_mac_f32(a12, x2, v1); a13 = rt_mac_f32(a13, x3, v1);
-        a20 = rt_mac_f32(a20, x0, v2); a21 = rt_mac_f32(a21, x1, v2);
-        a22 = rt_mac_f32(a22, x2, v2); a23 = rt_mac_f32(a23, x3, v2);
-        a30 = rt_mac_f32(a30, x0, v3); a31 = rt_mac_f32(a31, x1, v3);
-        a32 = rt_mac_f32(a32, x2, v3); a33 = rt_mac_f32(a33, x3, v3);
+        RT_MAC_4X4(a, x0, x1, x2, x3, v0, v1, v2, v3);
         v0 = w0[1]; v1 = w1[1]; v2 = w2[1]; v3 = w3[1];
-        a00 = rt_mac_f32(a00, y0, v0); a01 = rt_mac_f32(a01, y1, v0);
-        a02 = rt_mac_f32(a02, y2, v0); a03 = rt_mac_f32(a03, y3, v0);
-        a10 = rt_mac_f32(a10, y0, v1); a11 = rt_mac_f32(a11, y1, v1);
-        a12 = rt_mac_f32(a12, y2, v1); a13 = rt_mac_f32(a13, y3, v1);
-        a20 = rt_mac_f32(a20, y0, v2); a21 = rt_mac_f32(a21, y1, v2);
-        a22 = rt_mac_f32(a22, y2, v2); a23 = rt_mac_f32(a23, y3, v2);
-        a30 = rt_mac_f32(a30, y0, v3); a31 = rt_mac_f32(a31, y1, v3);
-        a32 = rt_mac_f32(a32, y2, v3); a33 = rt_mac_f32(a33, y3, v3);
+        RT_MAC_4X4(a, y0, y1, y2, y3, v0, v1, v2, v3);
         v0 = w0[2]; v1 = w1[2]; v2 = w2[2]; v3 = w3[2];
         {
             /* tap 2 reads x[2 + s * j]: stride 1 x2, x3, y3, x4; stride 2 x1, x2, x3, x4 */
             const float z0 = s == 1 ? x2 : x1, z1 = s == 1 ? x3 : x2, z2 = s == 1 ? y3 : x3;
-            a00 = rt_mac_f32(a00, z0, v0); a01 = rt_mac_f32(a01, z1, v0);
-            a02 = rt_mac_f32(a02, z2, v0); a03 = rt_mac_f32(a03, x4, v0);
-            a10 = rt_mac_f32(a10, z0, v1); a11 = rt_mac_f32(a11, z1, v1);
-            a12 = rt_mac_f32(a12, z2, v1); a13 = rt_mac_f32(a13, x4, v1);
-            a20 = rt_mac_f32(a20, z0, v2); a21 = rt_mac_f32(a21, z1, v2);
-            a22 = rt_mac_f32(a22, z2, v2); a23 = rt_mac_f32(a23, x4, v2);
-            a30 = rt_mac_f32(a30, z0, v3); a31 = rt_mac_f32(a31, z1, v3);
-            a32 = rt_mac_f32(a32, z2, v3); a33 = rt_mac_f32(a33, x4, v3);
+            RT_MAC_4X4(a, z0, z1, z2, x4, v0, v1, v2, v3);
         }
         w0 += 3; w1 += 3; w2 += 3; w3 += 3;
       }

@@ -25,14 +25,7 @@ static void block4x4(const float *in, int32_t hw, const float *w, int32_t cin,
         const float *ip = in + c * hw;
         const float x0 = ip[0], x1 = ip[1], x2 = ip[2], x3 = ip[3];
         const float v0 = w[c], v1 = w1[c], v2 = w2[c], v3 = w3[c];
-        a00 = rt_mac_f32(a00, x0, v0); a01 = rt_mac_f32(a01, x1, v0);
-        a02 = rt_mac_f32(a02, x2, v0); a03 = rt_mac_f32(a03, x3, v0);
-        a10 = rt_mac_f32(a10, x0, v1); a11 = rt_mac_f32(a11, x1, v1);
-        a12 = rt_mac_f32(a12, x2, v1); a13 = rt_mac_f32(a13, x3, v1);
-        a20 = rt_mac_f32(a20, x0, v2); a21 = rt_mac_f32(a21, x1, v2);
-        a22 = rt_mac_f32(a22, x2, v2); a23 = rt_mac_f32(a23, x3, v2);
-        a30 = rt_mac_f32(a30, x0, v3); a31 = rt_mac_f32(a31, x1, v3);
-        a32 = rt_mac_f32(a32, x2, v3); a33 = rt_mac_f32(a33, x3, v3);
+        RT_MAC_4X4(a, x0, x1, x2, x3, v0, v1, v2, v3);
     }
     if (b != NULL) {
         b0 = b[0];

@@ -219,6 +219,10 @@ typedef struct rt_reduce_geom {
 /* Checks dim_mask against in's rank and out's numel. */
 rt_status rt_reduce_init(rt_reduce_geom *g, uint32_t dim_mask,
                          const rt_shape *in_s, const rt_shape *out_s);
+/* rt_reduce_init for a reduction that picks an element (max, min, median, their indices): the
+ * data given (RT_ERR_NULL), and an element to pick for each output (RT_ERR_SHAPE). */
+rt_status rt_reduce_init_pick(rt_reduce_geom *g, uint32_t dim_mask, const rt_shape *in_s,
+                              const void *in, const rt_shape *out_s, const void *out);
 /* Offset of output o's first input element. */
 int32_t rt_reduce_base(const rt_reduce_geom *g, int32_t o);
 /* Offset, from the base, of the j-th innermost row of reduced elements
@@ -244,6 +248,42 @@ typedef struct rt_embedding_geom {
 rt_status rt_embedding_geom_init(rt_embedding_geom *g, const rt_shape *w_s, const float *w,
                                  const rt_shape *idx_s, const void *idx,
                                  const rt_shape *out_s, const float *out);
+
+/* The 4x4 tile of multiply-adds acc<r><c> = rt_mac_f32(acc<r><c>, x<c>, v<r>): four outputs
+ * (x0..x3) of four filters (v0..v3), in the accumulators acc00..acc33. */
+#define RT_MAC_4X4(acc, x0, x1, x2, x3, v0, v1, v2, v3)                                    \
+    do {                                                                                   \
+        acc##00 = rt_mac_f32(acc##00, x0, v0); acc##01 = rt_mac_f32(acc##01, x1, v0);      \
+        acc##02 = rt_mac_f32(acc##02, x2, v0); acc##03 = rt_mac_f32(acc##03, x3, v0);      \
+        acc##10 = rt_mac_f32(acc##10, x0, v1); acc##11 = rt_mac_f32(acc##11, x1, v1);      \
+        acc##12 = rt_mac_f32(acc##12, x2, v1); acc##13 = rt_mac_f32(acc##13, x3, v1);      \
+        acc##20 = rt_mac_f32(acc##20, x0, v2); acc##21 = rt_mac_f32(acc##21, x1, v2);      \
+        acc##22 = rt_mac_f32(acc##22, x2, v2); acc##23 = rt_mac_f32(acc##23, x3, v2);      \
+        acc##30 = rt_mac_f32(acc##30, x0, v3); acc##31 = rt_mac_f32(acc##31, x1, v3);      \
+        acc##32 = rt_mac_f32(acc##32, x2, v3); acc##33 = rt_mac_f32(acc##33, x3, v3);      \
+    } while (0)
+
+/* NCHW upsampling: planes (N * C), input and output sizes, scales (src per dst pixel). */
+typedef struct rt_upsample_geom {
+    int32_t planes, ih, iw, oh, ow;
+    float scale_h, scale_w;
+} rt_upsample_geom;
+
+rt_status rt_upsample_geom_init(rt_upsample_geom *g, float scale_h, float scale_w,
+                                const rt_shape *in_s, const float *in,
+                                const rt_shape *out_s, const float *out);
+
+/* The element count *n of an elementwise call from in to out: RT_ERR_NULL unless both are
+ * given, RT_ERR_SHAPE unless they hold the same count. */
+static inline rt_status rt_elementwise_numel(const rt_shape *in_s, const void *in,
+                                             const rt_shape *out_s, const void *out,
+                                             int32_t *n)
+{
+    *n = rt_shape_numel(in_s);
+    RT_CHECK(in != NULL && out != NULL, RT_ERR_NULL);
+    RT_CHECK(*n >= 0 && *n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    return RT_OK;
+}
 
 /* The loops shared by the elementwise kernels. EXPR is written in terms of `x` (and `y`), the
  * current input element(s); the macros check the pointers and shapes and return the status on

@@ -96,10 +96,8 @@ rt_status rt_int_binary_scalar_i64(int32_t op, int64_t other, int64_t alpha,
 rt_status rt_abs_i64(const rt_shape *in_s, const int64_t *in,
                      const rt_shape *out_s, int64_t *out)
 {
-    const int32_t n = rt_shape_numel(in_s);
-    int32_t i;
-    RT_CHECK(in != NULL && out != NULL, RT_ERR_NULL);
-    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    int32_t n, i;
+    RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &n));
     for (i = 0; i < n; ++i) {
         out[i] = in[i] < 0 ? wrap_sub(0, in[i]) : in[i];
     }
@@ -109,10 +107,8 @@ rt_status rt_abs_i64(const rt_shape *in_s, const int64_t *in,
 rt_status rt_neg_i64(const rt_shape *in_s, const int64_t *in,
                      const rt_shape *out_s, int64_t *out)
 {
-    const int32_t n = rt_shape_numel(in_s);
-    int32_t i;
-    RT_CHECK(in != NULL && out != NULL, RT_ERR_NULL);
-    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    int32_t n, i;
+    RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &n));
     for (i = 0; i < n; ++i) {
         out[i] = wrap_sub(0, in[i]);
     }
@@ -122,10 +118,8 @@ rt_status rt_neg_i64(const rt_shape *in_s, const int64_t *in,
 rt_status rt_clamp_i64(int64_t lo, int64_t hi, const rt_shape *in_s, const int64_t *in,
                        const rt_shape *out_s, int64_t *out)
 {
-    const int32_t n = rt_shape_numel(in_s);
-    int32_t i;
-    RT_CHECK(in != NULL && out != NULL, RT_ERR_NULL);
-    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    int32_t n, i;
+    RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &n));
     for (i = 0; i < n; ++i) {
         const int64_t v = in[i] < lo ? lo : in[i];
         out[i] = v > hi ? hi : v;                 /* lo > hi gives hi, as torch */

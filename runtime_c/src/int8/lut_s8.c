@@ -5,10 +5,9 @@
 rt_status rt_lut_s8(const int8_t *table, const rt_shape *in_s, const int8_t *in,
                     const rt_shape *out_s, int8_t *out)
 {
-    const int32_t n = rt_shape_numel(in_s);
-    int32_t i;
-    RT_CHECK(table != NULL && in != NULL && out != NULL, RT_ERR_NULL);
-    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    int32_t n, i;
+    RT_CHECK(table != NULL, RT_ERR_NULL);
+    RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &n));
     for (i = 0; i < n; ++i) {
         out[i] = table[(int32_t)in[i] + 128];
     }

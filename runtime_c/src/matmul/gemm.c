@@ -24,14 +24,7 @@ static void block4x4(int32_t n, int32_t k, const float *a, const float *b,
         const float *br = b + p * n;
         const float b0 = br[0], b1 = br[1], b2 = br[2], b3 = br[3];
         const float v0 = a[p], v1 = a1[p], v2 = a2[p], v3 = a3[p];
-        c00 = rt_mac_f32(c00, v0, b0); c01 = rt_mac_f32(c01, v0, b1);
-        c02 = rt_mac_f32(c02, v0, b2); c03 = rt_mac_f32(c03, v0, b3);
-        c10 = rt_mac_f32(c10, v1, b0); c11 = rt_mac_f32(c11, v1, b1);
-        c12 = rt_mac_f32(c12, v1, b2); c13 = rt_mac_f32(c13, v1, b3);
-        c20 = rt_mac_f32(c20, v2, b0); c21 = rt_mac_f32(c21, v2, b1);
-        c22 = rt_mac_f32(c22, v2, b2); c23 = rt_mac_f32(c23, v2, b3);
-        c30 = rt_mac_f32(c30, v3, b0); c31 = rt_mac_f32(c31, v3, b1);
-        c32 = rt_mac_f32(c32, v3, b2); c33 = rt_mac_f32(c33, v3, b3);
+        RT_MAC_4X4(c, b0, b1, b2, b3, v0, v1, v2, v3);
     }
     c[0] = c00; c[1] = c01; c[2] = c02; c[3] = c03;
     c += n;

@@ -37,30 +37,16 @@ rt_status rt_upsample_bilinear2d_f32(int32_t align_corners, float scale_h, float
                                      const rt_shape *in_s, const float *in,
                                      const rt_shape *out_s, float *out)
 {
-    int32_t planes, ih, iw, oh, ow, c, y, x;
-    RT_CHECK(in_s != NULL && in != NULL && out_s != NULL && out != NULL, RT_ERR_NULL);
-    RT_CHECK(in_s->rank == 4 && out_s->rank == 4, RT_ERR_RANK);
-    RT_CHECK(rt_shape_numel(in_s) >= 0 && rt_shape_numel(out_s) >= 0 &&
-             in_s->d[0] == out_s->d[0] && in_s->d[1] == out_s->d[1], RT_ERR_SHAPE);
-    planes = in_s->d[0] * in_s->d[1];
-    ih = in_s->d[2];
-    iw = in_s->d[3];
-    oh = out_s->d[2];
-    ow = out_s->d[3];
-    RT_CHECK((ih > 0 && iw > 0) || planes * oh * ow == 0, RT_ERR_SHAPE);
-    if (!(scale_h > 0.0f)) {
-        scale_h = (float)ih / (float)oh;
-    }
-    if (!(scale_w > 0.0f)) {
-        scale_w = (float)iw / (float)ow;
-    }
-    for (c = 0; c < planes; ++c) {
-        const float *ip = in + c * ih * iw;
-        for (y = 0; y < oh; ++y) {
-            const tap ty = source_tap(y, ih, oh, align_corners, scale_h);
-            const float *r0 = ip + ty.i0 * iw, *r1 = ip + ty.i1 * iw;
-            for (x = 0; x < ow; ++x) {
-                const tap tx = source_tap(x, iw, ow, align_corners, scale_w);
+    rt_upsample_geom g;
+    int32_t c, y, x;
+    RT_TRY(rt_upsample_geom_init(&g, scale_h, scale_w, in_s, in, out_s, out));
+    for (c = 0; c < g.planes; ++c) {
+        const float *ip = in + c * g.ih * g.iw;
+        for (y = 0; y < g.oh; ++y) {
+            const tap ty = source_tap(y, g.ih, g.oh, align_corners, g.scale_h);
+            const float *r0 = ip + ty.i0 * g.iw, *r1 = ip + ty.i1 * g.iw;
+            for (x = 0; x < g.ow; ++x) {
+                const tap tx = source_tap(x, g.iw, g.ow, align_corners, g.scale_w);
                 *out++ = ty.w0 * (tx.w0 * r0[tx.i0] + tx.w1 * r0[tx.i1]) +
                          ty.w1 * (tx.w0 * r1[tx.i0] + tx.w1 * r1[tx.i1]);
             }

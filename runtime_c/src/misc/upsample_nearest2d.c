@@ -23,31 +23,14 @@ rt_status rt_upsample_nearest2d_f32(float scale_h, float scale_w,
                                     const rt_shape *in_s, const float *in,
                                     const rt_shape *out_s, float *out)
 {
-    int32_t planes, ih, iw, oh, ow, c, y, x;
-    RT_CHECK(in_s != NULL && in != NULL && out_s != NULL && out != NULL,
-             RT_ERR_NULL);
-    RT_CHECK(in_s->rank == 4 && out_s->rank == 4, RT_ERR_RANK);
-    RT_CHECK(rt_shape_numel(in_s) >= 0 && rt_shape_numel(out_s) >= 0 &&
-             in_s->d[0] == out_s->d[0] && in_s->d[1] == out_s->d[1],
-             RT_ERR_SHAPE);
-    planes = in_s->d[0] * in_s->d[1];
-    ih = in_s->d[2];
-    iw = in_s->d[3];
-    oh = out_s->d[2];
-    ow = out_s->d[3];
-    RT_CHECK((ih > 0 && iw > 0) || planes * oh * ow == 0, RT_ERR_SHAPE);
-    if (!(scale_h > 0.0f)) {
-        scale_h = (float)ih / (float)oh;
-    }
-    if (!(scale_w > 0.0f)) {
-        scale_w = (float)iw / (float)ow;
-    }
-    for (c = 0; c < planes; ++c) {
-        const float *ip = in + c * ih * iw;
-        for (y = 0; y < oh; ++y) {
-            const float *row = ip + nearest_src(y, ih, oh, scale_h) * iw;
-            for (x = 0; x < ow; ++x) {
-                *out++ = row[nearest_src(x, iw, ow, scale_w)];
+    rt_upsample_geom g;
+    int32_t c, y, x;
+    RT_TRY(rt_upsample_geom_init(&g, scale_h, scale_w, in_s, in, out_s, out));
+    for (c = 0; c < g.planes; ++c, in += g.ih * g.iw) {
+        for (y = 0; y < g.oh; ++y) {
+            const float *row = in + nearest_src(y, g.ih, g.oh, g.scale_h) * g.iw;
+            for (x = 0; x < g.ow; ++x) {
+                *out++ = row[nearest_src(x, g.iw, g.ow, g.scale_w)];
             }
         }
     }

@@ -9,9 +9,7 @@ static rt_status extreme(int want_max, uint32_t dim_mask, const rt_shape *in_s,
 {
     rt_reduce_geom g;
     int32_t o, j, i;
-    RT_CHECK(in_s != NULL && in != NULL && out_s != NULL && out != NULL, RT_ERR_NULL);
-    RT_TRY(rt_reduce_init(&g, dim_mask, in_s, out_s));
-    RT_CHECK(g.red_count > 0 || g.n_out == 0, RT_ERR_SHAPE);
+    RT_TRY(rt_reduce_init_pick(&g, dim_mask, in_s, in, out_s, out));
     for (o = 0; o < g.n_out; ++o) {
         const float *base = in + rt_reduce_base(&g, o);
         float m = want_max ? -INFINITY : INFINITY;

@@ -19,9 +19,7 @@ rt_status rt_median_f32(uint32_t dim_mask, const rt_shape *in_s, const float *in
 {
     rt_reduce_geom g;
     int32_t o, j, k, n;
-    RT_CHECK(in_s != NULL && in != NULL && out_s != NULL && out != NULL, RT_ERR_NULL);
-    RT_TRY(rt_reduce_init(&g, dim_mask, in_s, out_s));
-    RT_CHECK(g.red_count > 0 || g.n_out == 0, RT_ERR_SHAPE);
+    RT_TRY(rt_reduce_init_pick(&g, dim_mask, in_s, in, out_s, out));
     RT_CHECK(indices == NULL || (idx_s != NULL && rt_shape_numel(idx_s) == g.n_out),
              RT_ERR_SHAPE);
     n = g.red_count;

@@ -45,6 +45,15 @@ rt_status rt_reduce_init(rt_reduce_geom *g, uint32_t dim_mask,
     return RT_OK;
 }
 
+rt_status rt_reduce_init_pick(rt_reduce_geom *g, uint32_t dim_mask, const rt_shape *in_s,
+                              const void *in, const rt_shape *out_s, const void *out)
+{
+    RT_CHECK(in_s != NULL && in != NULL && out_s != NULL && out != NULL, RT_ERR_NULL);
+    RT_TRY(rt_reduce_init(g, dim_mask, in_s, out_s));
+    RT_CHECK(g->red_count > 0 || g->n_out == 0, RT_ERR_SHAPE);
+    return RT_OK;
+}
+
 int32_t rt_reduce_base(const rt_reduce_geom *g, int32_t o)
 {
     int32_t off = 0;
