@@ -256,10 +256,7 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
     float pad[MVE_PAD_FLOATS];
     int32_t off[FLAT_TAPS];
     int32_t n, c, oc, fill = 1;
-    RT_CHECK(p != NULL && in_s != NULL && in != NULL && w_s != NULL &&
-             w != NULL && out_s != NULL && out != NULL,
-             RT_ERR_NULL);
-    RT_TRY(rt_conv2d_geom(&g, p, in_s, w_s, b_s, b, out_s));
+    MVE_CONV_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     RT_CHECK(g.cin_g == 1, RT_ERR_PARAM);
     for (n = 0; n < g.n; ++n) {
         for (c = 0; c < g.cin; ++c) {
