@@ -31,7 +31,7 @@ WORKERS  ?= 2
 
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: demo test fuzz bootstrap system-deps fuzz-deps clean
+.PHONY: demo test docs fuzz bootstrap system-deps fuzz-deps clean
 
 bootstrap: system-deps $(STAMP)
 
@@ -70,6 +70,11 @@ demo: bootstrap
 
 test: bootstrap
 	$(PY) -m pytest -q -n auto tests
+
+# The generated pages of docs/ (docs/ops.md, from the op table); tests/unit/test_docs.py checks
+# that they are current.
+docs: $(STAMP)
+	$(PY) docs/generate.py
 
 # A coverage-guided campaign against the .pte interpreter (bench/fuzz.py): SECONDS of libFuzzer
 # on WORKERS cores under ASan and UBSan. What it crashes with lands in tests/fuzz/corpus/crashes,

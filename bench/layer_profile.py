@@ -6,7 +6,7 @@ bar chart.
 
 Quantizes the network (aot.quantize, int8 I/O) unless --float, runs it on the board with the
 profile built in (guest instructions per kernel call under QEMU -icount; the same as
-`aot run MODEL --board B --int8-io --profile --svg F`) and prints the table. The README's
+`aot run MODEL --board B --int8-io --profile --svg F`) and prints the table. docs/benchmarks.md's
 profile figure and bench/kws-profile.svg come from the defaults.
 """
 from __future__ import annotations

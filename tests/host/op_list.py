@@ -1,33 +1,31 @@
-"""The README's op list, checked against the op table and against what the op suite runs.
+"""The op list of docs/ops.md, checked against the op table and against what the op suite runs.
 
 ``observe(programs)`` reads lowered op-suite programs: for every call, the op-table entry, the
-dtypes of its tensors and the C kernels the generator calls for it. ``readme_rows()`` parses
-the README's table. Run as a script to print the rows the suite observes (to update the README
-after adding an op):
+dtypes of its tensors and the C kernels the generator calls for it. ``doc_rows()`` parses the
+table of docs/ops.md, which docs/generate.py writes from the op table and
+docs/ops_observed.json. Run as a script after adding an op: it records what the suite observes
+in docs/ops_observed.json (entries the suite cannot reach keep their rows) and rewrites
+docs/ops.md:
 
     .venv/bin/python tests/host/op_list.py
 """
 from __future__ import annotations
 
+import importlib.util
+import json
 import re
 import sys
 from collections import defaultdict
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-README = REPO / "README.md"
-BEGIN, END = "<!-- op list: begin -->", "<!-- op list: end -->"
+_spec = importlib.util.spec_from_file_location("docs_generate", REPO / "docs" / "generate.py")
+generate = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(generate)
+entry_name = generate.entry_name      # how docs/ops.md names an entry
+OPS_MD = REPO / "docs" / "ops.md"
+OBSERVED, BEGIN, END = generate.OBSERVED, generate.BEGIN, generate.END
 _CALL = re.compile(r"/\* \d+: (\S+)  [^\n]*\*/")   # the comment above each call
-_DTYPE = {"float32": "f32", "int64": "i64", "int32": "i32", "bool": "bool", "int8": "i8",
-          "uint8": "u8", "int16": "i16"}
-
-
-def entry_name(op) -> str:
-    """How the README names an op-table entry: its edge op, or the .pte operator it reads
-    (ExecuTorch's dim-order copies, and the int8 ops under their cortex_m names)."""
-    if op.aten is not None and op.aten.namespace == "aten":
-        return str(op.aten).removeprefix("aten.")
-    return op.key
 
 
 def observe(programs) -> dict[str, dict[str, set]]:
@@ -51,33 +49,31 @@ def observe(programs) -> dict[str, dict[str, set]]:
     return seen
 
 
-def readme_rows() -> dict[str, dict[str, set]]:
-    """entry name -> {"dtypes", "kernels"} from the README's table (one row may name several
-    overloads of one op)."""
-    text = README.read_text()
+def doc_rows() -> dict[str, dict[str, set]]:
+    """entry name -> {"dtypes", "kernels"} from the table of docs/ops.md
+    (| op | .pte operator | dtypes | C kernels | checks | flags |)."""
+    text = OPS_MD.read_text()
     table = text[text.index(BEGIN) + len(BEGIN):text.index(END)]
     rows = {}
     for line in table.splitlines():
         cells = [c.strip() for c in line.strip().strip("|").split("|")]
-        if len(cells) != 3 or not cells[0].startswith("`"):
+        if len(cells) != 6 or not cells[0].startswith("`"):
             continue
-        names = re.findall(r"`([^`]+)`", cells[0])
-        dtypes = set(re.findall(r"\w+", cells[1]))
-        kernels = set(re.findall(r"`(rt_\w+)`", cells[2]))
-        for n in names:
-            rows[n] = {"dtypes": dtypes, "kernels": kernels}
+        (name,) = re.findall(r"`([^`]+)`", cells[0])
+        rows[name] = {"dtypes": set(re.findall(r"\w+", cells[2])) - {"-"},
+                      "kernels": set(re.findall(r"`(rt_\w+)`", cells[3]))}
     return rows
 
 
-def print_rows(seen) -> None:
-    by_packet = defaultdict(list)
-    for name in sorted(seen):
-        by_packet[name.split(".")[0]].append(name)
-    for names in by_packet.values():
-        dtypes = sorted(set().union(*(seen[n]["dtypes"] for n in names)))
-        kernels = sorted(set().union(*(seen[n]["kernels"] for n in names)))
-        print(f"| {', '.join(f'`{n}`' for n in names)} | {', '.join(dtypes)} | "
-              f"{', '.join(f'`{k}`' for k in kernels)} |")
+def record(seen) -> None:
+    """Write what the suite observed to docs/ops_observed.json, one line per entry; entries it
+    did not reach keep the row they had."""
+    rows = json.loads(OBSERVED.read_text()) if OBSERVED.exists() else {}
+    for name, row in seen.items():
+        rows[name] = {**rows.get(name, {}), "dtypes": sorted(row["dtypes"]),
+                      "kernels": sorted(row["kernels"])}
+    lines = [f" {json.dumps(name)}: {json.dumps(rows[name], sort_keys=True)}" for name in sorted(rows)]
+    OBSERVED.write_text("{\n" + ",\n".join(lines) + "\n}\n")
 
 
 if __name__ == "__main__":
@@ -86,4 +82,6 @@ if __name__ == "__main__":
     warnings.filterwarnings("ignore")
     from op_suite import CASES
     from test_op_suite import int8_programs, lower
-    print_rows(observe([*(lower(c.name) for c in CASES), *int8_programs()]))
+    record(observe([*(lower(c.name) for c in CASES), *int8_programs()]))
+    generate.write()
+    print(f"wrote {OBSERVED.relative_to(REPO)} and docs/ops.md")

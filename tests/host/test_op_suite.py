@@ -84,7 +84,7 @@ def int8_programs() -> list:
     return [lowered(name, io) for name in sorted(INT8_MODELS) for io in (False, True)]
 
 
-def test_every_op_table_entry_has_a_case_and_a_readme_row():
+def test_every_op_table_entry_has_a_case_and_an_ops_doc_row():
     programs = [lower(case.name) for case in CASES] + int8_programs()
     reached = set()
     for program in programs:
@@ -100,8 +100,8 @@ def test_every_op_table_entry_has_a_case_and_a_readme_row():
                    "aten::arange.out", "aten::arange.start_out"}
     assert table - reached <= unreachable, sorted(table - reached - unreachable)
 
-    # The README's op list names every entry, and at least the dtypes and kernels seen here.
-    rows = op_list.readme_rows()
+    # docs/ops.md names every entry, and at least the dtypes and kernels seen here.
+    rows = op_list.doc_rows()
     entries = {op_list.entry_name(op) for op in all_ops()}
     assert set(rows) == entries, (sorted(entries - set(rows)), sorted(set(rows) - entries))
     for name, seen in op_list.observe(programs).items():

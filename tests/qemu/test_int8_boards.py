@@ -1,7 +1,7 @@
 """int8 on every board: each int8 network (int8 inputs and outputs) runs under QEMU (or
 natively on the host board) and prints exactly the bytes the host C build computes, and the
 float-I/O build stays within a few output steps of the PT2E reference on the board too.
-Figures (instructions, sizes) go to build/int8_figures.json for the README."""
+Figures (instructions, sizes) go to build/int8_figures.json for docs/benchmarks.md."""
 from __future__ import annotations
 
 import json
