@@ -20,7 +20,8 @@ from typing import Callable, Mapping, Optional
 
 import torch
 
-from .codegen import kernels as C
+from .opspec import CallSpec
+from .ops_elementwise import ELEMENTWISE
 from .quantization.ops import ARG_DTYPES as Q8_DTYPES, PTE_SCHEMAS as Q8
 
 aten = torch.ops.aten
@@ -64,8 +65,9 @@ class OpDef:
     macs: MacFn = _no_macs
     alias: bool = False
     inplace: bool = False
-    # Renders the call into runtime_c for the static C generator (aot.codegen.kernels).
-    render: Optional[Callable] = None
+    # Where the op has no ``spec``: the name of its hand-written renderer in
+    # aot.codegen.kernels, which renders the call into runtime_c for the static C generator.
+    render: Optional[str] = None
     # What the kernel needs of its arguments beyond their kinds and shapes, by name
     # (aot.codegen.preconditions; op_pre_<name> in runtime_c/src/pte/op_checks.h): the renderer
     # and the interpreter's adapter check each before anything runs.
@@ -83,6 +85,16 @@ class OpDef:
     # cannot say it (the int8 ops: ``aot.quantization.ops.ARG_DTYPES``); the Program check
     # refuses a call that passes another. None: the schema alone (the kernel checks dtypes).
     arg_dtypes: Optional[Mapping[str, tuple]] = field(default=None, hash=False)
+    # The call, declared once (aot/opspec.py): the static C generator renders it and the
+    # interpreter's adapter is compiled from it.
+    spec: Optional[CallSpec] = field(default=None, hash=False)
+    # torch's default decomposition of ``aten`` is skipped (aot.passes.decompose_to_core): the
+    # runtime runs the op whole, where the decomposition would make it several calls.
+    keep: bool = False
+
+    @property
+    def has_kernel(self) -> bool:
+        return self.spec is not None or self.render is not None
 
     @property
     def et_name(self) -> str:
@@ -133,18 +145,27 @@ def _add(op: OpDef) -> None:
     _BY_ET.setdefault((op.et_name, op.et_overload), op)
 
 
-def _op(op: torch._ops.OpOverload, render: Optional[Callable], macs: MacFn = _no_macs,
+def _op(op: torch._ops.OpOverload, render, macs: MacFn = _no_macs,
         alias: bool = False, inplace: bool = False,
         out: Optional[torch._ops.OpOverload] = None, in_executorch: bool = True,
-        preconditions: tuple[str, ...] = ()) -> None:
+        preconditions: tuple[str, ...] = (), keep: bool = False) -> None:
+    """An entry; ``render`` is its CallSpec, or the name of a hand-written renderer
+    (aot.codegen.kernels)."""
     out = out or _find_out_overload(op)
-    _add(OpDef(op, out._schema, macs, alias, inplace, render, in_executorch=in_executorch,
-               preconditions=preconditions))
+    spec = render if isinstance(render, CallSpec) else None
+    _add(OpDef(op, out._schema, macs, alias, inplace, None if spec else render,
+               in_executorch=in_executorch, preconditions=preconditions, spec=spec, keep=keep))
 
 
-def _pte_op(schema: str, render: Callable, reference: Callable) -> None:
+def _pte_op(schema: str, render: str, reference: Callable) -> None:
     """An out-variant that only .pte files written elsewhere call: its schema as they define it."""
     _add(OpDef(None, torch._C.parse_schema(schema), render=render, reference=reference))
+
+
+# Elementwise ops whose output may not take over their input's storage.
+_NOT_INPLACE = {aten.eq.Tensor, aten.ne.Tensor, aten.lt.Tensor, aten.le.Tensor, aten.gt.Tensor,
+                aten.ge.Tensor, aten.eq.Scalar, aten.ne.Scalar, aten.lt.Scalar, aten.le.Scalar,
+                aten.gt.Scalar, aten.ge.Scalar, aten.where.self, aten.pow.Scalar}
 
 
 def _copy_into(self, out, **_):
@@ -153,114 +174,83 @@ def _copy_into(self, out, **_):
 
 
 # Convolution and matrix products.
-_op(aten.convolution.default, C.convolution, _conv_macs,
+_op(aten.convolution.default, "convolution", _conv_macs,
     preconditions=("conv_geometry_fits",))
-_op(aten.addmm.default, C.addmm, _addmm_macs)
-_op(aten.mm.default, C.mm, _mm_macs)
-_op(aten.bmm.default, C.bmm, _mm_macs)
-# Binary elementwise, with broadcasting; comparisons give bool.
-for _name in ("add", "sub", "mul", "div"):
-    _op(getattr(aten, _name).Tensor, C.binary, inplace=True)
-    _op(getattr(aten, _name).Scalar, C.binary_scalar, inplace=True)
-_op(aten.rsub.Scalar, C.binary_scalar, inplace=True)
-for _name in ("eq", "ne", "lt", "le", "gt", "ge"):
-    _op(getattr(aten, _name).Tensor, C.compare)
-    _op(getattr(aten, _name).Scalar, C.compare_scalar)
-_op(aten.where.self, C.where)
-_op(aten.maximum.default, C.maximum_minimum, inplace=True)
-_op(aten.minimum.default, C.maximum_minimum, inplace=True)
-# Unary elementwise and activations.
-for _name in ("relu", "sigmoid", "tanh", "hardswish", "hardsigmoid", "abs", "neg", "exp", "log",
-              "sqrt", "rsqrt", "sin", "cos"):
-    _op(getattr(aten, _name).default, C.unary, inplace=True,
-        in_executorch=_name not in ("hardswish", "hardsigmoid"))   # ExecuTorch decomposes them
-_op(aten.gelu.default, C.gelu, inplace=True)
-_op(aten.leaky_relu.default, C.leaky_relu, inplace=True)
-_op(aten.hardtanh.default, C.hardtanh, inplace=True)
-_op(aten.clamp.default, C.clamp, inplace=True)
-_op(aten.clone.default, C.copy, inplace=True)
-_op(aten._to_copy.default, C.to_copy, out=aten._to_copy.out)  # dtype comes from `out`
+_op(aten.addmm.default, "addmm", _addmm_macs)
+_op(aten.mm.default, "mm", _mm_macs)
+_op(aten.bmm.default, "bmm", _mm_macs)
+# Elementwise ops and activations (their calls: aot/ops_elementwise.py).
+for _op_name, (_spec, _in_et, _keep) in ELEMENTWISE.items():
+    _op(_op_name, _spec, inplace=_op_name not in _NOT_INPLACE, in_executorch=_in_et, keep=_keep)
+_op(aten.clone.default, "copy", inplace=True)
+_op(aten._to_copy.default, "to_copy", out=aten._to_copy.out)  # dtype comes from `out`
 # Pooling and reductions.
-_op(aten.max_pool2d_with_indices.default, C.max_pool2d, preconditions=("pool_geometry_fits",))
-_op(aten.avg_pool2d.default, C.avg_pool2d, preconditions=("pool_geometry_fits",))
-_op(aten.mean.dim, C.reduce)
-_op(aten.mean.default, C.reduce, out=aten.mean.dtype_out)
-_op(aten.sum.dim_IntList, C.reduce)
-_op(aten.amax.default, C.reduce)
+_op(aten.max_pool2d_with_indices.default, "max_pool2d", preconditions=("pool_geometry_fits",))
+_op(aten.avg_pool2d.default, "avg_pool2d", preconditions=("pool_geometry_fits",))
+_op(aten.mean.dim, "reduce")
+_op(aten.mean.default, "reduce", out=aten.mean.dtype_out)
+_op(aten.sum.dim_IntList, "reduce")
+_op(aten.amax.default, "reduce")
 # Normalization.
-_op(aten._softmax.default, C.softmax)
-_op(aten._log_softmax.default, C.softmax)
-_op(aten.native_layer_norm.default, C.layer_norm)
-_op(aten._native_batch_norm_legit_no_training.default, C.batch_norm)
+_op(aten._softmax.default, "softmax")
+_op(aten._log_softmax.default, "softmax")
+_op(aten.native_layer_norm.default, "layer_norm")
+_op(aten._native_batch_norm_legit_no_training.default, "batch_norm")
 # Data movement. view_copy/squeeze/unsqueeze keep the bytes: zero-copy where the plan allows.
-_op(aten.view_copy.default, C.copy, alias=True)
-_op(aten.squeeze_copy.dims, C.copy, alias=True)
-_op(aten.unsqueeze_copy.default, C.copy, alias=True)
-_op(aten.permute_copy.default, C.permute)
-_op(aten.expand_copy.default, C.expand)
-_op(aten.slice_copy.Tensor, C.slice_copy)
-_op(aten.select_copy.int, C.select_copy)
-_op(aten.split_with_sizes_copy.default, C.split_with_sizes)
-_op(aten.cat.default, C.cat)
-_op(aten.constant_pad_nd.default, C.constant_pad)
-_op(aten.upsample_nearest2d.vec, C.upsample_nearest2d)
-_op(aten.embedding.default, C.embedding)
+_op(aten.view_copy.default, "copy", alias=True)
+_op(aten.squeeze_copy.dims, "copy", alias=True)
+_op(aten.unsqueeze_copy.default, "copy", alias=True)
+_op(aten.permute_copy.default, "permute")
+_op(aten.expand_copy.default, "expand")
+_op(aten.slice_copy.Tensor, "slice_copy")
+_op(aten.select_copy.int, "select_copy")
+_op(aten.split_with_sizes_copy.default, "split_with_sizes")
+_op(aten.cat.default, "cat")
+_op(aten.constant_pad_nd.default, "constant_pad")
+_op(aten.upsample_nearest2d.vec, "upsample_nearest2d")
+_op(aten.embedding.default, "embedding")
 # Buffer write-back (state kept across calls).
-_op(aten.copy.default, C.copy)
-# -- elementwise math (rounding, powers, remainders, logs) --
-for _name in ("reciprocal", "ceil", "floor", "trunc", "round", "log2", "log10", "log1p", "expm1",
-              "erf", "sign"):
-    _op(getattr(aten, _name).default, C.unary, inplace=True)
-_op(aten.elu.default, C.elu, inplace=True)
-_op(aten.pow.Tensor_Tensor, C.math_binary, inplace=True)
-_op(aten.pow.Tensor_Scalar, C.math_binary_scalar, inplace=True)
-_op(aten.pow.Scalar, C.pow_base_scalar)
-_op(aten.div.Tensor_mode, C.math_binary, inplace=True)
-_op(aten.div.Scalar_mode, C.math_binary_scalar, inplace=True)
-for _name in ("remainder", "fmod"):
-    _op(getattr(aten, _name).Tensor, C.math_binary, inplace=True)
-    _op(getattr(aten, _name).Scalar, C.math_binary_scalar, inplace=True)
-# -- end elementwise math --
+_op(aten.copy.default, "copy")
 # -- reductions, indexing and scatter --
-_op(aten.amin.default, C.reduce)
-_op(aten.argmax.default, C.arg_reduce)
-_op(aten.argmin.default, C.arg_reduce)
-_op(aten.index_select.default, C.index_select)
-_op(aten.flip.default, C.flip)
-_op(aten.slice_scatter.default, C.slice_scatter)
-_op(aten.index.Tensor, C.index)
-_op(aten.index_put.default, C.index_put)
-_op(aten.gather.default, C.gather)
-_op(aten.cumsum.default, C.cumsum)
-_op(aten.median.default, C.median, out=aten.median.out, in_executorch=False)
-_op(aten.median.dim, C.median, in_executorch=False)
+_op(aten.amin.default, "reduce")
+_op(aten.argmax.default, "arg_reduce")
+_op(aten.argmin.default, "arg_reduce")
+_op(aten.index_select.default, "index_select")
+_op(aten.flip.default, "flip")
+_op(aten.slice_scatter.default, "slice_scatter")
+_op(aten.index.Tensor, "index")
+_op(aten.index_put.default, "index_put")
+_op(aten.gather.default, "gather")
+_op(aten.cumsum.default, "cumsum")
+_op(aten.median.default, "median", out=aten.median.out, in_executorch=False)
+_op(aten.median.dim, "median", in_executorch=False)
 # -- end reductions, indexing and scatter --
 # -- spatial: resampling, adaptive pooling, padding modes, transposed convolution --
-_op(aten.upsample_bilinear2d.vec, C.upsample_bilinear2d, out=aten.upsample_bilinear2d.vec_out,
+_op(aten.upsample_bilinear2d.vec, "upsample_bilinear2d", out=aten.upsample_bilinear2d.vec_out,
     preconditions=("resample_scale_fits",))
-_op(aten._adaptive_avg_pool2d.default, C.adaptive_avg_pool2d)
-_op(aten.adaptive_max_pool2d.default, C.adaptive_max_pool2d, in_executorch=False)
-for _k in (1, 2, 3):   # kept from decomposition (aot.passes.decompose_to_core.KEEP)
-    _op(getattr(aten, f"reflection_pad{_k}d").default, C.pad_mode)
-    _op(getattr(aten, f"replication_pad{_k}d").default, C.pad_mode)
+_op(aten._adaptive_avg_pool2d.default, "adaptive_avg_pool2d")
+_op(aten.adaptive_max_pool2d.default, "adaptive_max_pool2d", in_executorch=False)
+for _k in (1, 2, 3):   # decomposed, they would be index.Tensor over arange-built indices
+    _op(getattr(aten, f"reflection_pad{_k}d").default, "pad_mode", keep=True)
+    _op(getattr(aten, f"replication_pad{_k}d").default, "pad_mode", keep=True)
 # -- end spatial --
 # ExecuTorch's to_edge writes clone and _to_copy as these (dim_order: the output's layout).
 _pte_op("dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, "
-        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", C.dim_order_copy, _copy_into)
+        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", "dim_order_copy", _copy_into)
 _pte_op("dim_order_ops::_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, "
-        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", C.dim_order_copy, _copy_into)
+        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", "dim_order_copy", _copy_into)
 # Logic and creation. ExecuTorch's to_edge leaves these in a program (from attention masks,
 # logsigmoid, embedding_bag, where with numbers); ours folds them into constants first.
-_op(aten.logical_not.default, C.logical_not)
-_op(aten.any.default, C.any_, out=aten.any.all_out)
-_op(aten.any.dim, C.any_)
-_op(aten.any.dims, C.any_)
+_op(aten.logical_not.default, "logical_not")
+_op(aten.any.default, "any_", out=aten.any.all_out)
+_op(aten.any.dim, "any_")
+_op(aten.any.dims, "any_")
 # (Their functional forms take dtype, layout and device; the out variants drop them.)
 for _name in ("full_like", "full", "zeros", "ones", "scalar_tensor"):
-    _op(getattr(aten, _name).default, C.fill, out=getattr(aten, _name).out)
-_op(aten.fill.Scalar, C.fill)
-_op(aten.arange.default, C.arange, out=aten.arange.out)
-_op(aten.arange.start_step, C.arange, out=aten.arange.start_out)
+    _op(getattr(aten, _name).default, "fill", out=getattr(aten, _name).out)
+_op(aten.fill.Scalar, "fill")
+_op(aten.arange.default, "arange", out=aten.arange.out)
+_op(aten.arange.start_step, "arange", out=aten.arange.start_out)
 
 
 # -- int8 (aot.quantization.ops): ExecuTorch cortex_m names and argument lists -------------------
@@ -272,7 +262,7 @@ def _q8_reference(name: str) -> Callable:
     return run
 
 
-def _q8(name: str, render: Callable, macs: MacFn = _no_macs, inplace: bool = False,
+def _q8(name: str, render: str, macs: MacFn = _no_macs, inplace: bool = False,
         scratch: Optional[Callable] = None, preconditions: tuple[str, ...] = ()) -> None:
     _add(OpDef(getattr(torch.ops.mcu_aot, name).default, torch._C.parse_schema(Q8[name]), macs,
                inplace=inplace, render=render, reference=_q8_reference(name),
@@ -282,6 +272,15 @@ def _q8(name: str, render: Callable, macs: MacFn = _no_macs, inplace: bool = Fal
 
 def _no_scratch(args: dict, outs: list) -> int:
     return 0
+
+
+def _q8_conv2d_scratch(args: dict, outs: list) -> int:
+    """Scratch for rt_conv2d_s8 (rt_conv2d_s8_scratch_size): two output pixels' patches of
+    taps when the filter rows are not whole words (Cin per group not a multiple of 4, more than
+    one tap), which the DSP kernels gather; else none. The same on every board, so one
+    planned program serves them all."""
+    cout, kh, kw, cin_g = args["weight"]
+    return 2 * kh * kw * cin_g if cin_g % 4 and kh * kw > 1 else 0
 
 
 def _nhwc_conv_macs(args: dict, outs: list) -> int:
@@ -298,26 +297,26 @@ def _q8_linear_macs(args: dict, outs: list) -> int:
     return math.prod(outs[0]) * args["weights"][1]
 
 
-_q8("quantize_per_tensor", C.q8_quantize, inplace=False)
-_q8("dequantize_per_tensor", C.q8_dequantize)
+_q8("quantize_per_tensor", "q8_quantize", inplace=False)
+_q8("dequantize_per_tensor", "q8_dequantize")
 _CONV_PRE = ("requant_shift", "accumulator_fits", "conv_geometry_fits")
-_q8("quantized_conv2d_nhwc", C.q8_conv2d, _nhwc_conv_macs, scratch=C.q8_conv2d_scratch,
+_q8("quantized_conv2d_nhwc", "q8_conv2d", _nhwc_conv_macs, scratch=_q8_conv2d_scratch,
     preconditions=_CONV_PRE)
-_q8("quantized_depthwise_conv2d_nhwc", C.q8_depthwise_conv2d, _depthwise_macs,
+_q8("quantized_depthwise_conv2d_nhwc", "q8_depthwise_conv2d", _depthwise_macs,
     scratch=_no_scratch, preconditions=_CONV_PRE)
-_q8("quantized_linear", C.q8_linear, _q8_linear_macs,
+_q8("quantized_linear", "q8_linear", _q8_linear_macs,
     preconditions=("requant_shift", "accumulator_fits"))
-_q8("quantized_add", C.q8_add, inplace=True, preconditions=("requant_shift",))
-_q8("quantized_mul", C.q8_mul, inplace=True, preconditions=("requant_shift",))
-_q8("quantized_activation", C.q8_lut, inplace=True)
-_q8("maximum", C.q8_minmax, inplace=True)
-_q8("minimum", C.q8_minmax, inplace=True)
-_q8("softmax", C.q8_softmax, preconditions=("softmax_scaling_fits",))
-_q8("transpose", C.q8_transpose)
-_q8("pad", C.q8_pad)
-_q8("quantized_avg_pool2d_nhwc", C.q8_avg_pool2d, scratch=_no_scratch,
+_q8("quantized_add", "q8_add", inplace=True, preconditions=("requant_shift",))
+_q8("quantized_mul", "q8_mul", inplace=True, preconditions=("requant_shift",))
+_q8("quantized_activation", "q8_lut", inplace=True)
+_q8("maximum", "q8_minmax", inplace=True)
+_q8("minimum", "q8_minmax", inplace=True)
+_q8("softmax", "q8_softmax", preconditions=("softmax_scaling_fits",))
+_q8("transpose", "q8_transpose")
+_q8("pad", "q8_pad")
+_q8("quantized_avg_pool2d_nhwc", "q8_avg_pool2d", scratch=_no_scratch,
     preconditions=("pool_geometry_fits", "accumulator_fits"))
-_q8("quantized_max_pool2d_nhwc", C.q8_max_pool2d, preconditions=("pool_geometry_fits",))
+_q8("quantized_max_pool2d_nhwc", "q8_max_pool2d", preconditions=("pool_geometry_fits",))
 
 
 def lookup(op) -> Optional[OpDef]:

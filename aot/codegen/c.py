@@ -23,6 +23,7 @@ from .context import (DTYPES as _DTYPES, CallContext, Invalid, TensorArg,
                       Unsupported as _Unsupported, c_literals, dtype_name, f32_literal)
 from .delegates import DelegateCalls
 from .render import render_template
+from .renderers import renderer_of
 from .rows import OpRow
 from .runtime import runtime_sources_for
 
@@ -279,7 +280,7 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
             rows.append(OpRow(i, label, f"(in #{fused_into[i]})", tuple(out.sizes), source,
                               fused_into[i]))
             continue
-        if op is None or op.render is None:
+        if op is None or not op.has_kernel:
             missing.append((label, source))
             unknown = True
             continue
@@ -292,7 +293,7 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
                                  f"{e}") from None
         ctx = CallContext(gen, op, values, act=act_of.get(i))
         try:
-            rendered = op.render(ctx)
+            rendered = renderer_of(op)(ctx)
         except _Unsupported as e:
             missing.append((f"instruction {i} {label} ({e})", source))
             continue

@@ -26,6 +26,7 @@ import numpy as np
 from .. import program as P
 from ..calls import TensorValue
 from . import preconditions as _pre
+from .literals import f32_literal
 
 INT32_MIN, INT32_MAX = -(2 ** 31), 2 ** 31 - 1
 
@@ -61,19 +62,6 @@ class Unsupported(Exception):
 
 class Invalid(Exception):
     """A call whose arguments contradict each other or the op."""
-
-
-def f32_literal(x: float) -> str:
-    """The shortest C float literal that reads back as exactly this float32."""
-    v = np.float32(x)
-    if np.isnan(v):
-        return "NAN"
-    if np.isinf(v):
-        return "INFINITY" if v > 0 else "-INFINITY"
-    text = str(v)                      # numpy prints the shortest round-trip form
-    if "." not in text and "e" not in text:
-        text += ".0"
-    return text + "f"
 
 
 @dataclass(frozen=True)
@@ -357,42 +345,3 @@ class CallContext:
 
     def invalid(self, why: str):
         raise Invalid(why)
-
-
-class _CheckGen:
-    """Stands in for the C generator when a call is only checked: tensors have shapes and
-    dtypes, pointers and static data are placeholders."""
-
-    def __init__(self, program: Optional[P.Program] = None):
-        self.locals: list[str] = []
-        self.program = program   # for constants' values, where the caller has the program
-
-    def tensor(self, ref, write: bool) -> TensorArg:
-        t = ref.tensor
-        if any(s < 0 for s in t.sizes):
-            raise Invalid(f"a tensor has a negative size {list(t.sizes)}")
-        return TensorArg(ref.index, tuple(t.sizes), dtype_name(t), "p", "s")
-
-    def shape_init(self, shape) -> str:
-        return "{}"
-
-    def static_struct(self, ctype: str, fields: dict) -> str:
-        return "&p"
-
-    def static_array(self, ctype: str, items: list) -> str:
-        return "a"
-
-
-def check_call(op, values: dict[str, Any], program: Optional[P.Program] = None) -> None:
-    """Raise Unsupported or Invalid if ``op``'s renderer would refuse these arguments, or if they
-    break one of the kernel's preconditions (``op.preconditions``). ``program``: the Program
-    the call belongs to, whose constants' values some preconditions read (without it, those
-    values go unchecked; whether a tensor is a constant is checked either way)."""
-    if op.render is None:
-        raise Unsupported("no kernel in the C runtime")
-    ctx = CallContext(_CheckGen(program), op, values)
-    op.render(ctx)
-    missing = [name for name in getattr(op, "preconditions", ()) if name not in ctx.checked]
-    if missing:
-        raise RuntimeError(f"{op.key}: its renderer did not check the preconditions {missing} "
-                           "the op table declares")

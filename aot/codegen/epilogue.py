@@ -24,7 +24,7 @@ from ..ops import by_et_name
 aten = torch.ops.aten
 
 # Producers whose kernels take a fused activation (float32 only, see rt_act_f32).
-_PRODUCERS = {aten.convolution.default, aten.addmm.default, aten.add.Tensor}
+PRODUCERS = {aten.convolution.default, aten.addmm.default, aten.add.Tensor}
 _VIEW = ("executorch_prim::et_view", "default")
 
 
@@ -98,7 +98,7 @@ def _match(plan, chain, previous, j, act_op, readers) -> Epilogue | None:
         return None
     i, prod_op = previous
     act_ins, prod_ins = chain.instructions[j], chain.instructions[i]
-    if prod_op.aten not in _PRODUCERS:
+    if prod_op.aten not in PRODUCERS:
         return None
     act, prod = _values(plan, act_ins, act_op), _values(plan, prod_ins, prod_op)
     bounds = _bounds(act_op, act) if act else None

@@ -12,6 +12,7 @@ anything is written; so they decide everything from shapes, dtypes and arguments
 from __future__ import annotations
 
 import numpy as np
+import torch
 
 from .context import DTYPE_CODES, DTYPES
 from . import preconditions as PRE
@@ -88,147 +89,7 @@ def bmm(ctx):
     return "rt_bmm_f32", [*ctx.t("self").pair, *ctx.t("mat2").pair, *ctx.out("out").pair]
 
 
-# -- elementwise -----------------------------------------------------------------------------
-
-# Integer tensors (int64): one kernel per shape of call, the op as an rt_int_op code.
-_INT_OPS = {"add": 0, "sub": 1, "mul": 2, "div_floor": 3, "div_trunc": 4, "remainder": 5,
-            "fmod": 6, "maximum": 7, "minimum": 8}
-
-
-def _is_int(ctx, name="self") -> bool:
-    return ctx.t(name, None).dtype == "int64"
-
-
-def _int_scalar(ctx, name: str) -> int:
-    v = ctx.scalar(name)
-    if v != int(v):
-        ctx.unsupported(f"{name}={v} on an integer tensor")
-    return int(v)
-
-
-def _int_binary(ctx, op: str, other: str = "other"):
-    if op not in _INT_OPS:
-        ctx.unsupported(f"{op} of int64 tensors")
-    alpha = _int_scalar(ctx, "alpha") if ctx.has("alpha") else 1
-    return "rt_int_binary_i64", [_INT_OPS[op], _int64_literal(alpha), *ctx.t("self", "int64").pair,
-                                 *ctx.t(other, "int64").pair, *ctx.out("out", "int64").pair]
-
-
-def _int_binary_scalar(ctx, op: str, other: str = "other"):
-    if op not in _INT_OPS:
-        ctx.unsupported(f"{op} of an int64 tensor")
-    alpha = _int_scalar(ctx, "alpha") if ctx.has("alpha") else 1
-    return "rt_int_binary_scalar_i64", [_INT_OPS[op], _int64_literal(_int_scalar(ctx, other)),
-                                        _int64_literal(alpha), *ctx.t("self", "int64").pair,
-                                        *ctx.out("out", "int64").pair]
-
-
-def _no_rounding_mode(ctx):
-    if ctx.has("rounding_mode") and ctx.str_or_none("rounding_mode"):
-        ctx.unsupported("div with rounding_mode")
-
-
-def binary(ctx):
-    """add/sub (alpha), mul/div: tensor-tensor with broadcasting."""
-    op = _bin_name(ctx.op_name)
-    _no_rounding_mode(ctx)
-    if _is_int(ctx):
-        return _int_binary(ctx, op)
-    alpha = [ctx.float("alpha")] if op in ("add", "sub") else []
-    act = [ctx.act_ptr()] if op == "add" else []
-    return f"rt_{op}_f32", [*act, *alpha, *ctx.t("self").pair, *ctx.t("other").pair,
-                            *ctx.out("out").pair]
-
-
-def binary_scalar(ctx):
-    """add/sub/rsub (alpha), mul/div with a number operand."""
-    op = _bin_name(ctx.op_name)
-    _no_rounding_mode(ctx)
-    if _is_int(ctx):
-        return _int_binary_scalar(ctx, op)
-    alpha = [ctx.float("alpha")] if op in ("add", "sub", "rsub") else []
-    return f"rt_{op}_scalar_f32", [ctx.float("other"), *alpha, *ctx.t("self").pair,
-                                   *ctx.out("out").pair]
-
-
-_INT_CMP = {"eq": 0, "ne": 1, "lt": 2, "le": 3, "gt": 4, "ge": 5}
-
-
-def compare(ctx):
-    op = _bin_name(ctx.op_name)
-    if _is_int(ctx):
-        return "rt_int_compare_i64", [_INT_CMP[op], *ctx.t("self", "int64").pair,
-                                      *ctx.t("other", "int64").pair,
-                                      *ctx.out("out", "bool").pair]
-    return f"rt_{op}_f32", [*ctx.t("self").pair, *ctx.t("other").pair,
-                            *ctx.out("out", "bool").pair]
-
-
-def compare_scalar(ctx):
-    op = _bin_name(ctx.op_name)
-    if _is_int(ctx):
-        v = ctx.scalar("other")
-        if v != int(v):      # int64 against a fraction: no exact int64 comparison kernel
-            ctx.unsupported(f"comparing an int64 tensor with {v}")
-        return "rt_int_compare_scalar_i64", [_INT_CMP[op], _int64_literal(int(v)),
-                                             *ctx.t("self", "int64").pair,
-                                             *ctx.out("out", "bool").pair]
-    return f"rt_{op}_scalar_f32", [ctx.float("other"), *ctx.t("self").pair,
-                                   *ctx.out("out", "bool").pair]
-
-
-def where(ctx):
-    return "rt_where_f32", [*ctx.t("condition", "bool").pair, *ctx.t("self").pair,
-                            *ctx.t("other").pair, *ctx.out("out").pair]
-
-
-def unary(ctx):
-    """relu, sigmoid, tanh, abs, ... : rt_<op>_f32(in, out); abs and neg of int64 too."""
-    op = _bin_name(ctx.op_name)
-    if op in ("abs", "neg") and _is_int(ctx):
-        return f"rt_{op}_i64", [*ctx.t("self", "int64").pair, *ctx.out("out", "int64").pair]
-    return f"rt_{op}_f32", [*ctx.t("self").pair, *ctx.out("out").pair]
-
-
-def gelu(ctx):
-    approx = ctx.str_or_none("approximate") or "none"
-    fn = {"none": "rt_gelu_f32", "tanh": "rt_gelu_tanh_f32"}.get(approx)
-    if fn is None:
-        ctx.invalid(f"gelu approximate={approx!r}")
-    return fn, [*ctx.t("self").pair, *ctx.out("out").pair]
-
-
-def leaky_relu(ctx):
-    return "rt_leaky_relu_f32", [ctx.float("negative_slope"), *ctx.t("self").pair,
-                                 *ctx.out("out").pair]
-
-
-def hardtanh(ctx):
-    return "rt_clamp_f32", [ctx.float("min_val"), ctx.float("max_val"), *ctx.t("self").pair,
-                            *ctx.out("out").pair]
-
-
-def clamp(ctx):
-    if _is_int(ctx):
-        lo = _int_scalar(ctx, "min") if not ctx.is_none("min") else -(1 << 63)
-        hi = _int_scalar(ctx, "max") if not ctx.is_none("max") else (1 << 63) - 1
-        return "rt_clamp_i64", [_int64_literal(lo), _int64_literal(hi),
-                                *ctx.t("self", "int64").pair, *ctx.out("out", "int64").pair]
-    lo = ctx.float("min") if not ctx.is_none("min") else "-INFINITY"
-    hi = ctx.float("max") if not ctx.is_none("max") else "INFINITY"
-    return "rt_clamp_f32", [lo, hi, *ctx.t("self").pair, *ctx.out("out").pair]
-
-
-def _int64_literal(v: int) -> str:
-    return "INT64_MIN" if v == -(1 << 63) else f"{v}LL"
-
-
-def maximum_minimum(ctx):
-    op = _bin_name(ctx.op_name)
-    if _is_int(ctx):
-        return _int_binary(ctx, op)
-    return f"rt_{op}_f32", [*ctx.t("self").pair, *ctx.t("other").pair, *ctx.out("out").pair]
-
+# -- copies ----------------------------------------------------------------------------------
 
 _COPY = {"float32": "rt_copy_f32", "int32": "rt_copy_i32", "int64": "rt_copy_i64",
          "bool": "rt_copy_u8", "uint8": "rt_copy_u8", "int8": "rt_copy_u8"}
@@ -533,7 +394,6 @@ def fill(ctx):
 
 def arange(ctx):
     """arange.out / arange.start_out: the values are known now, so they are a constant."""
-    import torch   # the values exactly as torch computes them
     out = ctx.out("out", None)
     start = ctx.scalar("start") if ctx.has("start") else 0
     end, step = ctx.scalar("end"), ctx.scalar("step") if ctx.has("step") else 1
@@ -549,49 +409,6 @@ def arange(ctx):
 
 
 # -- elementwise math (rounding, powers, remainders, logs) --------------------------------------
-
-def _div_fn(ctx) -> str:
-    """div with a rounding_mode: None is true division, then floor or trunc."""
-    mode = ctx.str_or_none("rounding_mode")
-    if mode not in (None, "floor", "trunc"):
-        ctx.invalid(f"div rounding_mode={mode!r} (torch takes None, 'floor' or 'trunc')")
-    return "div" if mode is None else f"div_{mode}"
-
-
-def _math_op(ctx) -> tuple[str, str]:
-    """The kernel's op name (div becomes div_floor / div_trunc / div) and the schema's name for
-    the second operand."""
-    op = _bin_name(ctx.op_name)
-    if op == "div":
-        op = _div_fn(ctx)
-    return op, "exponent" if op == "pow" else "other"
-
-
-def math_binary(ctx):
-    """pow, remainder, fmod, div with rounding_mode: tensor with tensor, broadcasting."""
-    op, other = _math_op(ctx)
-    if _is_int(ctx):
-        return _int_binary(ctx, op, other)
-    return f"rt_{op}_f32", [*ctx.t("self").pair, *ctx.t(other).pair, *ctx.out("out").pair]
-
-
-def math_binary_scalar(ctx):
-    """The same with a number as the second operand."""
-    op, other = _math_op(ctx)
-    if _is_int(ctx):
-        return _int_binary_scalar(ctx, op, other)
-    return f"rt_{op}_scalar_f32", [ctx.float(other), *ctx.t("self").pair, *ctx.out("out").pair]
-
-
-def pow_base_scalar(ctx):
-    """pow.Scalar: a number raised to a tensor."""
-    return "rt_pow_base_scalar_f32", [ctx.float("self"), *ctx.t("exponent").pair,
-                                      *ctx.out("out").pair]
-
-
-def elu(ctx):
-    return "rt_elu_f32", [ctx.float("alpha"), ctx.float("scale"), ctx.float("input_scale"),
-                          *ctx.t("self").pair, *ctx.out("out").pair]
 
 
 # -- end elementwise math --
@@ -936,15 +753,6 @@ def q8_conv2d(ctx):
                         w.shape[1] * w.shape[2] * w.shape[3])
     return ("rt_conv2d_1x1_s8" if pointwise else "rt_conv2d_s8"), [
         scratch, p, *x.pair, *w.pair, *c["bias"].pair, *out.pair]
-
-
-def q8_conv2d_scratch(args: dict, outs: list) -> int:
-    """Scratch for rt_conv2d_s8 (rt_conv2d_s8_scratch_size): two output pixels' patches of
-    taps when the filter rows are not whole words (Cin per group not a multiple of 4, more than
-    one tap), which the DSP kernels gather; else none. The same on every board, so one
-    planned program serves them all."""
-    cout, kh, kw, cin_g = args["weight"]
-    return 2 * kh * kw * cin_g if cin_g % 4 and kh * kw > 1 else 0
 
 
 def q8_depthwise_conv2d(ctx):

@@ -14,6 +14,8 @@ from __future__ import annotations
 import torch
 from torch.export import ExportedProgram, default_decompositions
 
+from ..ops import all_ops
+
 aten = torch.ops.aten
 
 
@@ -75,13 +77,9 @@ def _mean_all_in_dtype(self, *, dtype=None):
     return aten.mean.default(aten._to_copy.default(self, dtype=dtype))
 
 
-# Core-ATen ops whose default decomposition is skipped because the runtime has a kernel for
-# them (the padding modes: otherwise index.Tensor over arange-built index tensors).
-KEEP = (
-    aten.reflection_pad1d.default, aten.reflection_pad2d.default, aten.reflection_pad3d.default,
-    aten.replication_pad1d.default, aten.replication_pad2d.default,
-    aten.replication_pad3d.default,
-)
+# Ops whose default decomposition is skipped because the runtime has a kernel for them (the op
+# table's ``keep``).
+KEEP = tuple(op.aten for op in all_ops() if op.keep)
 
 
 def decomposition_table() -> dict:

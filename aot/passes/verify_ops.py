@@ -2,7 +2,7 @@
 it with these arguments. One error lists every offender with its source line.
 
 The second check runs each op's own C renderer on the node's shapes, dtypes and arguments (see
-aot.codegen.context.check_call), so an op that the table knows but the runtime cannot run with
+aot.codegen.renderers.check_call), so an op that the table knows but the runtime cannot run with
 these parameters (a 3-D convolution, a dtype without a kernel) is refused here, by ``to_edge``,
 and never later by the C generator.
 """
@@ -16,7 +16,8 @@ from torch.export import ExportedProgram
 
 from .. import program as P
 from ..calls import TensorValue
-from ..codegen.context import Invalid, Unsupported, check_call
+from ..codegen.context import Invalid, Unsupported
+from ..codegen.renderers import check_call
 from ..emit import MEMORY_FORMATS
 from ..errors import UnsupportedOpError
 from ..ir import SCALAR_TYPES, is_delegate_call

@@ -10,7 +10,7 @@ before it is written (``to_executorch``) and after it is read (``load_program``)
   constant never reaches a kernel as int8 weights;
 - each tensor it touches has storage: planned inside its arena, a constant (never written), or
   a method input or output, supplied at run time;
-- the C runtime has a kernel for the call with these arguments (aot.codegen.context.check_call);
+- the C runtime has a kernel for the call with these arguments (aot.codegen.renderers.check_call);
 - each DelegateCall names a delegate and passes tensors.
 
 A problem names the method, the instruction, the op, the argument and the source line. For a
@@ -25,7 +25,8 @@ from typing import Iterator
 
 from .. import program as P
 from ..calls import ArgError, TensorValue, decode_call
-from ..codegen.context import DTYPES, Invalid, Unsupported, check_call
+from ..codegen.context import DTYPES, Invalid, Unsupported
+from ..codegen.renderers import check_call
 from ..emit import frame_text
 from ..errors import AotError, UnsupportedOpError
 from ..ops import by_et_name

@@ -20,7 +20,8 @@ import aot
 import aot.host
 from aot import program as P
 from aot.calls import ArgError, decode_call
-from aot.codegen.context import Invalid, Unsupported, check_call
+from aot.codegen.context import Invalid, Unsupported
+from aot.codegen.renderers import check_call
 from aot.ops import by_et_name
 from aot.pte import serialize_pte
 

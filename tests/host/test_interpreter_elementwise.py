@@ -1,12 +1,13 @@
 """The .pte interpreter (runtime_c/src/pte) against the static C, for the elementwise,
-data-movement, logic and creation ops (op_elementwise.c, op_data.c, op_create.c).
+data-movement, logic and creation ops (the elementwise adapters compiled from the op table's
+call specs, aot/ops_elementwise.py; op_data.c, op_create.c).
 
 Every op model and op-suite case whose program calls only these ops (and views) runs twice on
 the host: the .pte through the interpreter, and the C the generator writes from the same
 program. The outputs must be the same bytes (NaNs included): the adapters call the kernels the
-renderers (aot/codegen/kernels.py) call, with the same parameters. The creation ops and
-copy.out only reach a program that ExecuTorch's own exir writes, or a mutated buffer: those
-come from exir here. Calls the renderers refuse are refused at load with the matching status.
+renderers (aot/codegen/spec_render.py, aot/codegen/kernels.py) call, with the same parameters.
+The creation ops and copy.out only reach a program that ExecuTorch's own exir writes, or a
+mutated buffer: those come from exir here. Calls the renderers refuse are refused at load with the matching status.
 """
 from __future__ import annotations
 
@@ -24,30 +25,18 @@ import aot.interpreter
 from aot import program as P
 from aot.codegen.runtime import status_name
 from aot.errors import AotError
+from aot.ops import all_ops
 from aot.pte import load_program, serialize_pte
 from conftest import require_module
 from op_models import OP_MODELS, Counter
 from op_suite import BY_NAME
 
-# The operators of this family (their adapters live in op_elementwise/op_data/op_create.c).
-FAMILY = {
-    "aten::add.out", "aten::sub.out", "aten::mul.out", "aten::div.out",
-    "aten::add.Scalar_out", "aten::sub.Scalar_out", "aten::mul.Scalar_out",
-    "aten::div.Scalar_out", "aten::rsub.Scalar_out",
-    *(f"aten::{c}.Tensor_out" for c in ("eq", "ne", "lt", "le", "gt", "ge")),
-    *(f"aten::{c}.Scalar_out" for c in ("eq", "ne", "lt", "le", "gt", "ge")),
-    "aten::where.self_out", "aten::maximum.out", "aten::minimum.out",
-    *(f"aten::{u}.out" for u in (
-        "relu", "sigmoid", "tanh", "hardswish", "hardsigmoid", "abs", "neg", "exp", "log",
-        "sqrt", "rsqrt", "sin", "cos", "reciprocal", "ceil", "floor", "trunc", "round", "log2",
-        "log10", "log1p", "expm1", "erf", "sign", "gelu", "leaky_relu", "hardtanh", "clamp",
-        "elu")),
+# The operators of this family: every op whose adapter is compiled from its call spec
+# (aot/ops_elementwise.py), and those of op_data.c and op_create.c.
+FAMILY = {op.key for op in all_ops() if op.spec is not None} | {
     "aten::clone.out", "aten::view_copy.out", "aten::squeeze_copy.dims_out",
     "aten::unsqueeze_copy.out", "aten::copy.out", "aten::_to_copy.out",
     "dim_order_ops::_clone_dim_order.out", "dim_order_ops::_to_dim_order_copy.out",
-    "aten::pow.Tensor_Tensor_out", "aten::div.out_mode", "aten::remainder.Tensor_out",
-    "aten::fmod.Tensor_out", "aten::pow.Tensor_Scalar_out", "aten::div.Scalar_mode_out",
-    "aten::remainder.Scalar_out", "aten::fmod.Scalar_out", "aten::pow.Scalar_out",
     "aten::permute_copy.out", "aten::expand_copy.out", "aten::slice_copy.Tensor_out",
     "aten::select_copy.int_out", "aten::split_with_sizes_copy.out", "aten::cat.out",
     "aten::index_select.out", "aten::flip.out", "aten::slice_scatter.out",

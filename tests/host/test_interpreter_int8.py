@@ -189,7 +189,8 @@ def _edited(name: str, op: str, arg: int, make) -> tuple[bytes, P.ExecutionPlan,
 def _static_c_status(plan: P.ExecutionPlan, k: int) -> str:
     """What the static C's check (aot.calls + the renderer) makes of instruction k."""
     from aot.calls import ArgError, decode_call
-    from aot.codegen.context import Invalid, Unsupported, check_call
+    from aot.codegen.context import Invalid, Unsupported
+    from aot.codegen.renderers import check_call
     from aot.ops import by_et_name
     call = plan.chains[0].instructions[k]
     o = plan.operators[call.op_index]

@@ -33,7 +33,8 @@ import aot
 from aot import program as P
 from aot.calls import decode_call
 from aot.codegen import preconditions as PRE
-from aot.codegen.context import Invalid, check_call
+from aot.codegen.context import Invalid
+from aot.codegen.renderers import check_call
 from aot.errors import AotError
 from aot.interpreter import adapter_name
 from aot.ops import all_ops, by_et_name

@@ -21,12 +21,6 @@ AOT = Path(__file__).resolve().parents[2] / "aot"
 OPTIONAL = {"executorch", "torchao", "tflite_micro", "hypothesis", "aot.quantization.quantizer",
             "fcntl"}
 
-# aot/interpreter.py and aot/codegen/kernels.py are being rewritten with the op table (issue 36,
-# deliverable 1): until that lands, their imports inside functions are allowed (they make no
-# cycle). Empty this when that change is in.
-LEAD_PENDING = {"aot.interpreter", "aot.codegen.kernels"}
-
-
 def _modules() -> dict[str, Path]:
     out = {}
     for path in sorted(AOT.rglob("*.py")):
@@ -146,7 +140,7 @@ def test_no_import_cycle_in_aot():
 
 def test_no_import_inside_a_function_but_optional_dependencies():
     found = sorted({f"{MODULES[m].relative_to(AOT.parent)}:{line}: {text}"
-                    for m in MODULES if m not in LEAD_PENDING
+                    for m in MODULES
                     for ref, line, nested, text in imports(m)
                     if nested and ref not in OPTIONAL})
     assert not found, "imports inside functions:\n" + "\n".join(found)

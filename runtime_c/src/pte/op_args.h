@@ -1,5 +1,5 @@
 /* op_args.h - argument helpers of the elementwise, data-movement and creation adapters
- * (op_elementwise.c, op_data.c, op_create.c; private to src/pte/).
+ * (op_data.c, op_create.c; private to src/pte/); the generic readers are rt_pte_args.h.
  *
  * Each helper is one of aot/codegen/context.py's CallContext accessors, with its checks:
  * what the renderer refuses with ctx.invalid is RT_ERR_PTE_ARGS here, ctx.unsupported
@@ -20,6 +20,7 @@
 #include "rt_kernels.h"
 #include "rt_kernels_s8.h"
 #include "rt_pte.h"
+#include "rt_pte_args.h"
 
 #define OP_ANY ((int32_t)-1)
 #define OP_F32 ((int32_t)RT_DTYPE_F32)
@@ -53,35 +54,11 @@ static inline int64_t op_numel(const rt_shape *s)
     return n;
 }
 
-/* The float literal the renderer writes for a number: np.float32(x) (beyond the float range
- * an infinity, with no undefined conversion: rt_pte_f32); NaN is C's NAN. */
-static inline float op_f32(double x)
-{
-    return x != x ? NAN : rt_pte_f32(x);
-}
-
-/* ctx.float(name) */
-static inline rt_status op_float(const rt_pte_call *c, int32_t i, float *v)
-{
-    double d;
-    RT_TRY(rt_pte_arg_double(c, i, &d));
-    *v = op_f32(d);
-    return RT_OK;
-}
-
-/* ctx.int(name, lo, hi): an Int in [lo, hi]. */
-static inline rt_status op_int(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi,
-                               int64_t *v)
-{
-    RT_TRY(rt_pte_arg_int(c, i, v));
-    return *v < lo || *v > hi ? RT_ERR_PTE_ARGS : RT_OK;
-}
-
 static inline rt_status op_int32(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi,
                                  int32_t *v)
 {
     int64_t x;
-    RT_TRY(op_int(c, i, lo, hi, &x));
+    RT_TRY(rt_pte_arg_int_in(c, i, lo, hi, &x));
     *v = (int32_t)x;
     return RT_OK;
 }
@@ -122,26 +99,6 @@ static inline rt_status op_dims(const rt_pte_call *c, int32_t i, int32_t rank, i
     return RT_OK;
 }
 
-/* A double as an int64 operand, as kernels.py's int(v) of a number that is whole: a fraction
- * (and NaN, an infinity, or a whole number outside int64, which the renderer cannot write as
- * an int64 literal either) is RT_ERR_PTE_UNSUPPORTED. */
-static inline rt_status op_whole(double d, int64_t *v)
-{
-    if (!(d >= -9223372036854775808.0 && d < 9223372036854775808.0)) {
-        return RT_ERR_PTE_UNSUPPORTED;
-    }
-    *v = (int64_t)d;
-    return (double)*v == d ? RT_OK : RT_ERR_PTE_UNSUPPORTED;
-}
-
-/* kernels.py's _int_scalar: a number operand of an int64 tensor. */
-static inline rt_status op_int_scalar(const rt_pte_call *c, int32_t i, int64_t *v)
-{
-    double d;
-    RT_TRY(rt_pte_arg_double(c, i, &d));
-    return op_whole(d, v);
-}
-
 /* A tensor of any dtype the runtime takes (ctx.t(name, None)). */
 static inline rt_status op_tensor(const rt_pte_call *c, int32_t i, rt_pte_tensor *t)
 {
@@ -174,18 +131,6 @@ static inline rt_status op_kind_tensor(const rt_pte_call *c, int32_t i)
 {
     rt_pte_tensor t;
     return op_tensor(c, i, &t);
-}
-
-/* str or str?: 1 if the argument is the NUL-terminated `want`. */
-static inline int op_str_is(const char *s, uint32_t len, const char *want)
-{
-    uint32_t i;
-    for (i = 0; i < len; ++i) {
-        if (want[i] == '\0' || want[i] != s[i]) {
-            return 0;
-        }
-    }
-    return want[len] == '\0';
 }
 
 #endif /* OP_ARGS_H */

@@ -119,7 +119,7 @@ static op_value op_astype(double d, int32_t dtype)
     int32_t w;
     memset(&v, 0, sizeof v);
     if (dtype == OP_F32) {
-        v.f = op_f32(d);
+        v.f = rt_pte_to_f32(d);
         return v;
     }
     if (dtype == OP_I64) {

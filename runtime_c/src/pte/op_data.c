@@ -437,12 +437,12 @@ rt_status rt_op_aten_slice_scatter_out(const rt_pte_call *c)
     size = x.shape.d[dim];
     end = size;
     if (!rt_pte_arg_is_none(c, 3)) { /* kernels.py's _slice_bounds */
-        RT_TRY(op_int(c, 3, OP_I32_MIN, OP_I32_MAX, &v));
+        RT_TRY(rt_pte_arg_int_in(c, 3, OP_I32_MIN, OP_I32_MAX, &v));
         start = v < 0 ? v + size : v;
         start = start < 0 ? 0 : start > size ? size : start;
     }
     if (!rt_pte_arg_is_none(c, 4)) {
-        RT_TRY(op_int(c, 4, OP_I32_MIN, OP_I32_MAX, &v));
+        RT_TRY(rt_pte_arg_int_in(c, 4, OP_I32_MIN, OP_I32_MAX, &v));
         end = v < 0 ? v + size : v;
         end = end < 0 ? 0 : end > size ? size : end;
     }

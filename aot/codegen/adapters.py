@@ -1,0 +1,237 @@
+"""The interpreter's adapters, compiled from the op table's call specs (aot/opspec.py).
+
+An adapter decodes a KernelCall's arguments (runtime_c/include/rt_pte_args.h), makes the
+spec's checks in the spec's order, returns RT_OK in check mode (rt_pte_load runs every call so
+once) and otherwise calls the kernel: the static C generator's call, read from the .pte at run
+time (aot/codegen/spec_render.py reads the same spec). A renderer's ``invalid`` is
+RT_ERR_PTE_ARGS here, ``unsupported`` RT_ERR_PTE_UNSUPPORTED, a tensor of another dtype
+RT_ERR_PTE_DTYPE.
+
+The source is generated with the kernel table (aot/interpreter.py), for the operators a
+firmware's programs call; it is deterministic: the same ops give the same bytes.
+"""
+from __future__ import annotations
+
+import re
+
+from .. import opspec as S
+from .literals import f32_literal
+
+_DTYPE_MACROS = {"uint8": "RT_DTYPE_U8", "int8": "RT_DTYPE_I8", "int16": "RT_DTYPE_I16",
+                 "int32": "RT_DTYPE_I32", "int64": "RT_DTYPE_I64", "float32": "RT_DTYPE_F32",
+                 "bool": "RT_DTYPE_BOOL"}
+_STATUS = {S.UNSUPPORTED: "RT_ERR_PTE_UNSUPPORTED", S.INVALID: "RT_ERR_PTE_ARGS"}
+_PREFIX = {"rt_pte_tensor": "t", "float": "f", "double": "d", "int64_t": "i", "int32_t": "b",
+           "const rt_act_f32 *": "a"}
+
+
+def _dtype(d) -> str:
+    return "RT_PTE_ANY_DTYPE" if d is None else f"(int32_t){_DTYPE_MACROS[d]}"
+
+
+def _int_literal(v: int) -> str:
+    if v == -(1 << 63):
+        return "INT64_MIN"
+    return f"{v}LL" if not -(1 << 31) <= v < (1 << 31) else str(v)
+
+
+class _Block:
+    def __init__(self, memo: dict):
+        self.lines: list[str] = []
+        self.memo = dict(memo)
+
+
+class _Compiler:
+    def __init__(self, op):
+        self.op = op
+        self.index = {a.name: i for i, a in enumerate(op.schema.arguments)}
+        self.count = 0
+
+    def fresh(self, ctype: str) -> str:
+        self.count += 1
+        return f"{_PREFIX.get(ctype, 'v')}{self.count}"
+
+    def arg(self, name: str) -> int:
+        if name not in self.index:
+            raise KeyError(f"{self.op.key}: its call spec reads {name!r}, which the schema "
+                           f"({self.op.schema}) lacks")
+        return self.index[name]
+
+    def decode(self, b: _Block, e: S.Expr, ctype: str, call: str) -> str:
+        var = self.fresh(ctype)
+        b.lines.append(f"{ctype} {var};")
+        b.lines.append(f"RT_TRY({call.format(c='c', i=self.arg(e.name), v='&' + var)});")
+        return var
+
+    def expr(self, b: _Block, e: S.Expr) -> str:
+        """A C expression for ``e``, after the statements that read what it needs."""
+        key = id(e)
+        if key in b.memo:
+            return b.memo[key]
+        text = self._expr(b, e)
+        if isinstance(e, (S.Arg, S.Select)):
+            b.memo[key] = text
+        return text
+
+    def _expr(self, b: _Block, e: S.Expr) -> str:
+        if isinstance(e, S.Lit):
+            if e.c is not None:
+                return e.c
+            return f32_literal(e.value) if isinstance(e.value, float) \
+                else _int_literal(int(e.value))
+        if isinstance(e, S.Tensor):
+            read = b.memo.get(("tensor", e.name))
+            if read is not None and e.dtype is not None:
+                b.lines += [f"if ({read}.dtype != {_dtype(e.dtype)}) {{",
+                            "    return RT_ERR_PTE_DTYPE;", "}"]
+                return read
+            var = self.decode(b, e, "rt_pte_tensor",
+                              f"rt_pte_arg_tensor({{c}}, {{i}}, {_dtype(e.dtype)}, {{v}})")
+            if e.dtype is None:
+                b.memo[("tensor", e.name)] = var
+            return var
+        if isinstance(e, S.Float):
+            return self.decode(b, e, "float", "rt_pte_arg_f32({c}, {i}, {v})")
+        if isinstance(e, S.Number):
+            return self.decode(b, e, "double", "rt_pte_arg_double({c}, {i}, {v})")
+        if isinstance(e, S.WholeInt):
+            return self.decode(b, e, "int64_t", "rt_pte_arg_whole({c}, {i}, {v})")
+        if isinstance(e, S.Int):
+            return self.decode(b, e, "int64_t", f"rt_pte_arg_int_in({{c}}, {{i}}, "
+                                                f"{_int_literal(e.lo)}, {_int_literal(e.hi)}, {{v}})")
+        if isinstance(e, S.IsNone):
+            return f"rt_pte_arg_is_none(c, {self.arg(e.name)})"
+        if isinstance(e, S.Choice):
+            names = sorted(e.options)
+            table = self.fresh("choice")
+            b.lines.append(f"static const char *const {table}_names[{len(names)}] = "
+                           f"{{{', '.join(_c_string(n) for n in names)}}};")
+            b.lines.append(f"static const int32_t {table}_codes[{len(names)}] = "
+                           f"{{{', '.join(str(e.options[n]) for n in names)}}};")
+            none = -1 if e.none_code is None else e.none_code
+            return self.decode(b, e, "int32_t",
+                               f"rt_pte_arg_choice({{c}}, {{i}}, {table}_names, {table}_codes, "
+                               f"{len(names)}, {none}, {{v}})")
+        if isinstance(e, S.Act):
+            return "(c->act.on ? &c->act : NULL)"
+        if isinstance(e, S.DtypeIs):
+            return f"({self.expr(b, e.tensor)}.dtype == {_dtype(e.dtype)})"
+        if isinstance(e, S.Prop):
+            t = self.expr(b, e.tensor)
+            return f"{t}.shape.rank" if e.what == "rank" else f"{t}.shape.d[{e.index}]"
+        if isinstance(e, S.Not):
+            return f"!{self.expr(b, e.a)}"
+        if isinstance(e, S.BinOp):
+            if e.op in ("&&", "||"):
+                return self._short_circuit(b, e)
+            return f"({self.expr(b, e.a)} {e.op} {self.expr(b, e.b)})"
+        if isinstance(e, S.Select):
+            return self._select(b, e)
+        raise TypeError(f"not a spec expression: {e!r}")
+
+    def _branch(self, b: _Block, e: S.Expr) -> tuple[list[str], str]:
+        inner = _Block(b.memo)
+        return inner.lines, self.expr(inner, e)
+
+    def _select(self, b: _Block, e: S.Select) -> str:
+        cond = self.expr(b, e.cond)
+        (a_lines, a), (b_lines, bv) = self._branch(b, e.a), self._branch(b, e.b)
+        if not a_lines and not b_lines:
+            return f"({cond} ? {a} : {bv})"
+        var = self.fresh(e.ctype)
+        b.lines.append(f"{e.ctype} {var};")
+        b.lines += [f"if ({_bare(cond)}) {{", *_indent(a_lines + [f"{var} = {a};"]),
+                    "} else {", *_indent(b_lines + [f"{var} = {bv};"]), "}"]
+        return var
+
+    def _short_circuit(self, b: _Block, e: S.BinOp) -> str:
+        a = self.expr(b, e.a)
+        rest_lines, rest = self._branch(b, e.b)
+        if not rest_lines:
+            return f"({a} {e.op} {rest})"
+        var = self.fresh("int32_t")
+        b.lines.append(f"int32_t {var} = {a};")
+        b.lines += [f"if ({'' if e.op == '&&' else '!'}{var}) {{",
+                    *_indent(rest_lines + [f"{var} = {rest};"]), "}"]
+        return var
+
+    def block(self, stmts, memo: dict) -> list[str]:
+        b = _Block(memo)
+        for s in stmts:
+            if isinstance(s, S.If):
+                cond = self.expr(b, s.cond)
+                then = self.block(s.then, b.memo)
+                b.lines += [f"if ({_bare(cond)}) {{", *_indent(then), "}"]
+                if s.otherwise:
+                    other = self.block(s.otherwise, b.memo)
+                    if len(s.otherwise) == 1 and isinstance(s.otherwise[0], S.If) and \
+                            other[0].startswith("if ("):
+                        b.lines[-1] = "} else " + other[0]      # else if: no deeper nesting
+                        b.lines += other[1:]
+                    else:
+                        b.lines[-1] = "} else {"
+                        b.lines += [*_indent(other), "}"]
+            elif isinstance(s, S.Fail):
+                b.lines.append(f"return {_STATUS[s.kind]};")
+                return b.lines
+            else:
+                args = []
+                for a in s.args:
+                    v = self.expr(b, a)
+                    args += [f"&{v}.shape", f"{v}.data"] if isinstance(a, S.Tensor) else [v]
+                b.lines += ["if (c->check) {", "    return RT_OK;", "}",
+                            f"return {s.kernel}({', '.join(args)});"]
+                return b.lines
+        return b.lines
+
+
+def _bare(cond: str) -> str:
+    """A condition without the parentheses its expression already has."""
+    if cond.startswith("(") and cond.endswith(")") and _balanced(cond[1:-1]):
+        return cond[1:-1]
+    return cond
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for ch in text:
+        depth += {"(": 1, ")": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def _indent(lines: list[str]) -> list[str]:
+    return ["    " + line if line else line for line in lines]
+
+
+def _c_string(s: str) -> str:
+    if not re.fullmatch(r"[A-Za-z0-9_ .-]*", s):
+        raise ValueError(f"a choice {s!r} the adapter generator cannot quote")
+    return f'"{s}"'
+
+
+def _wrap(line: str, width: int = 100) -> list[str]:
+    """A long line broken after the commas of its first call, aligned under its arguments."""
+    if len(line) <= width or "(" not in line:
+        return [line]
+    head, _, rest = line.partition("(")
+    pieces = rest.split(", ")
+    out, current = [], f"{head}({pieces[0]}"
+    for piece in pieces[1:]:
+        if len(current) + 2 + len(piece) > width:
+            out.append(current + ",")
+            current = " " * (len(head) + 1) + piece
+        else:
+            current += ", " + piece
+    return out + [current]
+
+
+def adapter_source(op, name: str) -> str:
+    """The C definition of ``name``, the adapter of op-table entry ``op`` (which has a spec)."""
+    body = _Compiler(op).block(op.spec.body, {})
+    lines = [f"/* {op.key}: {op.schema} */", f"rt_status {name}(const rt_pte_call *c)", "{"]
+    for line in _indent(body):
+        lines += _wrap(line)
+    lines.append("}")
+    return "\n".join(lines)

@@ -1,0 +1,123 @@
+"""The static C generator's reading of a CallSpec (aot/opspec.py): one call's known values in,
+the kernel and its C argument list out.
+
+Arguments are read through the CallContext's checked accessors, where the spec first uses
+them, as the interpreter's adapter compiled from the same spec reads them at run time
+(aot/codegen/adapters.py).
+"""
+from __future__ import annotations
+
+import math
+
+from .. import opspec as S
+from .literals import f32_literal, int64_literal
+
+
+class _Eval:
+    def __init__(self, ctx):
+        self.ctx = ctx
+        self.memo: dict[int, object] = {}
+
+    def value(self, e: S.Expr):
+        key = id(e)
+        if key not in self.memo:
+            self.memo[key] = self._value(e)
+        return self.memo[key]
+
+    def _value(self, e: S.Expr):
+        ctx = self.ctx
+        if isinstance(e, S.Lit):
+            return e.value
+        if isinstance(e, S.Tensor):
+            return (ctx.out if e.out else ctx.t)(e.name, e.dtype)
+        if isinstance(e, S.Float):
+            return ctx.scalar(e.name)
+        if isinstance(e, S.Number):
+            return ctx.scalar(e.name)
+        if isinstance(e, S.WholeInt):
+            v = ctx.scalar(e.name)
+            if not math.isfinite(v) or v != int(v) or not -2.0 ** 63 <= v < 2.0 ** 63:
+                ctx.unsupported(f"{e.name}={v} on an integer tensor")
+            return int(v)
+        if isinstance(e, S.Int):
+            return ctx.int(e.name, e.lo, e.hi)
+        if isinstance(e, S.IsNone):
+            return ctx.is_none(e.name)
+        if isinstance(e, S.Choice):
+            v = ctx.str_or_none(e.name)
+            if v is None and e.none_code is not None:
+                return e.none_code
+            if v not in e.options:
+                ctx.invalid(f"{e.name}={v!r} (the op takes "
+                            f"{', '.join(repr(k) for k in e.options if k)})")
+            return e.options[v]
+        if isinstance(e, S.Act):
+            return None
+        if isinstance(e, S.DtypeIs):
+            return self.value(e.tensor).dtype == e.dtype
+        if isinstance(e, S.Prop):
+            t = self.value(e.tensor)
+            return t.rank if e.what == "rank" else t.shape[e.index]
+        if isinstance(e, S.Select):
+            return self.value(e.a) if self.value(e.cond) else self.value(e.b)
+        if isinstance(e, S.Not):
+            return not self.value(e.a)
+        if isinstance(e, S.BinOp):
+            a = self.value(e.a)
+            if e.op == "&&":
+                return bool(a) and bool(self.value(e.b))
+            if e.op == "||":
+                return bool(a) or bool(self.value(e.b))
+            return _BINOPS[e.op](a, self.value(e.b))
+        raise TypeError(f"not a spec expression: {e!r}")
+
+    def c_args(self, e: S.Expr) -> list:
+        """The C text of one call argument (a tensor gives two)."""
+        v = self.value(e)
+        if isinstance(e, S.Tensor):
+            return v.pair
+        if isinstance(e, S.Act):
+            return [self.ctx.act_ptr()]
+        if isinstance(e, S.Select) and isinstance(self._chosen(e), S.Lit) and \
+                self._chosen(e).c is not None:
+            return [self._chosen(e).c]
+        if isinstance(e, S.Lit) and e.c is not None:
+            return [e.c]
+        if e.ctype == "float":
+            return [f32_literal(v)]
+        if isinstance(e, S.WholeInt) or (isinstance(e, S.Select) and
+                                         isinstance(self._chosen(e), S.WholeInt)):
+            return [int64_literal(v)]
+        return [int(v)]
+
+    def _chosen(self, e: S.Select) -> S.Expr:
+        return e.a if self.value(e.cond) else e.b
+
+    def block(self, stmts):
+        for s in stmts:
+            if isinstance(s, S.If):
+                got = self.block(s.then if self.value(s.cond) else s.otherwise)
+                if got is not None:
+                    return got
+            elif isinstance(s, S.Fail):
+                (self.ctx.unsupported if s.kind == S.UNSUPPORTED else self.ctx.invalid)(s.why)
+            else:
+                args = []
+                for a in s.args:
+                    args += self.c_args(a)
+                return s.kernel, args
+        return None
+
+
+_BINOPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+           "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+           ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def render(spec: S.CallSpec, ctx):
+    """(kernel, C arguments) of one call, as the op's renderer returns them."""
+    got = _Eval(ctx).block(spec.body)
+    if got is None:
+        raise TypeError(f"{ctx.op_name}: a path of its call spec ends in no Call")
+    return got
+

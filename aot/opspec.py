@@ -1,0 +1,269 @@
+"""Call specs: how a call of an op becomes one call into runtime_c, declared once.
+
+An op-table entry (aot/ops.py) may carry a ``CallSpec``: which of the call's arguments the kernel
+reads and how (with the checks that refuse what it cannot take), the rule that picks the kernel,
+and the kernel's argument list. Two renderers read it:
+
+- the static C generator evaluates it on one call's known values and writes the C call
+  (aot/codegen/spec_render.py);
+- the interpreter's adapter for the op is compiled from it into C, which decodes the same
+  arguments from a .pte's KernelCall at run time, makes the same checks in the same order and
+  calls the same kernel with the same values (aot/codegen/adapters.py).
+
+So the two agree by construction, as ExecuTorch's unpacking code agrees with functions.yaml.
+
+A spec is a tuple of statements: ``If(cond, then, otherwise)``, ``Fail(kind, why)`` and, ending
+every path, ``Call(kernel, *args)``. Expressions read arguments by their schema names:
+
+    Tensor("self")            a float32 tensor (``dtype=None``: any dtype the runtime takes)
+    Float("alpha")            a number, as the float32 the kernel takes
+    Number("other")           a number, as a double
+    WholeInt("alpha")         a number that must be whole (an int64 operand)
+    Int("groups", lo, hi)     an int in [lo, hi]
+    IsNone("min")             whether an optional argument is absent
+    Choice("approximate", {"none": 0, "tanh": 1})   a string among these (else invalid)
+    Act()                     the activation fused into this call, or NULL
+    Select(cond, a, b)        a if cond else b (only the chosen side is read)
+    Lit(value)                a constant
+
+Expressions combine with ``+ - *``, comparisons and ``& | ~``; ``t.is_dtype("int64")``,
+``t.rank``, ``t.size(i)`` read a tensor. A call argument that is a tensor passes its
+(shape, data) pair. An argument is read where it is first used, in statement order, on both
+sides; its checks fail the call there.
+
+This module is the bottom of the op table: it imports nothing of aot.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping, Optional, Union
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+
+UNSUPPORTED = "unsupported"    # a valid call no kernel takes (RT_ERR_PTE_UNSUPPORTED)
+INVALID = "invalid"            # arguments that contradict the op (RT_ERR_PTE_ARGS)
+
+
+class Expr:
+    """An expression over a call's arguments. It has no truth value in Python: branch with
+    ``If`` or ``Select``."""
+    ctype = "int64_t"
+
+    def _bin(self, op: str, other, swap: bool = False) -> "BinOp":
+        a, b = (lift(other), self) if swap else (self, lift(other))
+        return BinOp(op, a, b)
+
+    def __add__(self, o): return self._bin("+", o)
+    def __radd__(self, o): return self._bin("+", o, True)
+    def __sub__(self, o): return self._bin("-", o)
+    def __rsub__(self, o): return self._bin("-", o, True)
+    def __mul__(self, o): return self._bin("*", o)
+    def __rmul__(self, o): return self._bin("*", o, True)
+    def __neg__(self): return BinOp("-", Lit(0), self)
+    def __lt__(self, o): return self._bin("<", o)
+    def __le__(self, o): return self._bin("<=", o)
+    def __gt__(self, o): return self._bin(">", o)
+    def __ge__(self, o): return self._bin(">=", o)
+    def eq(self, o): return self._bin("==", o)
+    def ne(self, o): return self._bin("!=", o)
+    def __and__(self, o): return self._bin("&&", o)
+    def __or__(self, o): return self._bin("||", o)
+    def __invert__(self): return Not(self)
+
+    def __bool__(self):
+        raise TypeError("a spec expression has no truth value here: use If or Select")
+
+
+def lift(v) -> Expr:
+    return v if isinstance(v, Expr) else Lit(v)
+
+
+@dataclass(frozen=True, eq=False)
+class Lit(Expr):
+    """A constant: an int, a float (written as a float32 literal) or a C token (``c``)."""
+    value: Union[int, float, str]
+    c: Optional[str] = None
+
+    @property
+    def ctype(self) -> str:
+        return "float" if isinstance(self.value, float) else "int64_t"
+
+
+@dataclass(frozen=True, eq=False)
+class Arg(Expr):
+    """An argument of the call, read by its schema name."""
+    name: str
+
+
+@dataclass(frozen=True, eq=False)
+class Tensor(Arg):
+    dtype: Optional[str] = "float32"
+    out: bool = False
+    ctype = "rt_pte_tensor"
+
+    def is_dtype(self, dtype: str) -> "DtypeIs":
+        return DtypeIs(self, dtype)
+
+    @property
+    def rank(self) -> "Prop":
+        return Prop(self, "rank")
+
+    def size(self, i: int) -> "Prop":
+        return Prop(self, "size", i)
+
+
+def Out(name: str, dtype: Optional[str] = "float32") -> Tensor:
+    """An output tensor."""
+    return Tensor(name, dtype, out=True)
+
+
+@dataclass(frozen=True, eq=False)
+class Float(Arg):
+    ctype = "float"
+
+
+@dataclass(frozen=True, eq=False)
+class Number(Arg):
+    ctype = "double"
+
+
+@dataclass(frozen=True, eq=False)
+class WholeInt(Arg):
+    ctype = "int64_t"
+
+
+@dataclass(frozen=True, eq=False)
+class Int(Arg):
+    lo: int = INT32_MIN
+    hi: int = INT32_MAX
+
+
+@dataclass(frozen=True, eq=False)
+class IsNone(Arg):
+    ctype = "int32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class Choice(Arg):
+    """A string argument among ``options`` (string -> code); None reads as ``none_code`` (or
+    is invalid where that is None)."""
+    options: Mapping[str, int] = field(default_factory=dict)
+    none_code: Optional[int] = None
+    ctype = "int32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class Act(Expr):
+    """The activation fused into this call (aot.codegen.epilogue), or NULL."""
+    ctype = "const rt_act_f32 *"
+
+
+@dataclass(frozen=True, eq=False)
+class DtypeIs(Expr):
+    tensor: Tensor
+    dtype: str
+    ctype = "int32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class Prop(Expr):
+    tensor: Tensor
+    what: str               # "rank" | "size"
+    index: int = 0
+    ctype = "int32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class Select(Expr):
+    cond: Expr
+    a: Expr
+    b: Expr
+
+    @property
+    def ctype(self) -> str:
+        return lift(self.a).ctype
+
+
+@dataclass(frozen=True, eq=False)
+class BinOp(Expr):
+    op: str
+    a: Expr
+    b: Expr
+
+    @property
+    def ctype(self) -> str:
+        if self.op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
+            return "int32_t"
+        return self.a.ctype
+
+
+@dataclass(frozen=True, eq=False)
+class Not(Expr):
+    a: Expr
+    ctype = "int32_t"
+
+
+# -- statements --------------------------------------------------------------------------------
+
+@dataclass(frozen=True, eq=False)
+class Call:
+    """The kernel call ending a path: ``kernel(*args)``, each tensor as (shape, data)."""
+    kernel: str
+    args: tuple
+
+    def __init__(self, kernel: str, *args):
+        object.__setattr__(self, "kernel", kernel)
+        object.__setattr__(self, "args", tuple(lift(a) for a in args))
+
+
+@dataclass(frozen=True, eq=False)
+class Fail:
+    kind: str               # UNSUPPORTED | INVALID
+    why: str
+
+
+@dataclass(frozen=True, eq=False)
+class If:
+    cond: Expr
+    then: tuple
+    otherwise: tuple = ()
+
+    def __init__(self, cond: Expr, then, otherwise=()):
+        object.__setattr__(self, "cond", cond)
+        object.__setattr__(self, "then", _block(then))
+        object.__setattr__(self, "otherwise", _block(otherwise))
+
+
+Stmt = Union[Call, Fail, If]
+
+
+def _block(stmts) -> tuple:
+    return tuple(stmts) if isinstance(stmts, (list, tuple)) else (stmts,)
+
+
+@dataclass(frozen=True, eq=False)
+class CallSpec:
+    """An op's call: its statements (every path ends in a Call or a Fail)."""
+    body: tuple
+
+    def __init__(self, *body: Stmt):
+        object.__setattr__(self, "body", tuple(body))
+
+    def kernels(self) -> tuple[str, ...]:
+        """Every kernel some path calls, in order of appearance."""
+        found: list[str] = []
+
+        def walk(block):
+            for s in block:
+                if isinstance(s, Call) and s.kernel not in found:
+                    found.append(s.kernel)
+                elif isinstance(s, If):
+                    walk(s.then)
+                    walk(s.otherwise)
+        walk(self.body)
+        return tuple(found)
+
+
+def Require(cond: Expr, kind: str, why: str) -> If:
+    """Fail unless ``cond``."""
+    return If(~cond, Fail(kind, why))

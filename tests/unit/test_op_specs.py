@@ -1,0 +1,83 @@
+"""The op table's call specs (aot/opspec.py) and the adapters compiled from them.
+
+That an adapter and the static C agree on every call is tested by running both
+(tests/host/test_interpreter_elementwise.py); here: the generated source is deterministic, names
+only arguments its op's schema has, ends every path in a call or a refusal, and compiles
+warning-free on the host compiler and the Arm one.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+
+import pytest
+
+from aot import opspec as S
+from aot.codegen.adapters import adapter_source
+from aot.codegen.runtime import runtime_dir
+from aot.interpreter import adapter_name, table_source
+from aot.ops import all_ops
+from conftest import require_tool
+
+SPECCED = [op for op in all_ops() if op.spec is not None]
+STRICT = ["-std=c99", "-Wall", "-Wextra", "-Wpedantic", "-Werror", "-Os"]
+
+
+def _paths_end(block) -> bool:
+    """Every path through ``block`` ends in a Call or a Fail."""
+    for s in block:
+        if isinstance(s, (S.Call, S.Fail)):
+            return True
+        if isinstance(s, S.If) and _paths_end(s.then) and _paths_end(s.otherwise):
+            return True
+    return False
+
+
+def test_every_specced_op_is_a_table_entry_with_a_complete_spec():
+    assert len(SPECCED) >= 60
+    for op in SPECCED:
+        assert op.render is None, f"{op.key}: a spec and a hand-written renderer"
+        assert _paths_end(op.spec.body), f"{op.key}: a path of its spec ends in no call"
+        assert op.spec.kernels(), op.key
+        adapter_source(op, adapter_name(op))      # reads only names its schema has
+
+
+def test_a_spec_that_reads_an_argument_its_schema_lacks_is_refused():
+    op = SPECCED[0]
+    bad = type(op)(op.aten, op.schema, spec=S.CallSpec(S.Call("rt_relu_f32", S.Tensor("nope"))))
+    with pytest.raises(KeyError, match="nope"):
+        adapter_source(bad, "rt_op_bad")
+
+
+def test_spec_expressions_have_no_truth_value():
+    with pytest.raises(TypeError, match="If or Select"):
+        bool(S.Tensor("self").rank > 2)
+
+
+def test_the_generated_table_is_the_same_bytes_in_every_process():
+    code = ("import hashlib, aot.interpreter as I; "
+            "print(hashlib.sha256(I.table_source().source.encode()).hexdigest())")
+    digests = set()
+    for seed in ("0", "1", "random"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        out = subprocess.run([sys.executable, "-c", code], env=env, check=True,
+                             capture_output=True, text=True).stdout.strip()
+        digests.add(out)
+    here = hashlib.sha256(table_source().source.encode()).hexdigest()
+    assert digests == {here}
+
+
+@pytest.mark.parametrize("cc, flags", [
+    ("gcc", []),
+    ("arm-none-eabi-gcc", ["-mcpu=cortex-m4", "-mthumb", "-mfloat-abi=hard",
+                           "-mfpu=fpv4-sp-d16",       # the boards' libc headers: no newlib
+                           f"-isystem{runtime_dir().parent / 'boards' / 'common' / 'include'}"]),
+])
+def test_the_generated_adapters_compile_warning_free(tmp_path, cc, flags):
+    compiler = require_tool(cc)
+    source = tmp_path / "table.c"
+    source.write_text(table_source().source)
+    subprocess.run([compiler, *STRICT, *flags, f"-I{runtime_dir() / 'include'}", "-c",
+                    str(source), "-o", str(tmp_path / "table.o")], check=True)
