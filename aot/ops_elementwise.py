@@ -139,6 +139,10 @@ def _table() -> dict:
                  "expm1", "erf", "sign"):
         t[getattr(aten, name).default] = _unary(name)
     t[aten.elu.default] = _unary_with("rt_elu_f32", "alpha", "scale", "input_scale")
+    # eps=None clamps nothing: the kernel takes it as a NaN eps
+    t[aten.logit.default] = CallSpec(Call("rt_logit_f32", Select(IsNone("eps"), Lit(float("nan")),
+                                                                 Float("eps")),
+                                          Tensor("self"), Out("out")))
     t[aten.pow.Tensor_Tensor] = _tensor_tensor("pow", "exponent")
     t[aten.pow.Tensor_Scalar] = _tensor_number("pow", "exponent")
     t[aten.pow.Scalar] = CallSpec(Call("rt_pow_base_scalar_f32", Float("self"),
@@ -154,8 +158,8 @@ def _table() -> dict:
 # ExecuTorch's portable library decomposes these two; our C runs them.
 _NOT_IN_EXECUTORCH = {aten.hardswish.default, aten.hardsigmoid.default}
 
-# Ops torch decomposes by default that run whole here.
-_KEEP: set = set()
+# Ops torch decomposes by default (logit into where, rsub, div and log) that run whole here.
+_KEEP = {aten.logit.default}
 
 # functional op -> (its call, whether ExecuTorch 1.5.1 has a kernel of its out-variant, whether
 # torch's default decomposition of it is skipped)

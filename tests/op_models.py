@@ -114,6 +114,8 @@ OP_MODELS = {
     "gelu_tanh": (nn.GELU(approximate="tanh"), (_r(3, 7, lo=-4, hi=4),)),
     "silu": (nn.SiLU(), (_r(3, 7, lo=-4, hi=4),)),
     "leaky_relu": (nn.LeakyReLU(0.1), (_r(3, 7),)),
+    "logit": (Fn(lambda m, x: (torch.logit(x, eps=1e-3), torch.logit(x.clamp(0.01, 0.99)))),
+              (_r(2, 9, lo=-0.1, hi=1.1),)),
     # pooling and reductions
     "max_pool2d": (nn.MaxPool2d(2), (_r(1, 3, 8, 8),)),
     "max_pool2d_pad": (nn.MaxPool2d(3, stride=2, padding=1), (_r(1, 2, 9, 9),)),

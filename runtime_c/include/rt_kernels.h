@@ -239,6 +239,9 @@ rt_status rt_silu_f32(const rt_shape *in_s, const float *in,
 rt_status rt_leaky_relu_f32(float negative_slope, const rt_shape *in_s,
                             const float *in, const rt_shape *out_s,
                             float *out);
+/* out = log(z / (1 - z)), z = in clamped to [eps, 1 - eps]; a NaN eps clamps nothing. */
+rt_status rt_logit_f32(float eps, const rt_shape *in_s, const float *in, const rt_shape *out_s,
+                       float *out);
 
 /* ---- pool: in [N,C,H,W] or [C,H,W]; 1-D pooling is H = 1 ---------------- */
 

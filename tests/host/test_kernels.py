@@ -285,6 +285,17 @@ def test_unary(rt, op, shape):
     check("unary", x, ref)
 
 
+@pytest.mark.parametrize("eps", [None, 0.0, 0.05, 0.25])
+def test_logit(rt, eps):
+    """Across [0, 1] and past it (NaN), the ends (infinities) and the clamp of eps."""
+    x = np.linspace(-0.25, 1.25, 61, dtype=np.float32)
+    x[:4] = [np.nan, 0.0, 1.0, 0.5]
+    ref = torch.logit(T(x), eps)
+    out = rt.empty(x.shape)
+    rt.call("rt_logit_f32", math.nan if eps is None else eps, x, out)
+    check("unary", out, ref)
+
+
 # ---------------------------------------------------------------- pool -----
 
 # (shape, kernel, stride, pad, dilation, ceil_mode, count_include_pad, divisor_override)

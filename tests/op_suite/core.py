@@ -87,6 +87,8 @@ _UNARY = {
     "clamp_max": lambda x: torch.clamp(x, max=-0.25),
 }
 _POSITIVE = {"log": torch.log, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt}
+# logit over [0, 1] and past it (NaN), with and without eps's clamp
+_UNIT = {"logit": torch.logit, "logit_eps": lambda x: torch.logit(x, 0.05)}
 # torch's gelu(+-inf) depends on its CPU path (the vectorized erf gives NaN, the scalar one
 # +-inf), so the gelu cases keep NaN but trade the infinities for large finite values.
 _FINITE_EDGES = {"gelu"}
@@ -98,6 +100,8 @@ for _shape in ((), (7,), (2, 3, 5)):
         add(case(f"{_name}_{_tag(_shape)}", _fn, x))
     for _name, _fn in _POSITIVE.items():
         add(case(f"{_name}_{_tag(_shape)}", _fn, edge(*_shape, lo=0.01, hi=9.0)))
+    for _name, _fn in _UNIT.items():
+        add(case(f"{_name}_{_tag(_shape)}", _fn, edge(*_shape, lo=-0.1, hi=1.1)))
         add(case(f"{_name}_negative_{_tag(_shape)}", _fn, edge(*_shape)))
 
 # -- convolution and matrix products ------------------------------------------------------------
