@@ -81,8 +81,12 @@ def render_ops() -> str:
              "|---|---|---|---|---|---|"]
     for op in ops:
         row = observed.get(entry_name(op), {})
-        kernels = row.get("note") or _code(row.get("kernels", ())) or "-"
+        # a call spec declares its kernels; the others' are what the suite sees
+        declared = [k for k in (op.spec.kernels() if op.spec is not None else ())
+                    if k not in row.get("kernels", ())]
+        kernels = row.get("note") or _code([*row.get("kernels", ()), *declared]) or "-"
         flags = [f for f, on in (("alias", op.alias), ("in place", op.inplace),
+                                 ("kept whole", op.keep),
                                  ("not in ExecuTorch", not op.in_executorch)) if on]
         lines.append(f"| `{entry_name(op)}` | `{op.key}` | {', '.join(row.get('dtypes', ())) or '-'}"
                      f" | {kernels} | {_code(op.preconditions) or '-'} | {', '.join(flags) or '-'} |")
