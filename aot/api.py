@@ -1,6 +1,6 @@
 """The exir-style lowering chain: to_edge -> EdgeProgramManager -> to_executorch.
 
-Names and behaviour follow ExecuTorch's exir API (see the README). Each manager holds one
+Names and behaviour follow ExecuTorch's exir API (docs/api.md). Each manager holds one
 ExportedProgram per method; ``to_executorch`` lowers each to out-variant calls, plans the arena
 and builds the one Program that both the .pte and the C generator render.
 """

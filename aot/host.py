@@ -163,7 +163,7 @@ def build(sources: CSources, *, cflags: Sequence[str] = (), sanitize: bool = Fal
     ``runtime_c/src/arch/x86_64/`` kernels on x86-64, with AVX2 where the CPU has it;
     ``"portable"`` for the reference ones).
     A sanitized build (``sanitize=True``) can only be loaded by a Python process started with
-    libasan preloaded (see the README). ``profile=True`` builds the per-layer profile in:
+    libasan preloaded (docs/api.md). ``profile=True`` builds the per-layer profile in:
     after each call, ``last_profile()`` gives nanoseconds per kernel call."""
     arch = arch or host_arch()
     flags = list(STRICT_FLAGS) + (list(SANITIZE_FLAGS) if sanitize else []) + \
