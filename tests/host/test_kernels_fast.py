@@ -432,7 +432,7 @@ def test_runtime_sources_take_arch_files():
         # a model's portable list (which may hold more than its kernels' files) maps to the same
         assert for_arch(portable, arch) == files
         assert for_arch(portable + ("src/misc/upsample_nearest2d.c",), arch) == tuple(
-            sorted(files + ("src/misc/upsample_nearest2d.c",)))
+            sorted(files + ("src/misc/upsample_geom.c", "src/misc/upsample_nearest2d.c")))
     assert for_arch(portable, "portable") == portable
     # an arch's own helper (no portable namesake) is linked where its kernels call it
     helper = "src/arch/cortex_m_mve/conv_mve.c"
