@@ -72,26 +72,22 @@ class _Eval:
         raise TypeError(f"not a spec expression: {e!r}")
 
     def c_args(self, e: S.Expr) -> list:
-        """The C text of one call argument (a tensor gives two)."""
+        """The C text of one call argument (a tensor gives two); a Select writes its chosen
+        side."""
+        while isinstance(e, S.Select):
+            e = e.a if self.value(e.cond) else e.b
         v = self.value(e)
         if isinstance(e, S.Tensor):
             return v.pair
         if isinstance(e, S.Act):
             return [self.ctx.act_ptr()]
-        if isinstance(e, S.Select) and isinstance(self._chosen(e), S.Lit) and \
-                self._chosen(e).c is not None:
-            return [self._chosen(e).c]
         if isinstance(e, S.Lit) and e.c is not None:
             return [e.c]
         if e.ctype == "float":
             return [f32_literal(v)]
-        if isinstance(e, S.WholeInt) or (isinstance(e, S.Select) and
-                                         isinstance(self._chosen(e), S.WholeInt)):
+        if isinstance(e, S.WholeInt):
             return [int64_literal(v)]
         return [int(v)]
-
-    def _chosen(self, e: S.Select) -> S.Expr:
-        return e.a if self.value(e.cond) else e.b
 
     def block(self, stmts):
         for s in stmts:
