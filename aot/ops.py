@@ -22,6 +22,7 @@ import torch
 
 from .opspec import CallSpec
 from .ops_elementwise import ELEMENTWISE
+from .ops_reduce import REDUCE
 from .quantization.ops import ARG_DTYPES as Q8_DTYPES, PTE_SCHEMAS as Q8
 
 aten = torch.ops.aten
@@ -157,6 +158,12 @@ def _op(op: torch._ops.OpOverload, render, macs: MacFn = _no_macs,
                in_executorch=in_executorch, preconditions=preconditions, spec=spec, keep=keep))
 
 
+def _reduction(op: torch._ops.OpOverload) -> None:
+    """A reduction or softmax entry, its call from aot/ops_reduce.py."""
+    spec, in_executorch, out = REDUCE[op]
+    _op(op, spec, out=out, in_executorch=in_executorch)
+
+
 def _pte_op(schema: str, render: str, reference: Callable) -> None:
     """An out-variant that only .pte files written elsewhere call: its schema as they define it."""
     _add(OpDef(None, torch._C.parse_schema(schema), render=render, reference=reference))
@@ -187,13 +194,13 @@ _op(aten._to_copy.default, "to_copy", out=aten._to_copy.out)  # dtype comes from
 # Pooling and reductions.
 _op(aten.max_pool2d_with_indices.default, "max_pool2d", preconditions=("pool_geometry_fits",))
 _op(aten.avg_pool2d.default, "avg_pool2d", preconditions=("pool_geometry_fits",))
-_op(aten.mean.dim, "reduce")
-_op(aten.mean.default, "reduce", out=aten.mean.dtype_out)
-_op(aten.sum.dim_IntList, "reduce")
-_op(aten.amax.default, "reduce")
+_reduction(aten.mean.dim)
+_reduction(aten.mean.default)
+_reduction(aten.sum.dim_IntList)
+_reduction(aten.amax.default)
 # Normalization.
-_op(aten._softmax.default, "softmax")
-_op(aten._log_softmax.default, "softmax")
+_reduction(aten._softmax.default)
+_reduction(aten._log_softmax.default)
 _op(aten.native_layer_norm.default, "layer_norm")
 _op(aten._native_batch_norm_legit_no_training.default, "batch_norm")
 # Data movement. view_copy/squeeze/unsqueeze keep the bytes: zero-copy where the plan allows.
@@ -212,18 +219,18 @@ _op(aten.embedding.default, "embedding")
 # Buffer write-back (state kept across calls).
 _op(aten.copy.default, "copy")
 # -- reductions, indexing and scatter --
-_op(aten.amin.default, "reduce")
-_op(aten.argmax.default, "arg_reduce")
-_op(aten.argmin.default, "arg_reduce")
+_reduction(aten.amin.default)
+_reduction(aten.argmax.default)
+_reduction(aten.argmin.default)
 _op(aten.index_select.default, "index_select")
 _op(aten.flip.default, "flip")
 _op(aten.slice_scatter.default, "slice_scatter")
 _op(aten.index.Tensor, "index")
 _op(aten.index_put.default, "index_put")
 _op(aten.gather.default, "gather")
-_op(aten.cumsum.default, "cumsum")
-_op(aten.median.default, "median", out=aten.median.out, in_executorch=False)
-_op(aten.median.dim, "median", in_executorch=False)
+_reduction(aten.cumsum.default)
+_reduction(aten.median.default)
+_reduction(aten.median.dim)
 # -- end reductions, indexing and scatter --
 # -- spatial: resampling, adaptive pooling, padding modes, transposed convolution --
 _op(aten.upsample_bilinear2d.vec, "upsample_bilinear2d", out=aten.upsample_bilinear2d.vec_out,

@@ -21,15 +21,21 @@ every path, ``Call(kernel, *args)``. Expressions read arguments by their schema 
     WholeInt("alpha")         a number that must be whole (an int64 operand)
     Int("groups", lo, hi)     an int in [lo, hi]
     IsNone("min")             whether an optional argument is absent
+    Bool("half_to_float")     a bool, as 0 or 1
+    Dim("dim", of=x)          a dim of x, normalized to [0, max(rank, 1))
+    DimMask("dim", of=x)      a dim list (or None: all) of x as a uint32 bit mask
+    AllDims(x)                every dim of x as a mask
     Choice("approximate", {"none": 0, "tanh": 1})   a string among these (else invalid)
     Act()                     the activation fused into this call, or NULL
     Select(cond, a, b)        a if cond else b (only the chosen side is read)
     Lit(value)                a constant
 
 Expressions combine with ``+ - *``, comparisons and ``& | ~``; ``t.is_dtype("int64")``,
-``t.rank``, ``t.size(i)`` read a tensor. A call argument that is a tensor passes its
+``t.rank``, ``t.size(i)``, ``t.numel`` read a tensor. A call argument that is a tensor passes its
 (shape, data) pair. An argument is read where it is first used, in statement order, on both
-sides; its checks fail the call there.
+sides; its checks fail the call there. An argument of the schema that no path reads is still
+checked for its kind (a bool is a bool, an int? an int or None) by the adapter, before the
+call, as the program verifier checks it for the static C.
 
 This module is the bottom of the op table: it imports nothing of aot.
 """
@@ -111,6 +117,10 @@ class Tensor(Arg):
     def size(self, i: int) -> "Prop":
         return Prop(self, "size", i)
 
+    @property
+    def numel(self) -> "Prop":
+        return Prop(self, "numel")
+
 
 def Out(name: str, dtype: Optional[str] = "float32") -> Tensor:
     """An output tensor."""
@@ -144,6 +154,35 @@ class IsNone(Arg):
 
 
 @dataclass(frozen=True, eq=False)
+class Bool(Arg):
+    ctype = "int32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class Dim(Arg):
+    """A dim of tensor ``of``, in [-size, size) normalized to [0, size), size = max(rank, 1)."""
+    of: Optional["Tensor"] = None
+    ctype = "int32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class DimMask(Arg):
+    """Dims of tensor ``of`` as a bit mask (bit d: dim d), each normalized as ``Dim``; None,
+    or an empty list, is every dim of ``of``. ``one``: the argument is a single dim (or None),
+    and a rank-0 tensor has no dim to name (mask 0); else a list with no dim repeated."""
+    of: Optional["Tensor"] = None
+    one: bool = False
+    ctype = "uint32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class AllDims(Expr):
+    """Every dim of tensor ``of`` as a mask (0 at rank 0)."""
+    of: "Tensor"
+    ctype = "uint32_t"
+
+
+@dataclass(frozen=True, eq=False)
 class Choice(Arg):
     """A string argument among ``options`` (string -> code); None reads as ``none_code`` (or
     is invalid where that is None)."""
@@ -168,9 +207,12 @@ class DtypeIs(Expr):
 @dataclass(frozen=True, eq=False)
 class Prop(Expr):
     tensor: Tensor
-    what: str               # "rank" | "size"
+    what: str               # "rank" | "size" | "numel"
     index: int = 0
-    ctype = "int32_t"
+
+    @property
+    def ctype(self) -> str:
+        return "int64_t" if self.what == "numel" else "int32_t"
 
 
 @dataclass(frozen=True, eq=False)
@@ -262,6 +304,23 @@ class CallSpec:
                     walk(s.otherwise)
         walk(self.body)
         return tuple(found)
+
+
+def names_read(spec: CallSpec) -> frozenset[str]:
+    """The schema names some path of ``spec`` reads."""
+    found: set[str] = set()
+
+    def walk(x):
+        if isinstance(x, Arg):
+            found.add(x.name)
+        if isinstance(x, (tuple, list)):
+            for y in x:
+                walk(y)
+        elif isinstance(x, (Expr, Call, If, CallSpec)):
+            for f in x.__dataclass_fields__:
+                walk(getattr(x, f))
+    walk(spec)
+    return frozenset(found)
 
 
 def Require(cond: Expr, kind: str, why: str) -> If:

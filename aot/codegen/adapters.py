@@ -12,6 +12,7 @@ firmware's programs call; it is deterministic: the same ops give the same bytes.
 """
 from __future__ import annotations
 
+import functools
 import re
 
 from .. import opspec as S
@@ -22,7 +23,7 @@ _DTYPE_MACROS = {"uint8": "RT_DTYPE_U8", "int8": "RT_DTYPE_I8", "int16": "RT_DTY
                  "bool": "RT_DTYPE_BOOL"}
 _STATUS = {S.UNSUPPORTED: "RT_ERR_PTE_UNSUPPORTED", S.INVALID: "RT_ERR_PTE_ARGS"}
 _PREFIX = {"rt_pte_tensor": "t", "float": "f", "double": "d", "int64_t": "i", "int32_t": "b",
-           "const rt_act_f32 *": "a"}
+           "uint32_t": "m", "const rt_act_f32 *": "a"}
 
 
 def _dtype(d) -> str:
@@ -46,6 +47,10 @@ class _Compiler:
         self.op = op
         self.index = {a.name: i for i, a in enumerate(op.schema.arguments)}
         self.count = 0
+
+    @functools.cached_property
+    def kind_checks(self) -> list[str]:
+        return _kind_checks(self.op)
 
     def fresh(self, ctype: str) -> str:
         self.count += 1
@@ -101,6 +106,17 @@ class _Compiler:
                                                 f"{_int_literal(e.lo)}, {_int_literal(e.hi)}, {{v}})")
         if isinstance(e, S.IsNone):
             return f"rt_pte_arg_is_none(c, {self.arg(e.name)})"
+        if isinstance(e, S.Bool):
+            return self.decode(b, e, "int32_t", "rt_pte_arg_bool({c}, {i}, {v})")
+        if isinstance(e, S.Dim):
+            rank = f"{self.expr(b, e.of)}.shape.rank"
+            return self.decode(b, e, "int32_t", f"rt_pte_arg_dim({{c}}, {{i}}, {rank}, {{v}})")
+        if isinstance(e, S.DimMask):
+            rank = f"{self.expr(b, e.of)}.shape.rank"
+            return self.decode(b, e, "uint32_t", f"rt_pte_arg_dim_mask({{c}}, {{i}}, {rank}, "
+                                                 f"{int(e.one)}, {{v}})")
+        if isinstance(e, S.AllDims):
+            return f"rt_pte_all_dims({self.expr(b, e.of)}.shape.rank)"
         if isinstance(e, S.Choice):
             names = sorted(e.options)
             table = self.fresh("choice")
@@ -118,6 +134,8 @@ class _Compiler:
             return f"({self.expr(b, e.tensor)}.dtype == {_dtype(e.dtype)})"
         if isinstance(e, S.Prop):
             t = self.expr(b, e.tensor)
+            if e.what == "numel":
+                return f"rt_pte_numel(&{t}.shape)"
             return f"{t}.shape.rank" if e.what == "rank" else f"{t}.shape.d[{e.index}]"
         if isinstance(e, S.Not):
             return f"!{self.expr(b, e.a)}"
@@ -179,10 +197,30 @@ class _Compiler:
                 for a in s.args:
                     v = self.expr(b, a)
                     args += [f"&{v}.shape", f"{v}.data"] if isinstance(a, S.Tensor) else [v]
+                b.lines += self.kind_checks
                 b.lines += ["if (c->check) {", "    return RT_OK;", "}",
                             f"return {s.kernel}({', '.join(args)});"]
                 return b.lines
         return b.lines
+
+
+_KIND_CHECKS = {"bool": "rt_pte_kind_bool", "Optional[int]": "rt_pte_kind_opt_int",
+                "List[int]": "rt_pte_kind_ints", "Tensor": "rt_pte_kind_tensor"}
+
+
+def _kind_checks(op) -> list[str]:
+    """The kind check of each schema argument no path of the spec reads, before the call."""
+    read = S.names_read(op.spec)
+    lines = []
+    for i, a in enumerate(op.schema.arguments):
+        if a.name in read:
+            continue
+        kind = str(a.type)
+        if kind not in _KIND_CHECKS:
+            raise TypeError(f"{op.key}: its call spec never reads {a.name!r} ({kind}), and the "
+                            f"adapter has no kind check for that type: read it in the spec")
+        lines.append(f"RT_TRY({_KIND_CHECKS[kind]}(c, {i}));")
+    return lines
 
 
 def _bare(cond: str) -> str:

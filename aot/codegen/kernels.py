@@ -189,32 +189,7 @@ def avg_pool2d(ctx):
     return "rt_avg_pool2d_f32", [params, *x.pair, *out.pair]
 
 
-def _dim_mask(ctx, x) -> str:
-    dims = [] if ctx.is_none("dim") else ctx.dims("dim", x.rank)
-    mask = 0
-    for d in (dims or range(x.rank)):
-        mask |= 1 << d
-    return f"{mask}u"
-
-
-def reduce(ctx):
-    x = ctx.t("self")
-    if ctx.has("dtype") and not ctx.is_none("dtype"):
-        ctx.unsupported("reduction with dtype=")
-    fn = {"mean": "rt_mean_f32", "sum": "rt_sum_f32", "amax": "rt_amax_f32",
-          "amin": "rt_amin_f32"}[
-        _bin_name(ctx.op_name)]
-    return fn, [_dim_mask(ctx, x), *x.pair, *ctx.out("out").pair]
-
-
 # -- normalization ---------------------------------------------------------------------------
-
-def softmax(ctx):
-    if ctx.bool("half_to_float"):
-        ctx.unsupported("half_to_float")
-    x = ctx.t("self")
-    fn = "rt_log_softmax_f32" if "log" in ctx.op_name else "rt_softmax_f32"
-    return fn, [ctx.dim("dim", x.rank), *x.pair, *ctx.out("out").pair]
 
 
 def layer_norm(ctx):
@@ -436,18 +411,6 @@ def _index_tensor(ctx, t, what: str):
     return t
 
 
-def arg_reduce(ctx):
-    """argmax / argmin: over one dim, or over all (dim None: the flattened index)."""
-    x, out = ctx.t("self"), ctx.out("out", "int64")
-    if x.numel == 0:
-        ctx.invalid("argmax/argmin of an empty tensor")
-    mask = (1 << ctx.dim("dim", max(x.rank, 1))) if not ctx.is_none("dim") else \
-        (1 << x.rank) - 1
-    if x.rank == 0:
-        mask = 0
-    return f"rt_{_bin_name(ctx.op_name)}_f32", [f"{mask}u", *x.pair, *out.pair]
-
-
 def index_select(ctx):
     x, out = ctx.t("self", None), ctx.out("out", None)
     idx = _index_tensor(ctx, ctx.t("index", None), "index")
@@ -532,24 +495,6 @@ def index_put(ctx):
         return "rt_index_put_acc_f32", [params, *x.pair, shapes, ptrs, *values.pair,
                                         *out.pair]
     return "rt_index_put", [params, *x.pair, shapes, ptrs, *values.pair, *out.pair]
-
-
-def median(ctx):
-    """median.out (all elements) and median.dim_values (one dim, with indices)."""
-    x = ctx.t("self")
-    if x.numel == 0:
-        ctx.invalid("median of an empty tensor")
-    if ctx.has("dim"):
-        mask = 0 if x.rank == 0 else 1 << ctx.dim("dim", x.rank)
-        return "rt_median_f32", [f"{mask}u", *x.pair, *ctx.out("values").pair,
-                                 *ctx.out("indices", "int64").pair]
-    return "rt_median_f32", [f"{(1 << x.rank) - 1}u", *x.pair, *ctx.out("out").pair,
-                             "NULL", "NULL"]
-
-
-def cumsum(ctx):
-    x = ctx.t("self")      # dtype=, if given, is out's dtype: float32 is checked there
-    return "rt_cumsum_f32", [ctx.dim("dim", max(x.rank, 1)), *x.pair, *ctx.out("out").pair]
 
 
 def gather(ctx):

@@ -43,6 +43,20 @@ class _Eval:
             return ctx.int(e.name, e.lo, e.hi)
         if isinstance(e, S.IsNone):
             return ctx.is_none(e.name)
+        if isinstance(e, S.Bool):
+            return int(ctx.bool(e.name))
+        if isinstance(e, S.Dim):
+            return ctx.dim(e.name, self.value(e.of).rank)
+        if isinstance(e, S.DimMask):
+            rank = self.value(e.of).rank
+            if ctx.is_none(e.name):
+                return (1 << rank) - 1
+            if e.one:
+                return (1 << ctx.dim(e.name, rank)) & ((1 << rank) - 1)
+            dims = ctx.dims(e.name, rank)
+            return sum(1 << d for d in dims) if dims else (1 << rank) - 1
+        if isinstance(e, S.AllDims):
+            return (1 << self.value(e.of).rank) - 1
         if isinstance(e, S.Choice):
             v = ctx.str_or_none(e.name)
             if v is None and e.none_code is not None:
@@ -57,7 +71,9 @@ class _Eval:
             return self.value(e.tensor).dtype == e.dtype
         if isinstance(e, S.Prop):
             t = self.value(e.tensor)
-            return t.rank if e.what == "rank" else t.shape[e.index]
+            if e.what == "size":
+                return t.shape[e.index]
+            return t.rank if e.what == "rank" else t.numel
         if isinstance(e, S.Select):
             return self.value(e.a) if self.value(e.cond) else self.value(e.b)
         if isinstance(e, S.Not):
@@ -87,6 +103,8 @@ class _Eval:
             return [f32_literal(v)]
         if isinstance(e, S.WholeInt):
             return [int64_literal(v)]
+        if e.ctype == "uint32_t":
+            return [f"{int(v)}u"]
         return [int(v)]
 
     def block(self, stmts):

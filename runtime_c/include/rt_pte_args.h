@@ -87,4 +87,110 @@ static inline rt_status rt_pte_arg_choice(const rt_pte_call *c, int32_t i,
     return RT_ERR_PTE_ARGS;
 }
 
+/* TensorArg.numel: the product of the sizes (1 for rank 0). */
+static inline int64_t rt_pte_numel(const rt_shape *s)
+{
+    int64_t n = 1;
+    int32_t k;
+    for (k = 0; k < s->rank; ++k) {
+        n *= s->d[k];
+    }
+    return n;
+}
+
+/* ctx.dim(name, rank): in [-size, size), normalized to [0, size), size = max(rank, 1). */
+static inline rt_status rt_pte_arg_dim(const rt_pte_call *c, int32_t i, int32_t rank,
+                                       int32_t *d)
+{
+    const int32_t size = rank > 1 ? rank : 1;
+    int64_t v;
+    RT_TRY(rt_pte_arg_int_in(c, i, -(int64_t)size, (int64_t)size - 1, &v));
+    *d = (int32_t)(v < 0 ? v + size : v);
+    return RT_OK;
+}
+
+/* ctx.dims(name, rank): an int list, each in [-size, size) normalized, none repeated. A list
+ * longer than size must repeat or leave the range, so it is refused as such (ARGS). */
+static inline rt_status rt_pte_arg_dims(const rt_pte_call *c, int32_t i, int32_t rank,
+                                        int32_t *d, int32_t *n)
+{
+    const int32_t size = rank > 1 ? rank : 1;
+    int64_t v[RT_MAX_DIMS];
+    int32_t k, j;
+    rt_status s = rt_pte_arg_ints(c, i, v, size, n);
+    if (s != RT_OK) {
+        return s == RT_ERR_PTE_LIMIT ? RT_ERR_PTE_ARGS : s;
+    }
+    for (k = 0; k < *n; ++k) {
+        if (v[k] < -(int64_t)size || v[k] > (int64_t)size - 1) {
+            return RT_ERR_PTE_ARGS;
+        }
+        d[k] = (int32_t)(v[k] < 0 ? v[k] + size : v[k]);
+        for (j = 0; j < k; ++j) {
+            if (d[j] == d[k]) {
+                return RT_ERR_PTE_ARGS;
+            }
+        }
+    }
+    return RT_OK;
+}
+
+/* Every dim of a rank-`rank` tensor as a mask (bit d: dim d). */
+static inline uint32_t rt_pte_all_dims(int32_t rank)
+{
+    return rank > 0 ? (uint32_t)((1ull << rank) - 1u) : 0u;
+}
+
+/* The spec's DimMask: the dims argument i names, as a mask; None, or an empty list, is every
+ * dim. one: a single dim (or None), and a rank-0 tensor has none to name. */
+static inline rt_status rt_pte_arg_dim_mask(const rt_pte_call *c, int32_t i, int32_t rank,
+                                            int32_t one, uint32_t *mask)
+{
+    int32_t d[RT_MAX_DIMS], n, k;
+    *mask = rt_pte_all_dims(rank);
+    if (rt_pte_arg_is_none(c, i)) {
+        return RT_OK;
+    }
+    if (one) {
+        RT_TRY(rt_pte_arg_dim(c, i, rank, &d[0]));
+        *mask &= 1u << d[0];
+        return RT_OK;
+    }
+    RT_TRY(rt_pte_arg_dims(c, i, rank, d, &n));
+    if (n > 0) {
+        *mask = 0;
+        for (k = 0; k < n; ++k) {
+            *mask |= 1u << d[k];
+        }
+    }
+    return RT_OK;
+}
+
+/* Kind checks of schema arguments a spec does not read (the verifier checks them for the
+ * static C): a bool; an int or None; an int list; a tensor of any dtype. */
+static inline rt_status rt_pte_kind_bool(const rt_pte_call *c, int32_t i)
+{
+    int32_t b;
+    return rt_pte_arg_bool(c, i, &b);
+}
+
+static inline rt_status rt_pte_kind_opt_int(const rt_pte_call *c, int32_t i)
+{
+    int64_t v;
+    return rt_pte_arg_is_none(c, i) ? RT_OK : rt_pte_arg_int(c, i, &v);
+}
+
+static inline rt_status rt_pte_kind_ints(const rt_pte_call *c, int32_t i)
+{
+    int64_t v[RT_PTE_MAX_LIST];
+    int32_t n;
+    return rt_pte_arg_ints(c, i, v, RT_PTE_MAX_LIST, &n);
+}
+
+static inline rt_status rt_pte_kind_tensor(const rt_pte_call *c, int32_t i)
+{
+    rt_pte_tensor t;
+    return rt_pte_arg_tensor(c, i, RT_PTE_ANY_DTYPE, &t);
+}
+
 #endif /* RT_PTE_ARGS_H */

@@ -13,12 +13,13 @@ import subprocess
 import sys
 
 import pytest
+import torch
 
 from aot import opspec as S
 from aot.codegen.adapters import adapter_source
 from aot.codegen.runtime import runtime_dir
 from aot.interpreter import adapter_name, table_source
-from aot.ops import all_ops
+from aot.ops import OPS, all_ops
 from conftest import require_tool
 
 SPECCED = [op for op in all_ops() if op.spec is not None]
@@ -49,6 +50,16 @@ def test_a_spec_that_reads_an_argument_its_schema_lacks_is_refused():
     bad = type(op)(op.aten, op.schema, spec=S.CallSpec(S.Call("rt_relu_f32", S.Tensor("nope"))))
     with pytest.raises(KeyError, match="nope"):
         adapter_source(bad, "rt_op_bad")
+
+
+def test_an_argument_no_path_reads_is_kind_checked_before_the_call():
+    src = adapter_source(OPS[torch.ops.aten.cumsum.default], "rt_op_cumsum")
+    assert src.index("rt_pte_kind_opt_int(c, 2)") < src.index("if (c->check)")
+    op = OPS[torch.ops.aten.add.Tensor]             # alpha, a number, has no kind check
+    unread = type(op)(op.aten, op.schema, spec=S.CallSpec(
+        S.Call("rt_add_f32", S.Tensor("self"), S.Tensor("other"), S.Out("out"))))
+    with pytest.raises(TypeError, match="never reads 'alpha'"):
+        adapter_source(unread, "rt_op_bad")
 
 
 def test_spec_expressions_have_no_truth_value():

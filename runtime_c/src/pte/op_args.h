@@ -43,17 +43,6 @@ static inline rt_status op_elem(int32_t dtype, int32_t *size)
     return *size > 0 ? RT_OK : RT_ERR_PTE_DTYPE;
 }
 
-/* TensorArg.numel: the product of the sizes (1 for rank 0). */
-static inline int64_t op_numel(const rt_shape *s)
-{
-    int64_t n = 1;
-    int32_t k;
-    for (k = 0; k < s->rank; ++k) {
-        n *= s->d[k];
-    }
-    return n;
-}
-
 static inline rt_status op_int32(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi,
                                  int32_t *v)
 {
@@ -63,74 +52,10 @@ static inline rt_status op_int32(const rt_pte_call *c, int32_t i, int64_t lo, in
     return RT_OK;
 }
 
-/* ctx.dim(name, rank): in [-size, size), normalized to [0, size), size = max(rank, 1). */
-static inline rt_status op_dim(const rt_pte_call *c, int32_t i, int32_t rank, int32_t *d)
-{
-    const int32_t size = rank > 1 ? rank : 1;
-    int32_t v;
-    RT_TRY(op_int32(c, i, -(int64_t)size, (int64_t)size - 1, &v));
-    *d = v < 0 ? v + size : v;
-    return RT_OK;
-}
-
-/* ctx.dims(name, rank): an int list, each in [-size, size) normalized, none repeated. A list
- * longer than size must repeat or leave the range, so it is refused as such (ARGS). */
-static inline rt_status op_dims(const rt_pte_call *c, int32_t i, int32_t rank, int32_t *d,
-                                int32_t *n)
-{
-    const int32_t size = rank > 1 ? rank : 1;
-    int64_t v[RT_MAX_DIMS];
-    int32_t k, j;
-    rt_status s = rt_pte_arg_ints(c, i, v, size, n);
-    if (s != RT_OK) {
-        return s == RT_ERR_PTE_LIMIT ? RT_ERR_PTE_ARGS : s;
-    }
-    for (k = 0; k < *n; ++k) {
-        if (v[k] < -(int64_t)size || v[k] > (int64_t)size - 1) {
-            return RT_ERR_PTE_ARGS;
-        }
-        d[k] = (int32_t)(v[k] < 0 ? v[k] + size : v[k]);
-        for (j = 0; j < k; ++j) {
-            if (d[j] == d[k]) {
-                return RT_ERR_PTE_ARGS;
-            }
-        }
-    }
-    return RT_OK;
-}
-
 /* A tensor of any dtype the runtime takes (ctx.t(name, None)). */
 static inline rt_status op_tensor(const rt_pte_call *c, int32_t i, rt_pte_tensor *t)
 {
     return rt_pte_arg_tensor(c, i, OP_ANY, t);
-}
-
-/* Kind checks of arguments a renderer does not read (aot/calls.py still checks them). */
-static inline rt_status op_kind_bool(const rt_pte_call *c, int32_t i)
-{
-    int32_t b;
-    return rt_pte_arg_bool(c, i, &b);
-}
-
-/* int? (MemoryFormat?, ScalarType?): None or an Int. */
-static inline rt_status op_kind_opt_int(const rt_pte_call *c, int32_t i)
-{
-    int64_t v;
-    return rt_pte_arg_is_none(c, i) ? RT_OK : rt_pte_arg_int(c, i, &v);
-}
-
-/* int[] (a shape or a dim list the kernel does not need). */
-static inline rt_status op_kind_ints(const rt_pte_call *c, int32_t i)
-{
-    int64_t v[RT_PTE_MAX_LIST];
-    int32_t n;
-    return rt_pte_arg_ints(c, i, v, RT_PTE_MAX_LIST, &n);
-}
-
-static inline rt_status op_kind_tensor(const rt_pte_call *c, int32_t i)
-{
-    rt_pte_tensor t;
-    return op_tensor(c, i, &t);
 }
 
 #endif /* OP_ARGS_H */

@@ -20,6 +20,7 @@
 #include "rt_kernels.h"
 #include "rt_kernels_s8.h"
 #include "rt_pte.h"
+#include "rt_pte_args.h"
 #include "op_checks.h"
 
 /* Adapters run once a call, around a kernel that does the work: built for size. */
@@ -33,20 +34,8 @@ rt_status rt_op_aten_mm_out(const rt_pte_call *c);
 rt_status rt_op_aten_bmm_out(const rt_pte_call *c);
 rt_status rt_op_aten_max_pool2d_with_indices_out(const rt_pte_call *c);
 rt_status rt_op_aten_avg_pool2d_out(const rt_pte_call *c);
-rt_status rt_op_aten_mean_out(const rt_pte_call *c);
-rt_status rt_op_aten_mean_dtype_out(const rt_pte_call *c);
-rt_status rt_op_aten_sum_IntList_out(const rt_pte_call *c);
-rt_status rt_op_aten_amax_out(const rt_pte_call *c);
-rt_status rt_op_aten_amin_out(const rt_pte_call *c);
-rt_status rt_op_aten__softmax_out(const rt_pte_call *c);
-rt_status rt_op_aten__log_softmax_out(const rt_pte_call *c);
 rt_status rt_op_aten_native_layer_norm_out(const rt_pte_call *c);
 rt_status rt_op_aten__native_batch_norm_legit_no_training_out(const rt_pte_call *c);
-rt_status rt_op_aten_argmax_out(const rt_pte_call *c);
-rt_status rt_op_aten_argmin_out(const rt_pte_call *c);
-rt_status rt_op_aten_cumsum_out(const rt_pte_call *c);
-rt_status rt_op_aten_median_out(const rt_pte_call *c);
-rt_status rt_op_aten_median_dim_values(const rt_pte_call *c);
 rt_status rt_op_aten_upsample_nearest2d_vec_out(const rt_pte_call *c);
 rt_status rt_op_aten_upsample_bilinear2d_vec_out(const rt_pte_call *c);
 rt_status rt_op_aten__adaptive_avg_pool2d_out(const rt_pte_call *c);
@@ -109,43 +98,6 @@ static rt_status int_arg(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi
     return RT_OK;
 }
 
-/* ctx.dim: a dim of a rank-`rank` tensor, normalized to [0, max(rank, 1)). */
-static rt_status dim_arg(const rt_pte_call *c, int32_t i, int32_t rank, int32_t *d)
-{
-    const int32_t size = rank > 1 ? rank : 1;
-    int32_t v;
-    RT_TRY(int_arg(c, i, -(int64_t)size, (int64_t)size - 1, &v));
-    *d = v < 0 ? v + size : v;
-    return RT_OK;
-}
-
-/* ctx.dims as a reduction's dim mask: each dim normalized, none repeated; an empty list (or
- * none given: all = 1) reduces every dim. */
-static rt_status dim_mask_arg(const rt_pte_call *c, int32_t i, int32_t rank, int32_t all,
-                              uint32_t *mask)
-{
-    const int32_t size = rank > 1 ? rank : 1;
-    int32_t v[RT_MAX_DIMS], n = 0, k;
-    uint32_t m = 0;
-    if (!all) {
-        RT_TRY(ints_arg(c, i, -(int64_t)size, (int64_t)size - 1, v, RT_MAX_DIMS, &n));
-    }
-    for (k = 0; k < n; k++) {
-        const int32_t d = v[k] < 0 ? v[k] + size : v[k];
-        if (m & (1u << d)) {
-            return RT_ERR_PTE_ARGS;
-        }
-        m |= 1u << d;
-    }
-    if (n == 0) {
-        for (k = 0; k < rank; k++) {
-            m |= 1u << k;
-        }
-    }
-    *mask = m;
-    return RT_OK;
-}
-
 /* The kind check of an argument the renderer does not read: an int (or None if optional). */
 static rt_status check_int(const rt_pte_call *c, int32_t i, int32_t optional)
 {
@@ -156,12 +108,6 @@ static rt_status check_int(const rt_pte_call *c, int32_t i, int32_t optional)
     return rt_pte_arg_int(c, i, &v);
 }
 
-static rt_status check_bool(const rt_pte_call *c, int32_t i)
-{
-    int32_t v;
-    return rt_pte_arg_bool(c, i, &v);
-}
-
 /* An int list or None. */
 static rt_status check_opt_ints(const rt_pte_call *c, int32_t i)
 {
@@ -170,16 +116,6 @@ static rt_status check_opt_ints(const rt_pte_call *c, int32_t i)
         return RT_OK;
     }
     return ints_arg(c, i, INT64_MIN, INT64_MAX, NULL, 0, &n);
-}
-
-static int64_t numel(const rt_shape *s)
-{
-    int64_t n = 1;
-    int32_t k;
-    for (k = 0; k < s->rank; k++) {
-        n *= s->d[k];
-    }
-    return n;
 }
 
 /* ---- conv / matmul ---------------------------------------------------------------------- */
@@ -543,7 +479,7 @@ static rt_status adaptive_io(const rt_pte_call *c, rt_pte_tensor *x, rt_pte_tens
         }
     }
     if ((x->shape.d[x->shape.rank - 2] == 0 || x->shape.d[x->shape.rank - 1] == 0) &&
-        numel(&out->shape) != 0) {
+        rt_pte_numel(&out->shape) != 0) {
         return RT_ERR_PTE_ARGS;
     }
     return RT_OK;
@@ -574,202 +510,7 @@ rt_status rt_op_aten_adaptive_max_pool2d_out(const rt_pte_call *c)
                                       (float *)out.data, &idx.shape, (int64_t *)idx.data);
 }
 
-/* ---- reductions ---------------------------------------------------------------------------- */
-
-typedef rt_status (*reduce_fn)(uint32_t dim_mask, const rt_shape *in_s, const float *in,
-                               const rt_shape *out_s, float *out);
-
-/* kernels.py reduce: argument positions of dim, keepdim, dtype and out (-1: the overload has
- * none); dim_optional: the dim list may be None (all dims). */
-static rt_status reduce(const rt_pte_call *c, reduce_fn fn, int32_t dim_i, int32_t dim_optional,
-                        int32_t keep_i, int32_t dtype_i, int32_t out_i)
-{
-    rt_pte_tensor x, out;
-    uint32_t mask;
-    int64_t dtype;
-    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
-    if (dtype_i >= 0 && !rt_pte_arg_is_none(c, dtype_i)) {
-        RT_TRY(rt_pte_arg_int(c, dtype_i, &dtype));
-        return RT_ERR_PTE_UNSUPPORTED;    /* reduction with dtype= */
-    }
-    RT_TRY(dim_mask_arg(c, dim_i, x.shape.rank,
-                        dim_i < 0 || (dim_optional && rt_pte_arg_is_none(c, dim_i)), &mask));
-    if (keep_i >= 0) {
-        RT_TRY(check_bool(c, keep_i));
-    }
-    RT_TRY(rt_pte_arg_tensor(c, out_i, F32, &out));
-    if (c->check) {
-        return RT_OK;
-    }
-    return fn(mask, &x.shape, (const float *)x.data, &out.shape, (float *)out.data);
-}
-
-/* aten::mean.out(self, dim?, keepdim, *, dtype?, out) */
-rt_status rt_op_aten_mean_out(const rt_pte_call *c)
-{
-    return reduce(c, rt_mean_f32, 1, 1, 2, 3, 4);
-}
-
-/* aten::mean.dtype_out(self, *, dtype?, out) */
-rt_status rt_op_aten_mean_dtype_out(const rt_pte_call *c)
-{
-    return reduce(c, rt_mean_f32, -1, 1, -1, 1, 2);
-}
-
-/* aten::sum.IntList_out(self, dim?, keepdim, *, dtype?, out) */
-rt_status rt_op_aten_sum_IntList_out(const rt_pte_call *c)
-{
-    return reduce(c, rt_sum_f32, 1, 1, 2, 3, 4);
-}
-
-/* aten::amax.out(self, dim, keepdim, *, out) */
-rt_status rt_op_aten_amax_out(const rt_pte_call *c)
-{
-    return reduce(c, rt_amax_f32, 1, 0, 2, -1, 3);
-}
-
-rt_status rt_op_aten_amin_out(const rt_pte_call *c)
-{
-    return reduce(c, rt_amin_f32, 1, 0, 2, -1, 3);
-}
-
-typedef rt_status (*arg_reduce_fn)(uint32_t dim_mask, const rt_shape *in_s, const float *in,
-                                   const rt_shape *out_s, int64_t *out);
-
-/* aten::argmax.out(self, dim?, keepdim, *, out): over one dim, or all (the flat index). */
-static rt_status arg_reduce(const rt_pte_call *c, arg_reduce_fn fn)
-{
-    rt_pte_tensor x, out;
-    uint32_t mask;
-    int32_t d, k;
-    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
-    RT_TRY(rt_pte_arg_tensor(c, 3, I64, &out));
-    if (numel(&x.shape) == 0) {
-        return RT_ERR_PTE_ARGS;
-    }
-    if (!rt_pte_arg_is_none(c, 1)) {
-        RT_TRY(dim_arg(c, 1, x.shape.rank, &d));
-        mask = 1u << d;
-    } else {
-        mask = 0;
-        for (k = 0; k < x.shape.rank; k++) {
-            mask |= 1u << k;
-        }
-    }
-    if (x.shape.rank == 0) {
-        mask = 0;
-    }
-    RT_TRY(check_bool(c, 2));
-    if (c->check) {
-        return RT_OK;
-    }
-    return fn(mask, &x.shape, (const float *)x.data, &out.shape, (int64_t *)out.data);
-}
-
-rt_status rt_op_aten_argmax_out(const rt_pte_call *c)
-{
-    return arg_reduce(c, rt_argmax_f32);
-}
-
-rt_status rt_op_aten_argmin_out(const rt_pte_call *c)
-{
-    return arg_reduce(c, rt_argmin_f32);
-}
-
-/* aten::cumsum.out(self, dim, *, dtype?, out): a dtype, if given, is out's (checked there). */
-rt_status rt_op_aten_cumsum_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    int32_t d;
-    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
-    RT_TRY(dim_arg(c, 1, x.shape.rank, &d));
-    RT_TRY(check_int(c, 2, 1));
-    RT_TRY(rt_pte_arg_tensor(c, 3, F32, &out));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_cumsum_f32(d, &x.shape, (const float *)x.data, &out.shape, (float *)out.data);
-}
-
-/* aten::median.out(self, *, out): over all elements. */
-rt_status rt_op_aten_median_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    uint32_t mask = 0;
-    int32_t k;
-    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
-    if (numel(&x.shape) == 0) {
-        return RT_ERR_PTE_ARGS;
-    }
-    for (k = 0; k < x.shape.rank; k++) {
-        mask |= 1u << k;
-    }
-    RT_TRY(rt_pte_arg_tensor(c, 1, F32, &out));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_median_f32(mask, &x.shape, (const float *)x.data, &out.shape, (float *)out.data,
-                         NULL, NULL);
-}
-
-/* aten::median.dim_values(self, dim, keepdim, *, values, indices) */
-rt_status rt_op_aten_median_dim_values(const rt_pte_call *c)
-{
-    rt_pte_tensor x, values, idx;
-    uint32_t mask = 0;
-    int32_t d;
-    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
-    if (numel(&x.shape) == 0) {
-        return RT_ERR_PTE_ARGS;
-    }
-    if (x.shape.rank == 0) {
-        RT_TRY(check_int(c, 1, 0));    /* the renderer reads no dim of a rank-0 tensor */
-    } else {
-        RT_TRY(dim_arg(c, 1, x.shape.rank, &d));
-        mask = 1u << d;
-    }
-    RT_TRY(check_bool(c, 2));
-    RT_TRY(rt_pte_arg_tensor(c, 3, F32, &values));
-    RT_TRY(rt_pte_arg_tensor(c, 4, I64, &idx));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_median_f32(mask, &x.shape, (const float *)x.data, &values.shape,
-                         (float *)values.data, &idx.shape, (int64_t *)idx.data);
-}
-
 /* ---- normalization ------------------------------------------------------------------------- */
-
-typedef rt_status (*softmax_fn)(int32_t dim, const rt_shape *in_s, const float *in,
-                                const rt_shape *out_s, float *out);
-
-/* aten::_softmax.out(self, dim, half_to_float, *, out) */
-static rt_status softmax(const rt_pte_call *c, softmax_fn fn)
-{
-    rt_pte_tensor x, out;
-    int32_t half, d;
-    RT_TRY(rt_pte_arg_bool(c, 2, &half));
-    if (half) {
-        return RT_ERR_PTE_UNSUPPORTED;
-    }
-    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
-    RT_TRY(dim_arg(c, 1, x.shape.rank, &d));
-    RT_TRY(rt_pte_arg_tensor(c, 3, F32, &out));
-    if (c->check) {
-        return RT_OK;
-    }
-    return fn(d, &x.shape, (const float *)x.data, &out.shape, (float *)out.data);
-}
-
-rt_status rt_op_aten__softmax_out(const rt_pte_call *c)
-{
-    return softmax(c, rt_softmax_f32);
-}
-
-rt_status rt_op_aten__log_softmax_out(const rt_pte_call *c)
-{
-    return softmax(c, rt_log_softmax_f32);
-}
 
 /* aten::native_layer_norm.out(input, normalized_shape, weight?, bias?, eps, *, out0, out1,
  * out2) */
@@ -1094,8 +835,8 @@ rt_status rt_op_aten_embedding_out(const rt_pte_call *c)
     RT_TRY(rt_pte_arg_tensor(c, 0, F32, &w));
     RT_TRY(rt_pte_arg_tensor(c, 5, F32, &out));
     RT_TRY(check_int(c, 2, 0));
-    RT_TRY(check_bool(c, 3));
-    RT_TRY(check_bool(c, 4));
+    RT_TRY(rt_pte_kind_bool(c, 3));
+    RT_TRY(rt_pte_kind_bool(c, 4));
     if (c->check) {
         return RT_OK;
     }

@@ -49,7 +49,7 @@ static rt_status any(const rt_pte_call *c, const rt_pte_tensor *x, uint32_t mask
     RT_TRY(rt_pte_arg_tensor(c, out_i, OP_BOOL, &out));
     if (c->check) {
         if (out_i == 3) { /* keepdim: only out's shape shows it */
-            RT_TRY(op_kind_bool(c, 2));
+            RT_TRY(rt_pte_kind_bool(c, 2));
         }
         return RT_OK;
     }
@@ -76,7 +76,7 @@ rt_status rt_op_aten_any_out(const rt_pte_call *c)
     rt_pte_tensor x;
     int32_t d;
     RT_TRY(op_tensor(c, 0, &x));
-    RT_TRY(op_dim(c, 1, x.shape.rank, &d));
+    RT_TRY(rt_pte_arg_dim(c, 1, x.shape.rank, &d));
     return any(c, &x, 1u << d, 3);
 }
 
@@ -90,7 +90,7 @@ rt_status rt_op_aten_any_dims_out(const rt_pte_call *c)
         mask = all_dims(x.shape.rank);
     } else {
         int32_t dims[RT_MAX_DIMS], n, k;
-        RT_TRY(op_dims(c, 1, x.shape.rank, dims, &n));
+        RT_TRY(rt_pte_arg_dims(c, 1, x.shape.rank, dims, &n));
         for (k = 0; k < n; ++k) {
             mask |= 1u << dims[k];
         }
@@ -165,8 +165,8 @@ static rt_status fill(const rt_pte_call *c, int32_t value_i, double value, int32
 rt_status rt_op_aten_full_like_out(const rt_pte_call *c)
 {
     if (c->check) {
-        RT_TRY(op_kind_tensor(c, 0));
-        RT_TRY(op_kind_opt_int(c, 2));
+        RT_TRY(rt_pte_kind_tensor(c, 0));
+        RT_TRY(rt_pte_kind_opt_int(c, 2));
     }
     return fill(c, 1, 0.0, 3);
 }
@@ -175,7 +175,7 @@ rt_status rt_op_aten_full_like_out(const rt_pte_call *c)
 rt_status rt_op_aten_full_out(const rt_pte_call *c)
 {
     if (c->check) {
-        RT_TRY(op_kind_ints(c, 0));
+        RT_TRY(rt_pte_kind_ints(c, 0));
     }
     return fill(c, 1, 0.0, 2);
 }
@@ -184,7 +184,7 @@ rt_status rt_op_aten_full_out(const rt_pte_call *c)
 rt_status rt_op_aten_zeros_out(const rt_pte_call *c)
 {
     if (c->check) {
-        RT_TRY(op_kind_ints(c, 0));
+        RT_TRY(rt_pte_kind_ints(c, 0));
     }
     return fill(c, -1, 0.0, 1);
 }
@@ -193,7 +193,7 @@ rt_status rt_op_aten_zeros_out(const rt_pte_call *c)
 rt_status rt_op_aten_ones_out(const rt_pte_call *c)
 {
     if (c->check) {
-        RT_TRY(op_kind_ints(c, 0));
+        RT_TRY(rt_pte_kind_ints(c, 0));
     }
     return fill(c, -1, 1.0, 1);
 }
@@ -208,7 +208,7 @@ rt_status rt_op_aten_scalar_tensor_out(const rt_pte_call *c)
 rt_status rt_op_aten_fill_Scalar_out(const rt_pte_call *c)
 {
     if (c->check) {
-        RT_TRY(op_kind_tensor(c, 0));
+        RT_TRY(rt_pte_kind_tensor(c, 0));
     }
     return fill(c, 1, 0.0, 2);
 }
@@ -305,7 +305,7 @@ static rt_status arange(const rt_pte_call *c, int32_t start_i, int32_t end_i, in
     if (step_i >= 0) {
         RT_TRY(rt_pte_arg_double(c, step_i, &step));
     }
-    numel = op_numel(&out.shape);
+    numel = rt_pte_numel(&out.shape);
     if (step == 0.0 || numel > ((int64_t)1 << 20)) {
         return RT_ERR_PTE_ARGS;
     }

@@ -45,7 +45,7 @@ rt_status rt_op_aten_gather_out(const rt_pte_call *c);
 static rt_status copy_into(const rt_pte_call *c, const rt_pte_tensor *src,
                            const rt_pte_tensor *out)
 {
-    if (op_numel(&src->shape) != op_numel(&out->shape)) {
+    if (rt_pte_numel(&src->shape) != rt_pte_numel(&out->shape)) {
         return RT_ERR_PTE_ARGS;
     }
     if (c->check) {
@@ -88,19 +88,19 @@ static rt_status kind_int(const rt_pte_call *c, int32_t i)
 /* clone.out (self, memory_format?, out) */
 rt_status rt_op_aten_clone_out(const rt_pte_call *c)
 {
-    return copy_self(c, op_kind_opt_int);
+    return copy_self(c, rt_pte_kind_opt_int);
 }
 
 /* view_copy.out (self, size, out) */
 rt_status rt_op_aten_view_copy_out(const rt_pte_call *c)
 {
-    return copy_self(c, op_kind_ints);
+    return copy_self(c, rt_pte_kind_ints);
 }
 
 /* squeeze_copy.dims_out (self, dim, out) */
 rt_status rt_op_aten_squeeze_copy_dims_out(const rt_pte_call *c)
 {
-    return copy_self(c, op_kind_ints);
+    return copy_self(c, rt_pte_kind_ints);
 }
 
 /* unsqueeze_copy.out (self, dim, out) */
@@ -116,8 +116,8 @@ rt_status rt_op_aten_copy_out(const rt_pte_call *c)
     RT_TRY(op_tensor(c, 1, &src));
     RT_TRY(op_tensor(c, 3, &out));
     if (c->check) {
-        RT_TRY(op_kind_tensor(c, 0));
-        RT_TRY(op_kind_bool(c, 2));
+        RT_TRY(rt_pte_kind_tensor(c, 0));
+        RT_TRY(rt_pte_kind_bool(c, 2));
     }
     return copy_into(c, &src, &out);
 }
@@ -129,8 +129,8 @@ rt_status rt_op_aten__to_copy_out(const rt_pte_call *c)
     RT_TRY(op_tensor(c, 0, &src));
     RT_TRY(op_tensor(c, 3, &out));
     if (c->check) {
-        RT_TRY(op_kind_bool(c, 1));
-        RT_TRY(op_kind_opt_int(c, 2));
+        RT_TRY(rt_pte_kind_bool(c, 1));
+        RT_TRY(rt_pte_kind_opt_int(c, 2));
     }
     return copy_into(c, &src, &out);
 }
@@ -161,7 +161,7 @@ static rt_status dim_order_copy(const rt_pte_call *c)
     }
     RT_TRY(op_tensor(c, 0, &src));
     if (c->check) {
-        RT_TRY(op_kind_bool(c, 1));
+        RT_TRY(rt_pte_kind_bool(c, 1));
     }
     return copy_into(c, &src, &out);
 }
@@ -197,7 +197,7 @@ rt_status rt_op_aten_permute_copy_out(const rt_pte_call *c)
     int32_t elem, perm[RT_MAX_DIMS], n;
     RT_TRY(moved(c, 0, &x, &elem));
     RT_TRY(rt_pte_arg_tensor(c, 2, x.dtype, &out));
-    RT_TRY(op_dims(c, 1, x.shape.rank, perm, &n));
+    RT_TRY(rt_pte_arg_dims(c, 1, x.shape.rank, perm, &n));
     if (n != x.shape.rank) {
         return RT_ERR_PTE_ARGS;
     }
@@ -217,8 +217,8 @@ rt_status rt_op_aten_expand_copy_out(const rt_pte_call *c)
     RT_TRY(rt_pte_arg_tensor(c, 0, OP_F32, &x));
     RT_TRY(rt_pte_arg_tensor(c, 3, OP_F32, &out));
     if (c->check) {
-        RT_TRY(op_kind_ints(c, 1));
-        return op_kind_bool(c, 2);
+        RT_TRY(rt_pte_kind_ints(c, 1));
+        return rt_pte_kind_bool(c, 2);
     }
     return rt_expand_f32(&x.shape, x.data, &out.shape, out.data);
 }
@@ -249,7 +249,7 @@ rt_status rt_op_aten_slice_copy_Tensor_out(const rt_pte_call *c)
     int32_t elem, dim, step;
     int64_t start = 0, end;
     RT_TRY(moved(c, 0, &x, &elem));
-    RT_TRY(op_dim(c, 1, x.shape.rank, &dim));
+    RT_TRY(rt_pte_arg_dim(c, 1, x.shape.rank, &dim));
     if (!rt_pte_arg_is_none(c, 2)) {
         RT_TRY(rt_pte_arg_int(c, 2, &start));
     }
@@ -275,7 +275,7 @@ rt_status rt_op_aten_select_copy_int_out(const rt_pte_call *c)
     if (x.shape.rank == 0) {
         return RT_ERR_PTE_ARGS;
     }
-    RT_TRY(op_dim(c, 1, x.shape.rank, &dim));
+    RT_TRY(rt_pte_arg_dim(c, 1, x.shape.rank, &dim));
     size = x.shape.d[dim];
     if (size == 0) {
         return RT_ERR_PTE_ARGS;
@@ -299,7 +299,7 @@ rt_status rt_op_aten_split_with_sizes_copy_out(const rt_pte_call *c)
     int64_t sizes[RT_PTE_MAX_TENSOR_LIST], total = 0;
     int32_t elem, dim, n_sizes, n_outs, k, start;
     RT_TRY(moved(c, 0, &x, &elem));
-    RT_TRY(op_dim(c, 2, x.shape.rank, &dim));
+    RT_TRY(rt_pte_arg_dim(c, 2, x.shape.rank, &dim));
     RT_TRY(rt_pte_arg_ints(c, 1, sizes, RT_PTE_MAX_TENSOR_LIST, &n_sizes));
     for (k = 0; k < n_sizes; ++k) {
         if (sizes[k] < 0 || sizes[k] > OP_I32_MAX) {
@@ -341,7 +341,7 @@ rt_status rt_op_aten_cat_out(const rt_pte_call *c)
     int32_t n, k, kept = 0, dim, elem = 0;
     RT_TRY(op_tensor(c, 2, &out));
     RT_TRY(rt_pte_arg_tensors(c, 0, out.dtype, in.t, RT_PTE_MAX_TENSOR_LIST, &n));
-    RT_TRY(op_dim(c, 1, out.shape.rank, &dim));
+    RT_TRY(rt_pte_arg_dim(c, 1, out.shape.rank, &dim));
     if (out.dtype != OP_F32) {
         RT_TRY(op_elem(out.dtype, &elem));
     }
@@ -353,7 +353,7 @@ rt_status rt_op_aten_cat_out(const rt_pte_call *c)
          * output's rank) */
         const rt_shape shape = in.t[k].shape;
         const void *data = in.t[k].data;
-        if (op_numel(&shape) > 0 || shape.rank == out.shape.rank) {
+        if (rt_pte_numel(&shape) > 0 || shape.rank == out.shape.rank) {
             in.s[kept] = shape;
             if (elem != 0) {
                 ptr.v[kept] = data;
@@ -389,7 +389,7 @@ rt_status rt_op_aten_index_select_out(const rt_pte_call *c)
     if (idx.shape.rank > 1) {
         return RT_ERR_PTE_ARGS;
     }
-    RT_TRY(op_dim(c, 1, x.shape.rank, &dim));
+    RT_TRY(rt_pte_arg_dim(c, 1, x.shape.rank, &dim));
     RT_TRY(op_elem(x.dtype, &elem));
     if (c->check) {
         return RT_OK;
@@ -406,7 +406,7 @@ rt_status rt_op_aten_flip_out(const rt_pte_call *c)
     uint32_t mask = 0;
     RT_TRY(op_tensor(c, 0, &x));
     RT_TRY(op_tensor(c, 2, &out));
-    RT_TRY(op_dims(c, 1, x.shape.rank, dims, &n));
+    RT_TRY(rt_pte_arg_dims(c, 1, x.shape.rank, dims, &n));
     for (k = 0; k < n; ++k) {
         mask |= 1u << dims[k];
     }
@@ -432,7 +432,7 @@ rt_status rt_op_aten_slice_scatter_out(const rt_pte_call *c)
     if (src.dtype != x.dtype || x.shape.rank == 0) {
         return RT_ERR_PTE_ARGS;
     }
-    RT_TRY(op_dim(c, 2, x.shape.rank, &dim));
+    RT_TRY(rt_pte_arg_dim(c, 2, x.shape.rank, &dim));
     RT_TRY(op_int32(c, 5, 1, OP_I32_MAX, &step));
     size = x.shape.d[dim];
     end = size;
@@ -474,7 +474,7 @@ rt_status rt_op_aten_gather_out(const rt_pte_call *c)
         return RT_ERR_PTE_ARGS;
     }
     RT_TRY(op_elem(x.dtype, &elem));
-    RT_TRY(op_dim(c, 1, x.shape.rank, &dim));
+    RT_TRY(rt_pte_arg_dim(c, 1, x.shape.rank, &dim));
     if (c->check) {
         return RT_OK;
     }
