@@ -191,7 +191,7 @@ rt_status rt_conv2d_f32(const rt_conv2d_params *p,
     rt_conv_geom g;
     float pad[MVE_PAD_FLOATS];
     int32_t n, grp, oc, fill = 1;
-    MVE_CONV_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
+    RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     for (n = 0; n < g.n; ++n) {
         for (grp = 0; grp < g.groups; ++grp) {
             const int32_t fsize = g.cin_g * g.kh * g.kw, oplane = g.oh * g.ow;
