@@ -307,10 +307,8 @@ static inline rt_status rt_elementwise_numel(const rt_shape *in_s, const void *i
  * RT_MAP_UNARY: out[i] = EXPR(x = in[i]) over equal element counts; out may be in. */
 #define RT_MAP_UNARY(in_s, in, out_s, out, EXPR)                                 \
     do {                                                                        \
-        const int32_t rt_n_ = rt_shape_numel(in_s);                             \
-        int32_t rt_i_;                                                          \
-        RT_CHECK((in) != NULL && (out) != NULL, RT_ERR_NULL);                   \
-        RT_CHECK(rt_n_ >= 0 && rt_n_ == rt_shape_numel(out_s), RT_ERR_SHAPE);   \
+        int32_t rt_n_, rt_i_;                                                   \
+        RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &rt_n_));             \
         for (rt_i_ = 0; rt_i_ < rt_n_; ++rt_i_) {                               \
             const float x = (in)[rt_i_];                                        \
             (out)[rt_i_] = (EXPR);                                              \
