@@ -10,14 +10,19 @@
 
 #include "rt_types.h"
 
-#ifndef RT_CONFIG_NO_CHECKS
-/* Return `status` from the current function unless `cond` holds. */
-#define RT_CHECK(cond, status) \
+/* A check on the data itself (an index value, a zero divisor): the generator cannot have
+ * validated it, so it is never compiled out. Returns `status` from the current function
+ * unless `cond` holds. */
+#define RT_CHECK_DATA(cond, status) \
     do { \
         if (!(cond)) { \
             return (status); \
         } \
     } while (0)
+
+#ifndef RT_CONFIG_NO_CHECKS
+/* Return `status` from the current function unless `cond` holds. */
+#define RT_CHECK(cond, status) RT_CHECK_DATA(cond, status)
 #else
 #define RT_CHECK(cond, status) \
     do { \
@@ -25,15 +30,6 @@
         (void)sizeof(status); \
     } while (0)
 #endif
-
-/* A check on the data itself (an index value, a zero divisor): the generator cannot have
- * validated it, so it is never compiled out. */
-#define RT_CHECK_DATA(cond, status) \
-    do { \
-        if (!(cond)) { \
-            return (status); \
-        } \
-    } while (0)
 
 /* Propagate a non-OK status from a call (never compiled out). */
 #define RT_TRY(expr) \

@@ -25,12 +25,7 @@
 #define DEMO_WORD 12
 
 /* The blob is data: its checks stay in every build (RT_CHECK may be compiled out). */
-#define DEMO_NEED(cond, status) \
-    do { \
-        if (!(cond)) { \
-            return (status); \
-        } \
-    } while (0)
+#define DEMO_NEED(cond, status) RT_CHECK_DATA(cond, status)
 
 enum { DEMO_SIN, DEMO_ADD, DEMO_MUL, DEMO_ADDC, DEMO_MULC };
 

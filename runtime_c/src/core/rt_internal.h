@@ -192,6 +192,21 @@ rt_status rt_conv2d_geom(rt_conv_geom *g, const rt_conv2d_params *p,
                          const rt_shape *b_s, const float *b,
                          const rt_shape *out_s);
 
+/* A float32 convolution's arguments checked (none NULL but the bias), then its geometry into
+ * g (rt_conv2d_geom), returning the status where either fails: what every float convolution
+ * does first. */
+#define RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out) \
+    RT_CHECK((p) != NULL && (in_s) != NULL && (in) != NULL && (w_s) != NULL && \
+             (w) != NULL && (out_s) != NULL && (out) != NULL, \
+             RT_ERR_NULL); \
+    RT_TRY(rt_conv2d_geom(&(g), p, in_s, w_s, b_s, b, out_s))
+
+/* Whether g is a pointwise layer (1x1 taps, stride 1, no padding, one group): what every
+ * rt_conv2d_1x1_f32 requires. */
+#define RT_CONV_GEOM_IS_1X1(g) \
+    ((g).kh == 1 && (g).kw == 1 && (g).sh == 1 && (g).sw == 1 && (g).ph == 0 && (g).pw == 0 && \
+     (g).groups == 1)
+
 /* Pooling/conv output size along one dim, PyTorch's pooling_output_shape
  * (ceil_mode 0 gives the conv formula). May be <= 0 for invalid params. */
 int32_t rt_pool_out_size(int32_t in, int32_t k, int32_t s, int32_t pad,
@@ -292,10 +307,8 @@ static inline rt_status rt_elementwise_numel(const rt_shape *in_s, const void *i
  * RT_MAP_UNARY: out[i] = EXPR(x = in[i]) over equal element counts; out may be in. */
 #define RT_MAP_UNARY(in_s, in, out_s, out, EXPR)                                 \
     do {                                                                        \
-        const int32_t rt_n_ = rt_shape_numel(in_s);                             \
-        int32_t rt_i_;                                                          \
-        RT_CHECK((in) != NULL && (out) != NULL, RT_ERR_NULL);                   \
-        RT_CHECK(rt_n_ >= 0 && rt_n_ == rt_shape_numel(out_s), RT_ERR_SHAPE);   \
+        int32_t rt_n_, rt_i_;                                                   \
+        RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &rt_n_));             \
         for (rt_i_ = 0; rt_i_ < rt_n_; ++rt_i_) {                               \
             const float x = (in)[rt_i_];                                        \
             (out)[rt_i_] = (EXPR);                                              \

@@ -21,15 +21,10 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
         for (n = 0; n < g.n; ++n) {
             const int8_t *img = in + n * g.h * row;
             for (oy = 0; oy < g.oh; ++oy) {
-                int32_t ky0, ky1;
-                const int32_t iy0 = oy * p->stride_h - p->pad_h;
-                rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, g.kh, g.h, &ky0, &ky1);
                 for (ox = 0; ox < g.ow; ++ox) {
-                    int32_t kx0, kx1;
-                    const int32_t ix0 = ox * p->stride_w - p->pad_w;
-                    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, g.kw, g.w,
-                                    &kx0, &kx1);
                     const int32_t fsize = g.kh * g.kw * g.cin_g;
+                    rt_s8_window win;
+                    rt_s8_window_at(&g, p, img, oy, ox, &win);
                     for (oc = 0; oc < g.cout;) {
                         /* Four output channels of one group share each input load. */
                         const int32_t block = (cout_g % 4 == 0 && g.cout - oc >= 4) ? 4 : 1;
@@ -39,11 +34,11 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                         for (j = 0; j < block; ++j) {
                             acc[j] = bias != NULL ? bias[oc + j] : 0;
                         }
-                        for (ky = ky0; ky < ky1; ++ky) {
-                            const int8_t *irow = img + (iy0 + ky * p->dilation_h) * row + c0;
+                        for (ky = win.ky0; ky < win.ky1; ++ky) {
+                            const int8_t *irow = win.x + (ky - win.ky0) * p->dilation_h * row + c0;
                             const int8_t *wrow = wk + ky * g.kw * g.cin_g;
-                            for (kx = kx0; kx < kx1; ++kx) {
-                                const int8_t *ip = irow + (ix0 + kx * p->dilation_w) * g.cin;
+                            for (kx = win.kx0; kx < win.kx1; ++kx) {
+                                const int8_t *ip = irow + (kx - win.kx0) * p->dilation_w * g.cin;
                                 if (block == 4) {
                                     rt_s8_dot4(ip, wrow + kx * g.cin_g, fsize, g.cin_g, in_off, acc);
                                 } else {

@@ -19,34 +19,27 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
         for (n = 0; n < g.n; ++n) {
             const int8_t *img = in + n * g.h * row;
             for (oy = 0; oy < g.oh; ++oy) {
-                int32_t ky0, ky1;
-                const int32_t iy0 = oy * p->stride_h - p->pad_h;
-                rt_s8_tap_range(oy, p->stride_h, p->pad_h, p->dilation_h, g.kh, g.h, &ky0, &ky1);
                 for (ox = 0; ox < g.ow; ++ox) {
-                    int32_t kx0, kx1;
-                    const int32_t ix0 = ox * p->stride_w - p->pad_w;
-                    rt_s8_tap_range(ox, p->stride_w, p->pad_w, p->dilation_w, g.kw, g.w,
-                                    &kx0, &kx1);
                     const int32_t x_step = p->dilation_w * g.cin;
                     const int32_t y_step = p->dilation_h * row;
-                    const int8_t *first = img + (iy0 + ky0 * p->dilation_h) * row +
-                                          (ix0 + kx0 * p->dilation_w) * g.cin;
+                    rt_s8_window win;
+                    rt_s8_window_at(&g, p, img, oy, ox, &win);
                     for (oc = 0; oc < g.cout;) {
                         /* Four channels at a time: four accumulators, one walk of the taps. */
                         const int32_t block = g.cout - oc >= 4 ? 4 : 1;
-                        const int8_t *irow = first + oc / mult;
-                        const int8_t *wrow = w + (ky0 * g.kw + kx0) * g.cout + oc;
+                        const int8_t *irow = win.x + oc / mult;
+                        const int8_t *wrow = w + (win.ky0 * g.kw + win.kx0) * g.cout + oc;
                         int32_t d[4], acc[4], j, ky, kx;
                         for (j = 0; j < 4; ++j) {   /* channel j's input, from the first's */
                             d[j] = j < block ? (oc + j) / mult - oc / mult : 0;
                             acc[j] = (bias != NULL && j < block) ? bias[oc + j] : 0;
                         }
-                        for (ky = ky0; ky < ky1; ++ky) {
+                        for (ky = win.ky0; ky < win.ky1; ++ky) {
                             const int8_t *ip = irow;
                             const int8_t *wp = wrow;
                             if (block == 4) {
                                 int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-                                for (kx = kx0; kx < kx1; ++kx) {
+                                for (kx = win.kx0; kx < win.kx1; ++kx) {
                                     a0 += ((int32_t)ip[0] + in_off) * (int32_t)wp[0];
                                     a1 += ((int32_t)ip[d[1]] + in_off) * (int32_t)wp[1];
                                     a2 += ((int32_t)ip[d[2]] + in_off) * (int32_t)wp[2];
@@ -59,7 +52,7 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
                                 acc[2] = a2;
                                 acc[3] = a3;
                             } else {
-                                for (kx = kx0; kx < kx1; ++kx) {
+                                for (kx = win.kx0; kx < win.kx1; ++kx) {
                                     acc[0] += ((int32_t)*ip + in_off) * (int32_t)*wp;
                                     ip += x_step;
                                     wp += g.cout;

@@ -24,10 +24,9 @@ static float round_even(float v)
 rt_status rt_quantize_f32_s8(const rt_quant_params *p, const rt_shape *in_s, const float *in,
                              const rt_shape *out_s, int8_t *out)
 {
-    const int32_t n = rt_shape_numel(in_s);
-    int32_t i;
-    RT_CHECK(p != NULL && in != NULL && out != NULL, RT_ERR_NULL);
-    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    int32_t n, i;
+    RT_CHECK(p != NULL, RT_ERR_NULL);
+    RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &n));
     RT_CHECK(p->qmin >= -128 && p->qmin <= p->qmax && p->qmax <= 127, RT_ERR_PARAM);
     for (i = 0; i < n; ++i) {
         const float v = round_even(in[i] * p->scale) + (float)p->zero_point;
@@ -41,10 +40,9 @@ rt_status rt_quantize_f32_s8(const rt_quant_params *p, const rt_shape *in_s, con
 rt_status rt_dequantize_s8_f32(const rt_quant_params *p, const rt_shape *in_s, const int8_t *in,
                                const rt_shape *out_s, float *out)
 {
-    const int32_t n = rt_shape_numel(in_s);
-    int32_t i;
-    RT_CHECK(p != NULL && in != NULL && out != NULL, RT_ERR_NULL);
-    RT_CHECK(n >= 0 && n == rt_shape_numel(out_s), RT_ERR_SHAPE);
+    int32_t n, i;
+    RT_CHECK(p != NULL, RT_ERR_NULL);
+    RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &n));
     for (i = 0; i < n; ++i) {
         out[i] = (float)((int32_t)in[i] - p->zero_point) * p->scale;
     }

@@ -54,24 +54,24 @@ rt_status rt_reduce_init_pick(rt_reduce_geom *g, uint32_t dim_mask, const rt_sha
     return RT_OK;
 }
 
-int32_t rt_reduce_base(const rt_reduce_geom *g, int32_t o)
+/* The offset of the idx-th (row-major) index over the n dims d, strides st. */
+static int32_t offset_of(int32_t idx, const int32_t *d, const int32_t *st, int32_t n)
 {
     int32_t off = 0;
     int32_t i;
-    for (i = g->n_keep - 1; i >= 0; --i) {
-        off += (o % g->keep_d[i]) * g->keep_st[i];
-        o /= g->keep_d[i];
+    for (i = n - 1; i >= 0; --i) {
+        off += (idx % d[i]) * st[i];
+        idx /= d[i];
     }
     return off;
 }
 
+int32_t rt_reduce_base(const rt_reduce_geom *g, int32_t o)
+{
+    return offset_of(o, g->keep_d, g->keep_st, g->n_keep);
+}
+
 int32_t rt_reduce_row(const rt_reduce_geom *g, int32_t j)
 {
-    int32_t off = 0;
-    int32_t i;
-    for (i = g->n_red - 2; i >= 0; --i) {
-        off += (j % g->red_d[i]) * g->red_st[i];
-        j /= g->red_d[i];
-    }
-    return off;
+    return offset_of(j, g->red_d, g->red_st, g->n_red - 1);
 }

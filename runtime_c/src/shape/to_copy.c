@@ -47,6 +47,13 @@ static int64_t wrap_signed(int64_t v, int bits)
     return (u >> (bits - 1)) ? (int64_t)u - (int64_t)(mask + 1u) : (int64_t)u;
 }
 
+/* v as a signed integer of `bits` bits (< 64): a float truncated and saturated to [lo, hi],
+ * an integer wrapped. */
+static int64_t to_signed(value v, int64_t lo, int64_t hi, int bits)
+{
+    return v.is_float ? float_to_int(v.f, lo, hi) : wrap_signed(v.i, bits);
+}
+
 static void store(int32_t dtype, void *p, int32_t i, value v)
 {
     switch (dtype) {
@@ -58,16 +65,13 @@ static void store(int32_t dtype, void *p, int32_t i, value v)
                                       & 0xffu);
         break;
     case RT_DTYPE_I8:
-        ((int8_t *)p)[i] = (int8_t)(v.is_float ? float_to_int(v.f, INT8_MIN, INT8_MAX)
-                                               : wrap_signed(v.i, 8));
+        ((int8_t *)p)[i] = (int8_t)to_signed(v, INT8_MIN, INT8_MAX, 8);
         break;
     case RT_DTYPE_I16:
-        ((int16_t *)p)[i] = (int16_t)(v.is_float ? float_to_int(v.f, INT16_MIN, INT16_MAX)
-                                                 : wrap_signed(v.i, 16));
+        ((int16_t *)p)[i] = (int16_t)to_signed(v, INT16_MIN, INT16_MAX, 16);
         break;
     case RT_DTYPE_I32:
-        ((int32_t *)p)[i] = (int32_t)(v.is_float ? float_to_int(v.f, INT32_MIN, INT32_MAX)
-                                                 : wrap_signed(v.i, 32));
+        ((int32_t *)p)[i] = (int32_t)to_signed(v, INT32_MIN, INT32_MAX, 32);
         break;
     case RT_DTYPE_I64:
         ((int64_t *)p)[i] = v.is_float ? float_to_int(v.f, INT64_MIN, INT64_MAX) : v.i;

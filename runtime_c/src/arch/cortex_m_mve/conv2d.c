@@ -39,6 +39,20 @@ typedef struct conv_row {
  * only na / nb lanes of the vectors if fewer (the row's end). contig: stride 1, plain loads
  * (else gathers). border: some taps reach outside the input row, or lanes past na / nb must
  * not be read; their lanes load under predicates. */
+/* One tap of conv_tile: input vectors va, vb times the 3 channels' weights at q (0, f1, f2
+ * floats on), into the accumulators a0 .. a5. */
+#define CONV_TILE_FMA(va, vb, q) \
+    do { \
+        const float w0 = mve_weight(q, 0); \
+        const float w1 = mve_weight(q, f1), w2 = mve_weight(q, f2); \
+        a0 = vfmaq_n_f32(a0, va, w0); \
+        a1 = vfmaq_n_f32(a1, vb, w0); \
+        a2 = vfmaq_n_f32(a2, va, w1); \
+        a3 = vfmaq_n_f32(a3, vb, w1); \
+        a4 = vfmaq_n_f32(a4, va, w2); \
+        a5 = vfmaq_n_f32(a5, vb, w2); \
+    } while (0)
+
 MVE_INLINE void conv_tile(const conv_row *r, int32_t xt, int32_t x0, int32_t na, int32_t nb,
                           int border, const int contig)
 {
@@ -77,14 +91,7 @@ MVE_INLINE void conv_tile(const conv_row *r, int32_t xt, int32_t x0, int32_t na,
                     /* b first: GCC then addresses both from ip, without a copy */
                     const float32x4_t vb = mve_load(ip + 4 * lane, contig, offs);
                     const float32x4_t va = mve_load(ip, contig, offs);
-                    const float w0 = mve_weight(q, 0);
-                    const float w1 = mve_weight(q, f1), w2 = mve_weight(q, f2);
-                    a0 = vfmaq_n_f32(a0, va, w0);
-                    a1 = vfmaq_n_f32(a1, vb, w0);
-                    a2 = vfmaq_n_f32(a2, va, w1);
-                    a3 = vfmaq_n_f32(a3, vb, w1);
-                    a4 = vfmaq_n_f32(a4, va, w2);
-                    a5 = vfmaq_n_f32(a5, vb, w2);
+                    CONV_TILE_FMA(va, vb, q);
                 }
             }
         } else { /* lanes outside the row (or past the outputs) read 0 */
@@ -95,14 +102,7 @@ MVE_INLINE void conv_tile(const conv_row *r, int32_t xt, int32_t x0, int32_t na,
                 for (iu = 0; iu < nu; ++iu, ip += su, q += tu) {
                     const float32x4_t va = mve_load_z(mve_at(ip, x), contig, offs, pa);
                     const float32x4_t vb = mve_load_z(mve_at(ip, xb), contig, offs, pb);
-                    const float w0 = mve_weight(q, 0);
-                    const float w1 = mve_weight(q, f1), w2 = mve_weight(q, f2);
-                    a0 = vfmaq_n_f32(a0, va, w0);
-                    a1 = vfmaq_n_f32(a1, vb, w0);
-                    a2 = vfmaq_n_f32(a2, va, w1);
-                    a3 = vfmaq_n_f32(a3, vb, w1);
-                    a4 = vfmaq_n_f32(a4, va, w2);
-                    a5 = vfmaq_n_f32(a5, vb, w2);
+                    CONV_TILE_FMA(va, vb, q);
                 }
             }
         }
@@ -191,7 +191,7 @@ rt_status rt_conv2d_f32(const rt_conv2d_params *p,
     rt_conv_geom g;
     float pad[MVE_PAD_FLOATS];
     int32_t n, grp, oc, fill = 1;
-    MVE_CONV_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
+    RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     for (n = 0; n < g.n; ++n) {
         for (grp = 0; grp < g.groups; ++grp) {
             const int32_t fsize = g.cin_g * g.kh * g.kw, oplane = g.oh * g.ow;

@@ -20,10 +20,8 @@ rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
     rt_conv_geom g;
     gemm_out o;
     int32_t n, hw;
-    MVE_CONV_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
-    RT_CHECK(g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 &&
-             g.pw == 0 && g.groups == 1,
-             RT_ERR_PARAM);
+    RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
+    RT_CHECK(RT_CONV_GEOM_IS_1X1(g), RT_ERR_PARAM);
     hw = g.h * g.w;
     o.ldc = hw;
     o.bias = b;

@@ -256,7 +256,7 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
     float pad[MVE_PAD_FLOATS];
     int32_t off[FLAT_TAPS];
     int32_t n, c, oc, fill = 1;
-    MVE_CONV_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
+    RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     RT_CHECK(g.cin_g == 1, RT_ERR_PARAM);
     for (n = 0; n < g.n; ++n) {
         for (c = 0; c < g.cin; ++c) {

@@ -34,6 +34,18 @@ static void store_tile(const rt_conv_s8_params *p, const int32_t *acc, int32_t o
     vstrbq_scatter_offset_p_s32(out + oc, vldrwq_u32(offs), r, lanes);
 }
 
+/* One step of run_2x2: sixteen taps of pixels xa, xb by filters wa, wb into a00 .. a11, and
+ * the filters' sums into s0, s1. */
+#define RUN_2X2_STEP(xa, xb, wa, wb) \
+    do { \
+        a00 = vmladavaq_s8(a00, xa, wa); \
+        a01 = vmladavaq_s8(a01, xa, wb); \
+        a10 = vmladavaq_s8(a10, xb, wa); \
+        a11 = vmladavaq_s8(a11, xb, wb); \
+        s0 = vaddvaq_s8(s0, wa); \
+        s1 = vaddvaq_s8(s1, wb); \
+    } while (0)
+
 /* a[0] += x0.w0, a[1] += x0.w1, a[2] += x1.w0, a[3] += x1.w1 over one run of n taps,
  * x + x_off. Zeroed lanes multiply and add as zero, so only the loads need the predicate. */
 static void run_2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0, const int8_t *w1,
@@ -43,23 +55,13 @@ static void run_2x2(const int8_t *x0, const int8_t *x1, const int8_t *w0, const 
     for (; i + 16 <= n; i += 16) {   /* whole vectors, no predication */
         const int8x16_t xa = vldrbq_s8(x0 + i), xb = vldrbq_s8(x1 + i);
         const int8x16_t wa = vldrbq_s8(w0 + i), wb = vldrbq_s8(w1 + i);
-        a00 = vmladavaq_s8(a00, xa, wa);
-        a01 = vmladavaq_s8(a01, xa, wb);
-        a10 = vmladavaq_s8(a10, xb, wa);
-        a11 = vmladavaq_s8(a11, xb, wb);
-        s0 = vaddvaq_s8(s0, wa);
-        s1 = vaddvaq_s8(s1, wb);
+        RUN_2X2_STEP(xa, xb, wa, wb);
     }
     if (i < n) {                     /* the tail: lanes past n load as zero */
         const mve_pred16_t p = rt_mve_tail8(n - i);
         const int8x16_t xa = vldrbq_z_s8(x0 + i, p), xb = vldrbq_z_s8(x1 + i, p);
         const int8x16_t wa = vldrbq_z_s8(w0 + i, p), wb = vldrbq_z_s8(w1 + i, p);
-        a00 = vmladavaq_s8(a00, xa, wa);
-        a01 = vmladavaq_s8(a01, xa, wb);
-        a10 = vmladavaq_s8(a10, xb, wa);
-        a11 = vmladavaq_s8(a11, xb, wb);
-        s0 = vaddvaq_s8(s0, wa);
-        s1 = vaddvaq_s8(s1, wb);
+        RUN_2X2_STEP(xa, xb, wa, wb);
     }
     a[0] += a00 + x_off * s0;
     a[1] += a01 + x_off * s1;

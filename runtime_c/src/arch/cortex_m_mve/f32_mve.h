@@ -203,13 +203,4 @@ MVE_INLINE void mve_store(float *o, float32x4_t y, int pred, mve_pred16_t m)
     }
 }
 
-/* A float32 convolution's arguments checked (none NULL but the bias), then its geometry into
- * g (rt_conv2d_geom), returning the status where either fails: what every Helium float
- * convolution does first. */
-#define MVE_CONV_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out) \
-    RT_CHECK((p) != NULL && (in_s) != NULL && (in) != NULL && (w_s) != NULL && \
-             (w) != NULL && (out_s) != NULL && (out) != NULL, \
-             RT_ERR_NULL); \
-    RT_TRY(rt_conv2d_geom(&(g), p, in_s, w_s, b_s, b, out_s))
-
 #endif /* RT_F32_MVE_H */

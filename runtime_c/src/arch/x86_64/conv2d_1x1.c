@@ -119,13 +119,8 @@ rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
 {
     rt_conv_geom g;
     int32_t n, hw, tile, t0, oc;
-    RT_CHECK(p != NULL && in_s != NULL && in != NULL && w_s != NULL &&
-             w != NULL && out_s != NULL && out != NULL,
-             RT_ERR_NULL);
-    RT_TRY(rt_conv2d_geom(&g, p, in_s, w_s, b_s, b, out_s));
-    RT_CHECK(g.kh == 1 && g.kw == 1 && g.sh == 1 && g.sw == 1 && g.ph == 0 &&
-             g.pw == 0 && g.groups == 1,
-             RT_ERR_PARAM);
+    RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
+    RT_CHECK(RT_CONV_GEOM_IS_1X1(g), RT_ERR_PARAM);
     hw = g.h * g.w;
     tile = (TILE_FLOATS / (g.cin > 0 ? g.cin : 1)) & ~7;
     tile = tile < 8 ? 8 : tile;

@@ -172,10 +172,7 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
 {
     rt_conv_geom g;
     int32_t n;
-    RT_CHECK(p != NULL && in_s != NULL && in != NULL && w_s != NULL &&
-             w != NULL && out_s != NULL && out != NULL,
-             RT_ERR_NULL);
-    RT_TRY(rt_conv2d_geom(&g, p, in_s, w_s, b_s, b, out_s));
+    RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     RT_CHECK(g.cin_g == 1, RT_ERR_PARAM);
     for (n = 0; n < g.n; ++n) {
         const float *in_n = in + n * g.cin * g.h * g.w;
