@@ -1,4 +1,4 @@
-"""The op table's reductions and softmax: their calls into runtime_c, declared once
+"""The op table's reductions, softmax and batch norm: their calls into runtime_c, declared once
 (aot/opspec.py).
 
 A reduction's dims reach its kernel as a bit mask over the input's dims (rt_kernels.h); the
@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from .opspec import (INVALID, UNSUPPORTED, AllDims, Bool, Call, CallSpec, Dim, DimMask, Fail,
-                     If, IsNone, Lit, Out, Require, Tensor)
+                     Float, If, IsNone, Lit, Opt, Out, Require, Tensor)
 
 aten = torch.ops.aten
 
@@ -48,6 +48,12 @@ def _softmax(kernel: str) -> CallSpec:
                        Call(kernel, Dim("dim", of=x), x, Out("out"))))
 
 
+# Inference batch norm: momentum is checked, not read; out1 and out2 (the saved statistics of
+# training) are not written.
+_BATCH_NORM = CallSpec(Call("rt_batch_norm_f32", Float("eps"), Tensor("input"), Opt("weight"),
+                            Opt("bias"), Tensor("running_mean"), Tensor("running_var"),
+                            Out("out0")))
+
 # op -> (spec, in_executorch, out variant or None)
 REDUCE = {
     aten.mean.dim: (_reduce("rt_mean_f32"), True, None),
@@ -63,4 +69,5 @@ REDUCE = {
     aten.median.dim: (_median(dim=True), False, None),
     aten._softmax.default: (_softmax("rt_softmax_f32"), True, None),
     aten._log_softmax.default: (_softmax("rt_log_softmax_f32"), True, None),
+    aten._native_batch_norm_legit_no_training.default: (_BATCH_NORM, True, None),
 }

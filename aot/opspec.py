@@ -16,6 +16,7 @@ A spec is a tuple of statements: ``If(cond, then, otherwise)``, ``Fail(kind, why
 every path, ``Call(kernel, *args)``. Expressions read arguments by their schema names:
 
     Tensor("self")            a float32 tensor (``dtype=None``: any dtype the runtime takes)
+    Opt("weight")             an optional tensor (None: NULL shape and data)
     Float("alpha")            a number, as the float32 the kernel takes
     Number("other")           a number, as a double
     WholeInt("alpha")         a number that must be whole (an int64 operand)
@@ -33,7 +34,7 @@ every path, ``Call(kernel, *args)``. Expressions read arguments by their schema 
 Expressions combine with ``+ - *``, comparisons and ``& | ~``; ``t.is_dtype("int64")``,
 ``t.rank``, ``t.size(i)``, ``t.numel`` read a tensor. A call argument that is a tensor passes its
 (shape, data) pair. An argument is read where it is first used, in statement order, on both
-sides; its checks fail the call there. An argument of the schema that no path reads is still
+sides; its checks fail the call there. An input of the schema that no path reads is still
 checked for its kind (a bool is a bool, an int? an int or None) by the adapter, before the
 call, as the program verifier checks it for the static C.
 
@@ -105,6 +106,7 @@ class Arg(Expr):
 class Tensor(Arg):
     dtype: Optional[str] = "float32"
     out: bool = False
+    optional: bool = False      # None passes (NULL, NULL) to the kernel
     ctype = "rt_pte_tensor"
 
     def is_dtype(self, dtype: str) -> "DtypeIs":
@@ -125,6 +127,11 @@ class Tensor(Arg):
 def Out(name: str, dtype: Optional[str] = "float32") -> Tensor:
     """An output tensor."""
     return Tensor(name, dtype, out=True)
+
+
+def Opt(name: str, dtype: Optional[str] = "float32") -> Tensor:
+    """An optional tensor: None passes (NULL, NULL) to the kernel."""
+    return Tensor(name, dtype, optional=True)
 
 
 @dataclass(frozen=True, eq=False)

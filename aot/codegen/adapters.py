@@ -90,8 +90,9 @@ class _Compiler:
                 b.lines += [f"if ({read}.dtype != {_dtype(e.dtype)}) {{",
                             "    return RT_ERR_PTE_DTYPE;", "}"]
                 return read
+            reader = "rt_pte_arg_opt_tensor" if e.optional else "rt_pte_arg_tensor"
             var = self.decode(b, e, "rt_pte_tensor",
-                              f"rt_pte_arg_tensor({{c}}, {{i}}, {_dtype(e.dtype)}, {{v}})")
+                              f"{reader}({{c}}, {{i}}, {_dtype(e.dtype)}, {{v}})")
             if e.dtype is None:
                 b.memo[("tensor", e.name)] = var
             return var
@@ -196,7 +197,11 @@ class _Compiler:
                 args = []
                 for a in s.args:
                     v = self.expr(b, a)
-                    args += [f"&{v}.shape", f"{v}.data"] if isinstance(a, S.Tensor) else [v]
+                    if isinstance(a, S.Tensor):
+                        args += [f"RT_PTE_SHAPE(&{v})" if a.optional else f"&{v}.shape",
+                                 f"{v}.data"]
+                    else:
+                        args.append(v)
                 b.lines += self.kind_checks
                 b.lines += ["if (c->check) {", "    return RT_OK;", "}",
                             f"return {s.kernel}({', '.join(args)});"]
@@ -205,15 +210,17 @@ class _Compiler:
 
 
 _KIND_CHECKS = {"bool": "rt_pte_kind_bool", "Optional[int]": "rt_pte_kind_opt_int",
-                "List[int]": "rt_pte_kind_ints", "Tensor": "rt_pte_kind_tensor"}
+                "List[int]": "rt_pte_kind_ints", "Tensor": "rt_pte_kind_tensor",
+                "float": "rt_pte_kind_double"}
 
 
 def _kind_checks(op) -> list[str]:
-    """The kind check of each schema argument no path of the spec reads, before the call."""
+    """The kind check of each schema input no path of the spec reads, before the call (an
+    output the kernel does not write, e.g. batch norm's saved statistics, is not read)."""
     read = S.names_read(op.spec)
     lines = []
     for i, a in enumerate(op.schema.arguments):
-        if a.name in read:
+        if a.name in read or a.is_out:
             continue
         kind = str(a.type)
         if kind not in _KIND_CHECKS:

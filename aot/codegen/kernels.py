@@ -204,13 +204,6 @@ def layer_norm(ctx):
                                  *ctx.out("out2").pair]
 
 
-def batch_norm(ctx):
-    return "rt_batch_norm_f32", [ctx.float("eps"), *ctx.t("input").pair,
-                                 *ctx.opt("weight").pair, *ctx.opt("bias").pair,
-                                 *ctx.t("running_mean").pair, *ctx.t("running_var").pair,
-                                 *ctx.out("out0").pair]
-
-
 # -- data movement ---------------------------------------------------------------------------
 
 def _moved(ctx, name: str = "self"):

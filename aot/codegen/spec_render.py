@@ -29,7 +29,7 @@ class _Eval:
         if isinstance(e, S.Lit):
             return e.value
         if isinstance(e, S.Tensor):
-            return (ctx.out if e.out else ctx.t)(e.name, e.dtype)
+            return (ctx.out if e.out else ctx.opt if e.optional else ctx.t)(e.name, e.dtype)
         if isinstance(e, S.Float):
             return ctx.scalar(e.name)
         if isinstance(e, S.Number):

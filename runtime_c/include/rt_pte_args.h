@@ -167,7 +167,7 @@ static inline rt_status rt_pte_arg_dim_mask(const rt_pte_call *c, int32_t i, int
 }
 
 /* Kind checks of schema arguments a spec does not read (the verifier checks them for the
- * static C): a bool; an int or None; an int list; a tensor of any dtype. */
+ * static C): a bool; an int or None; an int list; a number; a tensor of any dtype. */
 static inline rt_status rt_pte_kind_bool(const rt_pte_call *c, int32_t i)
 {
     int32_t b;
@@ -185,6 +185,12 @@ static inline rt_status rt_pte_kind_ints(const rt_pte_call *c, int32_t i)
     int64_t v[RT_PTE_MAX_LIST];
     int32_t n;
     return rt_pte_arg_ints(c, i, v, RT_PTE_MAX_LIST, &n);
+}
+
+static inline rt_status rt_pte_kind_double(const rt_pte_call *c, int32_t i)
+{
+    double v;
+    return rt_pte_arg_double(c, i, &v);
 }
 
 static inline rt_status rt_pte_kind_tensor(const rt_pte_call *c, int32_t i)

@@ -1,7 +1,7 @@
 /* op_compute.c - interpreter adapters of the float32 compute ops: convolution (and
- * transposed), addmm, mm, bmm, pooling (max, avg, adaptive), reductions (mean, sum, amax,
- * amin, argmax, argmin, cumsum, median), softmax, layer_norm, batch_norm, upsampling,
- * padding (constant, reflection, replication) and embedding.
+ * transposed), addmm, mm, bmm, pooling (max, avg, adaptive), layer_norm, upsampling,
+ * padding (constant, reflection, replication) and embedding. (Reductions, softmax and
+ * batch_norm are call specs, aot/ops_reduce.py: their adapters are generated.)
  *
  * Each adapter decodes a KernelCall's arguments (rt_pte.h), makes the checks the static C
  * generator's renderer makes (aot/codegen/kernels.py, same name) and calls the same kernel
@@ -35,7 +35,6 @@ rt_status rt_op_aten_bmm_out(const rt_pte_call *c);
 rt_status rt_op_aten_max_pool2d_with_indices_out(const rt_pte_call *c);
 rt_status rt_op_aten_avg_pool2d_out(const rt_pte_call *c);
 rt_status rt_op_aten_native_layer_norm_out(const rt_pte_call *c);
-rt_status rt_op_aten__native_batch_norm_legit_no_training_out(const rt_pte_call *c);
 rt_status rt_op_aten_upsample_nearest2d_vec_out(const rt_pte_call *c);
 rt_status rt_op_aten_upsample_bilinear2d_vec_out(const rt_pte_call *c);
 rt_status rt_op_aten__adaptive_avg_pool2d_out(const rt_pte_call *c);
@@ -543,31 +542,6 @@ rt_status rt_op_aten_native_layer_norm_out(const rt_pte_call *c)
                              (const float *)b.data,
                              &out0.shape, (float *)out0.data, &out1.shape, (float *)out1.data,
                              &out2.shape, (float *)out2.data);
-}
-
-/* aten::_native_batch_norm_legit_no_training.out(input, weight?, bias?, running_mean,
- * running_var, momentum, eps, *, out0, out1, out2): output 0 only (the renderer reads
- * neither out1 nor out2). */
-rt_status rt_op_aten__native_batch_norm_legit_no_training_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, w, b, mean, var, out;
-    double eps, momentum;
-    RT_TRY(rt_pte_arg_double(c, 6, &eps));
-    RT_TRY(rt_pte_arg_double(c, 5, &momentum));
-    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
-    RT_TRY(rt_pte_arg_opt_tensor(c, 1, F32, &w));
-    RT_TRY(rt_pte_arg_opt_tensor(c, 2, F32, &b));
-    RT_TRY(rt_pte_arg_tensor(c, 3, F32, &mean));
-    RT_TRY(rt_pte_arg_tensor(c, 4, F32, &var));
-    RT_TRY(rt_pte_arg_tensor(c, 7, F32, &out));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_batch_norm_f32(rt_pte_f32(eps), &x.shape, (const float *)x.data,
-                             RT_PTE_SHAPE(&w), (const float *)w.data, RT_PTE_SHAPE(&b),
-                             (const float *)b.data,
-                             &mean.shape, (const float *)mean.data, &var.shape,
-                             (const float *)var.data, &out.shape, (float *)out.data);
 }
 
 /* ---- resampling ---------------------------------------------------------------------------- */
