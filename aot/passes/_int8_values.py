@@ -9,6 +9,7 @@ from typing import Optional
 
 import numpy as np
 import torch
+from torch.export import ExportedProgram
 
 from ..quantization import arith
 from ..source import source_of
@@ -52,7 +53,39 @@ def mark_qparams(node: torch.fx.Node, scale, zp: int) -> None:
 
 
 def qparams_of(node: torch.fx.Node):
+    """The qparams ``mark_qparams`` recorded on ``node``, or None."""
     return (node.meta.get("custom") or {}).get("qparams")
+
+
+# The qparams channel is node.meta["custom"]: torch's run_decompositions re-traces the program
+# between the int8 lowering and the planner and keeps that key on the nodes it re-traces. The
+# three functions below are the only other places that touch it: passes that make new nodes
+# for old ones (constants re-lifted by torch, get_attr lifted by lift_constants) carry it here.
+
+def copy_qparams(old: torch.fx.Node, new: torch.fx.Node) -> None:
+    """``new`` stands for ``old``: it keeps the qparams ``old`` had, if any."""
+    if "custom" in old.meta:
+        new.meta["custom"] = old.meta["custom"]
+
+
+def constant_qparams(ep: ExportedProgram) -> dict:
+    """The recorded channel of each constant input, by its target (a name re-lifting keeps)."""
+    by_name = {s.arg.name: s.target for s in ep.graph_signature.input_specs
+               if hasattr(s.arg, "name") and s.target is not None}
+    return {by_name[n.name]: n.meta["custom"] for n in ep.graph.nodes
+            if n.op == "placeholder" and n.meta.get("custom") and n.name in by_name}
+
+
+def restore_constant_qparams(ep: ExportedProgram, kept: dict) -> None:
+    """Put back on ``ep``'s constant inputs what ``constant_qparams`` took from an earlier
+    form of it (torch re-lifts constants without their meta)."""
+    if not kept:
+        return
+    by_name = {s.arg.name: s.target for s in ep.graph_signature.input_specs
+               if hasattr(s.arg, "name")}
+    for node in ep.graph.nodes:
+        if node.op == "placeholder" and by_name.get(node.name) in kept:
+            node.meta["custom"] = kept[by_name[node.name]]
 
 
 def _located(node: torch.fx.Node, steps: int = 3) -> Optional[torch.fx.Node]:

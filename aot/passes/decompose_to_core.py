@@ -15,6 +15,7 @@ import torch
 from torch.export import ExportedProgram, default_decompositions
 
 from ..ops import all_ops
+from ._int8_values import constant_qparams, restore_constant_qparams
 
 aten = torch.ops.aten
 
@@ -95,21 +96,9 @@ def decomposition_table() -> dict:
 
 
 def decompose_to_core(ep: ExportedProgram) -> ExportedProgram:
-    # torch keeps node.meta["custom"] (where the int8 lowering records qparams) on the nodes
-    # it re-traces, but not on the constants it re-lifts: carry those over by their target.
-    kept = _constant_custom_meta(ep)
+    # torch keeps the int8 lowering's qparams on the nodes it re-traces, but not on the
+    # constants it re-lifts: carry those over by their target.
+    kept = constant_qparams(ep)
     out = ep.run_decompositions(decomposition_table())
-    if kept:
-        by_name = {s.arg.name: s.target for s in out.graph_signature.input_specs
-                   if hasattr(s.arg, "name")}
-        for node in out.graph.nodes:
-            if node.op == "placeholder" and by_name.get(node.name) in kept:
-                node.meta["custom"] = kept[by_name[node.name]]
+    restore_constant_qparams(out, kept)
     return out
-
-
-def _constant_custom_meta(ep: ExportedProgram) -> dict:
-    by_name = {s.arg.name: s.target for s in ep.graph_signature.input_specs
-               if hasattr(s.arg, "name") and s.target is not None}
-    return {by_name[n.name]: n.meta["custom"] for n in ep.graph.nodes
-            if n.op == "placeholder" and n.meta.get("custom") and n.name in by_name}

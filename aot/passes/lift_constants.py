@@ -5,6 +5,7 @@ import torch
 from torch.export import ExportedProgram
 
 from ._editor import ProgramEditor
+from ._int8_values import copy_qparams
 
 
 def lift_constants(ep: ExportedProgram) -> ExportedProgram:
@@ -16,8 +17,7 @@ def lift_constants(ep: ExportedProgram) -> ExportedProgram:
         if not isinstance(value, torch.Tensor):
             continue  # submodules (e.g. lowered delegates) stay as they are
         const = ed.add_const(value, node.target.replace(".", "_"))
-        if "custom" in node.meta:                 # e.g. an int8 filter's scales
-            const.meta["custom"] = node.meta["custom"]
+        copy_qparams(node, const)                 # e.g. an int8 filter's scales
         node.replace_all_uses_with(const)
         ed.graph.erase_node(node)
     return ed.finish()

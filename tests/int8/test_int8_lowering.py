@@ -2,6 +2,8 @@
 report, the header, and the errors for what mcu-aot cannot run as int8."""
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -244,3 +246,12 @@ def test_relu_after_mul_is_an_int8_clamp_not_a_fallback():
     m = manager.lowered()
     got = ArenaInterpreter(m.graph, m.plan)(*x)[0]
     assert torch.equal(got, ep.module()(*x))
+
+
+def test_qparams_channel_is_read_and_written_in_one_module():
+    """node.meta["custom"] (the qparams channel torch keeps through re-tracing) is named only
+    by aot/passes/_int8_values.py; every other pass goes through its functions."""
+    aot_dir = Path(aot.__file__).resolve().parent
+    naming = sorted(str(p.relative_to(aot_dir)) for p in aot_dir.rglob("*.py")
+                    if '"custom"' in p.read_text())
+    assert naming == ["passes/_int8_values.py"]
