@@ -16,11 +16,12 @@ aten = torch.ops.aten
 _NULL = Lit(0, c="NULL")
 
 
-def _reduce(kernel: str, dims: bool = True) -> CallSpec:
-    """mean / sum / amax / amin over a dim list (None or []: all dims); a dtype= is refused."""
+def _reduce(op, kernel: str, dims: bool = True) -> CallSpec:
+    """mean / sum / amax / amin over a dim list (None or []: all dims); where the schema has a
+    dtype=, it is refused."""
     x = Tensor("self")
     call = Call(kernel, DimMask("dim", of=x) if dims else AllDims(x), x, Out("out"))
-    if kernel in ("rt_amax_f32", "rt_amin_f32"):
+    if all(a.name != "dtype" for a in op._schema.arguments):
         return CallSpec(call)
     return CallSpec(If(IsNone("dtype"), call, Fail(UNSUPPORTED, "reduction with dtype=")))
 
@@ -54,13 +55,17 @@ _BATCH_NORM = CallSpec(Call("rt_batch_norm_f32", Float("eps"), Tensor("input"), 
                             Opt("bias"), Tensor("running_mean"), Tensor("running_var"),
                             Out("out0")))
 
+_DIM_REDUCTIONS = (  # op, kernel, over a dim list (else all dims), out variant or None
+    (aten.mean.dim, "rt_mean_f32", True, None),
+    (aten.mean.default, "rt_mean_f32", False, aten.mean.dtype_out),
+    (aten.sum.dim_IntList, "rt_sum_f32", True, None),
+    (aten.amax.default, "rt_amax_f32", True, None),
+    (aten.amin.default, "rt_amin_f32", True, None),
+)
+
 # op -> (spec, in_executorch, out variant or None)
 REDUCE = {
-    aten.mean.dim: (_reduce("rt_mean_f32"), True, None),
-    aten.mean.default: (_reduce("rt_mean_f32", dims=False), True, aten.mean.dtype_out),
-    aten.sum.dim_IntList: (_reduce("rt_sum_f32"), True, None),
-    aten.amax.default: (_reduce("rt_amax_f32"), True, None),
-    aten.amin.default: (_reduce("rt_amin_f32"), True, None),
+    **{op: (_reduce(op, kernel, dims), True, out) for op, kernel, dims, out in _DIM_REDUCTIONS},
     aten.argmax.default: (_arg_reduce("rt_argmax_f32"), True, None),
     aten.argmin.default: (_arg_reduce("rt_argmin_f32"), True, None),
     aten.cumsum.default: (CallSpec(Call("rt_cumsum_f32", Dim("dim", of=Tensor("self")),

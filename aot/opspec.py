@@ -168,7 +168,7 @@ class Bool(Arg):
 @dataclass(frozen=True, eq=False)
 class Dim(Arg):
     """A dim of tensor ``of``, in [-size, size) normalized to [0, size), size = max(rank, 1)."""
-    of: Optional["Tensor"] = None
+    of: "Tensor"
     ctype = "int32_t"
 
 
@@ -177,7 +177,7 @@ class DimMask(Arg):
     """Dims of tensor ``of`` as a bit mask (bit d: dim d), each normalized as ``Dim``; None,
     or an empty list, is every dim of ``of``. ``one``: the argument is a single dim (or None),
     and a rank-0 tensor has no dim to name (mask 0); else a list with no dim repeated."""
-    of: Optional["Tensor"] = None
+    of: "Tensor"
     one: bool = False
     ctype = "uint32_t"
 

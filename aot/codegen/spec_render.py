@@ -49,12 +49,13 @@ class _Eval:
             return ctx.dim(e.name, self.value(e.of).rank)
         if isinstance(e, S.DimMask):
             rank = self.value(e.of).rank
+            every = (1 << rank) - 1
             if ctx.is_none(e.name):
-                return (1 << rank) - 1
+                return every
             if e.one:
-                return (1 << ctx.dim(e.name, rank)) & ((1 << rank) - 1)
+                return (1 << ctx.dim(e.name, rank)) & every
             dims = ctx.dims(e.name, rank)
-            return sum(1 << d for d in dims) if dims else (1 << rank) - 1
+            return sum(1 << d for d in dims) if dims else every
         if isinstance(e, S.AllDims):
             return (1 << self.value(e.of).rank) - 1
         if isinstance(e, S.Choice):

@@ -68,10 +68,15 @@ def copy_qparams(old: torch.fx.Node, new: torch.fx.Node) -> None:
         new.meta["custom"] = old.meta["custom"]
 
 
+def _constant_targets(ep: ExportedProgram) -> dict:
+    """Placeholder name -> the target of the input it stands for (a constant's FQN)."""
+    return {s.arg.name: s.target for s in ep.graph_signature.input_specs
+            if hasattr(s.arg, "name") and s.target is not None}
+
+
 def constant_qparams(ep: ExportedProgram) -> dict:
     """The recorded channel of each constant input, by its target (a name re-lifting keeps)."""
-    by_name = {s.arg.name: s.target for s in ep.graph_signature.input_specs
-               if hasattr(s.arg, "name") and s.target is not None}
+    by_name = _constant_targets(ep)
     return {by_name[n.name]: n.meta["custom"] for n in ep.graph.nodes
             if n.op == "placeholder" and n.meta.get("custom") and n.name in by_name}
 
@@ -81,8 +86,7 @@ def restore_constant_qparams(ep: ExportedProgram, kept: dict) -> None:
     form of it (torch re-lifts constants without their meta)."""
     if not kept:
         return
-    by_name = {s.arg.name: s.target for s in ep.graph_signature.input_specs
-               if hasattr(s.arg, "name")}
+    by_name = _constant_targets(ep)
     for node in ep.graph.nodes:
         if node.op == "placeholder" and by_name.get(node.name) in kept:
             node.meta["custom"] = kept[by_name[node.name]]
