@@ -19,9 +19,12 @@ from .backend import to_backend
 from .executorch import ExecutorchProgramManager
 from .passes import edge_passes, verify_ops
 from .passes._editor import ProgramEditor
+from .passes.lower_quantized import Fallback, Int8Lowering
+from .passes.provenance import carry
 
 Programs = Union[ExportedProgram, Dict[str, ExportedProgram]]
 PassType = Callable[[torch.fx.GraphModule], Any]
+Fallbacks = Dict[str, Fallback]     # node name -> the float op the int8 lowering left there
 
 
 def export(module: torch.nn.Module, args: tuple, kwargs: Optional[dict] = None,
@@ -45,10 +48,18 @@ def _as_dict(programs: Programs) -> Dict[str, ExportedProgram]:
                    f"method name -> ExportedProgram, not {type(programs).__name__}")
 
 
-def _lower_to_edge(name: str, ep: ExportedProgram, config: EdgeCompileConfig) -> ExportedProgram:
+def _lower_to_edge(ep: ExportedProgram, config: EdgeCompileConfig
+                   ) -> tuple[ExportedProgram, Fallbacks]:
+    """The edge passes in order. The int8 lowering's result is typed: its fallbacks are
+    carried, by node, through every pass after it."""
+    fallbacks: Fallbacks = {}
     for p in edge_passes(config):
-        ep = p(ep)
-    return ep
+        got = p(ep)
+        if isinstance(got, Int8Lowering):
+            ep, fallbacks = got.program, got.fallbacks
+        else:
+            ep, fallbacks = got, carry(got, fallbacks)
+    return ep, fallbacks
 
 
 def to_edge(programs: Programs, constant_methods: Optional[Dict[str, Any]] = None,
@@ -59,8 +70,9 @@ def to_edge(programs: Programs, constant_methods: Optional[Dict[str, Any]] = Non
     config = compile_config or EdgeCompileConfig()
     if isinstance(constant_methods, EdgeCompileConfig):
         raise AotError("pass the EdgeCompileConfig as compile_config=, not constant_methods")
-    edge = {name: _lower_to_edge(name, ep, config) for name, ep in _as_dict(programs).items()}
-    return EdgeProgramManager(edge, constant_methods, config)
+    lowered = {name: _lower_to_edge(ep, config) for name, ep in _as_dict(programs).items()}
+    return EdgeProgramManager({name: ep for name, (ep, _) in lowered.items()}, constant_methods,
+                              config, fallbacks={name: f for name, (_, f) in lowered.items()})
 
 
 def _apply_user_passes(ep: ExportedProgram, passes: Sequence[PassType]) -> ExportedProgram:
@@ -85,8 +97,10 @@ class EdgeProgramManager:
 
     def __init__(self, edge_programs: Dict[str, ExportedProgram],
                  constant_methods: Optional[Dict[str, Any]] = None,
-                 compile_config: Optional[EdgeCompileConfig] = None):
+                 compile_config: Optional[EdgeCompileConfig] = None, *,
+                 fallbacks: Optional[Dict[str, Fallbacks]] = None):
         self._edge_programs = dict(edge_programs)
+        self._fallbacks = {name: dict((fallbacks or {}).get(name, {})) for name in edge_programs}
         self._config_methods = dict(constant_methods) if constant_methods else None
         self._config = compile_config or EdgeCompileConfig()
         clash = set(self._edge_programs) & set(self._config_methods or {})
@@ -115,7 +129,11 @@ class EdgeProgramManager:
             new[name] = _apply_user_passes(ep, todo) if todo is not None else copy.deepcopy(ep)
             if check_ir_validity:
                 verify_ops(new[name])
-        return EdgeProgramManager(new, copy.deepcopy(self._config_methods), self._config)
+        return EdgeProgramManager(new, copy.deepcopy(self._config_methods), self._config,
+                                  fallbacks=self._carried(new))
+
+    def _carried(self, new: Dict[str, ExportedProgram]) -> Dict[str, Fallbacks]:
+        return {name: carry(ep, self._fallbacks[name]) for name, ep in new.items()}
 
     def to_backend(self, partitioner) -> "EdgeProgramManager":
         """A copy with the partitioner's tagged subgraphs lowered to their backends."""
@@ -124,13 +142,15 @@ class EdgeProgramManager:
             part = partitioner.get(name) if isinstance(partitioner, dict) else partitioner
             new[name] = to_backend(ep, part) if part is not None else copy.deepcopy(ep)
         config = EdgeCompileConfig(_check_ir_validity=False)
-        return EdgeProgramManager(new, copy.deepcopy(self._config_methods), config)
+        return EdgeProgramManager(new, copy.deepcopy(self._config_methods), config,
+                                  fallbacks=self._carried(new))
 
     def to_executorch(self, config: Optional[ExecutorchBackendConfig] = None
                       ) -> "ExecutorchProgramManager":
         """Lower to out-variant calls, plan memory and build the Program."""
         return ExecutorchProgramManager(self._edge_programs, self._config_methods,
-                                        config or ExecutorchBackendConfig())
+                                        config or ExecutorchBackendConfig(),
+                                        fallbacks=self._fallbacks)
 
 
 def to_edge_transform_and_lower(programs: Programs, transform_passes=None, partitioner=None,

@@ -7,8 +7,8 @@ translation unit (``aot.generate_c``) are both renderings of that Program.
 from __future__ import annotations
 
 import io
-from dataclasses import dataclass
-from typing import Any, Dict, Optional
+from dataclasses import dataclass, field
+from typing import Any, Dict, Mapping, Optional
 
 from torch.export import ExportedProgram
 
@@ -18,7 +18,9 @@ from .emit import emit_program
 from .errors import AotError
 from .ir import DelegateCallSpec, MethodGraph
 from .memory import Buffer, MemoryPlan
+from .passes.lower_quantized import Fallback
 from .passes.plan_memory import lifetimes, plan_memory
+from .passes.provenance import positions
 from .passes.to_out_variant import to_out_variant
 from .passes.verify_program import verify_program
 from .pte import format_program, serialize_pte
@@ -30,14 +32,20 @@ class LoweredMethod:
     graph: MethodGraph
     plan: MemoryPlan
     buffers: tuple[Buffer, ...]   # what was planned, for verify_plan, reports and drawings
+    # call index -> the float op the int8 lowering left there (a float kernel between int8 ones)
+    fallbacks: Mapping[int, Fallback] = field(default_factory=dict)
 
 
-def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig) -> LoweredMethod:
+def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,
+                 fallbacks: Optional[Mapping[str, Fallback]] = None) -> LoweredMethod:
     planning = config.memory_planning_pass
     graph = to_out_variant(ep, name, planning)       # out-variant calls; views become aliases;
     #                                                  mutated buffers get a write-back copy
     plan = plan_memory(graph, planning, config.planning_alignment)   # fixed arena offsets
-    return LoweredMethod(graph, plan, tuple(lifetimes(graph, planning)))
+    at = {pos: fallbacks[name] for name, pos in positions(ep, fallbacks or {}).items()}
+    by_call = {i: at[h] for i, call in enumerate(graph.calls) for h in call.debug_handles
+               if h in at}
+    return LoweredMethod(graph, plan, tuple(lifetimes(graph, planning)), by_call)
 
 
 class ExecutorchProgramManager:
@@ -45,11 +53,12 @@ class ExecutorchProgramManager:
 
     def __init__(self, execution_programs: Dict[str, ExportedProgram],
                  config_methods: Optional[Dict[str, Any]] = None,
-                 backend_config: Optional[ExecutorchBackendConfig] = None):
+                 backend_config: Optional[ExecutorchBackendConfig] = None, *,
+                 fallbacks: Optional[Dict[str, Mapping[str, Fallback]]] = None):
         self._execution_programs = dict(execution_programs)
         self._config_methods = dict(config_methods) if config_methods else None
         self._config = backend_config or ExecutorchBackendConfig()
-        self._lowered = {name: lower_method(name, ep, self._config)
+        self._lowered = {name: lower_method(name, ep, self._config, (fallbacks or {}).get(name))
                          for name, ep in self._execution_programs.items()}
         self._program = verify_program(emit_program(     # checked before anything is written
             [(m.graph, m.plan) for m in self._lowered.values()], self._config_methods))

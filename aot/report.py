@@ -18,7 +18,7 @@ class OpRow:
     source: str
     dtype: str = "float32"
     qparams: tuple = ()      # int8 output: (scale, zero point)
-    fallback: bool = False   # a float kernel between int8 ops (no int8 kernel for it)
+    fallback: bool = False   # a float kernel between int8 ops (LoweredMethod.fallbacks)
     scratch: tuple = ()      # (bytes, arena offset) of the call's planned scratch buffer
 
 
@@ -28,7 +28,6 @@ def _dtype(t) -> str:
 
 def op_rows(method: LoweredMethod) -> list[OpRow]:
     g, plan = method.graph, method.plan
-    quantized = any(t.qparams is not None for t in g.tensors)
     rows = []
     for i, call in enumerate(g.calls):
         out = g.tensors[call.outs[0]] if call.outs else None
@@ -42,8 +41,7 @@ def op_rows(method: LoweredMethod) -> list[OpRow]:
                     scratch = (t.nbytes, plan.offsets.get(g.root(t.id), -1))
         macs = call.op.macs(shapes, [g.tensors[t].shape for t in call.outs])
         offset = plan.offsets.get(g.root(out.id), -1) if out is not None else -1
-        fallback = quantized and out is not None and out.dtype.is_floating_point and \
-            not call.op.key.startswith("cortex_m::")
+        fallback = i in method.fallbacks
         rows.append(OpRow(i, call.op.key, out.shape if out else (), sum(
             g.tensors[t].nbytes for t in call.outs), macs, offset, str(call.source),
             _dtype(out), out.qparams or () if out is not None else (), fallback, scratch))

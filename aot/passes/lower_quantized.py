@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import copy
 import math
+import operator
+from dataclasses import dataclass
 from typing import Optional
 
 import numpy as np
@@ -39,11 +41,12 @@ from torch.export import ExportedProgram
 
 from ..errors import QuantizationError
 from ..quantization import arith
-from ..quantization.ops import OPS as Q8
+from ..quantization.ops import LIB, OPS as Q8
 from ._editor import ProgramEditor
 from ._int8_rules import ACTIVATION_BOUNDS, FUSES, RULES
 from ._int8_values import (NCHW, NHWC, TO_NCHW, TO_NHWC, QConst, QValue, f32 as _f32,
                            mark_qparams, mult_shift as _mult_shift, node_where, observed)
+from ..source import source_of
 
 aten = torch.ops.aten
 QD = torch.ops.quantized_decomposed
@@ -62,6 +65,21 @@ _DYNAMIC = {"quantize_per_tensor.tensor", "quantize_per_tensor.tensor2",
 
 
 
+@dataclass(frozen=True)
+class Fallback:
+    """A float op the lowering left between int8 ones (no int8 rule took it)."""
+    op: str          # the op as the user's program wrote it, e.g. "aten.upsample_nearest2d.vec"
+    source: str      # the user's line
+
+
+@dataclass(frozen=True)
+class Int8Lowering:
+    """What ``lower_quantized`` hands on: the program, and its float fallbacks by node name (a
+    later pass re-keys them with ``provenance.carry``)."""
+    program: ExportedProgram
+    fallbacks: dict[str, Fallback]
+
+
 class _Lowering:
     def __init__(self, ep: ExportedProgram, int8_io: bool = False):
         self.int8_io = int8_io
@@ -71,6 +89,7 @@ class _Lowering:
         self.consts: dict[torch.fx.Node, QConst] = {}     # dq node -> quantized constant
         self.int8: dict[torch.fx.Node, QValue] = {}       # int8 node -> its value
         self.converted: dict[tuple, torch.fx.Node] = {}   # (node, layout) -> transposed node
+        self.dequantized: set[torch.fx.Node] = set()      # int8 -> float, for float ops
 
     # -- graph building ------------------------------------------------------------------------
     def call(self, target, args, before, kwargs=None, after=None) -> torch.fx.Node:
@@ -318,9 +337,24 @@ class _Lowering:
                              [v.node, dq.args[1], dq.args[2], dq.args[3], dq.args[4],
                               torch.int8], dq)
             dq.replace_all_uses_with(node)
+            self.dequantized.add(node)
         for dq, c in self.consts.items():
             if dq.graph is self.graph and dq.users:
                 dq.replace_all_uses_with(self.const(c.real(), "dequantized"))
+
+    def fallbacks(self) -> dict[str, Fallback]:
+        """The float ops that read a dequantized int8 value, directly or through other such
+        ops: where the network runs float because no int8 rule took the op."""
+        floating, found = set(self.dequantized), {}
+        for node in self.graph.nodes:
+            if node.op != "call_function" or node in floating or \
+                    getattr(node.target, "namespace", None) == LIB.ns or \
+                    not any(a in floating for a in node.all_input_nodes):
+                continue
+            floating.add(node)
+            if node.target is not operator.getitem:
+                found[node.name] = Fallback(str(node.target), str(source_of(node)))
+        return found
 
     # -- one float op, read as int8 ------------------------------------------------------------
     def act(self, node) -> Optional[QValue]:
@@ -345,11 +379,12 @@ def has_quantized_ops(ep: ExportedProgram) -> bool:
                "quantized_decomposed" for n in ep.graph.nodes)
 
 
-def lower_quantized(ep: ExportedProgram, int8_io: bool = False) -> ExportedProgram:
-    """dq -> op -> q patterns become int8 ops; the rest stays float between them. With
-    ``int8_io`` the model's float inputs and outputs become its int8 ones."""
+def lower_quantized(ep: ExportedProgram, int8_io: bool = False) -> Int8Lowering:
+    """dq -> op -> q patterns become int8 ops; the rest stays float between them (the
+    fallbacks). With ``int8_io`` the model's float inputs and outputs become its int8 ones."""
     if not has_quantized_ops(ep):
-        return ep
+        return Int8Lowering(ep, {})
     lowering = _Lowering(copy.deepcopy(ep), int8_io)   # the user's program stays as it was
     lowering.run()
-    return lowering.ed.finish()
+    fallbacks = lowering.fallbacks()
+    return Int8Lowering(lowering.ed.finish(), fallbacks)

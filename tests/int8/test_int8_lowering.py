@@ -78,6 +78,52 @@ def test_fallback_is_listed_in_the_report_and_runs():
     assert (got - want).abs().max() <= 3 * scale
 
 
+class _FloatMiddle(nn.Module):
+    """conv1d (decomposed to a 2-D convolution after the lowering) and max_pool1d have no int8
+    rule here; the pool is one op in the user's program and two calls after decomposition."""
+    def __init__(self):
+        super().__init__()
+        self.conv, self.lin = nn.Conv1d(4, 8, 3), nn.Linear(8, 5)
+
+    def forward(self, x):
+        y = F.max_pool1d(torch.relu(self.conv(x)), 2)
+        return self.lin(y.mean(-1))
+
+
+def test_lowering_hands_on_its_fallbacks_through_every_later_pass():
+    """lower_quantized returns the program with its float fallbacks; to_edge carries them by
+    node through decomposition, to_backend and to_executorch, and the report reads them there."""
+    from aot.passes.lower_quantized import Int8Lowering, lower_quantized
+    x = torch.randn(1, 4, 16)
+    ep = aot.quantize(_FloatMiddle().eval(), (x,), [(torch.randn(1, 4, 16),) for _ in range(4)])
+    got = lower_quantized(ep)
+    assert isinstance(got, Int8Lowering)
+    assert sorted(f.op for f in got.fallbacks.values()) == [
+        "aten.conv1d.default", "aten.max_pool1d.default", "aten.mean.dim", "aten.relu.default"]
+    assert all("test_int8_lowering.py" in f.source for f in got.fallbacks.values())
+
+    edge = aot.to_edge(ep)
+    for manager in (edge, edge.to_backend({})):
+        m = manager.to_executorch().lowered()
+        float_calls = [m.graph.calls[i].op.key for i in sorted(m.fallbacks)]
+        assert float_calls == ["aten::convolution.out", "aten::relu.out",
+                               "aten::max_pool2d_with_indices.out", "aten::mean.out"]
+        # the rows the report marks are exactly those calls, each named by its user's op
+        assert [r.index for r in op_rows(m) if r.fallback] == sorted(m.fallbacks)
+        assert {f.op for f in m.fallbacks.values()} == {f.op for f in got.fallbacks.values()}
+        # every other call writes int8 or is one of the lowering's own conversions
+        for i, call in enumerate(m.graph.calls):
+            if i not in m.fallbacks:
+                assert call.op.key.startswith("cortex_m::") or not call.outs or \
+                    not m.graph.tensors[call.outs[0]].dtype.is_floating_point
+
+
+def test_a_float_program_has_no_fallbacks():
+    m = aot.to_edge(aot.export(_FloatMiddle().eval(), (torch.randn(1, 4, 16),))) \
+        .to_executorch().lowered()
+    assert m.fallbacks == {} and "FALLBACK" not in format_report(m)
+
+
 class _UnsharedCat(nn.Module):
     def forward(self, x):
         return torch.cat([x * 2.0, torch.relu(x) * 0.5], dim=1)
