@@ -19,12 +19,10 @@ from .backend import to_backend
 from .executorch import ExecutorchProgramManager
 from .passes import edge_passes, verify_ops
 from .passes._editor import ProgramEditor
-from .passes.lower_quantized import Fallback, Int8Lowering
-from .passes.provenance import carry
+from .passes.lower_quantized import Int8Facts, Int8Lowering
 
 Programs = Union[ExportedProgram, Dict[str, ExportedProgram]]
 PassType = Callable[[torch.fx.GraphModule], Any]
-Fallbacks = Dict[str, Fallback]     # node name -> the float op the int8 lowering left there
 
 
 def export(module: torch.nn.Module, args: tuple, kwargs: Optional[dict] = None,
@@ -49,17 +47,17 @@ def _as_dict(programs: Programs) -> Dict[str, ExportedProgram]:
 
 
 def _lower_to_edge(ep: ExportedProgram, config: EdgeCompileConfig
-                   ) -> tuple[ExportedProgram, Fallbacks]:
-    """The edge passes in order. The int8 lowering's result is typed: its fallbacks are
-    carried, by node, through every pass after it."""
-    fallbacks: Fallbacks = {}
+                   ) -> tuple[ExportedProgram, Int8Facts]:
+    """The edge passes in order. The int8 lowering's result is typed: what it knows of its
+    nodes (qparams, fallbacks) is carried through every pass after it."""
+    facts = Int8Facts()
     for p in edge_passes(config):
         got = p(ep)
         if isinstance(got, Int8Lowering):
-            ep, fallbacks = got.program, got.fallbacks
+            ep, facts = got.program, got.facts
         else:
-            ep, fallbacks = got, carry(got, fallbacks)
-    return ep, fallbacks
+            ep, facts = got, facts.carried(ep, got)
+    return ep, facts
 
 
 def to_edge(programs: Programs, constant_methods: Optional[Dict[str, Any]] = None,
@@ -72,7 +70,7 @@ def to_edge(programs: Programs, constant_methods: Optional[Dict[str, Any]] = Non
         raise AotError("pass the EdgeCompileConfig as compile_config=, not constant_methods")
     lowered = {name: _lower_to_edge(ep, config) for name, ep in _as_dict(programs).items()}
     return EdgeProgramManager({name: ep for name, (ep, _) in lowered.items()}, constant_methods,
-                              config, fallbacks={name: f for name, (_, f) in lowered.items()})
+                              config, int8={name: f for name, (_, f) in lowered.items()})
 
 
 def _apply_user_passes(ep: ExportedProgram, passes: Sequence[PassType]) -> ExportedProgram:
@@ -98,9 +96,9 @@ class EdgeProgramManager:
     def __init__(self, edge_programs: Dict[str, ExportedProgram],
                  constant_methods: Optional[Dict[str, Any]] = None,
                  compile_config: Optional[EdgeCompileConfig] = None, *,
-                 fallbacks: Optional[Dict[str, Fallbacks]] = None):
+                 int8: Optional[Dict[str, Int8Facts]] = None):
         self._edge_programs = dict(edge_programs)
-        self._fallbacks = {name: dict((fallbacks or {}).get(name, {})) for name in edge_programs}
+        self._int8 = {name: (int8 or {}).get(name, Int8Facts()) for name in edge_programs}
         self._config_methods = dict(constant_methods) if constant_methods else None
         self._config = compile_config or EdgeCompileConfig()
         clash = set(self._edge_programs) & set(self._config_methods or {})
@@ -130,10 +128,11 @@ class EdgeProgramManager:
             if check_ir_validity:
                 verify_ops(new[name])
         return EdgeProgramManager(new, copy.deepcopy(self._config_methods), self._config,
-                                  fallbacks=self._carried(new))
+                                  int8=self._carried(new))
 
-    def _carried(self, new: Dict[str, ExportedProgram]) -> Dict[str, Fallbacks]:
-        return {name: carry(ep, self._fallbacks[name]) for name, ep in new.items()}
+    def _carried(self, new: Dict[str, ExportedProgram]) -> Dict[str, Int8Facts]:
+        return {name: self._int8[name].carried(self._edge_programs[name], ep)
+                for name, ep in new.items()}
 
     def to_backend(self, partitioner) -> "EdgeProgramManager":
         """A copy with the partitioner's tagged subgraphs lowered to their backends."""
@@ -143,14 +142,14 @@ class EdgeProgramManager:
             new[name] = to_backend(ep, part) if part is not None else copy.deepcopy(ep)
         config = EdgeCompileConfig(_check_ir_validity=False)
         return EdgeProgramManager(new, copy.deepcopy(self._config_methods), config,
-                                  fallbacks=self._carried(new))
+                                  int8=self._carried(new))
 
     def to_executorch(self, config: Optional[ExecutorchBackendConfig] = None
                       ) -> "ExecutorchProgramManager":
         """Lower to out-variant calls, plan memory and build the Program."""
         return ExecutorchProgramManager(self._edge_programs, self._config_methods,
                                         config or ExecutorchBackendConfig(),
-                                        fallbacks=self._fallbacks)
+                                        int8=self._int8)
 
 
 def to_edge_transform_and_lower(programs: Programs, transform_passes=None, partitioner=None,

@@ -18,7 +18,7 @@ from .emit import emit_program
 from .errors import AotError
 from .ir import DelegateCallSpec, MethodGraph
 from .memory import Buffer, MemoryPlan
-from .passes.lower_quantized import Fallback
+from .passes.lower_quantized import Fallback, Int8Facts
 from .passes.plan_memory import lifetimes, plan_memory
 from .passes.provenance import positions
 from .passes.to_out_variant import to_out_variant
@@ -37,12 +37,14 @@ class LoweredMethod:
 
 
 def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,
-                 fallbacks: Optional[Mapping[str, Fallback]] = None) -> LoweredMethod:
+                 int8: Optional[Int8Facts] = None) -> LoweredMethod:
     planning = config.memory_planning_pass
-    graph = to_out_variant(ep, name, planning)       # out-variant calls; views become aliases;
-    #                                                  mutated buffers get a write-back copy
+    int8 = int8 or Int8Facts()
+    graph = to_out_variant(ep, name, planning, int8.qparams)   # out-variant calls; views become
+    #                                         aliases; mutated buffers get a write-back copy
     plan = plan_memory(graph, planning, config.planning_alignment)   # fixed arena offsets
-    at = {pos: fallbacks[name] for name, pos in positions(ep, fallbacks or {}).items()}
+    fallbacks = int8.fallbacks
+    at = {pos: fallbacks[name] for name, pos in positions(ep, fallbacks).items()}
     by_call = {i: at[h] for i, call in enumerate(graph.calls) for h in call.debug_handles
                if h in at}
     return LoweredMethod(graph, plan, tuple(lifetimes(graph, planning)), by_call)
@@ -54,11 +56,11 @@ class ExecutorchProgramManager:
     def __init__(self, execution_programs: Dict[str, ExportedProgram],
                  config_methods: Optional[Dict[str, Any]] = None,
                  backend_config: Optional[ExecutorchBackendConfig] = None, *,
-                 fallbacks: Optional[Dict[str, Mapping[str, Fallback]]] = None):
+                 int8: Optional[Dict[str, Int8Facts]] = None):
         self._execution_programs = dict(execution_programs)
         self._config_methods = dict(config_methods) if config_methods else None
         self._config = backend_config or ExecutorchBackendConfig()
-        self._lowered = {name: lower_method(name, ep, self._config, (fallbacks or {}).get(name))
+        self._lowered = {name: lower_method(name, ep, self._config, (int8 or {}).get(name))
                          for name, ep in self._execution_programs.items()}
         self._program = verify_program(emit_program(     # checked before anything is written
             [(m.graph, m.plan) for m in self._lowered.values()], self._config_methods))

@@ -12,6 +12,7 @@ from torch._guards import detect_fake_mode
 from torch.export import ExportedProgram
 from torch.export.graph_signature import (ExportGraphSignature, InputKind, InputSpec,
                                           OutputKind, OutputSpec, TensorArgument)
+from torch.fx.traceback import NodeSource
 
 _CONSTANT_KINDS = (InputKind.PARAMETER, InputKind.BUFFER, InputKind.CONSTANT_TENSOR)
 
@@ -117,11 +118,13 @@ def call_nodes(graph: torch.fx.Graph, *targets):
 
 
 def replace_node(node: torch.fx.Node, target, args, kwargs=None) -> torch.fx.Node:
-    """Insert a call to ``target`` in place of ``node``, keeping its metadata."""
+    """Insert a call to ``target`` in place of ``node``, keeping its metadata; the new node
+    records that it came from ``node`` (``provenance.carry`` follows that)."""
     graph = node.graph
     with graph.inserting_before(node):
         new = graph.call_function(target, tuple(args), kwargs or {})
     new.meta = dict(node.meta)
+    new.meta["from_node"] = [NodeSource(node, "replace_node")]
     node.replace_all_uses_with(new)
     graph.erase_node(node)
     return new

@@ -1,6 +1,6 @@
 """What the int8 lowering (aot.passes.lower_quantized) works with: int8 values (QValue) and
-quantized constants (QConst) with their qparams and layout, where a node's qparams are recorded,
-and how an error names a node by the user's source line.
+quantized constants (QConst) with their qparams and layout, and how an error names a node by the
+user's source line.
 """
 from __future__ import annotations
 
@@ -9,7 +9,6 @@ from typing import Optional
 
 import numpy as np
 import torch
-from torch.export import ExportedProgram
 
 from ..quantization import arith
 from ..source import source_of
@@ -44,52 +43,14 @@ class QConst:
         return (self.values.float() - z) * s
 
 
-def mark_qparams(node: torch.fx.Node, scale, zp: int) -> None:
-    """Record an int8 node's qparams where torch keeps them through re-tracing. A filter's
-    scale is the tuple of its per-channel scales."""
+QParams = tuple   # (scale, zero point); a filter's scale is the tuple of its channels' scales
+
+
+def as_qparams(scale, zp: int) -> QParams:
+    """An int8 value's qparams as the lowering records them."""
     scale = tuple(float(s) for s in scale) if isinstance(scale, (tuple, list, np.ndarray)) \
         else float(scale)
-    node.meta.setdefault("custom", {})["qparams"] = (scale, int(zp))
-
-
-def qparams_of(node: torch.fx.Node):
-    """The qparams ``mark_qparams`` recorded on ``node``, or None."""
-    return (node.meta.get("custom") or {}).get("qparams")
-
-
-# The qparams channel is node.meta["custom"]: torch's run_decompositions re-traces the program
-# between the int8 lowering and the planner and keeps that key on the nodes it re-traces. The
-# three functions below are the only other places that touch it: passes that make new nodes
-# for old ones (constants re-lifted by torch, get_attr lifted by lift_constants) carry it here.
-
-def copy_qparams(old: torch.fx.Node, new: torch.fx.Node) -> None:
-    """``new`` stands for ``old``: it keeps the qparams ``old`` had, if any."""
-    if "custom" in old.meta:
-        new.meta["custom"] = old.meta["custom"]
-
-
-def _constant_targets(ep: ExportedProgram) -> dict:
-    """Placeholder name -> the target of the input it stands for (a constant's FQN)."""
-    return {s.arg.name: s.target for s in ep.graph_signature.input_specs
-            if hasattr(s.arg, "name") and s.target is not None}
-
-
-def constant_qparams(ep: ExportedProgram) -> dict:
-    """The recorded channel of each constant input, by its target (a name re-lifting keeps)."""
-    by_name = _constant_targets(ep)
-    return {by_name[n.name]: n.meta["custom"] for n in ep.graph.nodes
-            if n.op == "placeholder" and n.meta.get("custom") and n.name in by_name}
-
-
-def restore_constant_qparams(ep: ExportedProgram, kept: dict) -> None:
-    """Put back on ``ep``'s constant inputs what ``constant_qparams`` took from an earlier
-    form of it (torch re-lifts constants without their meta)."""
-    if not kept:
-        return
-    by_name = _constant_targets(ep)
-    for node in ep.graph.nodes:
-        if node.op == "placeholder" and by_name.get(node.name) in kept:
-            node.meta["custom"] = kept[by_name[node.name]]
+    return scale, int(zp)
 
 
 def _located(node: torch.fx.Node, steps: int = 3) -> Optional[torch.fx.Node]:

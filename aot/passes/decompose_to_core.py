@@ -15,7 +15,6 @@ import torch
 from torch.export import ExportedProgram, default_decompositions
 
 from ..ops import all_ops
-from ._int8_values import constant_qparams, restore_constant_qparams
 
 aten = torch.ops.aten
 
@@ -96,9 +95,4 @@ def decomposition_table() -> dict:
 
 
 def decompose_to_core(ep: ExportedProgram) -> ExportedProgram:
-    # torch keeps the int8 lowering's qparams on the nodes it re-traces, but not on the
-    # constants it re-lifts: carry those over by their target.
-    kept = constant_qparams(ep)
-    out = ep.run_decompositions(decomposition_table())
-    restore_constant_qparams(out, kept)
-    return out
+    return ep.run_decompositions(decomposition_table())

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 import torch
 from torch.export import ExportedProgram
+from torch.fx.traceback import NodeSource
 
 from ._editor import ProgramEditor
-from ._int8_values import copy_qparams
 
 
 def lift_constants(ep: ExportedProgram) -> ExportedProgram:
@@ -17,7 +17,7 @@ def lift_constants(ep: ExportedProgram) -> ExportedProgram:
         if not isinstance(value, torch.Tensor):
             continue  # submodules (e.g. lowered delegates) stay as they are
         const = ed.add_const(value, node.target.replace(".", "_"))
-        copy_qparams(node, const)                 # e.g. an int8 filter's scales
+        const.meta["from_node"] = [NodeSource(node, "lift_constants")]   # provenance.carry
         node.replace_all_uses_with(const)
         ed.graph.erase_node(node)
     return ed.finish()

@@ -31,8 +31,8 @@ from __future__ import annotations
 import copy
 import math
 import operator
-from dataclasses import dataclass
-from typing import Optional
+from dataclasses import dataclass, field
+from typing import Mapping, Optional
 
 import numpy as np
 import torch
@@ -43,9 +43,10 @@ from ..errors import QuantizationError
 from ..quantization import arith
 from ..quantization.ops import LIB, OPS as Q8
 from ._editor import ProgramEditor
+from .provenance import carry
 from ._int8_rules import ACTIVATION_BOUNDS, FUSES, RULES
 from ._int8_values import (NCHW, NHWC, TO_NCHW, TO_NHWC, QConst, QValue, f32 as _f32,
-                           mark_qparams, mult_shift as _mult_shift, node_where, observed)
+                           QParams, mult_shift as _mult_shift, node_where, observed, as_qparams)
 from ..source import source_of
 
 aten = torch.ops.aten
@@ -73,11 +74,24 @@ class Fallback:
 
 
 @dataclass(frozen=True)
+class Int8Facts:
+    """What the int8 lowering knows of a program's nodes, by node name: each int8 value's
+    qparams and each float fallback. ``carried`` re-keys both after a pass."""
+    qparams: Mapping[str, QParams] = field(default_factory=dict)
+    fallbacks: Mapping[str, Fallback] = field(default_factory=dict)
+
+    def carried(self, old: ExportedProgram, new: ExportedProgram) -> "Int8Facts":
+        """The same facts about ``new``, which a pass made of ``old``."""
+        if not (self.qparams or self.fallbacks):
+            return self
+        return Int8Facts(carry(old, new, self.qparams), carry(old, new, self.fallbacks))
+
+
+@dataclass(frozen=True)
 class Int8Lowering:
-    """What ``lower_quantized`` hands on: the program, and its float fallbacks by node name (a
-    later pass re-keys them with ``provenance.carry``)."""
+    """What ``lower_quantized`` hands on: the program and the facts about its int8 nodes."""
     program: ExportedProgram
-    fallbacks: dict[str, Fallback]
+    facts: Int8Facts
 
 
 class _Lowering:
@@ -90,6 +104,11 @@ class _Lowering:
         self.int8: dict[torch.fx.Node, QValue] = {}       # int8 node -> its value
         self.converted: dict[tuple, torch.fx.Node] = {}   # (node, layout) -> transposed node
         self.dequantized: set[torch.fx.Node] = set()      # int8 -> float, for float ops
+        self.qparams: dict[torch.fx.Node, QParams] = {}   # int8 node -> its scale, zero point
+
+    def mark(self, node: torch.fx.Node, scale, zp: int) -> None:
+        """Record an int8 node's qparams (a filter's scale: its per-channel scales)."""
+        self.qparams[node] = as_qparams(scale, zp)
 
     # -- graph building ------------------------------------------------------------------------
     def call(self, target, args, before, kwargs=None, after=None) -> torch.fx.Node:
@@ -111,19 +130,19 @@ class _Lowering:
         return self.ed.add_const(value, hint)
 
     def value(self, node: torch.fx.Node, scale: float, zp: int, layout: str = NCHW) -> QValue:
-        """A new int8 value; its node records the qparams (reports, TFLite export)."""
-        mark_qparams(node, scale, zp)
+        """A new int8 value, its qparams recorded (reports, the header, TFLite export)."""
+        self.mark(node, scale, zp)
         return QValue(node, scale, zp, layout)
 
     def weight(self, values: torch.Tensor, c: "QConst", n: int) -> torch.fx.Node:
         """A repacked int8 filter, its per-channel scales recorded (reports, TFLite export)."""
         node = self.const(values, "weight")
-        mark_qparams(node, np.broadcast_to(c.scales.astype(np.float32), (n,)), 0)
+        self.mark(node, np.broadcast_to(c.scales.astype(np.float32), (n,)), 0)
         return node
 
     def layout(self, v: QValue, want: str, before) -> QValue:
         out = self._layout(v, want, before)
-        mark_qparams(out.node, v.scale, v.zp)
+        self.mark(out.node, v.scale, v.zp)
         return out
 
     def _layout(self, v: QValue, want: str, before) -> QValue:
@@ -161,7 +180,7 @@ class _Lowering:
         node = self.call(Q8.quantized_activation.default,
                          [v.node, self.const(torch.from_numpy(table.astype(np.int8)), "lut")],
                          before)
-        mark_qparams(node, scale, zp)
+        self.mark(node, scale, zp)
         return QValue(node, scale, zp, v.layout)
 
     # -- reading the PT2E graph ----------------------------------------------------------------
@@ -308,7 +327,7 @@ class _Lowering:
             made = QValue(node, scale, zp)
         self.int8[made.node] = made
         q.replace_all_uses_with(made.node)
-        mark_qparams(made.node, made.scale, made.zp)
+        self.mark(made.node, made.scale, made.zp)
 
     def int8_input(self, x, scale, zp) -> QValue:
         """A float graph input that is only quantized becomes an int8 input."""
@@ -330,7 +349,7 @@ class _Lowering:
             if v.layout == NHWC:
                 v = self.layout(v, NCHW, dq)
             if self.int8_io and set(dq.users) == {output}:
-                mark_qparams(v.node, v.scale, v.zp)
+                self.mark(v.node, v.scale, v.zp)
                 dq.replace_all_uses_with(v.node)
                 continue
             node = self.call(Q8.dequantize_per_tensor.default,
@@ -383,8 +402,11 @@ def lower_quantized(ep: ExportedProgram, int8_io: bool = False) -> Int8Lowering:
     """dq -> op -> q patterns become int8 ops; the rest stays float between them (the
     fallbacks). With ``int8_io`` the model's float inputs and outputs become its int8 ones."""
     if not has_quantized_ops(ep):
-        return Int8Lowering(ep, {})
+        return Int8Lowering(ep, Int8Facts())
     lowering = _Lowering(copy.deepcopy(ep), int8_io)   # the user's program stays as it was
     lowering.run()
     fallbacks = lowering.fallbacks()
-    return Int8Lowering(lowering.ed.finish(), fallbacks)
+    program = lowering.ed.finish()
+    live = {n.name for n in program.graph.nodes}
+    return Int8Lowering(program, Int8Facts({n.name: q for n, q in lowering.qparams.items()
+                                            if n.name in live}, fallbacks))

@@ -2,8 +2,9 @@
 
 A pass that edits a graph in place keeps node names; one that re-traces it (torch's
 run_decompositions) makes new nodes, each recording in ``meta["from_node"]`` the nodes it came
-from. ``carry`` follows both, so a result keyed by node name (the int8 lowering's fallbacks)
-stays true after every later pass.
+from; torch re-lifts constants under new names with the same target. ``carry`` follows all
+three, so what is known of nodes by name (the int8 lowering's qparams and fallbacks) stays true
+after every later pass.
 """
 from __future__ import annotations
 
@@ -20,19 +21,27 @@ def _origins(node) -> set[str]:
     return {node.name, *(source.name for source in node.meta.get("from_node") or ())}
 
 
-def carry(ep: ExportedProgram, keyed: dict[str, T]) -> dict[str, T]:
-    """``keyed`` (node name -> value, in an earlier form of ``ep``) re-keyed by the call nodes of
-    ``ep`` that stand for those nodes. A node that no longer exists drops out; one that became
-    several nodes gives each the value."""
+def carry(old: ExportedProgram, new: ExportedProgram, keyed: dict[str, T]) -> dict[str, T]:
+    """``keyed`` (node name in ``old`` -> value) re-keyed by the nodes of ``new``, which a pass
+    made of ``old``, that stand for those nodes. A constant input stands for the one with its
+    target (torch re-lifts constants under new names). A node that no longer exists drops out;
+    one that became several gives each the value."""
     if not keyed:
         return {}
+    old_targets = {s.arg.name: s.target for s in old.graph_signature.input_specs
+                   if s.target is not None and getattr(s.arg, "name", None) in keyed}
+    by_target = {t: keyed[name] for name, t in old_targets.items()}
+    new_targets = {s.arg.name: s.target for s in new.graph_signature.input_specs
+                   if s.target is not None and hasattr(s.arg, "name")}
     out = {}
-    for node in ep.graph.nodes:
-        if node.op == "call_function":
-            for name in _origins(node):
-                if name in keyed:
-                    out[node.name] = keyed[name]
-                    break
+    for node in new.graph.nodes:
+        if node.op == "placeholder" and new_targets.get(node.name) in by_target:
+            out[node.name] = by_target[new_targets[node.name]]
+            continue
+        for name in _origins(node):
+            if name in keyed:
+                out[node.name] = keyed[name]
+                break
     return out
 
 

@@ -12,7 +12,8 @@ it reads and fresh activations for the tensors it writes.
 from __future__ import annotations
 
 import operator
-from typing import Optional
+from types import MappingProxyType
+from typing import Mapping, Optional
 
 import numpy as np
 import torch
@@ -27,7 +28,7 @@ from ..ir import (DelegateCallSpec, MethodGraph, OpCall, Ref, TensorKind, Tensor
 from ..ops import OPS, OUT, bind_out_args
 from ..source import UNKNOWN, source_of
 from ._editor import ProgramEditor
-from ._int8_values import qparams_of
+from ._int8_values import QParams
 
 aten = torch.ops.aten
 
@@ -40,9 +41,11 @@ def _numpy(t: torch.Tensor) -> np.ndarray:
 
 
 class _Builder:
-    def __init__(self, ep: ExportedProgram, planning: MemoryPlanningPass):
+    def __init__(self, ep: ExportedProgram, planning: MemoryPlanningPass,
+                 qparams: Mapping[str, QParams]):
         self.ed = ProgramEditor(ep)
         self.planning = planning
+        self.qparams = qparams
         self.tensors: list[TensorSpec] = []
         self.calls: list[OpCall | DelegateCallSpec] = []
         self.constants: dict[int, np.ndarray] = {}
@@ -58,7 +61,8 @@ class _Builder:
     def new_tensor(self, name, val: torch.Tensor, kind: TensorKind, alias_of=None,
                    node: Optional[torch.fx.Node] = None) -> int:
         tid = len(self.tensors)
-        qparams = qparams_of(node) if node is not None and val.dtype == torch.int8 else None
+        qparams = self.qparams.get(node.name) \
+            if node is not None and val.dtype == torch.int8 else None
         self.tensors.append(TensorSpec(tid, name, tuple(int(s) for s in val.shape), val.dtype,
                                        kind, alias_of, qparams))
         return tid
@@ -224,8 +228,11 @@ class _Builder:
 
 
 def to_out_variant(ep: ExportedProgram, name: str,
-                   planning: MemoryPlanningPass = MemoryPlanningPass()) -> MethodGraph:
-    b = _Builder(ep, planning)
+                   planning: MemoryPlanningPass = MemoryPlanningPass(),
+                   qparams: Mapping[str, QParams] = MappingProxyType({})) -> MethodGraph:
+    """``ep``'s calls as out-variant kernel calls; ``qparams`` (node name -> scale, zero point,
+    from the int8 lowering) go on the int8 tensors."""
+    b = _Builder(ep, planning, qparams)
     sig = ep.graph_signature
     mutated = {s.target: s for s in sig.output_specs if s.kind == OutputKind.BUFFER_MUTATION}
     buffer_node = {s.target: s.arg.name for s in sig.input_specs if s.kind == InputKind.BUFFER}

@@ -98,9 +98,9 @@ def test_lowering_hands_on_its_fallbacks_through_every_later_pass():
     ep = aot.quantize(_FloatMiddle().eval(), (x,), [(torch.randn(1, 4, 16),) for _ in range(4)])
     got = lower_quantized(ep)
     assert isinstance(got, Int8Lowering)
-    assert sorted(f.op for f in got.fallbacks.values()) == [
+    assert sorted(f.op for f in got.facts.fallbacks.values()) == [
         "aten.conv1d.default", "aten.max_pool1d.default", "aten.mean.dim", "aten.relu.default"]
-    assert all("test_int8_lowering.py" in f.source for f in got.fallbacks.values())
+    assert all("test_int8_lowering.py" in f.source for f in got.facts.fallbacks.values())
 
     edge = aot.to_edge(ep)
     for manager in (edge, edge.to_backend({})):
@@ -110,7 +110,7 @@ def test_lowering_hands_on_its_fallbacks_through_every_later_pass():
                                "aten::max_pool2d_with_indices.out", "aten::mean.out"]
         # the rows the report marks are exactly those calls, each named by its user's op
         assert [r.index for r in op_rows(m) if r.fallback] == sorted(m.fallbacks)
-        assert {f.op for f in m.fallbacks.values()} == {f.op for f in got.fallbacks.values()}
+        assert {f.op for f in m.fallbacks.values()} == {f.op for f in got.facts.fallbacks.values()}
         # every other call writes int8 or is one of the lowering's own conversions
         for i, call in enumerate(m.graph.calls):
             if i not in m.fallbacks:
@@ -294,10 +294,18 @@ def test_relu_after_mul_is_an_int8_clamp_not_a_fallback():
     assert torch.equal(got, ep.module()(*x))
 
 
-def test_qparams_channel_is_read_and_written_in_one_module():
-    """node.meta["custom"] (the qparams channel torch keeps through re-tracing) is named only
-    by aot/passes/_int8_values.py; every other pass goes through its functions."""
+def test_qparams_reach_the_tensors_through_the_typed_result():
+    """The int8 lowering's qparams travel in its typed result (Int8Lowering.facts), re-keyed
+    after every pass: every int8 output of a call in the lowered method has them, and no node.meta side
+    channel carries them."""
+    from aot.passes.lower_quantized import lower_quantized
+    _, example, ep = _quantize("movement")
+    lowered = lower_quantized(ep)
+    assert lowered.facts.qparams and all(isinstance(zp, int) for _, zp in
+                                         lowered.facts.qparams.values())
+    m = aot.to_edge(ep).to_executorch().lowered()
+    int8 = [m.graph.tensors[o] for call in m.graph.calls for o in call.outs
+            if m.graph.tensors[o].dtype == torch.int8]
+    assert int8 and all(t.qparams is not None for t in int8)
     aot_dir = Path(aot.__file__).resolve().parent
-    naming = sorted(str(p.relative_to(aot_dir)) for p in aot_dir.rglob("*.py")
-                    if '"custom"' in p.read_text())
-    assert naming == ["passes/_int8_values.py"]
+    assert not [p for p in aot_dir.rglob("*.py") if '"custom"' in p.read_text()]
