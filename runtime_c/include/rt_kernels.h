@@ -51,30 +51,18 @@ typedef struct rt_conv2d_params {
  * bias [Cout] or (NULL, NULL), out [N,Cout,OH,OW]. Rank-3 tensors are 1-D
  * convolution: [N,C,L] is treated as [N,C,1,L] and the *_h params are
  * ignored. Depthwise is groups == Cin. */
-rt_status rt_conv2d_f32(const rt_conv2d_params *p,
-                        const rt_shape *in_s, const float *in,
-                        const rt_shape *w_s, const float *w,
-                        const rt_shape *b_s, const float *b,
-                        const rt_shape *out_s, float *out);
+rt_status rt_conv2d_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS);
 
 /* Same contract as rt_conv2d_f32, for a pointwise conv only: 1x1 kernel,
  * stride 1, padding 0, groups 1 (RT_ERR_PARAM otherwise). A GEMM over the
  * flattened plane, register-blocked; bit-identical to rt_conv2d_f32. */
-rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *w_s, const float *w,
-                            const rt_shape *b_s, const float *b,
-                            const rt_shape *out_s, float *out);
+rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS);
 
 /* Same contract as rt_conv2d_f32, for a depthwise conv only: groups == Cin
  * (RT_ERR_PARAM otherwise), Cout = Cin * multiplier, any kernel, stride,
  * padding, dilation. A stencil per channel with its border split off;
  * bit-identical to rt_conv2d_f32. */
-rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
-                                  const rt_shape *in_s, const float *in,
-                                  const rt_shape *w_s, const float *w,
-                                  const rt_shape *b_s, const float *b,
-                                  const rt_shape *out_s, float *out);
+rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS);
 
 /* Same contract as rt_conv2d_f32; gathers one input patch into scratch and
  * takes contiguous dot products with each filter. Scratch size in bytes: */
@@ -82,11 +70,7 @@ int32_t rt_conv2d_im2col_f32_scratch_size(const rt_conv2d_params *p,
                                           const rt_shape *in_s,
                                           const rt_shape *w_s);
 rt_status rt_conv2d_im2col_f32(const rt_scratch *scratch,
-                               const rt_conv2d_params *p,
-                               const rt_shape *in_s, const float *in,
-                               const rt_shape *w_s, const float *w,
-                               const rt_shape *b_s, const float *b,
-                               const rt_shape *out_s, float *out);
+                               const rt_conv2d_params *p, RT_F32_LAYER_TENSORS);
 
 /* ---- matmul ------------------------------------------------------------- */
 
@@ -112,10 +96,7 @@ rt_status rt_addmm_f32(const rt_act_f32 *act, float beta, float alpha,
                        const rt_shape *out_s, float *out);
 /* out[...,N] = in[...,K] @ transpose(w[N,K]) + bias[N]; bias optional.
  * Also the "mm with pre-transposed B" kernel (bias = NULL). */
-rt_status rt_linear_f32(const rt_shape *in_s, const float *in,
-                        const rt_shape *w_s, const float *w,
-                        const rt_shape *b_s, const float *b,
-                        const rt_shape *out_s, float *out);
+rt_status rt_linear_f32(RT_F32_LAYER_TENSORS);
 
 /* ---- elementwise binary (numpy broadcasting up to RT_MAX_DIMS) ---------- */
 
@@ -599,11 +580,7 @@ typedef struct rt_conv_transpose2d_params {
     int32_t groups;
 } rt_conv_transpose2d_params;
 
-rt_status rt_conv_transpose2d_f32(const rt_conv_transpose2d_params *p,
-                                  const rt_shape *in_s, const float *in,
-                                  const rt_shape *w_s, const float *w,
-                                  const rt_shape *b_s, const float *b,
-                                  const rt_shape *out_s, float *out);
+rt_status rt_conv_transpose2d_f32(const rt_conv_transpose2d_params *p, RT_F32_LAYER_TENSORS);
 /* reflection_pad1d/2d/3d and replication_pad1d/2d/3d, any element size
  * (1, 2, 4 or 8 bytes): out and in have the same rank; output index j of
  * dim i reads input index j - before[i] (before has rank entries, 0 for

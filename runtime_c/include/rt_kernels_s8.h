@@ -46,41 +46,26 @@ typedef struct rt_conv_s8_params {
  * filter has more than one tap, else 0. Kernels that gather patches (the DSP
  * arch) use it; with less they convolve directly, same result. */
 int32_t rt_conv2d_s8_scratch_size(const rt_shape *w_s);
-rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
-                       const rt_shape *in_s, const int8_t *in,
-                       const rt_shape *w_s, const int8_t *w,
-                       const rt_shape *b_s, const int32_t *bias,
-                       const rt_shape *out_s, int8_t *out);
+rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS);
 
 /* Same contract as rt_conv2d_s8, for a pointwise layer only: 1x1 taps, stride
  * 1, padding 0, one group (RT_ERR_PARAM otherwise). Bit-exact with
  * rt_conv2d_s8; the scratch is not used. */
 rt_status rt_conv2d_1x1_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
-                           const rt_shape *in_s, const int8_t *in,
-                           const rt_shape *w_s, const int8_t *w,
-                           const rt_shape *b_s, const int32_t *bias,
-                           const rt_shape *out_s, int8_t *out);
+                           RT_S8_LAYER_TENSORS);
 
 /* Depthwise convolution. in [N,H,W,Cin], w [1,KH,KW,Cout] with Cout a
  * multiple of Cin (channel multiplier Cout / Cin; output channel c reads
  * input channel c / multiplier), bias [Cout] or (NULL, NULL),
  * out [N,OH,OW,Cout]. */
-rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
-                                 const rt_shape *in_s, const int8_t *in,
-                                 const rt_shape *w_s, const int8_t *w,
-                                 const rt_shape *b_s, const int32_t *bias,
-                                 const rt_shape *out_s, int8_t *out);
+rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS);
 
 /* Same contract as rt_depthwise_conv2d_s8, for a 3x3 filter with a channel
  * multiplier of 1 and no dilation only (RT_ERR_PARAM otherwise): bit-exact with
  * it. Its own entry point, so that the arch kernels for these layers (the DSP
  * one works a channel at a time along the rows) link only into models that
  * have them. */
-rt_status rt_depthwise_conv2d_3x3_s8(const rt_conv_s8_params *p,
-                                     const rt_shape *in_s, const int8_t *in,
-                                     const rt_shape *w_s, const int8_t *w,
-                                     const rt_shape *b_s, const int32_t *bias,
-                                     const rt_shape *out_s, int8_t *out);
+rt_status rt_depthwise_conv2d_3x3_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS);
 
 typedef struct rt_fc_s8_params {
     int32_t input_offset;            /* -z_in */
@@ -94,11 +79,7 @@ typedef struct rt_fc_s8_params {
 
 /* Fully connected: in [..., K] (rows = every leading dim), w [Cout, K],
  * bias [Cout] int32 or (NULL, NULL), out [..., Cout]. */
-rt_status rt_fully_connected_s8(const rt_fc_s8_params *p,
-                                const rt_shape *in_s, const int8_t *in,
-                                const rt_shape *w_s, const int8_t *w,
-                                const rt_shape *b_s, const int32_t *bias,
-                                const rt_shape *out_s, int8_t *out);
+rt_status rt_fully_connected_s8(const rt_fc_s8_params *p, RT_S8_LAYER_TENSORS);
 
 /* ---- elementwise ---------------------------------------------------------- */
 

@@ -58,6 +58,16 @@ typedef struct rt_shape {
     int32_t d[RT_MAX_DIMS];
 } rt_shape;
 
+/* The tensors of a layer kernel (convolutions, fully connected), after its parameters: input,
+ * filter, bias (NULL: none, for float32) and output, each as (shape, data). Every such kernel
+ * and its arch twins take them in this order, so they are spelled once. */
+#define RT_F32_LAYER_TENSORS                                                                 \
+    const rt_shape *in_s, const float *in, const rt_shape *w_s, const float *w,             \
+        const rt_shape *b_s, const float *b, const rt_shape *out_s, float *out
+#define RT_S8_LAYER_TENSORS                                                                  \
+    const rt_shape *in_s, const int8_t *in, const rt_shape *w_s, const int8_t *w,           \
+        const rt_shape *b_s, const int32_t *bias, const rt_shape *out_s, int8_t *out
+
 /* Scratch memory for kernels that need it (see rt_<op>_scratch_size()).
  * The memory planner places it in the arena (4-byte aligned) for the
  * duration of the call; kernels never allocate. */

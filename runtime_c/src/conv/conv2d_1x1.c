@@ -50,11 +50,7 @@ static float dot(const float *in, int32_t hw, const float *w, int32_t cin)
     return acc;
 }
 
-rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *w_s, const float *w,
-                            const rt_shape *b_s, const float *b,
-                            const rt_shape *out_s, float *out)
+rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
     int32_t n, hw, oc, px;

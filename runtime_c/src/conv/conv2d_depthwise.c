@@ -414,11 +414,7 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
  * products dominate, and the copy would only cost flash. */
 #define DW_PAD_FLOATS 512
 
-rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
-                                  const rt_shape *in_s, const float *in,
-                                  const rt_shape *w_s, const float *w,
-                                  const rt_shape *b_s, const float *b,
-                                  const rt_shape *out_s, float *out)
+rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g, gp;
     float padded[DW_PAD_FLOATS];

@@ -36,11 +36,7 @@ static void gather_patch(const rt_conv_geom *g, const float *in_n,
 }
 
 rt_status rt_conv2d_im2col_f32(const rt_scratch *scratch,
-                               const rt_conv2d_params *p,
-                               const rt_shape *in_s, const float *in,
-                               const rt_shape *w_s, const float *w,
-                               const rt_shape *b_s, const float *b,
-                               const rt_shape *out_s, float *out)
+                               const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
     float *col;

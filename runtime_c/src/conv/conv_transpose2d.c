@@ -5,11 +5,7 @@
  * which the output shape already holds. */
 #include "../core/rt_internal.h"
 
-rt_status rt_conv_transpose2d_f32(const rt_conv_transpose2d_params *p,
-                                  const rt_shape *in_s, const float *in,
-                                  const rt_shape *w_s, const float *w,
-                                  const rt_shape *b_s, const float *b,
-                                  const rt_shape *out_s, float *out)
+rt_status rt_conv_transpose2d_f32(const rt_conv_transpose2d_params *p, RT_F32_LAYER_TENSORS)
 {
     int32_t n, cin, ih, iw, cout, kh, kw, oh, ow, cin_g, cout_g, r;
     int32_t bn, g, ci, co, y, x, ky, kx, i;

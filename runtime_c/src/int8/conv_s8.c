@@ -4,11 +4,7 @@
  * channels at a time: the portable kernel leaves the scratch (see conv_s8.h) unused. */
 #include "conv_s8.h"
 
-rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
-                       const rt_shape *in_s, const int8_t *in,
-                       const rt_shape *w_s, const int8_t *w,
-                       const rt_shape *b_s, const int32_t *bias,
-                       const rt_shape *out_s, int8_t *out)
+rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS)
 {
     rt_conv_s8_geom g;
     int32_t n, oy, ox, oc;

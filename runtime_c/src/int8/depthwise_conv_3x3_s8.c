@@ -4,11 +4,7 @@
  * into the models that have them. */
 #include "conv_s8.h"
 
-rt_status rt_depthwise_conv2d_3x3_s8(const rt_conv_s8_params *p,
-                                     const rt_shape *in_s, const int8_t *in,
-                                     const rt_shape *w_s, const int8_t *w,
-                                     const rt_shape *b_s, const int32_t *bias,
-                                     const rt_shape *out_s, int8_t *out)
+rt_status rt_depthwise_conv2d_3x3_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS)
 {
     rt_conv_s8_geom g;
     RT_TRY(rt_conv_s8_geom_init(&g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));

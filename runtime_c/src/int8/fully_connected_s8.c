@@ -3,11 +3,7 @@
  * each input row goes to rt_s8_fc_row (fc_row_s8.c, which an arch folder may replace). */
 #include "s8_internal.h"
 
-rt_status rt_fully_connected_s8(const rt_fc_s8_params *p,
-                                const rt_shape *in_s, const int8_t *in,
-                                const rt_shape *w_s, const int8_t *w,
-                                const rt_shape *b_s, const int32_t *bias,
-                                const rt_shape *out_s, int8_t *out)
+rt_status rt_fully_connected_s8(const rt_fc_s8_params *p, RT_S8_LAYER_TENSORS)
 {
     int32_t rows, k, cout, r;
     RT_CHECK(p != NULL && in_s != NULL && in != NULL && w_s != NULL && w != NULL &&

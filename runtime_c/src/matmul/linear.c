@@ -3,10 +3,7 @@
  * matmul-with-pre-transposed-B kernel (bias = NULL). */
 #include "../core/rt_internal.h"
 
-rt_status rt_linear_f32(const rt_shape *in_s, const float *in,
-                        const rt_shape *w_s, const float *w,
-                        const rt_shape *b_s, const float *b,
-                        const rt_shape *out_s, float *out)
+rt_status rt_linear_f32(RT_F32_LAYER_TENSORS)
 {
     int32_t rows, n, k, i, j;
     RT_CHECK(in_s != NULL && in != NULL && w_s != NULL && w != NULL &&

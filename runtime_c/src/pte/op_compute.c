@@ -171,11 +171,7 @@ static rt_status conv_geometry(const rt_pte_tensor *x, const rt_pte_tensor *w,
 }
 
 /* convolution with transposed=True (kernels.py conv_transpose). */
-typedef rt_status (*conv_transpose_fn)(const rt_conv_transpose2d_params *p,
-                                       const rt_shape *in_s, const float *in,
-                                       const rt_shape *w_s, const float *w,
-                                       const rt_shape *b_s, const float *b,
-                                       const rt_shape *out_s, float *out);
+typedef rt_status (*conv_transpose_fn)(const rt_conv_transpose2d_params *p, RT_F32_LAYER_TENSORS);
 
 static rt_status conv_transpose(const rt_pte_call *c, const rt_pte_tensor *x,
                                 const rt_pte_tensor *w, const rt_pte_tensor *out,

@@ -564,11 +564,7 @@ static void conv_blocks(const conv_ctx *c, const int8_t *in, int8_t *out, const 
     }
 }
 
-rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
-                       const rt_shape *in_s, const int8_t *in,
-                       const rt_shape *w_s, const int8_t *w,
-                       const rt_shape *b_s, const int32_t *bias,
-                       const rt_shape *out_s, int8_t *out)
+rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS)
 {
     conv_ctx c;
     int32_t n, need, k4, blocks;

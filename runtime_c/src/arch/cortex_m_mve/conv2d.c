@@ -182,11 +182,7 @@ static void conv_rows(const mve_view *v, int padded, const float *in_g, int32_t 
     }
 }
 
-rt_status rt_conv2d_f32(const rt_conv2d_params *p,
-                        const rt_shape *in_s, const float *in,
-                        const rt_shape *w_s, const float *w,
-                        const rt_shape *b_s, const float *b,
-                        const rt_shape *out_s, float *out)
+rt_status rt_conv2d_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
     float pad[MVE_PAD_FLOATS];

@@ -11,11 +11,7 @@
 #define GEMM_MVE_EPILOGUE 1
 #include "gemm_mve.h"
 
-rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *w_s, const float *w,
-                            const rt_shape *b_s, const float *b,
-                            const rt_shape *out_s, float *out)
+rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
     gemm_out o;

@@ -105,11 +105,7 @@ static int32_t takes_pass8(int32_t mult)
     return mult == 1 || mult % 8 == 0;
 }
 
-rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p,
-                                 const rt_shape *in_s, const int8_t *in,
-                                 const rt_shape *w_s, const int8_t *w,
-                                 const rt_shape *b_s, const int32_t *bias,
-                                 const rt_shape *out_s, int8_t *out)
+rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS)
 {
     dw_ctx c;
     int32_t oc = 0;

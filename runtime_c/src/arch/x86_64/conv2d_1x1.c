@@ -111,11 +111,7 @@ static void small_plane(const rt_conv_geom *g, const float *in, int32_t hw, cons
     }
 }
 
-rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *w_s, const float *w,
-                            const rt_shape *b_s, const float *b,
-                            const rt_shape *out_s, float *out)
+rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
     int32_t n, hw, tile, t0, oc;

@@ -164,11 +164,7 @@ X86_INLINE void dw_channels(const rt_conv_geom *g, const float *in_n,
 /* dw_channels_s1, _s2, _sn and _narrow (sse_rows.h) */
 X86_STRIDE_VARIANTS(dw_channels)
 
-rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p,
-                                  const rt_shape *in_s, const float *in,
-                                  const rt_shape *w_s, const float *w,
-                                  const rt_shape *b_s, const float *b,
-                                  const rt_shape *out_s, float *out)
+rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
     int32_t n;
