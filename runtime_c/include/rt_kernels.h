@@ -75,13 +75,9 @@ rt_status rt_conv2d_im2col_f32(const rt_scratch *scratch,
 /* ---- matmul ------------------------------------------------------------- */
 
 /* out[M,N] = a[M,K] @ b[K,N] */
-rt_status rt_mm_f32(const rt_shape *a_s, const float *a,
-                    const rt_shape *b_s, const float *b,
-                    const rt_shape *out_s, float *out);
+rt_status rt_mm_f32(RT_F32_BINARY_TENSORS);
 /* out[B,M,N] = a[B,M,K] @ b[B,K,N] */
-rt_status rt_bmm_f32(const rt_shape *a_s, const float *a,
-                     const rt_shape *b_s, const float *b,
-                     const rt_shape *out_s, float *out);
+rt_status rt_bmm_f32(RT_F32_BINARY_TENSORS);
 /* out[B,M,N] = a[B,M,K] @ transpose(bt[B,N,K]) (pre-transposed B) */
 rt_status rt_bmm_bt_f32(const rt_shape *a_s, const float *a,
                         const rt_shape *bt_s, const float *bt,
@@ -90,10 +86,7 @@ rt_status rt_bmm_bt_f32(const rt_shape *a_s, const float *a,
  * to [M,N] (rank 0..2). beta == 0 ignores self (NaN/inf in it too). act is
  * a fused activation or NULL. */
 rt_status rt_addmm_f32(const rt_act_f32 *act, float beta, float alpha,
-                       const rt_shape *self_s, const float *self,
-                       const rt_shape *a_s, const float *a,
-                       const rt_shape *b_s, const float *b,
-                       const rt_shape *out_s, float *out);
+                       const rt_shape *self_s, const float *self, RT_F32_BINARY_TENSORS);
 /* out[...,N] = in[...,K] @ transpose(w[N,K]) + bias[N]; bias optional.
  * Also the "mm with pre-transposed B" kernel (bias = NULL). */
 rt_status rt_linear_f32(RT_F32_LAYER_TENSORS);
@@ -101,46 +94,24 @@ rt_status rt_linear_f32(RT_F32_LAYER_TENSORS);
 /* ---- elementwise binary (numpy broadcasting up to RT_MAX_DIMS) ---------- */
 
 /* out = act(a + alpha * b); act is a fused activation or NULL */
-rt_status rt_add_f32(const rt_act_f32 *act, float alpha, const rt_shape *a_s, const float *a,
-                     const rt_shape *b_s, const float *b,
-                     const rt_shape *out_s, float *out);
+rt_status rt_add_f32(const rt_act_f32 *act, float alpha, RT_F32_BINARY_TENSORS);
 /* out = a - alpha * b */
-rt_status rt_sub_f32(float alpha, const rt_shape *a_s, const float *a,
-                     const rt_shape *b_s, const float *b,
-                     const rt_shape *out_s, float *out);
-rt_status rt_mul_f32(const rt_shape *a_s, const float *a,
-                     const rt_shape *b_s, const float *b,
-                     const rt_shape *out_s, float *out);
+rt_status rt_sub_f32(float alpha, RT_F32_BINARY_TENSORS);
+rt_status rt_mul_f32(RT_F32_BINARY_TENSORS);
 /* true division (rounding_mode=None) */
-rt_status rt_div_f32(const rt_shape *a_s, const float *a,
-                     const rt_shape *b_s, const float *b,
-                     const rt_shape *out_s, float *out);
+rt_status rt_div_f32(RT_F32_BINARY_TENSORS);
 
 /* torch.maximum / torch.minimum: NaN in either input propagates */
-rt_status rt_maximum_f32(const rt_shape *a_s, const float *a,
-                         const rt_shape *b_s, const float *b,
-                         const rt_shape *out_s, float *out);
-rt_status rt_minimum_f32(const rt_shape *a_s, const float *a,
-                         const rt_shape *b_s, const float *b,
-                         const rt_shape *out_s, float *out);
+rt_status rt_maximum_f32(RT_F32_BINARY_TENSORS);
+rt_status rt_minimum_f32(RT_F32_BINARY_TENSORS);
 
 /* tensor-scalar forms: out = in + alpha*other, in - alpha*other,
  * other - alpha*in (aten.rsub), in * other, in / other */
-rt_status rt_add_scalar_f32(float other, float alpha,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *out_s, float *out);
-rt_status rt_sub_scalar_f32(float other, float alpha,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *out_s, float *out);
-rt_status rt_rsub_scalar_f32(float other, float alpha,
-                             const rt_shape *in_s, const float *in,
-                             const rt_shape *out_s, float *out);
-rt_status rt_mul_scalar_f32(float other,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *out_s, float *out);
-rt_status rt_div_scalar_f32(float other,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *out_s, float *out);
+rt_status rt_add_scalar_f32(float other, float alpha, RT_F32_UNARY_TENSORS);
+rt_status rt_sub_scalar_f32(float other, float alpha, RT_F32_UNARY_TENSORS);
+rt_status rt_rsub_scalar_f32(float other, float alpha, RT_F32_UNARY_TENSORS);
+rt_status rt_mul_scalar_f32(float other, RT_F32_UNARY_TENSORS);
+rt_status rt_div_scalar_f32(float other, RT_F32_UNARY_TENSORS);
 
 /* comparisons -> bool (uint8_t 0/1), broadcasting, and tensor-scalar */
 rt_status rt_eq_f32(const rt_shape *a_s, const float *a, const rt_shape *b_s,
@@ -169,54 +140,35 @@ rt_status rt_ge_scalar_f32(float other, const rt_shape *in_s, const float *in,
                            const rt_shape *out_s, uint8_t *out);
 
 /* out = cond ? a : b, all three broadcast to out */
-rt_status rt_where_f32(const rt_shape *cond_s, const uint8_t *cond,
-                       const rt_shape *a_s, const float *a,
-                       const rt_shape *b_s, const float *b,
-                       const rt_shape *out_s, float *out);
+rt_status rt_where_f32(const rt_shape *cond_s, const uint8_t *cond, RT_F32_BINARY_TENSORS);
 
 /* ---- elementwise unary: in and out have the same number of elements ----- */
 
-rt_status rt_abs_f32(const rt_shape *in_s, const float *in,
-                     const rt_shape *out_s, float *out);
-rt_status rt_neg_f32(const rt_shape *in_s, const float *in,
-                     const rt_shape *out_s, float *out);
-rt_status rt_exp_f32(const rt_shape *in_s, const float *in,
-                     const rt_shape *out_s, float *out);
-rt_status rt_log_f32(const rt_shape *in_s, const float *in,
-                     const rt_shape *out_s, float *out);
-rt_status rt_sqrt_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out);
-rt_status rt_rsqrt_f32(const rt_shape *in_s, const float *in,
-                       const rt_shape *out_s, float *out);
-rt_status rt_sin_f32(const rt_shape *in_s, const float *in,
-                     const rt_shape *out_s, float *out);
-rt_status rt_cos_f32(const rt_shape *in_s, const float *in,
-                     const rt_shape *out_s, float *out);
+rt_status rt_abs_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_neg_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_exp_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_log_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_sqrt_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_rsqrt_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_sin_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_cos_f32(RT_F32_UNARY_TENSORS);
 
 /* ---- activation --------------------------------------------------------- */
 
-rt_status rt_relu_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out);
+rt_status rt_relu_f32(RT_F32_UNARY_TENSORS);
 /* clamp / hardtanh / relu6: out = min(max(in, lo), hi); pass -INFINITY or
  * INFINITY for an absent bound. NaN propagates. lo > hi gives hi (torch). */
 rt_status rt_clamp_f32(float lo, float hi, const rt_shape *in_s,
                        const float *in, const rt_shape *out_s, float *out);
-rt_status rt_sigmoid_f32(const rt_shape *in_s, const float *in,
-                         const rt_shape *out_s, float *out);
-rt_status rt_tanh_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out);
-rt_status rt_hardswish_f32(const rt_shape *in_s, const float *in,
-                           const rt_shape *out_s, float *out);
-rt_status rt_hardsigmoid_f32(const rt_shape *in_s, const float *in,
-                             const rt_shape *out_s, float *out);
+rt_status rt_sigmoid_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_tanh_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_hardswish_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_hardsigmoid_f32(RT_F32_UNARY_TENSORS);
 /* gelu approximate='none' (erf) */
-rt_status rt_gelu_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out);
+rt_status rt_gelu_f32(RT_F32_UNARY_TENSORS);
 /* gelu approximate='tanh' */
-rt_status rt_gelu_tanh_f32(const rt_shape *in_s, const float *in,
-                           const rt_shape *out_s, float *out);
-rt_status rt_silu_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out);
+rt_status rt_gelu_tanh_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_silu_f32(RT_F32_UNARY_TENSORS);
 rt_status rt_leaky_relu_f32(float negative_slope, const rt_shape *in_s,
                             const float *in, const rt_shape *out_s,
                             float *out);
@@ -242,17 +194,14 @@ rt_status rt_max_pool2d_f32(const rt_pool2d_params *p,
                             const rt_shape *in_s, const float *in,
                             const rt_shape *out_s, float *out,
                             const rt_shape *idx_s, int64_t *idx);
-rt_status rt_avg_pool2d_f32(const rt_pool2d_params *p,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *out_s, float *out);
+rt_status rt_avg_pool2d_f32(const rt_pool2d_params *p, RT_F32_UNARY_TENSORS);
 
 /* ---- reduce: dim_mask bit i set = reduce over dim i of in --------------- */
 /* out holds the kept dims in order (keepdim only changes out's shape, which
  * the caller gives). PyTorch's dim=[] / None means all bits set. sum and
  * mean use compensated (Kahan) float accumulation. */
 
-rt_status rt_sum_f32(uint32_t dim_mask, const rt_shape *in_s, const float *in,
-                     const rt_shape *out_s, float *out);
+rt_status rt_sum_f32(uint32_t dim_mask, RT_F32_UNARY_TENSORS);
 rt_status rt_mean_f32(uint32_t dim_mask, const rt_shape *in_s,
                       const float *in, const rt_shape *out_s, float *out);
 /* NaN propagates; reducing a size-0 dim is an error, as in PyTorch (rt_amin_f32 below) */
@@ -261,8 +210,7 @@ rt_status rt_amax_f32(uint32_t dim_mask, const rt_shape *in_s,
 
 /* ---- normalization ------------------------------------------------------ */
 
-rt_status rt_softmax_f32(int32_t dim, const rt_shape *in_s, const float *in,
-                         const rt_shape *out_s, float *out);
+rt_status rt_softmax_f32(int32_t dim, RT_F32_UNARY_TENSORS);
 rt_status rt_log_softmax_f32(int32_t dim, const rt_shape *in_s,
                              const float *in, const rt_shape *out_s,
                              float *out);
@@ -297,13 +245,10 @@ rt_status rt_permute_f32(const int32_t *perm, const rt_shape *in_s,
 /* aten.slice: start/end are clamped as PyTorch does (negative = from end),
  * step >= 1. split/chunk/narrow/select are slices; out's shape may keep or
  * drop the sliced dim, only its element count is checked. */
-rt_status rt_slice_f32(int32_t dim, int32_t start, int32_t end, int32_t step,
-                       const rt_shape *in_s, const float *in,
-                       const rt_shape *out_s, float *out);
+rt_status rt_slice_f32(int32_t dim, int32_t start, int32_t end, int32_t step, RT_F32_UNARY_TENSORS);
 /* view_copy / reshape / squeeze / unsqueeze / flatten / clone: same numel,
  * memmove (in and out may overlap). Variants per element type (bool = u8). */
-rt_status rt_copy_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out);
+rt_status rt_copy_f32(RT_F32_UNARY_TENSORS);
 rt_status rt_copy_u8(const rt_shape *in_s, const uint8_t *in,
                      const rt_shape *out_s, uint8_t *out);
 rt_status rt_copy_i32(const rt_shape *in_s, const int32_t *in,
@@ -320,8 +265,7 @@ rt_status rt_to_copy(int32_t in_dtype, int32_t out_dtype,
                      const rt_shape *in_s, const void *in,
                      const rt_shape *out_s, void *out);
 /* expand: broadcast in to out (size-1 or missing leading dims repeat). */
-rt_status rt_expand_f32(const rt_shape *in_s, const float *in,
-                        const rt_shape *out_s, float *out);
+rt_status rt_expand_f32(RT_F32_UNARY_TENSORS);
 
 typedef struct rt_pad_params {
     /* elements added before dim i (negative crops), in dim order; the
@@ -331,9 +275,7 @@ typedef struct rt_pad_params {
     float value;
 } rt_pad_params;
 
-rt_status rt_constant_pad_f32(const rt_pad_params *p,
-                              const rt_shape *in_s, const float *in,
-                              const rt_shape *out_s, float *out);
+rt_status rt_constant_pad_f32(const rt_pad_params *p, RT_F32_UNARY_TENSORS);
 
 /* ---- logic and creation (any dtype, given as an rt_dtype) --------------- */
 
@@ -355,9 +297,7 @@ rt_status rt_fill(int32_t elem_size, const void *value, const rt_shape *out_s,
  * in - 1), with out == in and out == 2*in special-cased like PyTorch.
  * scale_h/w: the float PyTorch uses, float(1.0 / scale_factor) when a
  * scale factor was given, or 0 to use in_size / out_size. */
-rt_status rt_upsample_nearest2d_f32(float scale_h, float scale_w,
-                                    const rt_shape *in_s, const float *in,
-                                    const rt_shape *out_s, float *out);
+rt_status rt_upsample_nearest2d_f32(float scale_h, float scale_w, RT_F32_UNARY_TENSORS);
 
 /* embedding: out[..., D] = weight[idx[...], :], weight [V, D]. Returns
  * RT_ERR_INDEX (out partly written) on an index outside [0, V). */
@@ -372,65 +312,36 @@ rt_status rt_embedding_i32_f32(const rt_shape *w_s, const float *w,
 
 /* unary, in and out with the same number of elements: 1/x; ceil, floor, trunc; round (halves
  * to even); log2, log10, log1p, expm1, erf; sign (+-0 and NaN give 0) */
-rt_status rt_reciprocal_f32(const rt_shape *in_s, const float *in,
-                            const rt_shape *out_s, float *out);
-rt_status rt_ceil_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out);
-rt_status rt_floor_f32(const rt_shape *in_s, const float *in,
-                       const rt_shape *out_s, float *out);
-rt_status rt_trunc_f32(const rt_shape *in_s, const float *in,
-                       const rt_shape *out_s, float *out);
-rt_status rt_round_f32(const rt_shape *in_s, const float *in,
-                       const rt_shape *out_s, float *out);
-rt_status rt_log2_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out);
-rt_status rt_log10_f32(const rt_shape *in_s, const float *in,
-                       const rt_shape *out_s, float *out);
-rt_status rt_log1p_f32(const rt_shape *in_s, const float *in,
-                       const rt_shape *out_s, float *out);
-rt_status rt_expm1_f32(const rt_shape *in_s, const float *in,
-                       const rt_shape *out_s, float *out);
-rt_status rt_erf_f32(const rt_shape *in_s, const float *in,
-                     const rt_shape *out_s, float *out);
-rt_status rt_sign_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out);
+rt_status rt_reciprocal_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_ceil_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_floor_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_trunc_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_round_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_log2_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_log10_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_log1p_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_expm1_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_erf_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_sign_f32(RT_F32_UNARY_TENSORS);
 
 /* ELU: in <= 0 ? scale * alpha * expm1(input_scale * in) : scale * in */
-rt_status rt_elu_f32(float alpha, float scale, float input_scale,
-                     const rt_shape *in_s, const float *in,
-                     const rt_shape *out_s, float *out);
+rt_status rt_elu_f32(float alpha, float scale, float input_scale, RT_F32_UNARY_TENSORS);
 
 /* binary with numpy broadcasting, and with a number as the second operand:
  * pow (a ** b), div_floor (floor(a / b), Python's //), div_trunc (trunc(a / b)),
  * remainder (sign of b, Python's %), fmod (sign of a, C's fmod) */
-rt_status rt_pow_f32(const rt_shape *a_s, const float *a,
-                     const rt_shape *b_s, const float *b,
-                     const rt_shape *out_s, float *out);
-rt_status rt_pow_scalar_f32(float other, const rt_shape *in_s, const float *in,
-                            const rt_shape *out_s, float *out);
-rt_status rt_div_floor_f32(const rt_shape *a_s, const float *a,
-                           const rt_shape *b_s, const float *b,
-                           const rt_shape *out_s, float *out);
-rt_status rt_div_floor_scalar_f32(float other, const rt_shape *in_s, const float *in,
-                                  const rt_shape *out_s, float *out);
-rt_status rt_div_trunc_f32(const rt_shape *a_s, const float *a,
-                           const rt_shape *b_s, const float *b,
-                           const rt_shape *out_s, float *out);
-rt_status rt_div_trunc_scalar_f32(float other, const rt_shape *in_s, const float *in,
-                                  const rt_shape *out_s, float *out);
-rt_status rt_remainder_f32(const rt_shape *a_s, const float *a,
-                           const rt_shape *b_s, const float *b,
-                           const rt_shape *out_s, float *out);
-rt_status rt_remainder_scalar_f32(float other, const rt_shape *in_s, const float *in,
-                                  const rt_shape *out_s, float *out);
-rt_status rt_fmod_f32(const rt_shape *a_s, const float *a,
-                      const rt_shape *b_s, const float *b,
-                      const rt_shape *out_s, float *out);
-rt_status rt_fmod_scalar_f32(float other, const rt_shape *in_s, const float *in,
-                             const rt_shape *out_s, float *out);
+rt_status rt_pow_f32(RT_F32_BINARY_TENSORS);
+rt_status rt_pow_scalar_f32(float other, RT_F32_UNARY_TENSORS);
+rt_status rt_div_floor_f32(RT_F32_BINARY_TENSORS);
+rt_status rt_div_floor_scalar_f32(float other, RT_F32_UNARY_TENSORS);
+rt_status rt_div_trunc_f32(RT_F32_BINARY_TENSORS);
+rt_status rt_div_trunc_scalar_f32(float other, RT_F32_UNARY_TENSORS);
+rt_status rt_remainder_f32(RT_F32_BINARY_TENSORS);
+rt_status rt_remainder_scalar_f32(float other, RT_F32_UNARY_TENSORS);
+rt_status rt_fmod_f32(RT_F32_BINARY_TENSORS);
+rt_status rt_fmod_scalar_f32(float other, RT_F32_UNARY_TENSORS);
 /* out = base ** in */
-rt_status rt_pow_base_scalar_f32(float base, const rt_shape *in_s, const float *in,
-                                 const rt_shape *out_s, float *out);
+rt_status rt_pow_base_scalar_f32(float base, RT_F32_UNARY_TENSORS);
 
 /* int64 arithmetic (torch's integer semantics: wrapping overflow; floor division and
  * remainder toward -inf, trunc division and fmod toward 0); a zero divisor is RT_ERR_PARAM.
@@ -499,8 +410,7 @@ rt_status rt_median_f32(uint32_t dim_mask, const rt_shape *in_s, const float *in
                         const rt_shape *out_s, float *out,
                         const rt_shape *idx_s, int64_t *indices);
 /* running sum along dim (compensated float accumulation); out may be in */
-rt_status rt_cumsum_f32(int32_t dim, const rt_shape *in_s, const float *in,
-                        const rt_shape *out_s, float *out);
+rt_status rt_cumsum_f32(int32_t dim, RT_F32_UNARY_TENSORS);
 
 /* Data movement by index, element-size generic (elem_size bytes per element). Index tensors
  * are int64 or int32, given as an rt_dtype code. */
@@ -559,13 +469,11 @@ rt_status rt_index_put_acc_f32(const rt_index_params *p,
 /* bilinear resize, NCHW, as torch in float; align_corners 0/1; scale = 1 / scale factor, or
  * <= 0 for in / out */
 rt_status rt_upsample_bilinear2d_f32(int32_t align_corners, float scale_h, float scale_w,
-                                     const rt_shape *in_s, const float *in,
-                                     const rt_shape *out_s, float *out);
+                                     RT_F32_UNARY_TENSORS);
 /* adaptive pooling to out's size, [N, C, H, W] or [C, H, W] (1-D: H = 1): cell rows
  * floor(o * H / OH) .. ceil((o + 1) * H / OH) - 1. The max variant also gives each cell's
  * flat index y * W + x (int64), unless indices is NULL. */
-rt_status rt_adaptive_avg_pool2d_f32(const rt_shape *in_s, const float *in,
-                                     const rt_shape *out_s, float *out);
+rt_status rt_adaptive_avg_pool2d_f32(RT_F32_UNARY_TENSORS);
 rt_status rt_adaptive_max_pool2d_f32(const rt_shape *in_s, const float *in,
                                      const rt_shape *out_s, float *out,
                                      const rt_shape *idx_s, int64_t *indices);

@@ -68,6 +68,15 @@ typedef struct rt_shape {
     const rt_shape *in_s, const int8_t *in, const rt_shape *w_s, const int8_t *w,           \
         const rt_shape *b_s, const int32_t *bias, const rt_shape *out_s, int8_t *out
 
+/* The tensors of a float32 kernel with one input (in -> out: unary elementwise, pooling,
+ * reductions, resampling), or with two (a, b -> out: broadcast elementwise, matmul), each as
+ * (shape, data), after the kernel's other arguments. */
+#define RT_F32_UNARY_TENSORS                                                                 \
+    const rt_shape *in_s, const float *in, const rt_shape *out_s, float *out
+#define RT_F32_BINARY_TENSORS                                                                \
+    const rt_shape *a_s, const float *a, const rt_shape *b_s, const float *b,               \
+        const rt_shape *out_s, float *out
+
 /* Scratch memory for kernels that need it (see rt_<op>_scratch_size()).
  * The memory planner places it in the arena (4-byte aligned) for the
  * duration of the call; kernels never allocate. */

@@ -69,13 +69,19 @@ def runtime_sources(categories: tuple[str, ...] | None = None) -> list[Path]:
 
 def cdef_text() -> str:
     """The public declarations in a form cffi's cdef parser accepts: only
-    integer #defines survive from the preprocessor lines."""
-    keep = []
+    integer #defines survive from the preprocessor lines, and the argument-list
+    macros (RT_F32_LAYER_TENSORS, ...) are written out where they are used."""
+    keep, lists = [], {}
     for name in CDEF_HEADERS:
-        for line in (INCLUDE / name).read_text().splitlines():
-            if not line.startswith("#") or re.match(r"#define\s+\w+\s+\d+\s*$", line):
+        text = (INCLUDE / name).read_text().replace("\\\n", " ")
+        for line in text.splitlines():
+            m = re.match(r"#define\s+(RT_\w+_TENSORS)\s+(.*)$", line)
+            if m:
+                lists[m.group(1)] = " ".join(m.group(2).split())
+            elif not line.startswith("#") or re.match(r"#define\s+\w+\s+\d+\s*$", line):
                 keep.append(line)
-    return "\n".join(keep)
+    text = "\n".join(keep)
+    return re.sub(r"\b(RT_\w+_TENSORS)\b", lambda m: lists[m.group(1)], text) if lists else text
 
 
 def sanitize_requested() -> bool:

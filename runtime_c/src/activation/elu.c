@@ -4,9 +4,7 @@
 
 #include "../core/rt_internal.h"
 
-rt_status rt_elu_f32(float alpha, float scale, float input_scale,
-                     const rt_shape *in_s, const float *in,
-                     const rt_shape *out_s, float *out)
+rt_status rt_elu_f32(float alpha, float scale, float input_scale, RT_F32_UNARY_TENSORS)
 {
     const float neg = alpha * scale;
     RT_MAP_UNARY(in_s, in, out_s, out,

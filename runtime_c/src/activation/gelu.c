@@ -5,8 +5,7 @@
 
 #define RT_SQRT1_2 0.70710678118654752440f
 
-rt_status rt_gelu_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out)
+rt_status rt_gelu_f32(RT_F32_UNARY_TENSORS)
 {
     RT_MAP_UNARY(in_s, in, out_s, out, x * 0.5f * (1.0f + erff(x * RT_SQRT1_2)));
     return RT_OK;

@@ -7,8 +7,7 @@
 #define RT_GELU_BETA 0.79788456080286535588f /* sqrt(2 / pi) */
 #define RT_GELU_KAPPA 0.044715f
 
-rt_status rt_gelu_tanh_f32(const rt_shape *in_s, const float *in,
-                           const rt_shape *out_s, float *out)
+rt_status rt_gelu_tanh_f32(RT_F32_UNARY_TENSORS)
 {
     int32_t n, i;
     RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &n));

@@ -8,8 +8,7 @@ static float relu6f(float t)
     return t > 6.0f ? 6.0f : t;
 }
 
-rt_status rt_hardswish_f32(const rt_shape *in_s, const float *in,
-                           const rt_shape *out_s, float *out)
+rt_status rt_hardswish_f32(RT_F32_UNARY_TENSORS)
 {
     RT_MAP_UNARY(in_s, in, out_s, out, x * relu6f(x + 3.0f) / 6.0f);
     return RT_OK;

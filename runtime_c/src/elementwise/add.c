@@ -4,10 +4,7 @@
  */
 #include "../core/rt_internal.h"
 
-rt_status rt_add_f32(const rt_act_f32 *act, float alpha,
-                     const rt_shape *a_s, const float *a,
-                     const rt_shape *b_s, const float *b,
-                     const rt_shape *out_s, float *out)
+rt_status rt_add_f32(const rt_act_f32 *act, float alpha, RT_F32_BINARY_TENSORS)
 {
     if (act != NULL && act->on) {
         const float lo = act->lo, hi = act->hi;
@@ -18,9 +15,7 @@ rt_status rt_add_f32(const rt_act_f32 *act, float alpha,
     return RT_OK;
 }
 
-rt_status rt_add_scalar_f32(float other, float alpha,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *out_s, float *out)
+rt_status rt_add_scalar_f32(float other, float alpha, RT_F32_UNARY_TENSORS)
 {
     const float v = alpha * other;
     RT_MAP_UNARY(in_s, in, out_s, out, x + v);

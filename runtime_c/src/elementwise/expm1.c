@@ -3,8 +3,7 @@
 
 #include "../core/rt_internal.h"
 
-rt_status rt_expm1_f32(const rt_shape *in_s, const float *in,
-                   const rt_shape *out_s, float *out)
+rt_status rt_expm1_f32(RT_F32_UNARY_TENSORS)
 {
     RT_MAP_UNARY(in_s, in, out_s, out, expm1f(x));
     return RT_OK;

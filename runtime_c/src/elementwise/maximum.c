@@ -4,9 +4,7 @@
 
 #include "../core/rt_internal.h"
 
-rt_status rt_maximum_f32(const rt_shape *a_s, const float *a,
-                         const rt_shape *b_s, const float *b,
-                         const rt_shape *out_s, float *out)
+rt_status rt_maximum_f32(RT_F32_BINARY_TENSORS)
 {
     RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, isnan(x) ? x : (isnan(y) || y > x) ? y : x);
     return RT_OK;

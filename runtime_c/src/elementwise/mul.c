@@ -3,17 +3,13 @@
  */
 #include "../core/rt_internal.h"
 
-rt_status rt_mul_f32(const rt_shape *a_s, const float *a,
-                     const rt_shape *b_s, const float *b,
-                     const rt_shape *out_s, float *out)
+rt_status rt_mul_f32(RT_F32_BINARY_TENSORS)
 {
     RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, x * y);
     return RT_OK;
 }
 
-rt_status rt_mul_scalar_f32(float other,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *out_s, float *out)
+rt_status rt_mul_scalar_f32(float other, RT_F32_UNARY_TENSORS)
 {
     const float v = other;
     RT_MAP_UNARY(in_s, in, out_s, out, x * v);

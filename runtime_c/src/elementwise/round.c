@@ -4,8 +4,7 @@
 
 #include "../core/rt_internal.h"
 
-rt_status rt_round_f32(const rt_shape *in_s, const float *in,
-                   const rt_shape *out_s, float *out)
+rt_status rt_round_f32(RT_F32_UNARY_TENSORS)
 {
     RT_MAP_UNARY(in_s, in, out_s, out, rintf(x));
     return RT_OK;

@@ -2,8 +2,7 @@
  * as torch.sign). */
 #include "../core/rt_internal.h"
 
-rt_status rt_sign_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out)
+rt_status rt_sign_f32(RT_F32_UNARY_TENSORS)
 {
     RT_MAP_UNARY(in_s, in, out_s, out, x > 0.0f ? 1.0f : (x < 0.0f ? -1.0f : 0.0f));
     return RT_OK;

@@ -4,26 +4,20 @@
  */
 #include "../core/rt_internal.h"
 
-rt_status rt_sub_f32(float alpha, const rt_shape *a_s, const float *a,
-                     const rt_shape *b_s, const float *b,
-                     const rt_shape *out_s, float *out)
+rt_status rt_sub_f32(float alpha, RT_F32_BINARY_TENSORS)
 {
     RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, x - alpha * y);
     return RT_OK;
 }
 
-rt_status rt_sub_scalar_f32(float other, float alpha,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *out_s, float *out)
+rt_status rt_sub_scalar_f32(float other, float alpha, RT_F32_UNARY_TENSORS)
 {
     const float v = alpha * other;
     RT_MAP_UNARY(in_s, in, out_s, out, x - v);
     return RT_OK;
 }
 
-rt_status rt_rsub_scalar_f32(float other, float alpha,
-                             const rt_shape *in_s, const float *in,
-                             const rt_shape *out_s, float *out)
+rt_status rt_rsub_scalar_f32(float other, float alpha, RT_F32_UNARY_TENSORS)
 {
     const float v = other;
     RT_MAP_UNARY(in_s, in, out_s, out, v - alpha * x);

@@ -1,10 +1,7 @@
 /* where.c - rt_where_f32: out = cond ? a : b, all broadcast to out. */
 #include "../core/rt_internal.h"
 
-rt_status rt_where_f32(const rt_shape *cond_s, const uint8_t *cond,
-                       const rt_shape *a_s, const float *a,
-                       const rt_shape *b_s, const float *b,
-                       const rt_shape *out_s, float *out)
+rt_status rt_where_f32(const rt_shape *cond_s, const uint8_t *cond, RT_F32_BINARY_TENSORS)
 {
     const rt_shape *in_s[3];
     rt_bcast it;

@@ -4,10 +4,7 @@
 #include "../core/rt_internal.h"
 
 rt_status rt_addmm_f32(const rt_act_f32 *act, float beta, float alpha,
-                       const rt_shape *self_s, const float *self,
-                       const rt_shape *a_s, const float *a,
-                       const rt_shape *b_s, const float *b,
-                       const rt_shape *out_s, float *out)
+                       const rt_shape *self_s, const float *self, RT_F32_BINARY_TENSORS)
 {
     const float lo = rt_act_lo(act), hi = rt_act_hi(act);
     int32_t m, n, sm, sn, i, j;

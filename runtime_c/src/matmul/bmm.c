@@ -1,9 +1,7 @@
 /* bmm.c - rt_bmm_f32: out[B,M,N] = a[B,M,K] @ b[B,K,N]. */
 #include "../core/rt_internal.h"
 
-rt_status rt_bmm_f32(const rt_shape *a_s, const float *a,
-                     const rt_shape *b_s, const float *b,
-                     const rt_shape *out_s, float *out)
+rt_status rt_bmm_f32(RT_F32_BINARY_TENSORS)
 {
     int32_t m, n, k, i;
     RT_CHECK(a_s != NULL && a != NULL && b_s != NULL && b != NULL &&

@@ -1,9 +1,7 @@
 /* mm.c - rt_mm_f32: out[M,N] = a[M,K] @ b[K,N]. */
 #include "../core/rt_internal.h"
 
-rt_status rt_mm_f32(const rt_shape *a_s, const float *a,
-                    const rt_shape *b_s, const float *b,
-                    const rt_shape *out_s, float *out)
+rt_status rt_mm_f32(RT_F32_BINARY_TENSORS)
 {
     RT_CHECK(a_s != NULL && a != NULL && b_s != NULL && b != NULL &&
              out_s != NULL && out != NULL,

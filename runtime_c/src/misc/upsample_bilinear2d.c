@@ -34,8 +34,7 @@ static tap source_tap(int32_t dst, int32_t in, int32_t out, int32_t align_corner
 }
 
 rt_status rt_upsample_bilinear2d_f32(int32_t align_corners, float scale_h, float scale_w,
-                                     const rt_shape *in_s, const float *in,
-                                     const rt_shape *out_s, float *out)
+                                     RT_F32_UNARY_TENSORS)
 {
     rt_upsample_geom g;
     int32_t c, y, x;

@@ -19,9 +19,7 @@ static int32_t nearest_src(int32_t dst, int32_t in, int32_t out, float scale)
     return src < (float)(in - 1) ? (int32_t)src : in - 1;
 }
 
-rt_status rt_upsample_nearest2d_f32(float scale_h, float scale_w,
-                                    const rt_shape *in_s, const float *in,
-                                    const rt_shape *out_s, float *out)
+rt_status rt_upsample_nearest2d_f32(float scale_h, float scale_w, RT_F32_UNARY_TENSORS)
 {
     rt_upsample_geom g;
     int32_t c, y, x;

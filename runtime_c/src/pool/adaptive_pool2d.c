@@ -38,8 +38,7 @@ static rt_status geometry(const rt_shape *in_s, const rt_shape *out_s, int32_t *
     return RT_OK;
 }
 
-rt_status rt_adaptive_avg_pool2d_f32(const rt_shape *in_s, const float *in,
-                                     const rt_shape *out_s, float *out)
+rt_status rt_adaptive_avg_pool2d_f32(RT_F32_UNARY_TENSORS)
 {
     int32_t planes, ih, iw, oh, ow, c, oy, ox, y, x;
     RT_CHECK(in_s != NULL && in != NULL && out_s != NULL && out != NULL, RT_ERR_NULL);

@@ -14,9 +14,7 @@ static int32_t max_i32(int32_t a, int32_t b)
     return a > b ? a : b;
 }
 
-rt_status rt_avg_pool2d_f32(const rt_pool2d_params *p,
-                            const rt_shape *in_s, const float *in,
-                            const rt_shape *out_s, float *out)
+rt_status rt_avg_pool2d_f32(const rt_pool2d_params *p, RT_F32_UNARY_TENSORS)
 {
     int32_t planes, ih, iw, oh, ow, c, oy, ox, y, x;
     RT_CHECK(p != NULL && in_s != NULL && in != NULL && out_s != NULL &&

@@ -3,8 +3,7 @@
  * within an ulp or two of it without soft-float doubles. out may be in. */
 #include "../core/rt_internal.h"
 
-rt_status rt_cumsum_f32(int32_t dim, const rt_shape *in_s, const float *in,
-                        const rt_shape *out_s, float *out)
+rt_status rt_cumsum_f32(int32_t dim, RT_F32_UNARY_TENSORS)
 {
     int32_t d, outer, n, inner, o, i, k;
     RT_CHECK(in_s != NULL && in != NULL && out_s != NULL && out != NULL, RT_ERR_NULL);

@@ -3,9 +3,7 @@
  * p->value. Negative padding crops. */
 #include "../core/rt_internal.h"
 
-rt_status rt_constant_pad_f32(const rt_pad_params *p,
-                              const rt_shape *in_s, const float *in,
-                              const rt_shape *out_s, float *out)
+rt_status rt_constant_pad_f32(const rt_pad_params *p, RT_F32_UNARY_TENSORS)
 {
     int32_t in_st[RT_MAX_DIMS];
     int32_t rank, n, i, r, rows, len, lo, hi, stride = 1;

@@ -15,8 +15,7 @@ static rt_status copy_elems(const rt_shape *in_s, const void *in,
     return RT_OK;
 }
 
-rt_status rt_copy_f32(const rt_shape *in_s, const float *in,
-                      const rt_shape *out_s, float *out)
+rt_status rt_copy_f32(RT_F32_UNARY_TENSORS)
 {
     return copy_elems(in_s, in, out_s, out, sizeof(float));
 }

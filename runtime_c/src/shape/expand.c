@@ -1,8 +1,7 @@
 /* expand.c - rt_expand_f32: broadcast in to out's shape (aten.expand_copy). */
 #include "../core/rt_internal.h"
 
-rt_status rt_expand_f32(const rt_shape *in_s, const float *in,
-                        const rt_shape *out_s, float *out)
+rt_status rt_expand_f32(RT_F32_UNARY_TENSORS)
 {
     rt_bcast it;
     int32_t r, i;

@@ -12,9 +12,7 @@ static int32_t clamp_index(int32_t v, int32_t size)
     return v < 0 ? 0 : (v > size ? size : v);
 }
 
-rt_status rt_slice_f32(int32_t dim, int32_t start, int32_t end, int32_t step,
-                       const rt_shape *in_s, const float *in,
-                       const rt_shape *out_s, float *out)
+rt_status rt_slice_f32(int32_t dim, int32_t start, int32_t end, int32_t step, RT_F32_UNARY_TENSORS)
 {
     int32_t d, size, len, outer, inner, o, j;
     RT_CHECK(in_s != NULL && in != NULL && out_s != NULL && out != NULL,
