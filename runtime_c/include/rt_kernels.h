@@ -158,8 +158,7 @@ rt_status rt_cos_f32(RT_F32_UNARY_TENSORS);
 rt_status rt_relu_f32(RT_F32_UNARY_TENSORS);
 /* clamp / hardtanh / relu6: out = min(max(in, lo), hi); pass -INFINITY or
  * INFINITY for an absent bound. NaN propagates. lo > hi gives hi (torch). */
-rt_status rt_clamp_f32(float lo, float hi, const rt_shape *in_s,
-                       const float *in, const rt_shape *out_s, float *out);
+rt_status rt_clamp_f32(float lo, float hi, RT_F32_UNARY_TENSORS);
 rt_status rt_sigmoid_f32(RT_F32_UNARY_TENSORS);
 rt_status rt_tanh_f32(RT_F32_UNARY_TENSORS);
 rt_status rt_hardswish_f32(RT_F32_UNARY_TENSORS);
@@ -169,12 +168,9 @@ rt_status rt_gelu_f32(RT_F32_UNARY_TENSORS);
 /* gelu approximate='tanh' */
 rt_status rt_gelu_tanh_f32(RT_F32_UNARY_TENSORS);
 rt_status rt_silu_f32(RT_F32_UNARY_TENSORS);
-rt_status rt_leaky_relu_f32(float negative_slope, const rt_shape *in_s,
-                            const float *in, const rt_shape *out_s,
-                            float *out);
+rt_status rt_leaky_relu_f32(float negative_slope, RT_F32_UNARY_TENSORS);
 /* out = log(z / (1 - z)), z = in clamped to [eps, 1 - eps]; a NaN eps clamps nothing. */
-rt_status rt_logit_f32(float eps, const rt_shape *in_s, const float *in, const rt_shape *out_s,
-                       float *out);
+rt_status rt_logit_f32(float eps, RT_F32_UNARY_TENSORS);
 
 /* ---- pool: in [N,C,H,W] or [C,H,W]; 1-D pooling is H = 1 ---------------- */
 
@@ -202,18 +198,14 @@ rt_status rt_avg_pool2d_f32(const rt_pool2d_params *p, RT_F32_UNARY_TENSORS);
  * mean use compensated (Kahan) float accumulation. */
 
 rt_status rt_sum_f32(uint32_t dim_mask, RT_F32_UNARY_TENSORS);
-rt_status rt_mean_f32(uint32_t dim_mask, const rt_shape *in_s,
-                      const float *in, const rt_shape *out_s, float *out);
+rt_status rt_mean_f32(uint32_t dim_mask, RT_F32_UNARY_TENSORS);
 /* NaN propagates; reducing a size-0 dim is an error, as in PyTorch (rt_amin_f32 below) */
-rt_status rt_amax_f32(uint32_t dim_mask, const rt_shape *in_s,
-                      const float *in, const rt_shape *out_s, float *out);
+rt_status rt_amax_f32(uint32_t dim_mask, RT_F32_UNARY_TENSORS);
 
 /* ---- normalization ------------------------------------------------------ */
 
 rt_status rt_softmax_f32(int32_t dim, RT_F32_UNARY_TENSORS);
-rt_status rt_log_softmax_f32(int32_t dim, const rt_shape *in_s,
-                             const float *in, const rt_shape *out_s,
-                             float *out);
+rt_status rt_log_softmax_f32(int32_t dim, RT_F32_UNARY_TENSORS);
 /* native_layer_norm over the last norm_ndim dims. weight/bias optional and
  * have that trailing shape. mean/rstd are optional outputs ([..., 1, ...],
  * one value per normalized row); rstd = 1/sqrt(var_biased + eps). */
@@ -240,8 +232,7 @@ rt_status rt_cat_f32(int32_t dim, int32_t n_in, const rt_shape *in_s,
                      const float *const *in, const rt_shape *out_s,
                      float *out);
 /* out.d[i] = in.d[perm[i]]; perm has in.rank entries (negatives allowed) */
-rt_status rt_permute_f32(const int32_t *perm, const rt_shape *in_s,
-                         const float *in, const rt_shape *out_s, float *out);
+rt_status rt_permute_f32(const int32_t *perm, RT_F32_UNARY_TENSORS);
 /* aten.slice: start/end are clamped as PyTorch does (negative = from end),
  * step >= 1. split/chunk/narrow/select are slices; out's shape may keep or
  * drop the sliced dim, only its element count is checked. */
@@ -395,8 +386,7 @@ rt_status rt_int_compare_scalar_i64(int32_t cmp, int64_t other,
 /* ---- reductions, indexing and scatter ----------------------------------- */
 
 /* amin: as rt_amax_f32, the smallest element */
-rt_status rt_amin_f32(uint32_t dim_mask, const rt_shape *in_s,
-                      const float *in, const rt_shape *out_s, float *out);
+rt_status rt_amin_f32(uint32_t dim_mask, RT_F32_UNARY_TENSORS);
 /* argmax / argmin over one dim (or all: the flattened index), int64 out; the first of equal
  * elements wins and NaN beats every number, as in PyTorch */
 rt_status rt_argmax_f32(uint32_t dim_mask, const rt_shape *in_s,

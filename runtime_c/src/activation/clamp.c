@@ -3,8 +3,7 @@
  * yields hi everywhere, as torch.clamp does. */
 #include "../core/rt_internal.h"
 
-rt_status rt_clamp_f32(float lo, float hi, const rt_shape *in_s,
-                       const float *in, const rt_shape *out_s, float *out)
+rt_status rt_clamp_f32(float lo, float hi, RT_F32_UNARY_TENSORS)
 {
     int32_t n, i;
     RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &n));

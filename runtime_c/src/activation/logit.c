@@ -10,8 +10,7 @@ static float logit1(float x, float lo, float hi)
     return logf(z / (1.0f - z));
 }
 
-rt_status rt_logit_f32(float eps, const rt_shape *in_s, const float *in, const rt_shape *out_s,
-                       float *out)
+rt_status rt_logit_f32(float eps, RT_F32_UNARY_TENSORS)
 {
     const float hi = 1.0f - eps;
     RT_MAP_UNARY(in_s, in, out_s, out, logit1(x, eps, hi));

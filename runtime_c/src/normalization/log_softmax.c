@@ -4,9 +4,7 @@
 
 #include "../core/rt_internal.h"
 
-rt_status rt_log_softmax_f32(int32_t dim, const rt_shape *in_s,
-                             const float *in, const rt_shape *out_s,
-                             float *out)
+rt_status rt_log_softmax_f32(int32_t dim, RT_F32_UNARY_TENSORS)
 {
     rt_softmax_geom g;
     int32_t o, i, k;

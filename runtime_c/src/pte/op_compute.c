@@ -216,9 +216,7 @@ static rt_status conv_transpose(const rt_pte_call *c, const rt_pte_tensor *x,
               RT_PTE_SHAPE(&b), (const float *)b.data, &out->shape, (float *)out->data);
 }
 
-typedef rt_status (*conv_fn)(const rt_conv2d_params *p, const rt_shape *in_s, const float *in,
-                             const rt_shape *w_s, const float *w, const rt_shape *b_s,
-                             const float *b, const rt_shape *out_s, float *out);
+typedef rt_status (*conv_fn)(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS);
 
 /* aten::convolution.out(input, weight, bias?, stride, padding, dilation, transposed,
  * output_padding, groups, *, out) */
@@ -296,8 +294,7 @@ rt_status rt_op_aten_addmm_out(const rt_pte_call *c)
                         &b.shape, (const float *)b.data, &out.shape, (float *)out.data);
 }
 
-typedef rt_status (*matmul_fn)(const rt_shape *a_s, const float *a, const rt_shape *b_s,
-                               const float *b, const rt_shape *out_s, float *out);
+typedef rt_status (*matmul_fn)(RT_F32_BINARY_TENSORS);
 
 static rt_status matmul(const rt_pte_call *c, matmul_fn fn)
 {

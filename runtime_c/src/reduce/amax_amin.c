@@ -4,8 +4,7 @@
 
 #include "../core/rt_internal.h"
 
-static rt_status extreme(int want_max, uint32_t dim_mask, const rt_shape *in_s,
-                         const float *in, const rt_shape *out_s, float *out)
+static rt_status extreme(int want_max, uint32_t dim_mask, RT_F32_UNARY_TENSORS)
 {
     rt_reduce_geom g;
     int32_t o, j, i;
@@ -27,14 +26,12 @@ static rt_status extreme(int want_max, uint32_t dim_mask, const rt_shape *in_s,
     return RT_OK;
 }
 
-rt_status rt_amax_f32(uint32_t dim_mask, const rt_shape *in_s,
-                      const float *in, const rt_shape *out_s, float *out)
+rt_status rt_amax_f32(uint32_t dim_mask, RT_F32_UNARY_TENSORS)
 {
     return extreme(1, dim_mask, in_s, in, out_s, out);
 }
 
-rt_status rt_amin_f32(uint32_t dim_mask, const rt_shape *in_s,
-                      const float *in, const rt_shape *out_s, float *out)
+rt_status rt_amin_f32(uint32_t dim_mask, RT_F32_UNARY_TENSORS)
 {
     return extreme(0, dim_mask, in_s, in, out_s, out);
 }

@@ -2,8 +2,7 @@
  * count like PyTorch (NaN for an empty reduction). */
 #include "../core/rt_internal.h"
 
-rt_status rt_mean_f32(uint32_t dim_mask, const rt_shape *in_s,
-                      const float *in, const rt_shape *out_s, float *out)
+rt_status rt_mean_f32(uint32_t dim_mask, RT_F32_UNARY_TENSORS)
 {
     rt_reduce_geom g;
     int32_t o;

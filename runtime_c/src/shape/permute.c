@@ -2,8 +2,7 @@
  * rt_permute (movement.c) on 4-byte elements. */
 #include "../core/rt_internal.h"
 
-rt_status rt_permute_f32(const int32_t *perm, const rt_shape *in_s,
-                         const float *in, const rt_shape *out_s, float *out)
+rt_status rt_permute_f32(const int32_t *perm, RT_F32_UNARY_TENSORS)
 {
     return rt_permute((int32_t)sizeof(float), perm, in_s, in, out_s, out);
 }
