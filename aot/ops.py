@@ -159,7 +159,7 @@ def _op(op: torch._ops.OpOverload, render, macs: MacFn = _no_macs,
 
 
 def _reduction(op: torch._ops.OpOverload) -> None:
-    """A reduction, softmax or batch norm entry, its call from aot/ops_reduce.py."""
+    """A reduction, softmax, batch norm or layer norm entry, its call from aot/ops_reduce.py."""
     spec, in_executorch, out = REDUCE[op]
     _op(op, spec, out=out, in_executorch=in_executorch)
 
@@ -201,7 +201,7 @@ _reduction(aten.amax.default)
 # Normalization.
 _reduction(aten._softmax.default)
 _reduction(aten._log_softmax.default)
-_op(aten.native_layer_norm.default, "layer_norm")
+_reduction(aten.native_layer_norm.default)
 _reduction(aten._native_batch_norm_legit_no_training.default)
 # Data movement. view_copy/squeeze/unsqueeze keep the bytes: zero-copy where the plan allows.
 _op(aten.view_copy.default, "copy", alias=True)

@@ -1,5 +1,5 @@
-"""The op table's reductions, softmax and batch norm: their calls into runtime_c, declared once
-(aot/opspec.py).
+"""The op table's reductions, softmax, batch norm and layer norm: their calls into runtime_c,
+declared once (aot/opspec.py).
 
 A reduction's dims reach its kernel as a bit mask over the input's dims (rt_kernels.h); the
 kernel takes the output's shape as keepdim made it, so keepdim itself is only checked.
@@ -9,7 +9,7 @@ from __future__ import annotations
 import torch
 
 from .opspec import (INVALID, UNSUPPORTED, AllDims, Bool, Call, CallSpec, Dim, DimMask, Fail,
-                     Float, If, IsNone, Lit, Opt, Out, Require, Tensor)
+                     Float, If, IsNone, Lit, Opt, Out, Require, ShapeTail, Tensor)
 
 aten = torch.ops.aten
 
@@ -63,6 +63,13 @@ _DIM_REDUCTIONS = (  # op, kernel, over a dim list (else all dims), out variant 
     (aten.amin.default, "rt_amin_f32", True, None),
 )
 
+# Layer norm over the input's last dims (as many as normalized_shape names); out1 and out2 (the
+# mean and 1/std per row) are written too.
+_x = Tensor("input")
+_LAYER_NORM = CallSpec(Call("rt_layer_norm_f32", ShapeTail("normalized_shape", of=_x),
+                            Float("eps"), _x, Opt("weight"), Opt("bias"), Out("out0"),
+                            Out("out1"), Out("out2")))
+
 # op -> (spec, in_executorch, out variant or None)
 REDUCE = {
     **{op: (_reduce(op, kernel, dims), True, out) for op, kernel, dims, out in _DIM_REDUCTIONS},
@@ -75,4 +82,5 @@ REDUCE = {
     aten._softmax.default: (_softmax("rt_softmax_f32"), True, None),
     aten._log_softmax.default: (_softmax("rt_log_softmax_f32"), True, None),
     aten._native_batch_norm_legit_no_training.default: (_BATCH_NORM, True, None),
+    aten.native_layer_norm.default: (_LAYER_NORM, True, None),
 }

@@ -26,6 +26,7 @@ every path, ``Call(kernel, *args)``. Expressions read arguments by their schema 
     Dim("dim", of=x)          a dim of x, normalized to [0, max(rank, 1))
     DimMask("dim", of=x)      a dim list (or None: all) of x as a uint32 bit mask
     AllDims(x)                every dim of x as a mask
+    ShapeTail("normalized_shape", of=x)   an int list that is x's last dims: its length
     Choice("approximate", {"none": 0, "tanh": 1})   a string among these (else invalid)
     Act()                     the activation fused into this call, or NULL
     Select(cond, a, b)        a if cond else b (only the chosen side is read)
@@ -180,6 +181,14 @@ class DimMask(Arg):
     of: "Tensor"
     one: bool = False
     ctype = "uint32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class ShapeTail(Arg):
+    """An int list that must be the last dims of tensor ``of`` (at least one, each >= 0): its
+    length (layer norm's normalized_shape)."""
+    of: "Tensor"
+    ctype = "int32_t"
 
 
 @dataclass(frozen=True, eq=False)

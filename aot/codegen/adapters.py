@@ -116,6 +116,10 @@ class _Compiler:
             rank = f"{self.expr(b, e.of)}.shape.rank"
             return self.decode(b, e, "uint32_t", f"rt_pte_arg_dim_mask({{c}}, {{i}}, {rank}, "
                                                  f"{int(e.one)}, {{v}})")
+        if isinstance(e, S.ShapeTail):
+            shape = f"&{self.expr(b, e.of)}.shape"
+            return self.decode(b, e, "int32_t",
+                               f"rt_pte_arg_shape_tail({{c}}, {{i}}, {shape}, {{v}})")
         if isinstance(e, S.AllDims):
             return f"rt_pte_all_dims({self.expr(b, e.of)}.shape.rank)"
         if isinstance(e, S.Choice):

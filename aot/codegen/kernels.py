@@ -192,18 +192,6 @@ def avg_pool2d(ctx):
 # -- normalization ---------------------------------------------------------------------------
 
 
-def layer_norm(ctx):
-    x = ctx.t("input")
-    norm = ctx.ints("normalized_shape", lo=0)
-    if not 1 <= len(norm) <= x.rank or list(x.shape[x.rank - len(norm):]) != norm:
-        ctx.invalid(f"normalized_shape {norm} is not the end of the input's shape "
-                    f"{list(x.shape)}")
-    return "rt_layer_norm_f32", [len(norm), ctx.float("eps"), *x.pair,
-                                 *ctx.opt("weight").pair, *ctx.opt("bias").pair,
-                                 *ctx.out("out0").pair, *ctx.out("out1").pair,
-                                 *ctx.out("out2").pair]
-
-
 # -- data movement ---------------------------------------------------------------------------
 
 def _moved(ctx, name: str = "self"):

@@ -58,6 +58,12 @@ class _Eval:
             return sum(1 << d for d in dims) if dims else every
         if isinstance(e, S.AllDims):
             return (1 << self.value(e.of).rank) - 1
+        if isinstance(e, S.ShapeTail):
+            shape = list(self.value(e.of).shape)
+            tail = ctx.ints(e.name, lo=0)
+            if not 1 <= len(tail) <= len(shape) or shape[len(shape) - len(tail):] != tail:
+                ctx.invalid(f"{e.name} {tail} is not the end of the input's shape {shape}")
+            return len(tail)
         if isinstance(e, S.Choice):
             v = ctx.str_or_none(e.name)
             if v is None and e.none_code is not None:

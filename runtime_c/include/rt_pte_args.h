@@ -135,6 +135,52 @@ static inline rt_status rt_pte_arg_dims(const rt_pte_call *c, int32_t i, int32_t
     return RT_OK;
 }
 
+/* ctx.ints: an int list of at most `cap` items (more: RT_ERR_PTE_ARGS, as the renderers'
+ * length checks), each in [lo, hi], into v as int32 (v NULL: only checked, any length). Read
+ * a window at a time, so a list of any length costs a small buffer. */
+static inline rt_status rt_pte_arg_ints_in(const rt_pte_call *c, int32_t i, int64_t lo,
+                                           int64_t hi, int32_t *v, int32_t cap, int32_t *n)
+{
+    int64_t buf[8];
+    int32_t got, k, first = 0;
+    *n = 0;
+    do {
+        RT_TRY(rt_pte_arg_ints_at(c, i, first, buf, 8, &got));
+        for (k = 0; k < got; k++) {
+            if (buf[k] < lo || buf[k] > hi) {
+                return RT_ERR_PTE_ARGS;
+            }
+            if (v != NULL) {
+                if (first + k >= cap) {
+                    return RT_ERR_PTE_ARGS;
+                }
+                v[first + k] = (int32_t)buf[k];
+            }
+        }
+        first += got;
+    } while (got == 8);
+    *n = first;
+    return RT_OK;
+}
+
+/* The spec's ShapeTail: an int list that is the last dims of `of` (at least one); its
+ * length. */
+static inline rt_status rt_pte_arg_shape_tail(const rt_pte_call *c, int32_t i,
+                                              const rt_shape *of, int32_t *n)
+{
+    int32_t v[RT_MAX_DIMS], k;
+    RT_TRY(rt_pte_arg_ints_in(c, i, 0, INT32_MAX, v, RT_MAX_DIMS, n));
+    if (*n < 1 || *n > of->rank) {
+        return RT_ERR_PTE_ARGS;
+    }
+    for (k = 0; k < *n; k++) {
+        if (of->d[of->rank - *n + k] != v[k]) {
+            return RT_ERR_PTE_ARGS;
+        }
+    }
+    return RT_OK;
+}
+
 /* Every dim of a rank-`rank` tensor as a mask (bit d: dim d). */
 static inline uint32_t rt_pte_all_dims(int32_t rank)
 {

@@ -98,6 +98,7 @@ class _Mix(nn.Module):
     def forward(self, x, i):
         y = F.max_pool2d(self.conv(x), 2)
         y = F.pad(y, (1, 0, 0, 1), value=0.5)
+        y = F.layer_norm(y, y.shape[-2:])
         y = torch.softmax(y.mean(dim=(2, 3)), dim=-1)
         return y + self.emb(i).sum(0)
 
@@ -179,6 +180,11 @@ REFUSALS = {
                               RT_ERR_PTE_UNSUPPORTED),
     "softmax_dim_out_of_range": ("aten::_softmax.out", 1, _value(P.Int(2)), RT_ERR_PTE_ARGS),
     "softmax_dim_a_double": ("aten::_softmax.out", 1, _value(P.Double(1.0)), RT_ERR_PTE_ARGS),
+    "layer_norm_not_the_tail": ("aten::native_layer_norm.out", 1, _ints(5, 4),
+                                RT_ERR_PTE_ARGS),
+    "layer_norm_no_dims": ("aten::native_layer_norm.out", 1, _ints(), RT_ERR_PTE_ARGS),
+    "layer_norm_past_the_rank": ("aten::native_layer_norm.out", 1, _ints(1, 1, 4, 5, 5),
+                                 RT_ERR_PTE_ARGS),
     "pad_odd_list": ("aten::constant_pad_nd.out", 1, _ints(1, 1, 1), RT_ERR_PTE_ARGS),
     "pad_too_many_dims": ("aten::constant_pad_nd.out", 1, _ints(*[1] * 10), RT_ERR_PTE_ARGS),
     "embedding_float_indices": ("aten::embedding.out", 1, _retype(1, P.ScalarType.FLOAT),

@@ -1,7 +1,7 @@
 /* op_compute.c - interpreter adapters of the float32 compute ops: convolution (and
- * transposed), addmm, mm, bmm, pooling (max, avg, adaptive), layer_norm, upsampling,
- * padding (constant, reflection, replication) and embedding. (Reductions, softmax and
- * batch_norm are call specs, aot/ops_reduce.py: their adapters are generated.)
+ * transposed), addmm, mm, bmm, pooling (max, avg, adaptive), upsampling,
+ * padding (constant, reflection, replication) and embedding. (Reductions, softmax,
+ * batch_norm and layer_norm are call specs, aot/ops_reduce.py: their adapters are generated.)
  *
  * Each adapter decodes a KernelCall's arguments (rt_pte.h), makes the checks the static C
  * generator's renderer makes (aot/codegen/kernels.py, same name) and calls the same kernel
@@ -34,7 +34,6 @@ rt_status rt_op_aten_mm_out(const rt_pte_call *c);
 rt_status rt_op_aten_bmm_out(const rt_pte_call *c);
 rt_status rt_op_aten_max_pool2d_with_indices_out(const rt_pte_call *c);
 rt_status rt_op_aten_avg_pool2d_out(const rt_pte_call *c);
-rt_status rt_op_aten_native_layer_norm_out(const rt_pte_call *c);
 rt_status rt_op_aten_upsample_nearest2d_vec_out(const rt_pte_call *c);
 rt_status rt_op_aten_upsample_bilinear2d_vec_out(const rt_pte_call *c);
 rt_status rt_op_aten__adaptive_avg_pool2d_out(const rt_pte_call *c);
@@ -55,35 +54,6 @@ rt_status rt_op_aten_embedding_out(const rt_pte_call *c);
 #define I32_MAX ((int64_t)INT32_MAX)
 
 /* ---- argument helpers (context.py's accessors) ------------------------------------------ */
-
-/* ctx.ints: an int list of at most `cap` items (more: RT_ERR_PTE_ARGS, as the renderers'
- * length checks), each in [lo, hi], into v as int32 (v NULL: only checked, any length). Read
- * a window at a time, so a list of any length costs a small buffer. */
-#define INTS_WINDOW 8
-static rt_status ints_arg(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi, int32_t *v,
-                          int32_t cap, int32_t *n)
-{
-    int64_t buf[INTS_WINDOW];
-    int32_t got, k, first = 0;
-    *n = 0;
-    do {
-        RT_TRY(rt_pte_arg_ints_at(c, i, first, buf, INTS_WINDOW, &got));
-        for (k = 0; k < got; k++) {
-            if (buf[k] < lo || buf[k] > hi) {
-                return RT_ERR_PTE_ARGS;
-            }
-            if (v != NULL) {
-                if (first + k >= cap) {
-                    return RT_ERR_PTE_ARGS;
-                }
-                v[first + k] = (int32_t)buf[k];
-            }
-        }
-        first += got;
-    } while (got == INTS_WINDOW);
-    *n = first;
-    return RT_OK;
-}
 
 /* ctx.int: an int in [lo, hi]. */
 static rt_status int_arg(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi, int32_t *v)
@@ -114,7 +84,7 @@ static rt_status check_opt_ints(const rt_pte_call *c, int32_t i)
     if (rt_pte_arg_is_none(c, i)) {
         return RT_OK;
     }
-    return ints_arg(c, i, INT64_MIN, INT64_MAX, NULL, 0, &n);
+    return rt_pte_arg_ints_in(c, i, INT64_MIN, INT64_MAX, NULL, 0, &n);
 }
 
 /* ---- conv / matmul ---------------------------------------------------------------------- */
@@ -124,7 +94,7 @@ static rt_status spatial_arg(const rt_pte_call *c, int32_t i, int64_t lo, int32_
                              int32_t unit, int32_t v[2])
 {
     int32_t n;
-    RT_TRY(ints_arg(c, i, lo, I32_MAX, v, 2, &n));
+    RT_TRY(rt_pte_arg_ints_in(c, i, lo, I32_MAX, v, 2, &n));
     if (n != 1 && n != spatial) {
         return RT_ERR_PTE_ARGS;
     }
@@ -243,7 +213,7 @@ rt_status rt_op_aten_convolution_out(const rt_pte_call *c)
     RT_TRY(spatial_arg(c, 4, 0, spatial, 0, pad));
     RT_TRY(spatial_arg(c, 5, 1, spatial, 1, d));
     /* output_padding: ints in int32's range, all 0 (else invalid either way) */
-    RT_TRY(ints_arg(c, 7, 0, 0, NULL, 0, &n_opad));
+    RT_TRY(rt_pte_arg_ints_in(c, 7, 0, 0, NULL, 0, &n_opad));
     memset(&p, 0, sizeof p);
     RT_TRY(int_arg(c, 8, 1, I32_MAX, &p.groups));
     p.stride_h = s[0];
@@ -327,7 +297,7 @@ static rt_status pool_pair(const rt_pte_call *c, int32_t i, int64_t lo, const in
                            int32_t v[2])
 {
     int32_t n;
-    RT_TRY(ints_arg(c, i, lo, I32_MAX, v, 2, &n));
+    RT_TRY(rt_pte_arg_ints_in(c, i, lo, I32_MAX, v, 2, &n));
     if (n == 0) {
         if (def == NULL) {
             return RT_ERR_PTE_ARGS;
@@ -456,7 +426,7 @@ static rt_status adaptive_io(const rt_pte_call *c, rt_pte_tensor *x, rt_pte_tens
 {
     int32_t size[2], n, k;
     RT_TRY(pool_input(c, 0, x));
-    RT_TRY(ints_arg(c, 1, 0, I32_MAX, size, 2, &n));
+    RT_TRY(rt_pte_arg_ints_in(c, 1, 0, I32_MAX, size, 2, &n));
     if (n != 2) {
         return RT_ERR_PTE_ARGS;
     }
@@ -500,41 +470,6 @@ rt_status rt_op_aten_adaptive_max_pool2d_out(const rt_pte_call *c)
     }
     return rt_adaptive_max_pool2d_f32(&x.shape, (const float *)x.data, &out.shape,
                                       (float *)out.data, &idx.shape, (int64_t *)idx.data);
-}
-
-/* ---- normalization ------------------------------------------------------------------------- */
-
-/* aten::native_layer_norm.out(input, normalized_shape, weight?, bias?, eps, *, out0, out1,
- * out2) */
-rt_status rt_op_aten_native_layer_norm_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, w, b, out0, out1, out2;
-    int32_t norm[RT_MAX_DIMS], n, k;
-    double eps;
-    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &x));
-    RT_TRY(ints_arg(c, 1, 0, I32_MAX, norm, RT_MAX_DIMS, &n));
-    if (n < 1 || n > x.shape.rank) {
-        return RT_ERR_PTE_ARGS;
-    }
-    for (k = 0; k < n; k++) {
-        if (x.shape.d[x.shape.rank - n + k] != norm[k]) {
-            return RT_ERR_PTE_ARGS;
-        }
-    }
-    RT_TRY(rt_pte_arg_double(c, 4, &eps));
-    RT_TRY(rt_pte_arg_opt_tensor(c, 2, F32, &w));
-    RT_TRY(rt_pte_arg_opt_tensor(c, 3, F32, &b));
-    RT_TRY(rt_pte_arg_tensor(c, 5, F32, &out0));
-    RT_TRY(rt_pte_arg_tensor(c, 6, F32, &out1));
-    RT_TRY(rt_pte_arg_tensor(c, 7, F32, &out2));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_layer_norm_f32(n, rt_pte_f32(eps), &x.shape, (const float *)x.data,
-                             RT_PTE_SHAPE(&w), (const float *)w.data, RT_PTE_SHAPE(&b),
-                             (const float *)b.data,
-                             &out0.shape, (float *)out0.data, &out1.shape, (float *)out1.data,
-                             &out2.shape, (float *)out2.data);
 }
 
 /* ---- resampling ---------------------------------------------------------------------------- */
@@ -632,7 +567,7 @@ static rt_status pad_mode(const rt_pte_call *c, int32_t k, int32_t reflect, pad_
     if ((x.shape.rank != k + 1 && x.shape.rank != k + 2) || out.shape.rank != x.shape.rank) {
         return RT_ERR_PTE_ARGS;
     }
-    RT_TRY(ints_arg(c, 1, I32_MIN, I32_MAX, pad, 2 * k, &n));
+    RT_TRY(rt_pte_arg_ints_in(c, 1, I32_MIN, I32_MAX, pad, 2 * k, &n));
     if (n != 2 * k) {
         return RT_ERR_PTE_ARGS;
     }
@@ -753,7 +688,7 @@ rt_status rt_op_aten_constant_pad_nd_out(const rt_pte_call *c)
     }
     RT_TRY(rt_pte_arg_tensor(c, 3, x.dtype, &out));
     /* more than 2 * RT_MAX_DIMS entries: more than twice the rank, invalid either way */
-    RT_TRY(ints_arg(c, 1, I32_MIN, I32_MAX, pad, 2 * RT_MAX_DIMS, &n));
+    RT_TRY(rt_pte_arg_ints_in(c, 1, I32_MIN, I32_MAX, pad, 2 * RT_MAX_DIMS, &n));
     if (n % 2 != 0 || n / 2 > x.shape.rank || x.shape.rank > 6) {
         return RT_ERR_PTE_ARGS;
     }
