@@ -21,6 +21,7 @@ from typing import Callable, Mapping, Optional
 import torch
 
 from .opspec import CallSpec
+from .ops_compute import COMPUTE
 from .ops_elementwise import ELEMENTWISE
 from .ops_reduce import REDUCE
 from .quantization.ops import ARG_DTYPES as Q8_DTYPES, PTE_SCHEMAS as Q8
@@ -183,9 +184,9 @@ def _copy_into(self, out, **_):
 # Convolution and matrix products.
 _op(aten.convolution.default, "convolution", _conv_macs,
     preconditions=("conv_geometry_fits",))
-_op(aten.addmm.default, "addmm", _addmm_macs)
-_op(aten.mm.default, "mm", _mm_macs)
-_op(aten.bmm.default, "bmm", _mm_macs)
+_op(aten.addmm.default, COMPUTE[aten.addmm.default], _addmm_macs)
+_op(aten.mm.default, COMPUTE[aten.mm.default], _mm_macs)
+_op(aten.bmm.default, COMPUTE[aten.bmm.default], _mm_macs)
 # Elementwise ops and activations (their calls: aot/ops_elementwise.py).
 for _op_name, (_spec, _in_et, _keep) in ELEMENTWISE.items():
     _op(_op_name, _spec, inplace=_op_name not in _NOT_INPLACE, in_executorch=_in_et, keep=_keep)
@@ -215,7 +216,7 @@ _op(aten.split_with_sizes_copy.default, "split_with_sizes")
 _op(aten.cat.default, "cat")
 _op(aten.constant_pad_nd.default, "constant_pad")
 _op(aten.upsample_nearest2d.vec, "upsample_nearest2d")
-_op(aten.embedding.default, "embedding")
+_op(aten.embedding.default, COMPUTE[aten.embedding.default])
 # Buffer write-back (state kept across calls).
 _op(aten.copy.default, "copy")
 # -- reductions, indexing and scatter --

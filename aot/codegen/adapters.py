@@ -213,7 +213,8 @@ class _Compiler:
         return b.lines
 
 
-_KIND_CHECKS = {"bool": "rt_pte_kind_bool", "Optional[int]": "rt_pte_kind_opt_int",
+_KIND_CHECKS = {"bool": "rt_pte_kind_bool", "int": "rt_pte_kind_int",
+                "Optional[int]": "rt_pte_kind_opt_int",
                 "List[int]": "rt_pte_kind_ints", "Tensor": "rt_pte_kind_tensor",
                 "float": "rt_pte_kind_double"}
 

@@ -75,20 +75,6 @@ def _conv_variant(kernel, stride, pad, groups, cin) -> str:
     return "rt_conv2d_f32"
 
 
-def addmm(ctx):
-    return "rt_addmm_f32", [ctx.act_ptr(), ctx.float("beta"), ctx.float("alpha"),
-                            *ctx.t("self").pair, *ctx.t("mat1").pair, *ctx.t("mat2").pair,
-                            *ctx.out("out").pair]
-
-
-def mm(ctx):
-    return "rt_mm_f32", [*ctx.t("self").pair, *ctx.t("mat2").pair, *ctx.out("out").pair]
-
-
-def bmm(ctx):
-    return "rt_bmm_f32", [*ctx.t("self").pair, *ctx.t("mat2").pair, *ctx.out("out").pair]
-
-
 # -- copies ----------------------------------------------------------------------------------
 
 _COPY = {"float32": "rt_copy_f32", "int32": "rt_copy_i32", "int64": "rt_copy_i64",
@@ -305,14 +291,6 @@ def upsample_nearest2d(ctx):
     sh, sw = (0.0, 0.0) if not scales else (1.0 / scales[0], 1.0 / scales[1])
     return "rt_upsample_nearest2d_f32", [ctx.f32_literal(sh), ctx.f32_literal(sw),
                                          *x.pair, *out.pair]
-
-
-def embedding(ctx):
-    idx = ctx.t("indices", None)
-    fn = {"int64": "rt_embedding_i64_f32", "int32": "rt_embedding_i32_f32"}.get(idx.dtype)
-    if fn is None:
-        ctx.unsupported(f"embedding indices of dtype {idx.dtype}")
-    return fn, [*ctx.t("weight").pair, *idx.pair, *ctx.out("out").pair]
 
 
 # -- logic and creation -----------------------------------------------------------------------

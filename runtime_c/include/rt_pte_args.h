@@ -213,11 +213,17 @@ static inline rt_status rt_pte_arg_dim_mask(const rt_pte_call *c, int32_t i, int
 }
 
 /* Kind checks of schema arguments a spec does not read (the verifier checks them for the
- * static C): a bool; an int or None; an int list; a number; a tensor of any dtype. */
+ * static C): a bool; an int; an int or None; an int list; a number; a tensor of any dtype. */
 static inline rt_status rt_pte_kind_bool(const rt_pte_call *c, int32_t i)
 {
     int32_t b;
     return rt_pte_arg_bool(c, i, &b);
+}
+
+static inline rt_status rt_pte_kind_int(const rt_pte_call *c, int32_t i)
+{
+    int64_t v;
+    return rt_pte_arg_int(c, i, &v);
 }
 
 static inline rt_status rt_pte_kind_opt_int(const rt_pte_call *c, int32_t i)

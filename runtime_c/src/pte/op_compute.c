@@ -1,7 +1,7 @@
 /* op_compute.c - interpreter adapters of the float32 compute ops: convolution (and
- * transposed), addmm, mm, bmm, pooling (max, avg, adaptive), upsampling,
- * padding (constant, reflection, replication) and embedding. (Reductions, softmax,
- * batch_norm and layer_norm are call specs, aot/ops_reduce.py: their adapters are generated.)
+ * transposed), pooling (max, avg, adaptive), upsampling and padding (constant, reflection,
+ * replication). (Reductions, softmax, batch_norm and layer_norm (aot/ops_reduce.py), matrix
+ * products and embedding (aot/ops_compute.py) are call specs: their adapters are generated.)
  *
  * Each adapter decodes a KernelCall's arguments (rt_pte.h), makes the checks the static C
  * generator's renderer makes (aot/codegen/kernels.py, same name) and calls the same kernel
@@ -29,9 +29,6 @@
 #endif
 
 rt_status rt_op_aten_convolution_out(const rt_pte_call *c);
-rt_status rt_op_aten_addmm_out(const rt_pte_call *c);
-rt_status rt_op_aten_mm_out(const rt_pte_call *c);
-rt_status rt_op_aten_bmm_out(const rt_pte_call *c);
 rt_status rt_op_aten_max_pool2d_with_indices_out(const rt_pte_call *c);
 rt_status rt_op_aten_avg_pool2d_out(const rt_pte_call *c);
 rt_status rt_op_aten_upsample_nearest2d_vec_out(const rt_pte_call *c);
@@ -45,7 +42,6 @@ rt_status rt_op_aten_replication_pad2d_out(const rt_pte_call *c);
 rt_status rt_op_aten_reflection_pad3d_out(const rt_pte_call *c);
 rt_status rt_op_aten_replication_pad3d_out(const rt_pte_call *c);
 rt_status rt_op_aten_constant_pad_nd_out(const rt_pte_call *c);
-rt_status rt_op_aten_embedding_out(const rt_pte_call *c);
 
 #define F32 ((int32_t)RT_DTYPE_F32)
 #define I64 ((int32_t)RT_DTYPE_I64)
@@ -67,16 +63,6 @@ static rt_status int_arg(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi
     return RT_OK;
 }
 
-/* The kind check of an argument the renderer does not read: an int (or None if optional). */
-static rt_status check_int(const rt_pte_call *c, int32_t i, int32_t optional)
-{
-    int64_t v;
-    if (optional && rt_pte_arg_is_none(c, i)) {
-        return RT_OK;
-    }
-    return rt_pte_arg_int(c, i, &v);
-}
-
 /* An int list or None. */
 static rt_status check_opt_ints(const rt_pte_call *c, int32_t i)
 {
@@ -87,7 +73,7 @@ static rt_status check_opt_ints(const rt_pte_call *c, int32_t i)
     return rt_pte_arg_ints_in(c, i, INT64_MIN, INT64_MAX, NULL, 0, &n);
 }
 
-/* ---- conv / matmul ---------------------------------------------------------------------- */
+/* ---- convolution ------------------------------------------------------------------------- */
 
 /* A conv parameter given for 1 or `spatial` dims, as [h, w]; 1-D runs as H = 1 with `unit`. */
 static rt_status spatial_arg(const rt_pte_call *c, int32_t i, int64_t lo, int32_t spatial,
@@ -243,50 +229,6 @@ rt_status rt_op_aten_convolution_out(const rt_pte_call *c)
     }
     return fn(&p, &x.shape, (const float *)x.data, &w.shape, (const float *)w.data,
               RT_PTE_SHAPE(&b), (const float *)b.data, &out.shape, (float *)out.data);
-}
-
-/* aten::addmm.out(self, mat1, mat2, *, beta, alpha, out) */
-rt_status rt_op_aten_addmm_out(const rt_pte_call *c)
-{
-    rt_pte_tensor self, a, b, out;
-    double beta, alpha;
-    RT_TRY(rt_pte_arg_double(c, 3, &beta));
-    RT_TRY(rt_pte_arg_double(c, 4, &alpha));
-    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &self));
-    RT_TRY(rt_pte_arg_tensor(c, 1, F32, &a));
-    RT_TRY(rt_pte_arg_tensor(c, 2, F32, &b));
-    RT_TRY(rt_pte_arg_tensor(c, 5, F32, &out));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_addmm_f32(c->act.on ? &c->act : NULL, rt_pte_f32(beta), rt_pte_f32(alpha),
-                        &self.shape, (const float *)self.data, &a.shape, (const float *)a.data,
-                        &b.shape, (const float *)b.data, &out.shape, (float *)out.data);
-}
-
-typedef rt_status (*matmul_fn)(RT_F32_BINARY_TENSORS);
-
-static rt_status matmul(const rt_pte_call *c, matmul_fn fn)
-{
-    rt_pte_tensor a, b, out;
-    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &a));
-    RT_TRY(rt_pte_arg_tensor(c, 1, F32, &b));
-    RT_TRY(rt_pte_arg_tensor(c, 2, F32, &out));
-    if (c->check) {
-        return RT_OK;
-    }
-    return fn(&a.shape, (const float *)a.data, &b.shape, (const float *)b.data, &out.shape,
-              (float *)out.data);
-}
-
-rt_status rt_op_aten_mm_out(const rt_pte_call *c)
-{
-    return matmul(c, rt_mm_f32);
-}
-
-rt_status rt_op_aten_bmm_out(const rt_pte_call *c)
-{
-    return matmul(c, rt_bmm_f32);
 }
 
 /* ---- pooling ------------------------------------------------------------------------------ */
@@ -722,30 +664,4 @@ rt_status rt_op_aten_constant_pad_nd_out(const rt_pte_call *c)
     }
     return rt_constant_pad_f32(&p, &x.shape, (const float *)x.data, &out.shape,
                                (float *)out.data);
-}
-
-/* ---- embedding ----------------------------------------------------------------------------- */
-
-/* aten::embedding.out(weight, indices, padding_idx, scale_grad_by_freq, sparse, *, out) */
-rt_status rt_op_aten_embedding_out(const rt_pte_call *c)
-{
-    rt_pte_tensor w, idx, out;
-    RT_TRY(rt_pte_arg_tensor(c, 1, ANY, &idx));
-    if (idx.dtype != RT_DTYPE_I64 && idx.dtype != RT_DTYPE_I32) {
-        return RT_ERR_PTE_DTYPE;
-    }
-    RT_TRY(rt_pte_arg_tensor(c, 0, F32, &w));
-    RT_TRY(rt_pte_arg_tensor(c, 5, F32, &out));
-    RT_TRY(check_int(c, 2, 0));
-    RT_TRY(rt_pte_kind_bool(c, 3));
-    RT_TRY(rt_pte_kind_bool(c, 4));
-    if (c->check) {
-        return RT_OK;
-    }
-    if (idx.dtype == RT_DTYPE_I64) {
-        return rt_embedding_i64_f32(&w.shape, (const float *)w.data, &idx.shape,
-                                    (const int64_t *)idx.data, &out.shape, (float *)out.data);
-    }
-    return rt_embedding_i32_f32(&w.shape, (const float *)w.data, &idx.shape,
-                                (const int32_t *)idx.data, &out.shape, (float *)out.data);
 }
