@@ -49,7 +49,7 @@ class _Eval:
             return ctx.dim(e.name, self.value(e.of).rank)
         if isinstance(e, S.DimMask):
             rank = self.value(e.of).rank
-            every = (1 << rank) - 1
+            every = _all_dims(rank)
             if ctx.is_none(e.name):
                 return every
             if e.one:
@@ -57,7 +57,7 @@ class _Eval:
             dims = ctx.dims(e.name, rank)
             return sum(1 << d for d in dims) if dims else every
         if isinstance(e, S.AllDims):
-            return (1 << self.value(e.of).rank) - 1
+            return _all_dims(self.value(e.of).rank)
         if isinstance(e, S.ShapeTail):
             shape = list(self.value(e.of).shape)
             tail = ctx.ints(e.name, lo=0)
@@ -128,6 +128,11 @@ class _Eval:
                     args += self.c_args(a)
                 return s.kernel, args
         return None
+
+
+def _all_dims(rank: int) -> int:
+    """Every dim of a rank-``rank`` tensor as a mask (rt_pte_all_dims)."""
+    return (1 << rank) - 1
 
 
 _BINOPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,

@@ -42,12 +42,12 @@ from torch.export import ExportedProgram
 from ..errors import QuantizationError
 from ..quantization import arith
 from ..quantization.ops import LIB, OPS as Q8
-from ._editor import ProgramEditor
-from .provenance import carry
-from ._int8_rules import ACTIVATION_BOUNDS, FUSES, RULES
-from ._int8_values import (NCHW, NHWC, TO_NCHW, TO_NHWC, QConst, QValue, f32 as _f32,
-                           QParams, mult_shift as _mult_shift, node_where, observed, as_qparams)
 from ..source import source_of
+from ._editor import ProgramEditor
+from ._int8_rules import ACTIVATION_BOUNDS, FUSES, RULES
+from ._int8_values import (NCHW, NHWC, TO_NCHW, TO_NHWC, QConst, QParams, QValue, as_qparams,
+                           f32 as _f32, mult_shift as _mult_shift, node_where, observed)
+from .provenance import carry
 
 aten = torch.ops.aten
 QD = torch.ops.quantized_decomposed

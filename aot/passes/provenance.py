@@ -21,6 +21,12 @@ def _origins(node) -> set[str]:
     return {node.name, *(source.name for source in node.meta.get("from_node") or ())}
 
 
+def _input_targets(ep: ExportedProgram) -> dict[str, str]:
+    """Placeholder name -> the target of the input it stands for (a constant's name)."""
+    return {s.arg.name: s.target for s in ep.graph_signature.input_specs
+            if s.target is not None and hasattr(s.arg, "name")}
+
+
 def carry(old: ExportedProgram, new: ExportedProgram, keyed: dict[str, T]) -> dict[str, T]:
     """``keyed`` (node name in ``old`` -> value) re-keyed by the nodes of ``new``, which a pass
     made of ``old``, that stand for those nodes. A constant input stands for the one with its
@@ -28,11 +34,8 @@ def carry(old: ExportedProgram, new: ExportedProgram, keyed: dict[str, T]) -> di
     one that became several gives each the value."""
     if not keyed:
         return {}
-    old_targets = {s.arg.name: s.target for s in old.graph_signature.input_specs
-                   if s.target is not None and getattr(s.arg, "name", None) in keyed}
-    by_target = {t: keyed[name] for name, t in old_targets.items()}
-    new_targets = {s.arg.name: s.target for s in new.graph_signature.input_specs
-                   if s.target is not None and hasattr(s.arg, "name")}
+    by_target = {t: keyed[name] for name, t in _input_targets(old).items() if name in keyed}
+    new_targets = _input_targets(new)
     out = {}
     for node in new.graph.nodes:
         if node.op == "placeholder" and new_targets.get(node.name) in by_target:

@@ -138,14 +138,15 @@ static inline rt_status rt_pte_arg_dims(const rt_pte_call *c, int32_t i, int32_t
 /* ctx.ints: an int list of at most `cap` items (more: RT_ERR_PTE_ARGS, as the renderers'
  * length checks), each in [lo, hi], into v as int32 (v NULL: only checked, any length). Read
  * a window at a time, so a list of any length costs a small buffer. */
+#define RT_PTE_INTS_WINDOW 8
 static inline rt_status rt_pte_arg_ints_in(const rt_pte_call *c, int32_t i, int64_t lo,
                                            int64_t hi, int32_t *v, int32_t cap, int32_t *n)
 {
-    int64_t buf[8];
+    int64_t buf[RT_PTE_INTS_WINDOW];
     int32_t got, k, first = 0;
     *n = 0;
     do {
-        RT_TRY(rt_pte_arg_ints_at(c, i, first, buf, 8, &got));
+        RT_TRY(rt_pte_arg_ints_at(c, i, first, buf, RT_PTE_INTS_WINDOW, &got));
         for (k = 0; k < got; k++) {
             if (buf[k] < lo || buf[k] > hi) {
                 return RT_ERR_PTE_ARGS;
@@ -158,7 +159,7 @@ static inline rt_status rt_pte_arg_ints_in(const rt_pte_call *c, int32_t i, int6
             }
         }
         first += got;
-    } while (got == 8);
+    } while (got == RT_PTE_INTS_WINDOW);
     *n = first;
     return RT_OK;
 }

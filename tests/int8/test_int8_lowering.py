@@ -296,8 +296,8 @@ def test_relu_after_mul_is_an_int8_clamp_not_a_fallback():
 
 def test_qparams_reach_the_tensors_through_the_typed_result():
     """The int8 lowering's qparams travel in its typed result (Int8Lowering.facts), re-keyed
-    after every pass: every int8 output of a call in the lowered method has them, and no node.meta side
-    channel carries them."""
+    after every pass: every int8 output of a call in the lowered method has them, and no
+    node.meta side channel carries them."""
     from aot.passes.lower_quantized import lower_quantized
     _, example, ep = _quantize("movement")
     lowered = lower_quantized(ep)
