@@ -22,6 +22,8 @@ import torch
 
 from .opspec import CallSpec
 from .ops_compute import COMPUTE
+from .ops_create import CREATE
+from .ops_data import COPIES
 from .ops_elementwise import ELEMENTWISE
 from .ops_reduce import REDUCE
 from .quantization.ops import ARG_DTYPES as Q8_DTYPES, PTE_SCHEMAS as Q8
@@ -165,15 +167,22 @@ def _reduction(op: torch._ops.OpOverload) -> None:
     _op(op, spec, out=out, in_executorch=in_executorch)
 
 
-def _pte_op(schema: str, render: str, reference: Callable) -> None:
+def _pte_op(schema: str, spec: CallSpec, reference: Callable) -> None:
     """An out-variant that only .pte files written elsewhere call: its schema as they define it."""
-    _add(OpDef(None, torch._C.parse_schema(schema), render=render, reference=reference))
+    _add(OpDef(None, torch._C.parse_schema(schema), spec=spec, reference=reference))
 
 
 # Elementwise ops whose output may not take over their input's storage.
 _NOT_INPLACE = {aten.eq.Tensor, aten.ne.Tensor, aten.lt.Tensor, aten.le.Tensor, aten.gt.Tensor,
                 aten.ge.Tensor, aten.eq.Scalar, aten.ne.Scalar, aten.lt.Scalar, aten.le.Scalar,
                 aten.gt.Scalar, aten.ge.Scalar, aten.where.self, aten.pow.Scalar}
+
+
+# Out variants torch's naming does not find (the functional forms take dtype, layout and device).
+_CREATE_OUT = {aten.any.default: aten.any.all_out, aten.arange.default: aten.arange.out,
+               aten.arange.start_step: aten.arange.start_out,
+               **{getattr(aten, n).default: getattr(aten, n).out
+                  for n in ("full_like", "full", "zeros", "ones", "scalar_tensor")}}
 
 
 def _copy_into(self, out, **_):
@@ -190,8 +199,8 @@ _op(aten.bmm.default, COMPUTE[aten.bmm.default], _mm_macs)
 # Elementwise ops and activations (their calls: aot/ops_elementwise.py).
 for _op_name, (_spec, _in_et, _keep) in ELEMENTWISE.items():
     _op(_op_name, _spec, inplace=_op_name not in _NOT_INPLACE, in_executorch=_in_et, keep=_keep)
-_op(aten.clone.default, "copy", inplace=True)
-_op(aten._to_copy.default, "to_copy", out=aten._to_copy.out)  # dtype comes from `out`
+_op(aten.clone.default, COPIES[aten.clone.default], inplace=True)
+_op(aten._to_copy.default, COPIES[aten._to_copy.default], out=aten._to_copy.out)
 # Pooling and reductions.
 _op(aten.max_pool2d_with_indices.default, "max_pool2d", preconditions=("pool_geometry_fits",))
 _op(aten.avg_pool2d.default, "avg_pool2d", preconditions=("pool_geometry_fits",))
@@ -205,11 +214,11 @@ _reduction(aten._log_softmax.default)
 _reduction(aten.native_layer_norm.default)
 _reduction(aten._native_batch_norm_legit_no_training.default)
 # Data movement. view_copy/squeeze/unsqueeze keep the bytes: zero-copy where the plan allows.
-_op(aten.view_copy.default, "copy", alias=True)
-_op(aten.squeeze_copy.dims, "copy", alias=True)
-_op(aten.unsqueeze_copy.default, "copy", alias=True)
+_op(aten.view_copy.default, COPIES[aten.view_copy.default], alias=True)
+_op(aten.squeeze_copy.dims, COPIES[aten.squeeze_copy.dims], alias=True)
+_op(aten.unsqueeze_copy.default, COPIES[aten.unsqueeze_copy.default], alias=True)
 _op(aten.permute_copy.default, "permute")
-_op(aten.expand_copy.default, "expand")
+_op(aten.expand_copy.default, COPIES[aten.expand_copy.default])
 _op(aten.slice_copy.Tensor, "slice_copy")
 _op(aten.select_copy.int, "select_copy")
 _op(aten.split_with_sizes_copy.default, "split_with_sizes")
@@ -218,7 +227,7 @@ _op(aten.constant_pad_nd.default, "constant_pad")
 _op(aten.upsample_nearest2d.vec, "upsample_nearest2d")
 _op(aten.embedding.default, COMPUTE[aten.embedding.default])
 # Buffer write-back (state kept across calls).
-_op(aten.copy.default, "copy")
+_op(aten.copy.default, COPIES[aten.copy.default])
 # -- reductions, indexing and scatter --
 _reduction(aten.amin.default)
 _reduction(aten.argmax.default)
@@ -244,21 +253,14 @@ for _k in (1, 2, 3):   # decomposed, they would be index.Tensor over arange-buil
 # -- end spatial --
 # ExecuTorch's to_edge writes clone and _to_copy as these (dim_order: the output's layout).
 _pte_op("dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, "
-        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", "dim_order_copy", _copy_into)
+        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
+        COPIES["dim_order_ops::_clone_dim_order.out"], _copy_into)
 _pte_op("dim_order_ops::_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, "
-        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)", "dim_order_copy", _copy_into)
-# Logic and creation. ExecuTorch's to_edge leaves these in a program (from attention masks,
-# logsigmoid, embedding_bag, where with numbers); ours folds them into constants first.
-_op(aten.logical_not.default, "logical_not")
-_op(aten.any.default, "any_", out=aten.any.all_out)
-_op(aten.any.dim, "any_")
-_op(aten.any.dims, "any_")
-# (Their functional forms take dtype, layout and device; the out variants drop them.)
-for _name in ("full_like", "full", "zeros", "ones", "scalar_tensor"):
-    _op(getattr(aten, _name).default, "fill", out=getattr(aten, _name).out)
-_op(aten.fill.Scalar, "fill")
-_op(aten.arange.default, "arange", out=aten.arange.out)
-_op(aten.arange.start_step, "arange", out=aten.arange.start_out)
+        "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
+        COPIES["dim_order_ops::_to_dim_order_copy.out"], _copy_into)
+# Logic and creation (their calls: aot/ops_create.py).
+for _name, _spec in CREATE.items():
+    _op(_name, _spec, out=_CREATE_OUT.get(_name))
 
 
 # -- int8 (aot.quantization.ops): ExecuTorch cortex_m names and argument lists -------------------

@@ -27,13 +27,16 @@ every path, ``Call(kernel, *args)``. Expressions read arguments by their schema 
     DimMask("dim", of=x)      a dim list (or None: all) of x as a uint32 bit mask
     AllDims(x)                every dim of x as a mask
     ShapeTail("normalized_shape", of=x)   an int list that is x's last dims: its length
+    IsRange("dim_order", n)   whether an int list is 0, 1, ..., n - 1
+    Fn("rt_arange_numel", py, a, b)   a pure function of other expressions: its C definition
+                              in runtime_c, ``py`` its Python twin (a test holds them equal)
     Choice("approximate", {"none": 0, "tanh": 1})   a string among these (else invalid)
     Act()                     the activation fused into this call, or NULL
     Select(cond, a, b)        a if cond else b (only the chosen side is read)
     Lit(value)                a constant
 
 Expressions combine with ``+ - *``, comparisons and ``& | ~``; ``t.is_dtype("int64")``,
-``t.rank``, ``t.size(i)``, ``t.numel`` read a tensor. A call argument that is a tensor passes its
+``t.rank``, ``t.size(i)``, ``t.numel``, ``t.dtype_code`` (its rt_dtype) read a tensor. A call argument that is a tensor passes its
 (shape, data) pair. An argument is read where it is first used, in statement order, on both
 sides; its checks fail the call there. An input of the schema that no path reads is still
 checked for its kind (a bool is a bool, an int? an int or None) by the adapter, before the
@@ -44,7 +47,7 @@ This module is the bottom of the op table: it imports nothing of aot.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Mapping, Optional, Union
+from typing import Callable, Mapping, Optional, Union
 
 INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
 
@@ -124,6 +127,10 @@ class Tensor(Arg):
     def numel(self) -> "Prop":
         return Prop(self, "numel")
 
+    @property
+    def dtype_code(self) -> "Prop":
+        return Prop(self, "dtype")
+
 
 def Out(name: str, dtype: Optional[str] = "float32") -> Tensor:
     """An output tensor."""
@@ -177,9 +184,11 @@ class Dim(Arg):
 class DimMask(Arg):
     """Dims of tensor ``of`` as a bit mask (bit d: dim d), each normalized as ``Dim``; None,
     or an empty list, is every dim of ``of``. ``one``: the argument is a single dim (or None),
-    and a rank-0 tensor has no dim to name (mask 0); else a list with no dim repeated."""
+    and a rank-0 tensor has no dim to name (mask 0); else a list with no dim repeated, and
+    with ``empty_is_all=False`` an empty list is no dim (mask 0)."""
     of: "Tensor"
     one: bool = False
+    empty_is_all: bool = True
     ctype = "uint32_t"
 
 
@@ -192,10 +201,33 @@ class ShapeTail(Arg):
 
 
 @dataclass(frozen=True, eq=False)
+class IsRange(Arg):
+    """Whether an int list (each item an int32) is 0, 1, ..., n - 1: a contiguous dim order."""
+    n: Expr = None
+    ctype = "int32_t"
+
+
+@dataclass(frozen=True, eq=False)
 class AllDims(Expr):
     """Every dim of tensor ``of`` as a mask (0 at rank 0)."""
     of: "Tensor"
     ctype = "uint32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class Fn(Expr):
+    """``c(*args)``: a pure function that both renderings evaluate, the static C generator
+    through ``py``, the adapter by calling ``c`` (declared in runtime_c's headers)."""
+    c: str
+    py: Callable
+    args: tuple
+    ctype: str = "int64_t"
+
+    def __init__(self, c: str, py: Callable, *args, ctype: str = "int64_t"):
+        object.__setattr__(self, "c", c)
+        object.__setattr__(self, "py", py)
+        object.__setattr__(self, "args", tuple(lift(a) for a in args))
+        object.__setattr__(self, "ctype", ctype)
 
 
 @dataclass(frozen=True, eq=False)
@@ -223,7 +255,7 @@ class DtypeIs(Expr):
 @dataclass(frozen=True, eq=False)
 class Prop(Expr):
     tensor: Tensor
-    what: str               # "rank" | "size" | "numel"
+    what: str               # "rank" | "size" | "numel" | "dtype"
     index: int = 0
 
     @property

@@ -114,12 +114,17 @@ class _Compiler:
             return self.decode(b, e, "int32_t", f"rt_pte_arg_dim({{c}}, {{i}}, {rank}, {{v}})")
         if isinstance(e, S.DimMask):
             rank = f"{self.expr(b, e.of)}.shape.rank"
+            mode = "RT_PTE_DIM_ONE" if e.one else \
+                "RT_PTE_DIM_LIST" if e.empty_is_all else "RT_PTE_DIM_LIST_EMPTY_NONE"
             return self.decode(b, e, "uint32_t", f"rt_pte_arg_dim_mask({{c}}, {{i}}, {rank}, "
-                                                 f"{int(e.one)}, {{v}})")
+                                                 f"{mode}, {{v}})")
         if isinstance(e, S.ShapeTail):
             shape = f"&{self.expr(b, e.of)}.shape"
             return self.decode(b, e, "int32_t",
                                f"rt_pte_arg_shape_tail({{c}}, {{i}}, {shape}, {{v}})")
+        if isinstance(e, S.IsRange):
+            n = self.expr(b, e.n)
+            return self.decode(b, e, "int32_t", f"rt_pte_arg_is_range({{c}}, {{i}}, {n}, {{v}})")
         if isinstance(e, S.AllDims):
             return f"rt_pte_all_dims({self.expr(b, e.of)}.shape.rank)"
         if isinstance(e, S.Choice):
@@ -141,6 +146,8 @@ class _Compiler:
             t = self.expr(b, e.tensor)
             if e.what == "numel":
                 return f"rt_pte_numel(&{t}.shape)"
+            if e.what == "dtype":
+                return f"{t}.dtype"
             return f"{t}.shape.rank" if e.what == "rank" else f"{t}.shape.d[{e.index}]"
         if isinstance(e, S.Not):
             return f"!{self.expr(b, e.a)}"
@@ -148,6 +155,8 @@ class _Compiler:
             if e.op in ("&&", "||"):
                 return self._short_circuit(b, e)
             return f"({self.expr(b, e.a)} {e.op} {self.expr(b, e.b)})"
+        if isinstance(e, S.Fn):
+            return f"{e.c}({', '.join(self.expr(b, a) for a in e.args)})"
         if isinstance(e, S.Select):
             return self._select(b, e)
         raise TypeError(f"not a spec expression: {e!r}")

@@ -75,44 +75,6 @@ def _conv_variant(kernel, stride, pad, groups, cin) -> str:
     return "rt_conv2d_f32"
 
 
-# -- copies ----------------------------------------------------------------------------------
-
-_COPY = {"float32": "rt_copy_f32", "int32": "rt_copy_i32", "int64": "rt_copy_i64",
-         "bool": "rt_copy_u8", "uint8": "rt_copy_u8", "int8": "rt_copy_u8"}
-
-
-def _copy_fn(ctx, src, out):
-    """A memmove, or rt_to_copy where the dtype changes."""
-    if src.numel != out.numel:
-        ctx.invalid(f"a copy of {src.numel} elements into {out.numel}")
-    if src.dtype != out.dtype or src.dtype not in _COPY:
-        return "rt_to_copy", [DTYPE_CODES[src.dtype], DTYPE_CODES[out.dtype], *src.pair,
-                              *out.pair]
-    if src.dtype == "int8":      # the byte copy, through unsigned pointers
-        return "rt_copy_u8", [src.shape_ref, f"(const uint8_t *){src.ptr}", out.shape_ref,
-                              f"(uint8_t *){out.ptr}"]
-    return _COPY[src.dtype], [*src.pair, *out.pair]
-
-
-def copy(ctx):
-    """clone, copy (buffer write-back), view_copy, squeeze/unsqueeze: a memmove."""
-    src = ctx.t("src" if ctx.has("src") else "self", None)
-    return _copy_fn(ctx, src, ctx.out("out", None))
-
-
-def to_copy(ctx):
-    return _copy_fn(ctx, ctx.t("self", None), ctx.out("out", None))
-
-
-def dim_order_copy(ctx):
-    """ExecuTorch's clone / _to_copy with a dim order: contiguous in, contiguous out."""
-    out = ctx.out("out", None)
-    if not ctx.is_none("dim_order") and \
-            ctx.ints("dim_order") != list(range(out.rank)):
-        ctx.unsupported(f"a copy into dim order {ctx.ints('dim_order')}")
-    return _copy_fn(ctx, ctx.t("self", None), out)
-
-
 # -- pooling / reductions --------------------------------------------------------------------
 
 def _pair(ctx, name, default, lo):
@@ -198,10 +160,6 @@ def permute(ctx):
     if elem is not None:
         return "rt_permute", [elem, ctx.int_array(perm), *x.pair, *out.pair]
     return "rt_permute_f32", [ctx.int_array(perm), *x.pair, *out.pair]
-
-
-def expand(ctx):
-    return "rt_expand_f32", [*ctx.t("self").pair, *ctx.out("out").pair]
 
 
 def _slice_call(ctx, elem, args):
@@ -291,55 +249,6 @@ def upsample_nearest2d(ctx):
     sh, sw = (0.0, 0.0) if not scales else (1.0 / scales[0], 1.0 / scales[1])
     return "rt_upsample_nearest2d_f32", [ctx.f32_literal(sh), ctx.f32_literal(sw),
                                          *x.pair, *out.pair]
-
-
-# -- logic and creation -----------------------------------------------------------------------
-
-def logical_not(ctx):
-    x = ctx.t("self", None)
-    return "rt_logical_not", [DTYPE_CODES[x.dtype], *x.pair, *ctx.out("out", "bool").pair]
-
-
-def any_(ctx):
-    """any.all_out (everything), any.out (one dim), any.dims_out (a list or None)."""
-    x = ctx.t("self", None)
-    if ctx.has("dim") and not ctx.is_none("dim"):
-        dims = ctx.dims("dim", x.rank)
-    else:
-        dims = list(range(x.rank))
-    mask = sum(1 << d for d in dims) if x.rank else 0
-    return "rt_any", [DTYPE_CODES[x.dtype], f"{mask}u", *x.pair, *ctx.out("out", "bool").pair]
-
-
-_FILL_VALUE = {"full": "fill_value", "full_like": "fill_value", "scalar_tensor": "s",
-               "fill": "value"}
-
-
-def fill(ctx):
-    """full, full_like, zeros, ones, scalar_tensor, fill.Scalar: one value everywhere."""
-    out = ctx.out("out", None)
-    op = _bin_name(ctx.op_name)
-    value = {"zeros": 0, "ones": 1}.get(op)
-    if value is None:
-        value = ctx.scalar(_FILL_VALUE[op])
-    size = {"float32": 4, "int64": 8, "int32": 4, "int16": 2}.get(out.dtype, 1)
-    return "rt_fill", [size, ctx.data_array(out.dtype, [value]), *out.pair]
-
-
-def arange(ctx):
-    """arange.out / arange.start_out: the values are known now, so they are a constant."""
-    out = ctx.out("out", None)
-    start = ctx.scalar("start") if ctx.has("start") else 0
-    end, step = ctx.scalar("end"), ctx.scalar("step") if ctx.has("step") else 1
-    if step == 0 or out.numel > 1 << 20:
-        ctx.invalid(f"arange({start}, {end}, {step}) into {list(out.shape)}")
-    values = torch.arange(start, end, step, dtype=torch.float64)
-    if values.numel() != out.numel:
-        ctx.invalid(f"arange({start}, {end}, {step}) has {values.numel()} values, not "
-                    f"{out.numel}")
-    data = ctx.data_array(out.dtype, values.numpy())
-    code = DTYPE_CODES[out.dtype]
-    return "rt_to_copy", [code, code, out.shape_ref, data, *out.pair]
 
 
 # -- elementwise math (rounding, powers, remainders, logs) --------------------------------------

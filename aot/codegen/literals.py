@@ -1,6 +1,8 @@
 """C literals of the values a call passes: the same text in the static C and the adapters."""
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 
@@ -15,6 +17,17 @@ def f32_literal(x: float) -> str:
     if "." not in text and "e" not in text:
         text += ".0"
     return text + "f"
+
+
+def f64_literal(x: float) -> str:
+    """A C double literal that reads back as exactly ``x``."""
+    x = float(x)
+    if math.isnan(x):
+        return "NAN"
+    if math.isinf(x):
+        return "INFINITY" if x > 0 else "-INFINITY"
+    text = repr(x)                     # Python prints the shortest round-trip form
+    return text if "." in text or "e" in text else text + ".0"
 
 
 def int64_literal(v: int) -> str:

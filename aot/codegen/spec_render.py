@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 
 from .. import opspec as S
-from .literals import f32_literal, int64_literal
+from .context import DTYPE_CODES
+from .literals import f32_literal, f64_literal, int64_literal
 
 
 class _Eval:
@@ -55,7 +56,9 @@ class _Eval:
             if e.one:
                 return (1 << ctx.dim(e.name, rank)) & every
             dims = ctx.dims(e.name, rank)
-            return sum(1 << d for d in dims) if dims else every
+            return sum(1 << d for d in dims) if dims or not e.empty_is_all else every
+        if isinstance(e, S.IsRange):
+            return ctx.ints(e.name) == list(range(self.value(e.n)))
         if isinstance(e, S.AllDims):
             return _all_dims(self.value(e.of).rank)
         if isinstance(e, S.ShapeTail):
@@ -80,7 +83,11 @@ class _Eval:
             t = self.value(e.tensor)
             if e.what == "size":
                 return t.shape[e.index]
+            if e.what == "dtype":
+                return DTYPE_CODES[t.dtype]
             return t.rank if e.what == "rank" else t.numel
+        if isinstance(e, S.Fn):
+            return e.py(*(self.value(a) for a in e.args))
         if isinstance(e, S.Select):
             return self.value(e.a) if self.value(e.cond) else self.value(e.b)
         if isinstance(e, S.Not):
@@ -110,6 +117,8 @@ class _Eval:
             return [f32_literal(v)]
         if isinstance(e, S.WholeInt):
             return [int64_literal(v)]
+        if e.ctype == "double":
+            return [f64_literal(v)]
         if e.ctype == "uint32_t":
             return [f"{int(v)}u"]
         return [int(v)]

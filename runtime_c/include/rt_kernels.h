@@ -240,8 +240,8 @@ rt_status rt_slice_f32(int32_t dim, int32_t start, int32_t end, int32_t step, RT
 /* view_copy / reshape / squeeze / unsqueeze / flatten / clone: same numel,
  * memmove (in and out may overlap). Variants per element type (bool = u8). */
 rt_status rt_copy_f32(RT_F32_UNARY_TENSORS);
-rt_status rt_copy_u8(const rt_shape *in_s, const uint8_t *in,
-                     const rt_shape *out_s, uint8_t *out);
+rt_status rt_copy_u8(const rt_shape *in_s, const void *in, /* any 1-byte dtype */
+                     const rt_shape *out_s, void *out);
 rt_status rt_copy_i32(const rt_shape *in_s, const int32_t *in,
                       const rt_shape *out_s, int32_t *out);
 rt_status rt_copy_i64(const rt_shape *in_s, const int64_t *in,
@@ -277,10 +277,29 @@ rt_status rt_logical_not(int32_t in_dtype, const rt_shape *in_s, const void *in,
  * reduce section for dim_mask; an empty reduction gives 0). */
 rt_status rt_any(int32_t in_dtype, uint32_t dim_mask, const rt_shape *in_s,
                  const void *in, const rt_shape *out_s, uint8_t *out);
-/* out[i] = *value for every element: full, full_like, zeros, ones,
- * scalar_tensor. value points at one element of elem_size bytes. */
-rt_status rt_fill(int32_t elem_size, const void *value, const rt_shape *out_s,
-                  void *out);
+/* out[i] = value, converted to dtype as numpy's astype does on x86-64 (float32 rounded to
+ * nearest; int64 truncated, INT64_MIN out of range or NaN; narrower ints through int32 the
+ * same way, then their low bits): full, full_like, zeros, ones, scalar_tensor, fill. */
+rt_status rt_full(int32_t dtype, double value, const rt_shape *out_s, void *out);
+
+/* arange: out[i] = start + i * step in dtype, computed as torch's CPU kernel computes it on an
+ * x86-64 host (its AVX2 kernel, compiled with fused multiply-adds): over the first whole pairs
+ * of runs of RT_ARANGE_LANES lanes, value i = fma(lane, step, fma(step, i - lane, start)), the
+ * rest fma(step, i, start); then converted as rt_full converts. With a whole start and step
+ * (the usual arange) every value is exact, so any host agrees; a fractional step matches a
+ * host whose torch has these lanes (ARM64 hosts have 2). Above 2048 values torch splits the
+ * range among its threads, each part run as above: one part is assumed. The fma is exact,
+ * with no libm. At most RT_ARANGE_MAX values. */
+#ifndef RT_ARANGE_LANES
+#define RT_ARANGE_LANES 4
+#endif
+#define RT_ARANGE_MAX ((int64_t)1 << 20)
+rt_status rt_arange(int32_t dtype, double start, double step, const rt_shape *out_s,
+                    void *out);
+/* How many values torch.arange(start, end, step) has, ceil((end - start) / step); -1 where
+ * torch refuses (a zero or NaN step, an infinite bound, a step of the wrong sign) or there are
+ * more than RT_ARANGE_MAX. Both generators check out's size against it. */
+int64_t rt_arange_numel(double start, double end, double step);
 
 /* ---- misc --------------------------------------------------------------- */
 

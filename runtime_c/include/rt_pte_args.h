@@ -164,6 +164,23 @@ static inline rt_status rt_pte_arg_ints_in(const rt_pte_call *c, int32_t i, int6
     return RT_OK;
 }
 
+/* The spec's IsRange: whether int list i is 0, 1, ..., n - 1 (each item an int32, n at most
+ * RT_MAX_DIMS: a dim order). */
+static inline rt_status rt_pte_arg_is_range(const rt_pte_call *c, int32_t i, int32_t n,
+                                            int32_t *is)
+{
+    int32_t v[RT_MAX_DIMS], got, k;
+    RT_TRY(rt_pte_arg_ints_in(c, i, INT32_MIN, INT32_MAX, NULL, 0, &got));
+    *is = got == n && n <= RT_MAX_DIMS;
+    if (*is) {
+        RT_TRY(rt_pte_arg_ints_in(c, i, INT32_MIN, INT32_MAX, v, RT_MAX_DIMS, &got));
+        for (k = 0; k < n; k++) {
+            *is &= v[k] == k;
+        }
+    }
+    return RT_OK;
+}
+
 /* The spec's ShapeTail: an int list that is the last dims of `of` (at least one); its
  * length. */
 static inline rt_status rt_pte_arg_shape_tail(const rt_pte_call *c, int32_t i,
@@ -188,23 +205,29 @@ static inline uint32_t rt_pte_all_dims(int32_t rank)
     return rank > 0 ? (uint32_t)((1ull << rank) - 1u) : 0u;
 }
 
-/* The spec's DimMask: the dims argument i names, as a mask; None, or an empty list, is every
- * dim. one: a single dim (or None), and a rank-0 tensor has none to name. */
+/* The spec's DimMask: the dims argument i names, as a mask; None is every dim. How it reads
+ * the argument: */
+enum {
+    RT_PTE_DIM_LIST = 0,           /* a list with no dim repeated; empty: every dim */
+    RT_PTE_DIM_ONE = 1,            /* one dim (a rank-0 tensor has none to name: mask 0) */
+    RT_PTE_DIM_LIST_EMPTY_NONE = 2 /* a list as RT_PTE_DIM_LIST; empty: no dim */
+};
+
 static inline rt_status rt_pte_arg_dim_mask(const rt_pte_call *c, int32_t i, int32_t rank,
-                                            int32_t one, uint32_t *mask)
+                                            int32_t mode, uint32_t *mask)
 {
     int32_t d[RT_MAX_DIMS], n, k;
     *mask = rt_pte_all_dims(rank);
     if (rt_pte_arg_is_none(c, i)) {
         return RT_OK;
     }
-    if (one) {
+    if (mode == RT_PTE_DIM_ONE) {
         RT_TRY(rt_pte_arg_dim(c, i, rank, &d[0]));
         *mask &= 1u << d[0];
         return RT_OK;
     }
     RT_TRY(rt_pte_arg_dims(c, i, rank, d, &n));
-    if (n > 0) {
+    if (n > 0 || mode == RT_PTE_DIM_LIST_EMPTY_NONE) {
         *mask = 0;
         for (k = 0; k < n; ++k) {
             *mask |= 1u << d[k];

@@ -568,6 +568,37 @@ def test_embedding(rt, idx_dtype, idx_shape):
             rt.call(name, w, bad, out)
 
 
+@settings(max_examples=300, deadline=None)
+@given(st.floats(-1e6, 1e6) | st.sampled_from([math.inf, -math.inf, math.nan, 0.0]),
+       st.floats(-1e6, 1e6) | st.sampled_from([math.inf, math.nan, 1e300]),
+       st.floats(-100, 100) | st.sampled_from([0.0, -0.0, math.nan, 1e-9, 0.07]))
+def test_arange_numel_has_one_meaning_in_c_and_python(rt, start, end, step):
+    """rt_arange_numel and its Python twin (aot.ops_create.arange_numel, which the static C
+    generator evaluates where the adapter calls the C one) agree, and match torch.arange's
+    count, or its refusal, up to the 2^20 cap."""
+    from aot.ops_create import ARANGE_MAX, arange_numel
+    got = rt.lib.rt_arange_numel(start, end, step)
+    assert got == arange_numel(start, end, step)
+    try:
+        n = torch.arange(start, end, step, dtype=torch.float64, device="meta").numel()
+    except (RuntimeError, OverflowError):
+        n = -1
+    assert got == (n if n <= ARANGE_MAX else -1), (start, end, step, n)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.int64, np.int32, np.int16, np.uint8])
+@pytest.mark.parametrize("start,step,n", [(0.0, 1.0, 12), (-1.0, 0.25, 12), (0.3, 0.07, 67),
+                                          (5.0, -0.11, 73), (-7.1, 0.13, 3132)])
+def test_arange(rt, dtype, start, step, n):
+    """rt_arange's values are torch.arange's on this host (float64, then numpy's astype)."""
+    ref = torch.arange(start, start + step * (n - 0.5), step, dtype=torch.float64)
+    assert ref.numel() == n
+    out = np.zeros(n, dtype)
+    code = {np.float32: "F32", np.int64: "I64", np.int32: "I32", np.int16: "I16", np.uint8: "U8"}
+    rt.call("rt_arange", getattr(rt.lib, f"RT_DTYPE_{code[dtype]}"), start, step, out)
+    assert out.tobytes() == ref.numpy().astype(dtype).tobytes()
+
+
 # ---------------------------------------------------------- validation -----
 
 def test_validation_errors(rt):

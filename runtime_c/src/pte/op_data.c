@@ -1,7 +1,6 @@
-/* op_data.c - interpreter adapters of the data-movement ops: copies (clone, view_copy,
- * squeeze/unsqueeze, copy, _to_copy and ExecuTorch's dim_order copies), permute, expand,
- * slice, select, split_with_sizes, cat, index_select, flip, slice_scatter, index, index_put
- * and gather.
+/* op_data.c - interpreter adapters of the data-movement ops: permute, slice, select,
+ * split_with_sizes, cat, index_select, flip, slice_scatter, index, index_put and gather (the
+ * copies and expand are call specs, aot/ops_data.py).
  *
  * Each adapter decodes a KernelCall's arguments (rt_pte.h), makes the checks the static C
  * generator's renderer makes (aot/codegen/kernels.py, the function named in each comment) and
@@ -17,16 +16,7 @@
 #pragma GCC optimize("Os")
 #endif
 
-rt_status rt_op_aten_clone_out(const rt_pte_call *c);
-rt_status rt_op_aten_view_copy_out(const rt_pte_call *c);
-rt_status rt_op_aten_squeeze_copy_dims_out(const rt_pte_call *c);
-rt_status rt_op_aten_unsqueeze_copy_out(const rt_pte_call *c);
-rt_status rt_op_aten_copy_out(const rt_pte_call *c);
-rt_status rt_op_aten__to_copy_out(const rt_pte_call *c);
-rt_status rt_op_dim_order_ops__clone_dim_order_out(const rt_pte_call *c);
-rt_status rt_op_dim_order_ops__to_dim_order_copy_out(const rt_pte_call *c);
 rt_status rt_op_aten_permute_copy_out(const rt_pte_call *c);
-rt_status rt_op_aten_expand_copy_out(const rt_pte_call *c);
 rt_status rt_op_aten_slice_copy_Tensor_out(const rt_pte_call *c);
 rt_status rt_op_aten_select_copy_int_out(const rt_pte_call *c);
 rt_status rt_op_aten_split_with_sizes_copy_out(const rt_pte_call *c);
@@ -38,145 +28,7 @@ rt_status rt_op_aten_index_Tensor_out(const rt_pte_call *c);
 rt_status rt_op_aten_index_put_out(const rt_pte_call *c);
 rt_status rt_op_aten_gather_out(const rt_pte_call *c);
 
-/* ---- copies: copy, to_copy, dim_order_copy ---------------------------------------------------- */
-
-/* kernels.py's _copy_fn: a memmove of the dtype's width, or rt_to_copy where the dtype
- * changes (or has no rt_copy_*: int16). */
-static rt_status copy_into(const rt_pte_call *c, const rt_pte_tensor *src,
-                           const rt_pte_tensor *out)
-{
-    if (rt_pte_numel(&src->shape) != rt_pte_numel(&out->shape)) {
-        return RT_ERR_PTE_ARGS;
-    }
-    if (c->check) {
-        return RT_OK;
-    }
-    if (src->dtype != out->dtype || src->dtype == RT_DTYPE_I16) {
-        return rt_to_copy(src->dtype, out->dtype, &src->shape, src->data, &out->shape,
-                          out->data);
-    }
-    switch (src->dtype) {
-    case RT_DTYPE_F32:
-        return rt_copy_f32(&src->shape, src->data, &out->shape, out->data);
-    case RT_DTYPE_I32:
-        return rt_copy_i32(&src->shape, src->data, &out->shape, out->data);
-    case RT_DTYPE_I64:
-        return rt_copy_i64(&src->shape, src->data, &out->shape, out->data);
-    default: /* bool, uint8, int8: the byte copy */
-        return rt_copy_u8(&src->shape, src->data, &out->shape, out->data);
-    }
-}
-
-/* copy: (self, <arg 1 of kind kind1>, out = arg 2), the source self */
-static rt_status copy_self(const rt_pte_call *c, rt_status (*kind1)(const rt_pte_call *, int32_t))
-{
-    rt_pte_tensor src, out;
-    RT_TRY(op_tensor(c, 0, &src));
-    RT_TRY(op_tensor(c, 2, &out));
-    if (c->check) {
-        RT_TRY(kind1(c, 1));
-    }
-    return copy_into(c, &src, &out);
-}
-
-static rt_status kind_int(const rt_pte_call *c, int32_t i)
-{
-    int64_t v;
-    return rt_pte_arg_int(c, i, &v);
-}
-
-/* clone.out (self, memory_format?, out) */
-rt_status rt_op_aten_clone_out(const rt_pte_call *c)
-{
-    return copy_self(c, rt_pte_kind_opt_int);
-}
-
-/* view_copy.out (self, size, out) */
-rt_status rt_op_aten_view_copy_out(const rt_pte_call *c)
-{
-    return copy_self(c, rt_pte_kind_ints);
-}
-
-/* squeeze_copy.dims_out (self, dim, out) */
-rt_status rt_op_aten_squeeze_copy_dims_out(const rt_pte_call *c)
-{
-    return copy_self(c, rt_pte_kind_ints);
-}
-
-/* unsqueeze_copy.out (self, dim, out) */
-rt_status rt_op_aten_unsqueeze_copy_out(const rt_pte_call *c)
-{
-    return copy_self(c, kind_int);
-}
-
-/* copy.out (self, src, non_blocking, out): a buffer's write-back, from src */
-rt_status rt_op_aten_copy_out(const rt_pte_call *c)
-{
-    rt_pte_tensor src, out;
-    RT_TRY(op_tensor(c, 1, &src));
-    RT_TRY(op_tensor(c, 3, &out));
-    if (c->check) {
-        RT_TRY(rt_pte_kind_tensor(c, 0));
-        RT_TRY(rt_pte_kind_bool(c, 2));
-    }
-    return copy_into(c, &src, &out);
-}
-
-/* to_copy: _to_copy.out (self, non_blocking, memory_format?, out) */
-rt_status rt_op_aten__to_copy_out(const rt_pte_call *c)
-{
-    rt_pte_tensor src, out;
-    RT_TRY(op_tensor(c, 0, &src));
-    RT_TRY(op_tensor(c, 3, &out));
-    if (c->check) {
-        RT_TRY(rt_pte_kind_bool(c, 1));
-        RT_TRY(rt_pte_kind_opt_int(c, 2));
-    }
-    return copy_into(c, &src, &out);
-}
-
-/* dim_order_copy: (self, non_blocking, dim_order?, out); a dim order other than contiguous
- * is UNSUPPORTED */
-static rt_status dim_order_copy(const rt_pte_call *c)
-{
-    rt_pte_tensor src, out;
-    RT_TRY(op_tensor(c, 3, &out));
-    if (!rt_pte_arg_is_none(c, 2)) {
-        int64_t order[RT_PTE_MAX_LIST];
-        int32_t n, k;
-        RT_TRY(rt_pte_arg_ints(c, 2, order, RT_PTE_MAX_LIST, &n));
-        for (k = 0; k < n; ++k) { /* ctx.ints: int32 range */
-            if (order[k] < OP_I32_MIN || order[k] > OP_I32_MAX) {
-                return RT_ERR_PTE_ARGS;
-            }
-        }
-        if (n != out.shape.rank) {
-            return RT_ERR_PTE_UNSUPPORTED;
-        }
-        for (k = 0; k < n; ++k) {
-            if (order[k] != k) {
-                return RT_ERR_PTE_UNSUPPORTED;
-            }
-        }
-    }
-    RT_TRY(op_tensor(c, 0, &src));
-    if (c->check) {
-        RT_TRY(rt_pte_kind_bool(c, 1));
-    }
-    return copy_into(c, &src, &out);
-}
-
-rt_status rt_op_dim_order_ops__clone_dim_order_out(const rt_pte_call *c)
-{
-    return dim_order_copy(c);
-}
-
-rt_status rt_op_dim_order_ops__to_dim_order_copy_out(const rt_pte_call *c)
-{
-    return dim_order_copy(c);
-}
-
-/* ---- permute, expand ------------------------------------------------------------------------ */
+/* ---- permute --------------------------------------------------------------------------- */
 
 /* kernels.py's _moved: a float32 input takes the _f32 kernel (*elem = 0), any other dtype the
  * element-size generic one. */
@@ -208,19 +60,6 @@ rt_status rt_op_aten_permute_copy_out(const rt_pte_call *c)
         return rt_permute(elem, perm, &x.shape, x.data, &out.shape, out.data);
     }
     return rt_permute_f32(perm, &x.shape, x.data, &out.shape, out.data);
-}
-
-/* expand: expand_copy.out (self, size, implicit, out) */
-rt_status rt_op_aten_expand_copy_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    RT_TRY(rt_pte_arg_tensor(c, 0, OP_F32, &x));
-    RT_TRY(rt_pte_arg_tensor(c, 3, OP_F32, &out));
-    if (c->check) {
-        RT_TRY(rt_pte_kind_ints(c, 1));
-        return rt_pte_kind_bool(c, 2);
-    }
-    return rt_expand_f32(&x.shape, x.data, &out.shape, out.data);
 }
 
 /* ---- slices: slice_copy, select_copy, split_with_sizes -------------------------------------- */

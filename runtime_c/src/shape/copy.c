@@ -20,8 +20,7 @@ rt_status rt_copy_f32(RT_F32_UNARY_TENSORS)
     return copy_elems(in_s, in, out_s, out, sizeof(float));
 }
 
-rt_status rt_copy_u8(const rt_shape *in_s, const uint8_t *in,
-                     const rt_shape *out_s, uint8_t *out)
+rt_status rt_copy_u8(const rt_shape *in_s, const void *in, const rt_shape *out_s, void *out)
 {
     return copy_elems(in_s, in, out_s, out, sizeof(uint8_t));
 }
