@@ -45,6 +45,16 @@ static inline rt_status rt_pte_arg_int_in(const rt_pte_call *c, int32_t i, int64
     return *v < lo || *v > hi ? RT_ERR_PTE_ARGS : RT_OK;
 }
 
+/* The same, for a range within int32's: the value as an int32. */
+static inline rt_status rt_pte_arg_int32_in(const rt_pte_call *c, int32_t i, int64_t lo,
+                                            int64_t hi, int32_t *v)
+{
+    int64_t x;
+    RT_TRY(rt_pte_arg_int_in(c, i, lo, hi, &x));
+    *v = (int32_t)x;
+    return RT_OK;
+}
+
 /* A number operand of an int64 tensor, which must be whole: a fraction (and NaN, an
  * infinity, or a whole number outside int64, which the generator cannot write as an int64
  * literal either) is RT_ERR_PTE_UNSUPPORTED. */

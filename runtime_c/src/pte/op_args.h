@@ -43,15 +43,6 @@ static inline rt_status op_elem(int32_t dtype, int32_t *size)
     return *size > 0 ? RT_OK : RT_ERR_PTE_DTYPE;
 }
 
-static inline rt_status op_int32(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi,
-                                 int32_t *v)
-{
-    int64_t x;
-    RT_TRY(rt_pte_arg_int_in(c, i, lo, hi, &x));
-    *v = (int32_t)x;
-    return RT_OK;
-}
-
 /* A tensor of any dtype the runtime takes (ctx.t(name, None)). */
 static inline rt_status op_tensor(const rt_pte_call *c, int32_t i, rt_pte_tensor *t)
 {

@@ -51,18 +51,6 @@ rt_status rt_op_aten_constant_pad_nd_out(const rt_pte_call *c);
 
 /* ---- argument helpers (context.py's accessors) ------------------------------------------ */
 
-/* ctx.int: an int in [lo, hi]. */
-static rt_status int_arg(const rt_pte_call *c, int32_t i, int64_t lo, int64_t hi, int32_t *v)
-{
-    int64_t x;
-    RT_TRY(rt_pte_arg_int(c, i, &x));
-    if (x < lo || x > hi) {
-        return RT_ERR_PTE_ARGS;
-    }
-    *v = (int32_t)x;
-    return RT_OK;
-}
-
 /* An int list or None. */
 static rt_status check_opt_ints(const rt_pte_call *c, int32_t i)
 {
@@ -142,7 +130,7 @@ static rt_status conv_transpose(const rt_pte_call *c, const rt_pte_tensor *x,
     RT_TRY(spatial_arg(c, 7, 0, spatial, 0, op));
     RT_TRY(spatial_arg(c, 5, 1, spatial, 1, d));
     memset(&p, 0, sizeof p);
-    RT_TRY(int_arg(c, 8, 1, I32_MAX, &p.groups));
+    RT_TRY(rt_pte_arg_int32_in(c, 8, 1, I32_MAX, &p.groups));
     for (k = 0; k < 2; k++) {
         if (op[k] >= (s[k] > d[k] ? s[k] : d[k])) {
             return RT_ERR_PTE_ARGS;
@@ -201,7 +189,7 @@ rt_status rt_op_aten_convolution_out(const rt_pte_call *c)
     /* output_padding: ints in int32's range, all 0 (else invalid either way) */
     RT_TRY(rt_pte_arg_ints_in(c, 7, 0, 0, NULL, 0, &n_opad));
     memset(&p, 0, sizeof p);
-    RT_TRY(int_arg(c, 8, 1, I32_MAX, &p.groups));
+    RT_TRY(rt_pte_arg_int32_in(c, 8, 1, I32_MAX, &p.groups));
     p.stride_h = s[0];
     p.stride_w = s[1];
     p.pad_h = pad[0];
@@ -339,7 +327,7 @@ rt_status rt_op_aten_avg_pool2d_out(const rt_pte_call *c)
     RT_TRY(pool_pair(c, 2, 1, k, s));
     RT_TRY(pool_pair(c, 3, 0, zeros, pad));
     if (!rt_pte_arg_is_none(c, 6)) {
-        RT_TRY(int_arg(c, 6, 1, I32_MAX, &div));
+        RT_TRY(rt_pte_arg_int32_in(c, 6, 1, I32_MAX, &div));
     }
     RT_TRY(rt_pte_arg_bool(c, 4, &ceil_mode));
     RT_TRY(rt_pte_arg_bool(c, 5, &include));

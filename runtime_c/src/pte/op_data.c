@@ -97,7 +97,7 @@ rt_status rt_op_aten_slice_copy_Tensor_out(const rt_pte_call *c)
     } else {
         end = x.shape.rank ? x.shape.d[dim] : 1;
     }
-    RT_TRY(op_int32(c, 4, 1, OP_I32_MAX, &step));
+    RT_TRY(rt_pte_arg_int32_in(c, 4, 1, OP_I32_MAX, &step));
     RT_TRY(rt_pte_arg_tensor(c, 5, x.dtype, &out));
     if (c->check) {
         return RT_OK;
@@ -119,7 +119,7 @@ rt_status rt_op_aten_select_copy_int_out(const rt_pte_call *c)
     if (size == 0) {
         return RT_ERR_PTE_ARGS;
     }
-    RT_TRY(op_int32(c, 2, -(int64_t)size, (int64_t)size - 1, &index));
+    RT_TRY(rt_pte_arg_int32_in(c, 2, -(int64_t)size, (int64_t)size - 1, &index));
     if (index < 0) {
         index += size;
     }
@@ -272,7 +272,7 @@ rt_status rt_op_aten_slice_scatter_out(const rt_pte_call *c)
         return RT_ERR_PTE_ARGS;
     }
     RT_TRY(rt_pte_arg_dim(c, 2, x.shape.rank, &dim));
-    RT_TRY(op_int32(c, 5, 1, OP_I32_MAX, &step));
+    RT_TRY(rt_pte_arg_int32_in(c, 5, 1, OP_I32_MAX, &step));
     size = x.shape.d[dim];
     end = size;
     if (!rt_pte_arg_is_none(c, 3)) { /* kernels.py's _slice_bounds */

@@ -29,6 +29,7 @@
 
 #include "rt_check.h"
 #include "rt_pte.h"
+#include "rt_pte_args.h"
 #include "rt_kernels_s8.h"
 #include "op_checks.h"
 
@@ -71,18 +72,6 @@ rt_status rt_op_cortex_m_quantized_max_pool2d_nhwc_out(const rt_pte_call *c);
 
 /* ---- decoding ------------------------------------------------------------------------ */
 
-/* An int argument in [lo, hi] (ctx.int). */
-static rt_status q8_int(const rt_pte_call *c, int32_t i, int32_t lo, int32_t hi, int32_t *v)
-{
-    int64_t x;
-    RT_TRY(rt_pte_arg_int(c, i, &x));
-    if (x < lo || x > hi) {
-        return RT_ERR_PTE_ARGS;
-    }
-    *v = (int32_t)x;
-    return RT_OK;
-}
-
 /* An int[] argument of exactly `len` items (len <= 4), each in [lo, hi] (ctx.ints). */
 static rt_status q8_ints(const rt_pte_call *c, int32_t i, int32_t len, int32_t lo, int32_t hi,
                          int32_t *v)
@@ -116,8 +105,8 @@ static rt_status q8_hw(const rt_pte_call *c, int32_t i, int32_t lo, int32_t *h, 
 static rt_status q8_act_range(const rt_pte_call *c, int32_t i_lo, int32_t i_hi, int32_t *lo,
                               int32_t *hi)
 {
-    RT_TRY(q8_int(c, i_lo, -128, 127, lo));
-    RT_TRY(q8_int(c, i_hi, -128, 127, hi));
+    RT_TRY(rt_pte_arg_int32_in(c, i_lo, -128, 127, lo));
+    RT_TRY(rt_pte_arg_int32_in(c, i_hi, -128, 127, hi));
     return *lo > *hi ? RT_ERR_PTE_ARGS : RT_OK;
 }
 
@@ -183,9 +172,9 @@ static rt_status q8_quant(const rt_pte_call *c, int32_t from, int32_t to, rt_pte
         return RT_ERR_PTE_ARGS;
     }
     RT_TRY(rt_pte_arg_double(c, 1, scale));
-    RT_TRY(q8_int(c, 2, -128, 127, &p->zero_point));
-    RT_TRY(q8_int(c, 3, -128, 127, &p->qmin));
-    return q8_int(c, 4, -128, 127, &p->qmax);
+    RT_TRY(rt_pte_arg_int32_in(c, 2, -128, 127, &p->zero_point));
+    RT_TRY(rt_pte_arg_int32_in(c, 3, -128, 127, &p->qmin));
+    return rt_pte_arg_int32_in(c, 4, -128, 127, &p->qmax);
 }
 
 rt_status rt_op_cortex_m_quantize_per_tensor_out(const rt_pte_call *c)
@@ -248,8 +237,8 @@ static rt_status q8_conv_common(const rt_pte_call *c, int32_t q, const rt_pte_te
     p->shift = (const int32_t *)s.data;
     *m_t = m;
     *s_t = s;
-    RT_TRY(q8_int(c, q, -127, 128, &p->input_offset));
-    return q8_int(c, q + 1, -128, 127, &p->output_offset);
+    RT_TRY(rt_pte_arg_int32_in(c, q, -127, 128, &p->input_offset));
+    return rt_pte_arg_int32_in(c, q + 1, -128, 127, &p->output_offset);
 }
 
 /* A convolution's preconditions (load): its sums of `taps` products plus the bias (argument 2),
@@ -341,7 +330,7 @@ rt_status rt_op_cortex_m_quantized_depthwise_conv2d_nhwc_out(const rt_pte_call *
     RT_TRY(q8_nhwc(c, 1, &w));
     RT_TRY(q8_nhwc(c, 14, &out));
     cout = w.shape.d[3];
-    RT_TRY(q8_int(c, 6, 1, I32_MAX, &mult));
+    RT_TRY(rt_pte_arg_int32_in(c, 6, 1, I32_MAX, &mult));
     if (w.shape.d[0] != 1 || (int64_t)cout != (int64_t)x.shape.d[3] * mult) {
         return RT_ERR_PTE_ARGS;
     }
@@ -402,12 +391,12 @@ rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c)
         return RT_ERR_PTE_ARGS;   /* (an empty list is not a tensor either) */
     }
     RT_TRY(q8_act_range(c, 10, 9, &p.act_min, &p.act_max));
-    RT_TRY(q8_int(c, 4, -127, 128, &p.input_offset));
+    RT_TRY(rt_pte_arg_int32_in(c, 4, -127, 128, &p.input_offset));
     if (has_ks) {
         p.input_offset = 0;
     }
-    RT_TRY(q8_int(c, 5, -127, 128, &p.filter_offset));
-    RT_TRY(q8_int(c, 6, -128, 127, &p.output_offset));
+    RT_TRY(rt_pte_arg_int32_in(c, 5, -127, 128, &p.filter_offset));
+    RT_TRY(rt_pte_arg_int32_in(c, 6, -128, 127, &p.output_offset));
     p.per_channel = n_m > 1;
     p.mult = mult;
     p.shift = shift;
@@ -435,18 +424,18 @@ rt_status rt_op_cortex_m_quantized_add_out(const rt_pte_call *c)
     RT_TRY(rt_pte_arg_tensor(c, 4, RT_DTYPE_I8, &b));
     RT_TRY(rt_pte_arg_tensor(c, 13, RT_DTYPE_I8, &out));
     RT_TRY(q8_act_range(c, 11, 12, &p.act_min, &p.act_max));
-    RT_TRY(q8_int(c, 1, -128, 127, &zp));
+    RT_TRY(rt_pte_arg_int32_in(c, 1, -128, 127, &zp));
     p.in1_offset = -zp;
-    RT_TRY(q8_int(c, 2, 0, I32_MAX, &p.in1_mult));
-    RT_TRY(q8_int(c, 3, -31, 31, &p.in1_shift));
-    RT_TRY(q8_int(c, 5, -128, 127, &zp));
+    RT_TRY(rt_pte_arg_int32_in(c, 2, 0, I32_MAX, &p.in1_mult));
+    RT_TRY(rt_pte_arg_int32_in(c, 3, -31, 31, &p.in1_shift));
+    RT_TRY(rt_pte_arg_int32_in(c, 5, -128, 127, &zp));
     p.in2_offset = -zp;
-    RT_TRY(q8_int(c, 6, -I32_MAX, I32_MAX, &p.in2_mult));
-    RT_TRY(q8_int(c, 7, -31, 31, &p.in2_shift));
+    RT_TRY(rt_pte_arg_int32_in(c, 6, -I32_MAX, I32_MAX, &p.in2_mult));
+    RT_TRY(rt_pte_arg_int32_in(c, 7, -31, 31, &p.in2_shift));
     p.left_shift = 20;
-    RT_TRY(q8_int(c, 8, -128, 127, &p.out_offset));
-    RT_TRY(q8_int(c, 9, 0, I32_MAX, &p.out_mult));
-    RT_TRY(q8_int(c, 10, -31, 31, &p.out_shift));
+    RT_TRY(rt_pte_arg_int32_in(c, 8, -128, 127, &p.out_offset));
+    RT_TRY(rt_pte_arg_int32_in(c, 9, 0, I32_MAX, &p.out_mult));
+    RT_TRY(rt_pte_arg_int32_in(c, 10, -31, 31, &p.out_shift));
     if (c->check) {
         RT_TRY(op_pre_requant_shift(&p.in1_mult, &p.in1_shift, 1, 0, Q8_ADD_IN_MAX,
                                     Q8_ADD_HALF));
@@ -469,13 +458,13 @@ rt_status rt_op_cortex_m_quantized_mul_out(const rt_pte_call *c)
     RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &a));
     RT_TRY(rt_pte_arg_tensor(c, 2, RT_DTYPE_I8, &b));
     RT_TRY(rt_pte_arg_tensor(c, 7, RT_DTYPE_I8, &out));
-    RT_TRY(q8_int(c, 1, -128, 127, &zp));
+    RT_TRY(rt_pte_arg_int32_in(c, 1, -128, 127, &zp));
     p.in1_offset = -zp;
-    RT_TRY(q8_int(c, 3, -128, 127, &zp));
+    RT_TRY(rt_pte_arg_int32_in(c, 3, -128, 127, &zp));
     p.in2_offset = -zp;
-    RT_TRY(q8_int(c, 4, -128, 127, &p.out_offset));
-    RT_TRY(q8_int(c, 5, 0, I32_MAX, &p.out_mult));
-    RT_TRY(q8_int(c, 6, -31, 31, &p.out_shift));
+    RT_TRY(rt_pte_arg_int32_in(c, 4, -128, 127, &p.out_offset));
+    RT_TRY(rt_pte_arg_int32_in(c, 5, 0, I32_MAX, &p.out_mult));
+    RT_TRY(rt_pte_arg_int32_in(c, 6, -31, 31, &p.out_shift));
     p.act_min = -128;
     p.act_max = 127;
     if (c->check) {
@@ -539,17 +528,17 @@ rt_status rt_op_cortex_m_softmax_out(const rt_pte_call *c)
     RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &x));
     RT_TRY(rt_pte_arg_tensor(c, 7, RT_DTYPE_I8, &out));
     size = x.shape.rank > 1 ? x.shape.rank : 1;
-    RT_TRY(q8_int(c, 1, -size, size - 1, &dim));
+    RT_TRY(rt_pte_arg_int32_in(c, 1, -size, size - 1, &dim));
     if ((dim < 0 ? dim + size : dim) != size - 1) {
         return RT_ERR_PTE_UNSUPPORTED;   /* over a dim other than the last */
     }
-    RT_TRY(q8_int(c, 3, -128, -128, &zp));   /* outputs at zero point -128 (scale 1/256) */
+    RT_TRY(rt_pte_arg_int32_in(c, 3, -128, -128, &zp));   /* outputs at zero point -128 (scale 1/256) */
     if (!q8_same_shape(&x.shape, &out.shape)) {
         return RT_ERR_PTE_ARGS;
     }
-    RT_TRY(q8_int(c, 4, 0, I32_MAX, &p.mult));
-    RT_TRY(q8_int(c, 5, 0, 31, &p.shift));
-    RT_TRY(q8_int(c, 6, I32_MIN, 0, &p.diff_min));
+    RT_TRY(rt_pte_arg_int32_in(c, 4, 0, I32_MAX, &p.mult));
+    RT_TRY(rt_pte_arg_int32_in(c, 5, 0, 31, &p.shift));
+    RT_TRY(rt_pte_arg_int32_in(c, 6, I32_MIN, 0, &p.diff_min));
     if (c->check) {
         return op_pre_softmax_scaling_fits(p.shift, p.diff_min);
     }
@@ -624,7 +613,7 @@ rt_status rt_op_cortex_m_pad_out(const rt_pte_call *c)
             return RT_ERR_PTE_ARGS;
         }
     }
-    RT_TRY(q8_int(c, 3, -128, 127, &value));
+    RT_TRY(rt_pte_arg_int32_in(c, 3, -128, 127, &value));
     fill = (int8_t)value;
     before[0] = 0;   /* a rank-0 tensor: one 0 */
     for (k = 0; k < x.shape.rank; ++k) {
