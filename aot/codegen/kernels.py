@@ -12,7 +12,6 @@ anything is written; so they decide everything from shapes, dtypes and arguments
 from __future__ import annotations
 
 import numpy as np
-import torch
 
 from .context import DTYPE_CODES, DTYPES
 from . import preconditions as PRE
