@@ -12,8 +12,9 @@ and the kernel's argument list. Two renderers read it:
 
 So the two agree by construction, as ExecuTorch's unpacking code agrees with functions.yaml.
 
-A spec is a tuple of statements: ``If(cond, then, otherwise)``, ``Fail(kind, why)`` and, ending
-every path, ``Call(kernel, *args)``. Expressions read arguments by their schema names:
+A spec is a tuple of statements: ``If(cond, then, otherwise)``, ``Fail(kind, why)``,
+``Read(*exprs)`` (read these now, so that every path after it shares them) and, ending every
+path, ``Call(kernel, *args)``. Expressions read arguments by their schema names:
 
     Tensor("self")            a float32 tensor (``dtype=None``: any dtype the runtime takes)
     Opt("weight")             an optional tensor (None: NULL shape and data)
@@ -36,7 +37,8 @@ every path, ``Call(kernel, *args)``. Expressions read arguments by their schema 
     Lit(value)                a constant
 
 Expressions combine with ``+ - *``, comparisons and ``& | ~``; ``t.is_dtype("int64")``,
-``t.rank``, ``t.size(i)``, ``t.numel``, ``t.dtype_code`` (its rt_dtype) read a tensor. A call argument that is a tensor passes its
+``t.rank``, ``t.size(i)``, ``t.numel``, ``t.dtype_code`` (its rt_dtype), ``t.elem_size`` read a
+tensor; ``Out("out", like=x)`` is an output of x's dtype. A call argument that is a tensor passes its
 (shape, data) pair. An argument is read where it is first used, in statement order, on both
 sides; its checks fail the call there. An input of the schema that no path reads is still
 checked for its kind (a bool is a bool, an int? an int or None) by the adapter, before the
@@ -111,6 +113,7 @@ class Tensor(Arg):
     dtype: Optional[str] = "float32"
     out: bool = False
     optional: bool = False      # None passes (NULL, NULL) to the kernel
+    like: Optional["Tensor"] = None     # the dtype is that tensor's (dtype is then None)
     ctype = "rt_pte_tensor"
 
     def is_dtype(self, dtype: str) -> "DtypeIs":
@@ -120,7 +123,8 @@ class Tensor(Arg):
     def rank(self) -> "Prop":
         return Prop(self, "rank")
 
-    def size(self, i: int) -> "Prop":
+    def size(self, i) -> "Prop":
+        """Its size along dim ``i`` (an int, or an expression such as a ``Dim``)."""
         return Prop(self, "size", i)
 
     @property
@@ -131,10 +135,14 @@ class Tensor(Arg):
     def dtype_code(self) -> "Prop":
         return Prop(self, "dtype")
 
+    @property
+    def elem_size(self) -> "Prop":
+        return Prop(self, "elem")
 
-def Out(name: str, dtype: Optional[str] = "float32") -> Tensor:
-    """An output tensor."""
-    return Tensor(name, dtype, out=True)
+
+def Out(name: str, dtype: Optional[str] = "float32", like: Optional[Tensor] = None) -> Tensor:
+    """An output tensor (``like``: of that tensor's dtype)."""
+    return Tensor(name, None if like is not None else dtype, out=True, like=like)
 
 
 def Opt(name: str, dtype: Optional[str] = "float32") -> Tensor:
@@ -159,8 +167,12 @@ class WholeInt(Arg):
 
 @dataclass(frozen=True, eq=False)
 class Int(Arg):
-    lo: int = INT32_MIN
-    hi: int = INT32_MAX
+    lo: Union[int, Expr] = INT32_MIN        # bounds: ints, or expressions read before it
+    hi: Union[int, Expr] = INT32_MAX
+
+    def __post_init__(self):
+        object.__setattr__(self, "lo", lift(self.lo))
+        object.__setattr__(self, "hi", lift(self.hi))
 
 
 @dataclass(frozen=True, eq=False)
@@ -255,8 +267,11 @@ class DtypeIs(Expr):
 @dataclass(frozen=True, eq=False)
 class Prop(Expr):
     tensor: Tensor
-    what: str               # "rank" | "size" | "numel" | "dtype"
-    index: int = 0
+    what: str               # "rank" | "size" | "numel" | "dtype" | "elem" (its element's bytes)
+    index: Union[int, Expr] = 0
+
+    def __post_init__(self):
+        object.__setattr__(self, "index", lift(self.index))
 
     @property
     def ctype(self) -> str:
@@ -313,6 +328,16 @@ class Fail:
 
 
 @dataclass(frozen=True, eq=False)
+class Read:
+    """Read these expressions now, in order (their checks fail the call here); the paths after
+    it reuse the values."""
+    exprs: tuple
+
+    def __init__(self, *exprs):
+        object.__setattr__(self, "exprs", tuple(lift(e) for e in exprs))
+
+
+@dataclass(frozen=True, eq=False)
 class If:
     cond: Expr
     then: tuple
@@ -324,7 +349,7 @@ class If:
         object.__setattr__(self, "otherwise", _block(otherwise))
 
 
-Stmt = Union[Call, Fail, If]
+Stmt = Union[Call, Fail, If, Read]
 
 
 def _block(stmts) -> tuple:
@@ -364,7 +389,7 @@ def names_read(spec: CallSpec) -> frozenset[str]:
         if isinstance(x, (tuple, list)):
             for y in x:
                 walk(y)
-        elif isinstance(x, (Expr, Call, If, CallSpec)):
+        elif isinstance(x, (Expr, Call, If, Read, CallSpec)):
             for f in x.__dataclass_fields__:
                 walk(getattr(x, f))
     walk(spec)

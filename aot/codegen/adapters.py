@@ -91,9 +91,9 @@ class _Compiler:
                             "    return RT_ERR_PTE_DTYPE;", "}"]
                 return read
             reader = "rt_pte_arg_opt_tensor" if e.optional else "rt_pte_arg_tensor"
-            var = self.decode(b, e, "rt_pte_tensor",
-                              f"{reader}({{c}}, {{i}}, {_dtype(e.dtype)}, {{v}})")
-            if e.dtype is None:
+            dtype = f"{self.expr(b, e.like)}.dtype" if e.like is not None else _dtype(e.dtype)
+            var = self.decode(b, e, "rt_pte_tensor", f"{reader}({{c}}, {{i}}, {dtype}, {{v}})")
+            if e.dtype is None and e.like is None:
                 b.memo[("tensor", e.name)] = var
             return var
         if isinstance(e, S.Float):
@@ -103,8 +103,9 @@ class _Compiler:
         if isinstance(e, S.WholeInt):
             return self.decode(b, e, "int64_t", "rt_pte_arg_whole({c}, {i}, {v})")
         if isinstance(e, S.Int):
-            return self.decode(b, e, "int64_t", f"rt_pte_arg_int_in({{c}}, {{i}}, "
-                                                f"{_int_literal(e.lo)}, {_int_literal(e.hi)}, {{v}})")
+            lo, hi = self.expr(b, e.lo), self.expr(b, e.hi)
+            return self.decode(b, e, "int64_t",
+                               f"rt_pte_arg_int_in({{c}}, {{i}}, {lo}, {hi}, {{v}})")
         if isinstance(e, S.IsNone):
             return f"rt_pte_arg_is_none(c, {self.arg(e.name)})"
         if isinstance(e, S.Bool):
@@ -148,7 +149,11 @@ class _Compiler:
                 return f"rt_pte_numel(&{t}.shape)"
             if e.what == "dtype":
                 return f"{t}.dtype"
-            return f"{t}.shape.rank" if e.what == "rank" else f"{t}.shape.d[{e.index}]"
+            if e.what == "elem":
+                return f"rt_pte_elem_size({t}.dtype)"
+            if e.what == "rank":
+                return f"{t}.shape.rank"
+            return f"{t}.shape.d[{_bare(self.expr(b, e.index))}]"
         if isinstance(e, S.Not):
             return f"!{self.expr(b, e.a)}"
         if isinstance(e, S.BinOp):
@@ -203,6 +208,9 @@ class _Compiler:
                     else:
                         b.lines[-1] = "} else {"
                         b.lines += [*_indent(other), "}"]
+            elif isinstance(s, S.Read):
+                for e in s.exprs:
+                    self.expr(b, e)
             elif isinstance(s, S.Fail):
                 b.lines.append(f"return {_STATUS[s.kind]};")
                 return b.lines

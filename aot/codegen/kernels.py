@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .context import DTYPE_CODES, DTYPES
+from .context import DTYPE_CODES, ELEM_SIZES
 from . import preconditions as PRE
 from .preconditions import Window
 
@@ -165,31 +165,6 @@ def _slice_call(ctx, elem, args):
     return ("rt_slice", [elem, *args]) if elem is not None else ("rt_slice_f32", args)
 
 
-def slice_copy(ctx):
-    x, elem = _moved(ctx)
-    dim = ctx.dim("dim", x.rank)
-    big = 2 ** 63 - 1
-    start = 0 if ctx.is_none("start") else ctx.int("start", -big - 1, big)
-    end = (x.shape[dim] if x.rank else 1) if ctx.is_none("end") else ctx.int("end", -big - 1,
-                                                                              big)
-    end = min(max(end, -(2 ** 31)), 2 ** 31 - 1)
-    start = min(max(start, -(2 ** 31)), 2 ** 31 - 1)
-    return _slice_call(ctx, elem, [dim, start, end, ctx.int("step", lo=1), *x.pair,
-                                   *ctx.out("out", x.dtype).pair])
-
-
-def select_copy(ctx):
-    x, elem = _moved(ctx)
-    if x.rank == 0:
-        ctx.invalid("select from a rank-0 tensor")
-    dim = ctx.dim("dim", x.rank)
-    size = x.shape[dim]
-    index = ctx.int("index", -size, size - 1) % size if size else ctx.invalid(
-        "select from an empty dim")
-    return _slice_call(ctx, elem, [dim, index, index + 1, 1, *x.pair,
-                                   *ctx.out("out", x.dtype).pair])
-
-
 def split_with_sizes(ctx):
     """One slice per output: a list of calls."""
     x, elem = _moved(ctx)
@@ -262,11 +237,10 @@ _INDEX_DTYPES = ("int64", "int32")
 
 
 # Bytes per element, from the dtype table the generator already has.
-_ELEM_SIZES = {name: np.dtype(np_dtype).itemsize for name, _, np_dtype in DTYPES.values()}
 
 
 def _elem_size(ctx, t) -> int:
-    size = _ELEM_SIZES.get(t.dtype)
+    size = ELEM_SIZES.get(t.dtype)
     if size is None:
         ctx.unsupported(f"dtype {t.dtype}")
     return size

@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 
 from .. import opspec as S
-from .context import DTYPE_CODES
+from .context import DTYPE_CODES, ELEM_SIZES
 from .literals import f32_literal, f64_literal, int64_literal
 
 
@@ -30,7 +30,8 @@ class _Eval:
         if isinstance(e, S.Lit):
             return e.value
         if isinstance(e, S.Tensor):
-            return (ctx.out if e.out else ctx.opt if e.optional else ctx.t)(e.name, e.dtype)
+            dtype = self.value(e.like).dtype if e.like is not None else e.dtype
+            return (ctx.out if e.out else ctx.opt if e.optional else ctx.t)(e.name, dtype)
         if isinstance(e, S.Float):
             return ctx.scalar(e.name)
         if isinstance(e, S.Number):
@@ -41,7 +42,7 @@ class _Eval:
                 ctx.unsupported(f"{e.name}={v} on an integer tensor")
             return int(v)
         if isinstance(e, S.Int):
-            return ctx.int(e.name, e.lo, e.hi)
+            return ctx.int(e.name, self.value(e.lo), self.value(e.hi))
         if isinstance(e, S.IsNone):
             return ctx.is_none(e.name)
         if isinstance(e, S.Bool):
@@ -82,7 +83,9 @@ class _Eval:
         if isinstance(e, S.Prop):
             t = self.value(e.tensor)
             if e.what == "size":
-                return t.shape[e.index]
+                return t.shape[self.value(e.index)]
+            if e.what == "elem":
+                return ELEM_SIZES[t.dtype]
             if e.what == "dtype":
                 return DTYPE_CODES[t.dtype]
             return t.rank if e.what == "rank" else t.numel
@@ -129,6 +132,9 @@ class _Eval:
                 got = self.block(s.then if self.value(s.cond) else s.otherwise)
                 if got is not None:
                     return got
+            elif isinstance(s, S.Read):
+                for e in s.exprs:
+                    self.value(e)
             elif isinstance(s, S.Fail):
                 (self.ctx.unsupported if s.kind == S.UNSUPPORTED else self.ctx.invalid)(s.why)
             else:

@@ -1,6 +1,6 @@
 /* op_data.c - interpreter adapters of the data-movement ops: permute, slice, select,
  * split_with_sizes, cat, index_select, flip, slice_scatter, index, index_put and gather (the
- * copies and expand are call specs, aot/ops_data.py).
+ * copies, expand, slice_copy and select_copy are call specs, aot/ops_data.py).
  *
  * Each adapter decodes a KernelCall's arguments (rt_pte.h), makes the checks the static C
  * generator's renderer makes (aot/codegen/kernels.py, the function named in each comment) and
@@ -17,8 +17,6 @@
 #endif
 
 rt_status rt_op_aten_permute_copy_out(const rt_pte_call *c);
-rt_status rt_op_aten_slice_copy_Tensor_out(const rt_pte_call *c);
-rt_status rt_op_aten_select_copy_int_out(const rt_pte_call *c);
 rt_status rt_op_aten_split_with_sizes_copy_out(const rt_pte_call *c);
 rt_status rt_op_aten_cat_out(const rt_pte_call *c);
 rt_status rt_op_aten_index_select_out(const rt_pte_call *c);
@@ -62,7 +60,7 @@ rt_status rt_op_aten_permute_copy_out(const rt_pte_call *c)
     return rt_permute_f32(perm, &x.shape, x.data, &out.shape, out.data);
 }
 
-/* ---- slices: slice_copy, select_copy, split_with_sizes -------------------------------------- */
+/* ---- split_with_sizes ---------------------------------------------------- */
 
 /* kernels.py's _slice_call */
 static rt_status slice(int32_t elem, int32_t dim, int32_t start, int32_t end, int32_t step,
@@ -73,61 +71,6 @@ static rt_status slice(int32_t elem, int32_t dim, int32_t start, int32_t end, in
                         out->data);
     }
     return rt_slice_f32(dim, start, end, step, &x->shape, x->data, &out->shape, out->data);
-}
-
-static int32_t clamp_i32(int64_t v)
-{
-    return (int32_t)(v < OP_I32_MIN ? OP_I32_MIN : v > OP_I32_MAX ? OP_I32_MAX : v);
-}
-
-/* slice_copy: slice_copy.Tensor_out (self, dim, start?, end?, step, out); start and end any
- * int64, clamped to int32 */
-rt_status rt_op_aten_slice_copy_Tensor_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    int32_t elem, dim, step;
-    int64_t start = 0, end;
-    RT_TRY(moved(c, 0, &x, &elem));
-    RT_TRY(rt_pte_arg_dim(c, 1, x.shape.rank, &dim));
-    if (!rt_pte_arg_is_none(c, 2)) {
-        RT_TRY(rt_pte_arg_int(c, 2, &start));
-    }
-    if (!rt_pte_arg_is_none(c, 3)) {
-        RT_TRY(rt_pte_arg_int(c, 3, &end));
-    } else {
-        end = x.shape.rank ? x.shape.d[dim] : 1;
-    }
-    RT_TRY(rt_pte_arg_int32_in(c, 4, 1, OP_I32_MAX, &step));
-    RT_TRY(rt_pte_arg_tensor(c, 5, x.dtype, &out));
-    if (c->check) {
-        return RT_OK;
-    }
-    return slice(elem, dim, clamp_i32(start), clamp_i32(end), step, &x, &out);
-}
-
-/* select_copy: select_copy.int_out (self, dim, index, out): a slice of one */
-rt_status rt_op_aten_select_copy_int_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    int32_t elem, dim, size, index;
-    RT_TRY(moved(c, 0, &x, &elem));
-    if (x.shape.rank == 0) {
-        return RT_ERR_PTE_ARGS;
-    }
-    RT_TRY(rt_pte_arg_dim(c, 1, x.shape.rank, &dim));
-    size = x.shape.d[dim];
-    if (size == 0) {
-        return RT_ERR_PTE_ARGS;
-    }
-    RT_TRY(rt_pte_arg_int32_in(c, 2, -(int64_t)size, (int64_t)size - 1, &index));
-    if (index < 0) {
-        index += size;
-    }
-    RT_TRY(rt_pte_arg_tensor(c, 3, x.dtype, &out));
-    if (c->check) {
-        return RT_OK;
-    }
-    return slice(elem, dim, index, index + 1, 1, &x, &out);
 }
 
 /* split_with_sizes: split_with_sizes_copy.out (self, split_sizes, dim, out[]): one slice per
