@@ -3,6 +3,10 @@
 This is what keeps weight transposes (``permute_copy`` of a linear weight) and dtype casts of
 constants out of the inference path. An op whose result would be larger than its inputs (an
 expand of a scalar, say) is left to run, so folding never grows flash.
+
+An uninitialized tensor (``empty`` and its kin, which decompositions such as circular padding
+create and then overwrite) folds to zeros: its bytes would otherwise be whatever the compiler's
+heap held, and the generated files would differ from run to run.
 """
 from __future__ import annotations
 
@@ -12,6 +16,8 @@ from torch.export import ExportedProgram
 from ._editor import ProgramEditor
 
 _MIN_FOLD_BYTES = 64  # small results fold even if the inputs were smaller
+_UNINITIALIZED = {"aten::empty", "aten::empty_like", "aten::new_empty", "aten::empty_strided",
+                  "aten::empty_permuted"}
 
 
 def _nbytes(t: torch.Tensor) -> int:
@@ -49,6 +55,8 @@ def fold_constants(ep: ExportedProgram) -> ExportedProgram:
         inputs = [a for a in node.all_input_nodes]
         in_bytes = sum(_nbytes(value(a)) for a in inputs if isinstance(value(a), torch.Tensor))
         result = node.target(*value(node.args), **value(node.kwargs))
+        if node.target._schema.name in _UNINITIALIZED:
+            result = torch.zeros_like(result)
         outs = result if isinstance(result, (list, tuple)) else [result]
         out_bytes = sum(_nbytes(t) for t in outs if isinstance(t, torch.Tensor))
         if out_bytes > max(in_bytes, _MIN_FOLD_BYTES) and inputs:
