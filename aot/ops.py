@@ -23,7 +23,7 @@ import torch
 from .opspec import CallSpec
 from .ops_compute import COMPUTE
 from .ops_create import CREATE
-from .ops_data import COPIES
+from .ops_data import MOVES
 from .ops_elementwise import ELEMENTWISE
 from .ops_reduce import REDUCE
 from .quantization.ops import ARG_DTYPES as Q8_DTYPES, PTE_SCHEMAS as Q8
@@ -199,8 +199,8 @@ _op(aten.bmm.default, COMPUTE[aten.bmm.default], _mm_macs)
 # Elementwise ops and activations (their calls: aot/ops_elementwise.py).
 for _op_name, (_spec, _in_et, _keep) in ELEMENTWISE.items():
     _op(_op_name, _spec, inplace=_op_name not in _NOT_INPLACE, in_executorch=_in_et, keep=_keep)
-_op(aten.clone.default, COPIES[aten.clone.default], inplace=True)
-_op(aten._to_copy.default, COPIES[aten._to_copy.default], out=aten._to_copy.out)
+_op(aten.clone.default, MOVES[aten.clone.default], inplace=True)
+_op(aten._to_copy.default, MOVES[aten._to_copy.default], out=aten._to_copy.out)
 # Pooling and reductions.
 _op(aten.max_pool2d_with_indices.default, "max_pool2d", preconditions=("pool_geometry_fits",))
 _op(aten.avg_pool2d.default, "avg_pool2d", preconditions=("pool_geometry_fits",))
@@ -214,30 +214,30 @@ _reduction(aten._log_softmax.default)
 _reduction(aten.native_layer_norm.default)
 _reduction(aten._native_batch_norm_legit_no_training.default)
 # Data movement. view_copy/squeeze/unsqueeze keep the bytes: zero-copy where the plan allows.
-_op(aten.view_copy.default, COPIES[aten.view_copy.default], alias=True)
-_op(aten.squeeze_copy.dims, COPIES[aten.squeeze_copy.dims], alias=True)
-_op(aten.unsqueeze_copy.default, COPIES[aten.unsqueeze_copy.default], alias=True)
-_op(aten.permute_copy.default, "permute")
-_op(aten.expand_copy.default, COPIES[aten.expand_copy.default])
-_op(aten.slice_copy.Tensor, COPIES[aten.slice_copy.Tensor])
-_op(aten.select_copy.int, COPIES[aten.select_copy.int])
+_op(aten.view_copy.default, MOVES[aten.view_copy.default], alias=True)
+_op(aten.squeeze_copy.dims, MOVES[aten.squeeze_copy.dims], alias=True)
+_op(aten.unsqueeze_copy.default, MOVES[aten.unsqueeze_copy.default], alias=True)
+_op(aten.permute_copy.default, MOVES[aten.permute_copy.default])
+_op(aten.expand_copy.default, MOVES[aten.expand_copy.default])
+_op(aten.slice_copy.Tensor, MOVES[aten.slice_copy.Tensor])
+_op(aten.select_copy.int, MOVES[aten.select_copy.int])
 _op(aten.split_with_sizes_copy.default, "split_with_sizes")
 _op(aten.cat.default, "cat")
 _op(aten.constant_pad_nd.default, "constant_pad")
 _op(aten.upsample_nearest2d.vec, "upsample_nearest2d")
 _op(aten.embedding.default, COMPUTE[aten.embedding.default])
 # Buffer write-back (state kept across calls).
-_op(aten.copy.default, COPIES[aten.copy.default])
+_op(aten.copy.default, MOVES[aten.copy.default])
 # -- reductions, indexing and scatter --
 _reduction(aten.amin.default)
 _reduction(aten.argmax.default)
 _reduction(aten.argmin.default)
-_op(aten.index_select.default, "index_select")
-_op(aten.flip.default, "flip")
-_op(aten.slice_scatter.default, "slice_scatter")
+_op(aten.index_select.default, MOVES[aten.index_select.default])
+_op(aten.flip.default, MOVES[aten.flip.default])
+_op(aten.slice_scatter.default, MOVES[aten.slice_scatter.default])
 _op(aten.index.Tensor, "index")
 _op(aten.index_put.default, "index_put")
-_op(aten.gather.default, "gather")
+_op(aten.gather.default, MOVES[aten.gather.default])
 _reduction(aten.cumsum.default)
 _reduction(aten.median.default)
 _reduction(aten.median.dim)
@@ -245,8 +245,9 @@ _reduction(aten.median.dim)
 # -- spatial: resampling, adaptive pooling, padding modes, transposed convolution --
 _op(aten.upsample_bilinear2d.vec, "upsample_bilinear2d", out=aten.upsample_bilinear2d.vec_out,
     preconditions=("resample_scale_fits",))
-_op(aten._adaptive_avg_pool2d.default, "adaptive_avg_pool2d")
-_op(aten.adaptive_max_pool2d.default, "adaptive_max_pool2d", in_executorch=False)
+_op(aten._adaptive_avg_pool2d.default, COMPUTE[aten._adaptive_avg_pool2d.default])
+_op(aten.adaptive_max_pool2d.default, COMPUTE[aten.adaptive_max_pool2d.default],
+    in_executorch=False)
 for _k in (1, 2, 3):   # decomposed, they would be index.Tensor over arange-built indices
     _op(getattr(aten, f"reflection_pad{_k}d").default, "pad_mode", keep=True)
     _op(getattr(aten, f"replication_pad{_k}d").default, "pad_mode", keep=True)
@@ -254,10 +255,10 @@ for _k in (1, 2, 3):   # decomposed, they would be index.Tensor over arange-buil
 # ExecuTorch's to_edge writes clone and _to_copy as these (dim_order: the output's layout).
 _pte_op("dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, "
         "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
-        COPIES["dim_order_ops::_clone_dim_order.out"], _copy_into)
+        MOVES["dim_order_ops::_clone_dim_order.out"], _copy_into)
 _pte_op("dim_order_ops::_to_dim_order_copy.out(Tensor self, *, bool non_blocking=False, "
         "int[]? dim_order=None, Tensor(a!) out) -> Tensor(a!)",
-        COPIES["dim_order_ops::_to_dim_order_copy.out"], _copy_into)
+        MOVES["dim_order_ops::_to_dim_order_copy.out"], _copy_into)
 # Logic and creation (their calls: aot/ops_create.py).
 for _name, _spec in CREATE.items():
     _op(_name, _spec, out=_CREATE_OUT.get(_name))

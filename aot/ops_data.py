@@ -1,16 +1,18 @@
-"""The op table's copies and slices: their calls into runtime_c, declared once (aot/opspec.py).
+"""The op table's data movement: its calls into runtime_c, declared once (aot/opspec.py).
 
 clone, view_copy, squeeze/unsqueeze, copy (a buffer's write-back), _to_copy, ExecuTorch's dim
 order copies and expand: a memmove of the dtype's width, or rt_to_copy where the dtype changes
-(or has no rt_copy_*: int16). slice_copy and select_copy: rt_slice_f32 for float32, the
-element-size generic rt_slice for any other dtype (int8 maps).
+(or has no rt_copy_*: int16). slice_copy, select_copy and permute_copy: the _f32 kernel for
+float32, the element-size generic one for any other dtype (int8 maps). index_select, gather,
+flip and slice_scatter: element-size generic kernels, with int64 or int32 indices.
 """
 from __future__ import annotations
 
 import torch
 
-from .opspec import (INT32_MAX, INT32_MIN, INVALID, UNSUPPORTED, Call, CallSpec, Dim, Fail,
-                     If, Int, IsNone, IsRange, Lit, Out, Read, Require, Select, Tensor)
+from .opspec import (INT32_MAX, INT32_MIN, INVALID, UNSUPPORTED, Bool, Call, CallSpec, Dim,
+                     DimList, DimMask, Fail, If, Int, IsNone, IsRange, Lit, Out, Read, Require,
+                     Select, Tensor)
 
 aten = torch.ops.aten
 
@@ -73,7 +75,68 @@ _SELECT = CallSpec(Require(_x.rank > 0, INVALID, "select from a rank-0 tensor"),
                    *_slice(_sel_dim, Select(_index < 0, _index + _size, _index),
                           Select(_index < 0, _index + _size, _index) + 1, Lit(1)))
 
-COPIES = {
+# permute_copy: rt_permute_f32 for float32, the element-size generic rt_permute otherwise.
+_perm, _perm_out = DimList("dims", of=_x, perm=True), Out("out", like=_x)
+_PERMUTE = CallSpec(Read(_perm_out, _perm),
+                    If(_x.is_dtype("float32"), Call("rt_permute_f32", _perm, _x, _perm_out),
+                       Call("rt_permute", _x.elem_size, _perm, _x, _perm_out)))
+
+
+def _index(name: str) -> Tensor:
+    """An index tensor: int64 or int32 (the kernels take either)."""
+    return Tensor(name, dtype=None)
+
+
+def _index_dtype(idx: Tensor) -> If:
+    return Require(idx.is_dtype("int64") | idx.is_dtype("int32"), UNSUPPORTED,
+                   "an index tensor of a dtype other than int64 or int32")
+
+
+_any_out = Out("out", dtype=None)
+_idx = _index("index")
+_INDEX_SELECT = CallSpec(Read(_x, _any_out), _index_dtype(_idx),
+                         Require(_idx.rank <= 1, INVALID, "index_select by an index of rank > 1"),
+                         Call("rt_index_select", _x.elem_size, Dim("dim", of=_x),
+                              _idx.dtype_code, _x, _idx, _any_out))
+
+_GATHER = CallSpec(Read(_x, _any_out), _index_dtype(_idx),
+                   If(Bool("sparse_grad"), Fail(UNSUPPORTED, "gather with sparse_grad")),
+                   Require(_any_out.dtype_code.eq(_x.dtype_code), INVALID,
+                           "gather into another dtype"),
+                   Call("rt_gather", _x.elem_size, Dim("dim", of=_x), _idx.dtype_code, _x, _idx,
+                        _any_out))
+
+# flip: the dims as a mask (a rank-0 tensor has none to flip).
+_flips = DimMask("dims", of=_x, empty_is_all=False)
+_FLIP = CallSpec(Read(_x, _any_out, _flips),
+                 Call("rt_flip", _x.elem_size, Select(_x.rank > 0, _flips, Lit(0, c="0u")), _x,
+                      _any_out))
+
+
+def _clamped(v, size):
+    """A slice bound as torch reads it: negative from the end, then clamped to [0, size]."""
+    v = Select(v < 0, v + size, v)
+    return Select(v < 0, Lit(0), Select(v > size, size, v))
+
+
+# slice_scatter: src fills x[start:end:step] along dim.
+_src = Tensor("src", dtype=None)
+_sc_dim = Dim("dim", of=_x)
+_sc_size = _x.size(_sc_dim)
+_sc_step = Int("step", 1, INT32_MAX)
+_sc_start = Select(IsNone("start"), Lit(0), _clamped(Int("start"), _sc_size))
+_sc_end = Select(IsNone("end"), _sc_size, _clamped(Int("end"), _sc_size))
+_sc_count = Select(_sc_end > _sc_start, (_sc_end - _sc_start + _sc_step - 1) // _sc_step, Lit(0))
+_SLICE_SCATTER = CallSpec(
+    Read(_x, _src, _any_out),
+    Require(_src.dtype_code.eq(_x.dtype_code), INVALID, "slice_scatter of another dtype"),
+    Require(_x.rank > 0, INVALID, "slice_scatter into a 0-d tensor"),
+    Read(_sc_dim, _sc_step, _sc_start, _sc_end),
+    Require(_src.rank.eq(_x.rank) & _src.size(_sc_dim).eq(_sc_count), INVALID,
+            "slice_scatter src does not fill the slice"),
+    Call("rt_slice_scatter", _x.elem_size, _sc_dim, _sc_start, _sc_step, _x, _src, _any_out))
+
+MOVES = {
     aten.clone.default: _copy(),
     aten._to_copy.default: _copy(),           # the dtype comes from out
     aten.view_copy.default: _copy(),
@@ -83,6 +146,11 @@ COPIES = {
     aten.expand_copy.default: CallSpec(Call("rt_expand_f32", Tensor("self"), Out("out"))),
     aten.slice_copy.Tensor: _SLICE,
     aten.select_copy.int: _SELECT,
+    aten.permute_copy.default: _PERMUTE,
+    aten.index_select.default: _INDEX_SELECT,
+    aten.gather.default: _GATHER,
+    aten.flip.default: _FLIP,
+    aten.slice_scatter.default: _SLICE_SCATTER,
     "dim_order_ops::_clone_dim_order.out": _DIM_ORDER_COPY,
     "dim_order_ops::_to_dim_order_copy.out": _DIM_ORDER_COPY,
 }

@@ -26,6 +26,8 @@ path, ``Call(kernel, *args)``. Expressions read arguments by their schema names:
     Bool("half_to_float")     a bool, as 0 or 1
     Dim("dim", of=x)          a dim of x, normalized to [0, max(rank, 1))
     DimMask("dim", of=x)      a dim list (or None: all) of x as a uint32 bit mask
+    DimList("dims", of=x, perm=True)   a dim list of x as an int32 array (a permutation)
+    Ints("output_size", n=2, lo=0)   an int list of n items as an int32 array; .at(k) an item
     AllDims(x)                every dim of x as a mask
     ShapeTail("normalized_shape", of=x)   an int list that is x's last dims: its length
     IsRange("dim_order", n)   whether an int list is 0, 1, ..., n - 1
@@ -36,13 +38,14 @@ path, ``Call(kernel, *args)``. Expressions read arguments by their schema names:
     Select(cond, a, b)        a if cond else b (only the chosen side is read)
     Lit(value)                a constant
 
-Expressions combine with ``+ - *``, comparisons and ``& | ~``; ``t.is_dtype("int64")``,
-``t.rank``, ``t.size(i)``, ``t.numel``, ``t.dtype_code`` (its rt_dtype), ``t.elem_size`` read a
-tensor; ``Out("out", like=x)`` is an output of x's dtype. A call argument that is a tensor passes its
-(shape, data) pair. An argument is read where it is first used, in statement order, on both
-sides; its checks fail the call there. An input of the schema that no path reads is still
-checked for its kind (a bool is a bool, an int? an int or None) by the adapter, before the
-call, as the program verifier checks it for the static C.
+Expressions combine with ``+ - *``, ``//`` (C's division: operands >= 0, divisor > 0),
+comparisons and ``& | ~``; ``t.is_dtype("int64")``, ``t.rank``, ``t.size(i)``, ``t.numel``,
+``t.dtype_code`` (its rt_dtype), ``t.elem_size`` read a tensor; ``Out("out", like=x)`` is an
+output of x's dtype. A call argument that is a tensor passes its (shape, data) pair. An
+argument is read where it is first used, in statement order, on both sides; its checks fail
+the call there. An input of the schema that no path reads is still checked for its kind (a
+bool is a bool, an int? an int or None) by the adapter, before the call, as the program
+verifier checks it for the static C.
 
 This module is the bottom of the op table: it imports nothing of aot.
 """
@@ -71,6 +74,7 @@ class Expr:
     def __sub__(self, o): return self._bin("-", o)
     def __rsub__(self, o): return self._bin("-", o, True)
     def __mul__(self, o): return self._bin("*", o)
+    def __floordiv__(self, o): return self._bin("/", o)     # C's /: operands >= 0, divisor > 0
     def __rmul__(self, o): return self._bin("*", o, True)
     def __neg__(self): return BinOp("-", Lit(0), self)
     def __lt__(self, o): return self._bin("<", o)
@@ -202,6 +206,35 @@ class DimMask(Arg):
     one: bool = False
     empty_is_all: bool = True
     ctype = "uint32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class DimList(Arg):
+    """Dims of tensor ``of``, each normalized as ``Dim``, none repeated: an int32 array for the
+    kernel (``perm=True``: every dim of ``of`` once, a permutation)."""
+    of: "Tensor"
+    perm: bool = False
+    ctype = "const int32_t *"
+
+
+@dataclass(frozen=True, eq=False)
+class Ints(Arg):
+    """An int list of exactly ``n`` items, each in [lo, hi]: an int32 array for the kernel;
+    ``.at(k)`` is its item k."""
+    n: int = 1
+    lo: int = INT32_MIN
+    hi: int = INT32_MAX
+    ctype = "const int32_t *"
+
+    def at(self, k: int) -> "Item":
+        return Item(self, k)
+
+
+@dataclass(frozen=True, eq=False)
+class Item(Expr):
+    ints: Ints
+    k: int
+    ctype = "int32_t"
 
 
 @dataclass(frozen=True, eq=False)

@@ -123,6 +123,24 @@ class _Compiler:
             shape = f"&{self.expr(b, e.of)}.shape"
             return self.decode(b, e, "int32_t",
                                f"rt_pte_arg_shape_tail({{c}}, {{i}}, {shape}, {{v}})")
+        if isinstance(e, S.Ints):
+            var = self.fresh("ints")
+            b.lines += [f"int32_t {var}[{e.n}], {var}_n;",
+                        f"RT_TRY(rt_pte_arg_ints_in(c, {self.arg(e.name)}, "
+                        f"{_int_literal(e.lo)}, {_int_literal(e.hi)}, {var}, {e.n}, &{var}_n));",
+                        f"if ({var}_n != {e.n}) {{", "    return RT_ERR_PTE_ARGS;", "}"]
+            return var
+        if isinstance(e, S.Item):
+            return f"{self.expr(b, e.ints)}[{e.k}]"
+        if isinstance(e, S.DimList):
+            rank = f"{self.expr(b, e.of)}.shape.rank"
+            var = self.fresh("dims")
+            b.lines += [f"int32_t {var}[RT_MAX_DIMS], {var}_n;",
+                        f"RT_TRY(rt_pte_arg_dims(c, {self.arg(e.name)}, {rank}, {var}, "
+                        f"&{var}_n));"]
+            if e.perm:
+                b.lines += [f"if ({var}_n != {rank}) {{", "    return RT_ERR_PTE_ARGS;", "}"]
+            return var
         if isinstance(e, S.IsRange):
             n = self.expr(b, e.n)
             return self.decode(b, e, "int32_t", f"rt_pte_arg_is_range({{c}}, {{i}}, {n}, {{v}})")

@@ -150,17 +150,6 @@ def _moved(ctx, name: str = "self"):
     return x, _elem_size(ctx, x)
 
 
-def permute(ctx):
-    x, elem = _moved(ctx)
-    out = ctx.out("out", x.dtype)
-    perm = ctx.dims("dims", x.rank)
-    if len(perm) != x.rank:
-        ctx.invalid(f"permutation {perm} of a rank-{x.rank} tensor")
-    if elem is not None:
-        return "rt_permute", [elem, ctx.int_array(perm), *x.pair, *out.pair]
-    return "rt_permute_f32", [ctx.int_array(perm), *x.pair, *out.pair]
-
-
 def _slice_call(ctx, elem, args):
     return ("rt_slice", [elem, *args]) if elem is not None else ("rt_slice_f32", args)
 
@@ -252,53 +241,6 @@ def _index_tensor(ctx, t, what: str):
     return t
 
 
-def index_select(ctx):
-    x, out = ctx.t("self", None), ctx.out("out", None)
-    idx = _index_tensor(ctx, ctx.t("index", None), "index")
-    if idx.rank > 1:
-        ctx.invalid(f"index_select index of rank {idx.rank}")
-    dim = ctx.dim("dim", max(x.rank, 1))
-    return "rt_index_select", [_elem_size(ctx, x), dim, DTYPE_CODES[idx.dtype], *x.pair,
-                               *idx.pair, *out.pair]
-
-
-def flip(ctx):
-    x, out = ctx.t("self", None), ctx.out("out", None)
-    mask = 0
-    for d in ctx.dims("dims", max(x.rank, 1)):
-        mask |= 1 << d
-    if x.rank == 0:
-        mask = 0
-    return "rt_flip", [_elem_size(ctx, x), f"{mask}u", *x.pair, *out.pair]
-
-
-def _slice_bounds(size: int, start, end, step: int) -> tuple[int, int]:
-    """torch's slice: None, negative and out-of-range bounds -> (start, count)."""
-    start = 0 if start is None else start
-    end = size if end is None else end
-    start = min(max(start + size if start < 0 else start, 0), size)
-    end = min(max(end + size if end < 0 else end, 0), size)
-    return start, max(0, -(-(end - start) // step))
-
-
-def slice_scatter(ctx):
-    x, src, out = ctx.t("self", None), ctx.t("src", None), ctx.out("out", None)
-    if src.dtype != x.dtype:
-        ctx.invalid(f"slice_scatter src of dtype {src.dtype} into {x.dtype}")
-    if x.rank == 0:
-        ctx.invalid("slice_scatter into a 0-d tensor")
-    dim = ctx.dim("dim", x.rank)
-    step = ctx.int("step", lo=1)
-    start = None if ctx.is_none("start") else ctx.int("start")
-    end = None if ctx.is_none("end") else ctx.int("end")
-    start, count = _slice_bounds(x.shape[dim], start, end, step)
-    if src.rank != x.rank or src.shape[dim] != count:
-        ctx.invalid(f"slice_scatter src {list(src.shape)} does not fill {count} positions of "
-                    f"dim {dim} of {list(x.shape)}")
-    return "rt_slice_scatter", [_elem_size(ctx, x), dim, start, step, *x.pair, *src.pair,
-                                *out.pair]
-
-
 def _index_params(ctx, x, indices):
     """rt_index_params, shapes and pointers for an index list (None entries: whole dims)."""
     if not indices or len(indices) > x.rank:
@@ -336,17 +278,6 @@ def index_put(ctx):
         return "rt_index_put_acc_f32", [params, *x.pair, shapes, ptrs, *values.pair,
                                         *out.pair]
     return "rt_index_put", [params, *x.pair, shapes, ptrs, *values.pair, *out.pair]
-
-
-def gather(ctx):
-    x, out = ctx.t("self", None), ctx.out("out", None)
-    idx = _index_tensor(ctx, ctx.t("index", None), "index")
-    if ctx.bool("sparse_grad"):
-        ctx.unsupported("gather with sparse_grad")
-    if out.dtype != x.dtype:
-        ctx.invalid(f"gather out of dtype {out.dtype} from {x.dtype}")
-    return "rt_gather", [_elem_size(ctx, x), ctx.dim("dim", max(x.rank, 1)),
-                         DTYPE_CODES[idx.dtype], *x.pair, *idx.pair, *out.pair]
 
 
 # -- end reductions, indexing and scatter --
@@ -393,29 +324,6 @@ def upsample_bilinear2d(ctx):
                 scale_w=f_w, align_corners=align)
     return "rt_upsample_bilinear2d_f32", [int(align), ctx.f32_literal(sh), ctx.f32_literal(sw),
                                           *x.pair, *out.pair]
-
-
-def _adaptive_io(ctx):
-    x = ctx.t("self")
-    ctx.rank(x, 3, 4)
-    size = ctx.ints("output_size", lengths=(2,), lo=0)
-    out = ctx.out("out")
-    if list(out.shape[-2:]) != size or out.shape[:-2] != x.shape[:-2]:
-        ctx.invalid(f"output {list(out.shape)} is not output_size {size}")
-    if any(d == 0 for d in x.shape[-2:]) and out.numel:
-        ctx.invalid(f"adaptive pooling of an empty input {list(x.shape)}")
-    return x, out
-
-
-def adaptive_avg_pool2d(ctx):
-    x, out = _adaptive_io(ctx)
-    return "rt_adaptive_avg_pool2d_f32", [*x.pair, *out.pair]
-
-
-def adaptive_max_pool2d(ctx):
-    x, out = _adaptive_io(ctx)
-    idx = ctx.out("indices", "int64")
-    return "rt_adaptive_max_pool2d_f32", [*x.pair, *out.pair, *idx.pair]
 
 
 def pad_mode(ctx):

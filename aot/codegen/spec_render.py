@@ -58,6 +58,16 @@ class _Eval:
                 return (1 << ctx.dim(e.name, rank)) & every
             dims = ctx.dims(e.name, rank)
             return sum(1 << d for d in dims) if dims or not e.empty_is_all else every
+        if isinstance(e, S.Ints):
+            return ctx.ints(e.name, lengths=(e.n,), lo=e.lo, hi=e.hi)
+        if isinstance(e, S.Item):
+            return self.value(e.ints)[e.k]
+        if isinstance(e, S.DimList):
+            rank = self.value(e.of).rank
+            dims = ctx.dims(e.name, rank)
+            if e.perm and len(dims) != rank:
+                ctx.invalid(f"{e.name} {dims} is not a permutation of a rank-{rank} tensor")
+            return dims
         if isinstance(e, S.IsRange):
             return ctx.ints(e.name) == list(range(self.value(e.n)))
         if isinstance(e, S.AllDims):
@@ -124,6 +134,8 @@ class _Eval:
             return [f64_literal(v)]
         if e.ctype == "uint32_t":
             return [f"{int(v)}u"]
+        if isinstance(e, (S.DimList, S.Ints)):
+            return [self.ctx.int_array(v)]
         return [int(v)]
 
     def block(self, stmts):
@@ -150,7 +162,14 @@ def _all_dims(rank: int) -> int:
     return (1 << rank) - 1
 
 
+def _c_div(a: int, b: int) -> int:
+    """C's integer division (toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b > 0) else -q
+
+
 _BINOPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+           "/": _c_div,
            "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
            ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 

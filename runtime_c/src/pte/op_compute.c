@@ -1,7 +1,8 @@
 /* op_compute.c - interpreter adapters of the float32 compute ops: convolution (and
- * transposed), pooling (max, avg, adaptive), upsampling and padding (constant, reflection,
+ * transposed), pooling (max, avg), upsampling and padding (constant, reflection,
  * replication). (Reductions, softmax, batch_norm and layer_norm (aot/ops_reduce.py), matrix
- * products and embedding (aot/ops_compute.py) are call specs: their adapters are generated.)
+ * products, embedding and adaptive pooling (aot/ops_compute.py) are call specs: their
+ * adapters are generated.)
  *
  * Each adapter decodes a KernelCall's arguments (rt_pte.h), makes the checks the static C
  * generator's renderer makes (aot/codegen/kernels.py, same name) and calls the same kernel
@@ -33,8 +34,6 @@ rt_status rt_op_aten_max_pool2d_with_indices_out(const rt_pte_call *c);
 rt_status rt_op_aten_avg_pool2d_out(const rt_pte_call *c);
 rt_status rt_op_aten_upsample_nearest2d_vec_out(const rt_pte_call *c);
 rt_status rt_op_aten_upsample_bilinear2d_vec_out(const rt_pte_call *c);
-rt_status rt_op_aten__adaptive_avg_pool2d_out(const rt_pte_call *c);
-rt_status rt_op_aten_adaptive_max_pool2d_out(const rt_pte_call *c);
 rt_status rt_op_aten_reflection_pad1d_out(const rt_pte_call *c);
 rt_status rt_op_aten_replication_pad1d_out(const rt_pte_call *c);
 rt_status rt_op_aten_reflection_pad2d_out(const rt_pte_call *c);
@@ -349,57 +348,6 @@ rt_status rt_op_aten_avg_pool2d_out(const rt_pte_call *c)
     }
     return rt_avg_pool2d_f32(&p, &x.shape, (const float *)x.data, &out.shape,
                              (float *)out.data);
-}
-
-/* kernels.py _adaptive_io: input rank 3 or 4, out [..., output_size]. */
-static rt_status adaptive_io(const rt_pte_call *c, rt_pte_tensor *x, rt_pte_tensor *out)
-{
-    int32_t size[2], n, k;
-    RT_TRY(pool_input(c, 0, x));
-    RT_TRY(rt_pte_arg_ints_in(c, 1, 0, I32_MAX, size, 2, &n));
-    if (n != 2) {
-        return RT_ERR_PTE_ARGS;
-    }
-    RT_TRY(rt_pte_arg_tensor(c, 2, F32, out));
-    if (out->shape.rank < 2 || out->shape.d[out->shape.rank - 2] != size[0] ||
-        out->shape.d[out->shape.rank - 1] != size[1] || out->shape.rank != x->shape.rank) {
-        return RT_ERR_PTE_ARGS;
-    }
-    for (k = 0; k < x->shape.rank - 2; k++) {
-        if (out->shape.d[k] != x->shape.d[k]) {
-            return RT_ERR_PTE_ARGS;
-        }
-    }
-    if ((x->shape.d[x->shape.rank - 2] == 0 || x->shape.d[x->shape.rank - 1] == 0) &&
-        rt_pte_numel(&out->shape) != 0) {
-        return RT_ERR_PTE_ARGS;
-    }
-    return RT_OK;
-}
-
-/* aten::_adaptive_avg_pool2d.out(self, output_size, *, out) */
-rt_status rt_op_aten__adaptive_avg_pool2d_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    RT_TRY(adaptive_io(c, &x, &out));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_adaptive_avg_pool2d_f32(&x.shape, (const float *)x.data, &out.shape,
-                                      (float *)out.data);
-}
-
-/* aten::adaptive_max_pool2d.out(self, output_size, *, out, indices) */
-rt_status rt_op_aten_adaptive_max_pool2d_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out, idx;
-    RT_TRY(adaptive_io(c, &x, &out));
-    RT_TRY(rt_pte_arg_tensor(c, 3, I64, &idx));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_adaptive_max_pool2d_f32(&x.shape, (const float *)x.data, &out.shape,
-                                      (float *)out.data, &idx.shape, (int64_t *)idx.data);
 }
 
 /* ---- resampling ---------------------------------------------------------------------------- */

@@ -1,12 +1,12 @@
-/* op_data.c - interpreter adapters of the data-movement ops: permute, slice, select,
- * split_with_sizes, cat, index_select, flip, slice_scatter, index, index_put and gather (the
- * copies, expand, slice_copy and select_copy are call specs, aot/ops_data.py).
+/* op_data.c - interpreter adapters of the data-movement ops that take or give tensor lists:
+ * split_with_sizes, cat, index and index_put (the other data-movement ops are call specs,
+ * aot/ops_data.py).
  *
  * Each adapter decodes a KernelCall's arguments (rt_pte.h), makes the checks the static C
  * generator's renderer makes (aot/codegen/kernels.py, the function named in each comment) and
  * calls the same kernel with the same parameters: float32 tensors the _f32 kernels where the
- * renderer takes them, every other dtype the element-size generic ones (rt_slice,
- * rt_permute, rt_cat, ...). Statuses: see op_args.h.
+ * renderer takes them, every other dtype the element-size generic ones (rt_slice, rt_cat,
+ * ...). Statuses: see op_args.h.
  */
 #include "op_args.h"
 #include "pte_internal.h"
@@ -16,17 +16,10 @@
 #pragma GCC optimize("Os")
 #endif
 
-rt_status rt_op_aten_permute_copy_out(const rt_pte_call *c);
 rt_status rt_op_aten_split_with_sizes_copy_out(const rt_pte_call *c);
 rt_status rt_op_aten_cat_out(const rt_pte_call *c);
-rt_status rt_op_aten_index_select_out(const rt_pte_call *c);
-rt_status rt_op_aten_flip_out(const rt_pte_call *c);
-rt_status rt_op_aten_slice_scatter_out(const rt_pte_call *c);
 rt_status rt_op_aten_index_Tensor_out(const rt_pte_call *c);
 rt_status rt_op_aten_index_put_out(const rt_pte_call *c);
-rt_status rt_op_aten_gather_out(const rt_pte_call *c);
-
-/* ---- permute --------------------------------------------------------------------------- */
 
 /* kernels.py's _moved: a float32 input takes the _f32 kernel (*elem = 0), any other dtype the
  * element-size generic one. */
@@ -38,26 +31,6 @@ static rt_status moved(const rt_pte_call *c, int32_t i, rt_pte_tensor *x, int32_
         return RT_OK;
     }
     return op_elem(x->dtype, elem);
-}
-
-/* permute: permute_copy.out (self, dims, out) */
-rt_status rt_op_aten_permute_copy_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    int32_t elem, perm[RT_MAX_DIMS], n;
-    RT_TRY(moved(c, 0, &x, &elem));
-    RT_TRY(rt_pte_arg_tensor(c, 2, x.dtype, &out));
-    RT_TRY(rt_pte_arg_dims(c, 1, x.shape.rank, perm, &n));
-    if (n != x.shape.rank) {
-        return RT_ERR_PTE_ARGS;
-    }
-    if (c->check) {
-        return RT_OK;
-    }
-    if (elem != 0) {
-        return rt_permute(elem, perm, &x.shape, x.data, &out.shape, out.data);
-    }
-    return rt_permute_f32(perm, &x.shape, x.data, &out.shape, out.data);
 }
 
 /* ---- split_with_sizes ---------------------------------------------------- */
@@ -149,119 +122,6 @@ rt_status rt_op_aten_cat_out(const rt_pte_call *c)
         return rt_cat(elem, dim, kept, in.s, ptr.v, &out.shape, out.data);
     }
     return rt_cat_f32(dim, kept, in.s, ptr.f, &out.shape, out.data);
-}
-
-/* ---- by index: index_select, flip, slice_scatter, gather ----------------------------------- */
-
-/* kernels.py's _index_tensor: int64 or int32 indices (else DTYPE). */
-static rt_status index_tensor(const rt_pte_call *c, int32_t i, rt_pte_tensor *t)
-{
-    RT_TRY(op_tensor(c, i, t));
-    return t->dtype == OP_I64 || t->dtype == OP_I32 ? RT_OK : RT_ERR_PTE_DTYPE;
-}
-
-/* index_select.out (self, dim, index, out) */
-rt_status rt_op_aten_index_select_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, idx, out;
-    int32_t dim, elem;
-    RT_TRY(op_tensor(c, 0, &x));
-    RT_TRY(op_tensor(c, 3, &out));
-    RT_TRY(index_tensor(c, 2, &idx));
-    if (idx.shape.rank > 1) {
-        return RT_ERR_PTE_ARGS;
-    }
-    RT_TRY(rt_pte_arg_dim(c, 1, x.shape.rank, &dim));
-    RT_TRY(op_elem(x.dtype, &elem));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_index_select(elem, dim, idx.dtype, &x.shape, x.data, &idx.shape, idx.data,
-                           &out.shape, out.data);
-}
-
-/* flip.out (self, dims, out) */
-rt_status rt_op_aten_flip_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    int32_t dims[RT_MAX_DIMS], n, k, elem;
-    uint32_t mask = 0;
-    RT_TRY(op_tensor(c, 0, &x));
-    RT_TRY(op_tensor(c, 2, &out));
-    RT_TRY(rt_pte_arg_dims(c, 1, x.shape.rank, dims, &n));
-    for (k = 0; k < n; ++k) {
-        mask |= 1u << dims[k];
-    }
-    if (x.shape.rank == 0) {
-        mask = 0;
-    }
-    RT_TRY(op_elem(x.dtype, &elem));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_flip(elem, mask, &x.shape, x.data, &out.shape, out.data);
-}
-
-/* slice_scatter.out (self, src, dim, start?, end?, step, out); start and end in int32 */
-rt_status rt_op_aten_slice_scatter_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, src, out;
-    int32_t dim, step, elem;
-    int64_t size, start = 0, end, count, v;
-    RT_TRY(op_tensor(c, 0, &x));
-    RT_TRY(op_tensor(c, 1, &src));
-    RT_TRY(op_tensor(c, 6, &out));
-    if (src.dtype != x.dtype || x.shape.rank == 0) {
-        return RT_ERR_PTE_ARGS;
-    }
-    RT_TRY(rt_pte_arg_dim(c, 2, x.shape.rank, &dim));
-    RT_TRY(rt_pte_arg_int32_in(c, 5, 1, OP_I32_MAX, &step));
-    size = x.shape.d[dim];
-    end = size;
-    if (!rt_pte_arg_is_none(c, 3)) { /* kernels.py's _slice_bounds */
-        RT_TRY(rt_pte_arg_int_in(c, 3, OP_I32_MIN, OP_I32_MAX, &v));
-        start = v < 0 ? v + size : v;
-        start = start < 0 ? 0 : start > size ? size : start;
-    }
-    if (!rt_pte_arg_is_none(c, 4)) {
-        RT_TRY(rt_pte_arg_int_in(c, 4, OP_I32_MIN, OP_I32_MAX, &v));
-        end = v < 0 ? v + size : v;
-        end = end < 0 ? 0 : end > size ? size : end;
-    }
-    count = end > start ? (end - start + step - 1) / step : 0;
-    if (src.shape.rank != x.shape.rank || src.shape.d[dim] != count) {
-        return RT_ERR_PTE_ARGS;
-    }
-    RT_TRY(op_elem(x.dtype, &elem));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_slice_scatter(elem, dim, (int32_t)start, step, &x.shape, x.data, &src.shape,
-                            src.data, &out.shape, out.data);
-}
-
-/* gather.out (self, dim, index, sparse_grad, out) */
-rt_status rt_op_aten_gather_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, idx, out;
-    int32_t sparse, dim, elem;
-    RT_TRY(op_tensor(c, 0, &x));
-    RT_TRY(op_tensor(c, 4, &out));
-    RT_TRY(index_tensor(c, 2, &idx));
-    RT_TRY(rt_pte_arg_bool(c, 3, &sparse));
-    if (sparse) {
-        return RT_ERR_PTE_UNSUPPORTED;
-    }
-    if (out.dtype != x.dtype) {
-        return RT_ERR_PTE_ARGS;
-    }
-    RT_TRY(op_elem(x.dtype, &elem));
-    RT_TRY(rt_pte_arg_dim(c, 1, x.shape.rank, &dim));
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_gather(elem, dim, idx.dtype, &x.shape, x.data, &idx.shape, idx.data, &out.shape,
-                     out.data);
 }
 
 /* ---- advanced indexing: index, index_put ----------------------------------------------------- */
