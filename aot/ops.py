@@ -73,8 +73,8 @@ class OpDef:
     # aot.codegen.kernels, which renders the call into runtime_c for the static C generator.
     render: Optional[str] = None
     # What the kernel needs of its arguments beyond their kinds and shapes, by name
-    # (aot.codegen.preconditions; op_pre_<name> in runtime_c/src/pte/op_checks.h): the renderer
-    # and the interpreter's adapter check each before anything runs.
+    # (aot.codegen.preconditions; rt_pte_pre_<name> in runtime_c/include/rt_pte_checks.h): the
+    # renderer and the interpreter's adapter check each before anything runs.
     preconditions: tuple[str, ...] = ()
     # Runs the out-variant in torch, given its schema arguments by name (default: torch's own
     # overload of that name). The Python interpreters of a lowered method and of a .pte use it.
@@ -202,8 +202,10 @@ for _op_name, (_spec, _in_et, _keep) in ELEMENTWISE.items():
 _op(aten.clone.default, MOVES[aten.clone.default], inplace=True)
 _op(aten._to_copy.default, MOVES[aten._to_copy.default], out=aten._to_copy.out)
 # Pooling and reductions.
-_op(aten.max_pool2d_with_indices.default, "max_pool2d", preconditions=("pool_geometry_fits",))
-_op(aten.avg_pool2d.default, "avg_pool2d", preconditions=("pool_geometry_fits",))
+_op(aten.max_pool2d_with_indices.default, COMPUTE[aten.max_pool2d_with_indices.default],
+    preconditions=("pool_geometry_fits",))
+_op(aten.avg_pool2d.default, COMPUTE[aten.avg_pool2d.default],
+    preconditions=("pool_geometry_fits",))
 _reduction(aten.mean.dim)
 _reduction(aten.mean.default)
 _reduction(aten.sum.dim_IntList)
@@ -224,7 +226,7 @@ _op(aten.select_copy.int, MOVES[aten.select_copy.int])
 _op(aten.split_with_sizes_copy.default, "split_with_sizes")
 _op(aten.cat.default, "cat")
 _op(aten.constant_pad_nd.default, "constant_pad")
-_op(aten.upsample_nearest2d.vec, "upsample_nearest2d")
+_op(aten.upsample_nearest2d.vec, COMPUTE[aten.upsample_nearest2d.vec])
 _op(aten.embedding.default, COMPUTE[aten.embedding.default])
 # Buffer write-back (state kept across calls).
 _op(aten.copy.default, MOVES[aten.copy.default])
@@ -243,14 +245,15 @@ _reduction(aten.median.default)
 _reduction(aten.median.dim)
 # -- end reductions, indexing and scatter --
 # -- spatial: resampling, adaptive pooling, padding modes, transposed convolution --
-_op(aten.upsample_bilinear2d.vec, "upsample_bilinear2d", out=aten.upsample_bilinear2d.vec_out,
+_op(aten.upsample_bilinear2d.vec, COMPUTE[aten.upsample_bilinear2d.vec], out=aten.upsample_bilinear2d.vec_out,
     preconditions=("resample_scale_fits",))
 _op(aten._adaptive_avg_pool2d.default, COMPUTE[aten._adaptive_avg_pool2d.default])
 _op(aten.adaptive_max_pool2d.default, COMPUTE[aten.adaptive_max_pool2d.default],
     in_executorch=False)
 for _k in (1, 2, 3):   # decomposed, they would be index.Tensor over arange-built indices
-    _op(getattr(aten, f"reflection_pad{_k}d").default, "pad_mode", keep=True)
-    _op(getattr(aten, f"replication_pad{_k}d").default, "pad_mode", keep=True)
+    for _mode in ("reflection", "replication"):
+        _pad = getattr(aten, f"{_mode}_pad{_k}d").default
+        _op(_pad, MOVES[_pad], keep=True)
 # -- end spatial --
 # ExecuTorch's to_edge writes clone and _to_copy as these (dim_order: the output's layout).
 _pte_op("dim_order_ops::_clone_dim_order.out(Tensor self, *, bool non_blocking=False, "

@@ -1,12 +1,13 @@
-"""The op table's matrix products, embedding and adaptive pooling: their calls into runtime_c,
-declared once (aot/opspec.py).
+"""The op table's matrix products, embedding, pooling and upsampling: their calls into
+runtime_c, declared once (aot/opspec.py).
 """
 from __future__ import annotations
 
 import torch
 
-from .opspec import (INVALID, UNSUPPORTED, Act, Call, CallSpec, Float, If, Ints, Out, Read,
-                     Require, Tensor)
+from .opspec import (INT32_MAX, INVALID, UNSUPPORTED, Act, Array, Bool, Call, CallSpec, F32,
+                     Float, Floats, If, Int, Ints, IsNone, Lit, Out, Pair, Params, Pre, Read,
+                     Require, Select, Tensor, Window)
 
 aten = torch.ops.aten
 
@@ -48,6 +49,63 @@ def _adaptive(kernel: str, *more) -> CallSpec:
         Call(kernel, x, out, *more))
 
 
+def _pool(average: bool) -> CallSpec:
+    """max_pool2d_with_indices / avg_pool2d of an NCHW (or CHW) input, with the precondition
+    pool_geometry_fits over its two spatial axes."""
+    x, out = Tensor("self"), Out("out")
+    r = x.rank
+    k = Pair("kernel_size", lo=1)
+    s, p = Pair("stride", default=k, lo=1), Pair("padding", default=Array(0, 0), lo=0)
+    d = Array(1, 1) if average else Pair("dilation", default=Array(1, 1), lo=1)
+    ceil = Bool("ceil_mode")
+    if average:
+        div = Select(IsNone("divisor_override"), Lit(0), Int("divisor_override", 1, INT32_MAX))
+        include = Bool("count_include_pad")
+        read = Read(k, s, p, div, ceil, include)
+        dil_h, dil_w, tail = Lit(1), Lit(1), ()
+    else:
+        div, include = Lit(0), Lit(0)
+        read = Read(k, s, p, d, ceil)
+        dil_h, dil_w, tail = d.at(0), d.at(1), (Out("indices", "int64"),)
+    params = Params("rt_pool2d_params", kernel_h=k.at(0), kernel_w=k.at(1), stride_h=s.at(0),
+                    stride_w=s.at(1), pad_h=p.at(0), pad_w=p.at(1), dilation_h=dil_h,
+                    dilation_w=dil_w, ceil_mode=ceil, count_include_pad=include,
+                    divisor_override=div)
+    axes = [Window(x.size(r - (2 - i)), k.at(i), s.at(i), p.at(i),
+                   Lit(1) if average else d.at(i), out.size(r - (2 - i))) for i in (0, 1)]
+    return CallSpec(
+        Require(r.eq(3) | r.eq(4), UNSUPPORTED, "pooling a tensor of rank other than 3 or 4"),
+        read, Read(params, out, *tail),
+        Require(out.rank.eq(r), INVALID, "pooling into a tensor of another rank"),
+        Pre("pool_geometry_fits", struct="rt_pte_pool_geometry", h=axes[0], w=axes[1],
+            batch=Select(r.eq(4), x.size(0), Lit(1)), channels=x.size(r - 3), ceil_mode=ceil,
+            average=Lit(int(average))),
+        Call("rt_avg_pool2d_f32" if average else "rt_max_pool2d_f32", params, x, out, *tail))
+
+
+def _upsample(kernel: str, bilinear: bool) -> CallSpec:
+    """Upsampling of an NCHW input by scale_factors (None: the kernel takes in / out), each
+    given to the kernel as the float32 of 1 / factor. Bilinear: align_corners first, and the
+    source index of the last output pixel must fit int32 (precondition resample_scale_fits)."""
+    x, out = Tensor("input"), Out("out")
+    factors = Floats("scale_factors", n=2, optional=True)
+    none = IsNone("scale_factors")
+    sh, sw = (Select(none, Lit(0.0), F32(1.0 / factors.at(k))) for k in (0, 1))
+    first = (Require(x.rank.eq(4), UNSUPPORTED, "upsampling a tensor of rank other than 4"),
+             Read(out, factors),
+             Require(none | ((factors.at(0) > 0.0) & (factors.at(1) > 0.0)), INVALID,
+                     "scale factors that are not positive"))
+    if not bilinear:
+        return CallSpec(*first, Call(kernel, sh, sw, x, out))
+    align = Bool("align_corners")
+    return CallSpec(*first, Read(align),
+                    Require(out.rank.eq(4), INVALID, "upsampling into a tensor of rank other "
+                                                     "than 4"),
+                    Pre("resample_scale_fits", size_h=out.size(2), size_w=out.size(3),
+                        scale_h=sh, scale_w=sw, align_corners=align),
+                    Call(kernel, align, sh, sw, x, out))
+
+
 COMPUTE = {
     aten.addmm.default: _ADDMM,
     aten.mm.default: _matmul("rt_mm_f32"),
@@ -56,4 +114,8 @@ COMPUTE = {
     aten._adaptive_avg_pool2d.default: _adaptive("rt_adaptive_avg_pool2d_f32"),
     aten.adaptive_max_pool2d.default: _adaptive("rt_adaptive_max_pool2d_f32",
                                                 Out("indices", "int64")),
+    aten.max_pool2d_with_indices.default: _pool(average=False),
+    aten.avg_pool2d.default: _pool(average=True),
+    aten.upsample_nearest2d.vec: _upsample("rt_upsample_nearest2d_f32", bilinear=False),
+    aten.upsample_bilinear2d.vec: _upsample("rt_upsample_bilinear2d_f32", bilinear=True),
 }

@@ -4,15 +4,16 @@ clone, view_copy, squeeze/unsqueeze, copy (a buffer's write-back), _to_copy, Exe
 order copies and expand: a memmove of the dtype's width, or rt_to_copy where the dtype changes
 (or has no rt_copy_*: int16). slice_copy, select_copy and permute_copy: the _f32 kernel for
 float32, the element-size generic one for any other dtype (int8 maps). index_select, gather,
-flip and slice_scatter: element-size generic kernels, with int64 or int32 indices.
+flip and slice_scatter: element-size generic kernels, with int64 or int32 indices. The
+reflection and replication pads: element-size generic kernels over the last 1, 2 or 3 dims.
 """
 from __future__ import annotations
 
 import torch
 
-from .opspec import (INT32_MAX, INT32_MIN, INVALID, UNSUPPORTED, Bool, Call, CallSpec, Dim,
-                     DimList, DimMask, Fail, If, Int, IsNone, IsRange, Lit, Out, Read, Require,
-                     Select, Tensor)
+from .opspec import (INT32_MAX, INT32_MIN, INVALID, UNSUPPORTED, Array, Bool, Call, CallSpec,
+                     Dim, DimList, DimMask, Fail, If, Int, Ints, IsNone, IsRange, Lit, Out, Read,
+                     Require, Select, Tensor)
 
 aten = torch.ops.aten
 
@@ -136,6 +137,36 @@ _SLICE_SCATTER = CallSpec(
             "slice_scatter src does not fill the slice"),
     Call("rt_slice_scatter", _x.elem_size, _sc_dim, _sc_start, _sc_step, _x, _src, _any_out))
 
+
+
+def _pad_mode(k: int, reflect: bool) -> CallSpec:
+    """reflection_pad{k}d / replication_pad{k}d of a rank k+1 or k+2 tensor: padding [last_lo,
+    last_hi, prev_lo, ...] over its last k dims, given to the kernel as each dim's lo."""
+    out, r = Out("out", dtype=None), _x.rank
+    pad = Ints("padding", n=2 * k)
+    body = [Read(_x, out),
+            Require(out.dtype_code.eq(_x.dtype_code), INVALID, "padding into another dtype"),
+            Require((r.eq(k + 1) | r.eq(k + 2)) & out.rank.eq(r), INVALID,
+                    f"padding {k} dims of a tensor of another rank"),
+            Read(pad)]
+    for i in range(k):
+        d = r - (i + 1)
+        n, lo, hi = _x.size(d), pad.at(2 * i), pad.at(2 * i + 1)
+        body.append(Require(out.size(d).eq(n + lo + hi), INVALID,
+                            "an output whose size is not the padded input's"))
+        if reflect:
+            body.append(Require(((lo < n) & (hi < n)) | (n + lo + hi <= 0), INVALID,
+                                "reflection padding as large as its dim"))
+        body.append(Require(n.ne(0) | (n + lo + hi <= 0), INVALID, "padding an empty dim"))
+    body.append(Require(out.size(0).eq(_x.size(0)) & (r.eq(k + 1) | out.size(1).eq(_x.size(1))),
+                        INVALID, "padding that changes a leading dim"))
+    los = [pad.at(2 * i) for i in reversed(range(k))]         # dims r - k .. r - 1
+    one, two = Array(0, *los), Array(0, 0, *los)                # before, at rank k+1 or k+2
+    kernel = "rt_reflection_pad" if reflect else "rt_replication_pad"
+    return CallSpec(*body, Read(one, two),
+                    Call(kernel, _x.elem_size, Select(r.eq(k + 1), one, two), _x, out))
+
+
 MOVES = {
     aten.clone.default: _copy(),
     aten._to_copy.default: _copy(),           # the dtype comes from out
@@ -151,6 +182,8 @@ MOVES = {
     aten.gather.default: _GATHER,
     aten.flip.default: _FLIP,
     aten.slice_scatter.default: _SLICE_SCATTER,
+    **{getattr(aten, f"{mode}_pad{k}d").default: _pad_mode(k, mode == "reflection")
+       for k in (1, 2, 3) for mode in ("reflection", "replication")},
     "dim_order_ops::_clone_dim_order.out": _DIM_ORDER_COPY,
     "dim_order_ops::_to_dim_order_copy.out": _DIM_ORDER_COPY,
 }

@@ -13,8 +13,10 @@ and the kernel's argument list. Two renderers read it:
 So the two agree by construction, as ExecuTorch's unpacking code agrees with functions.yaml.
 
 A spec is a tuple of statements: ``If(cond, then, otherwise)``, ``Fail(kind, why)``,
-``Read(*exprs)`` (read these now, so that every path after it shares them) and, ending every
-path, ``Call(kernel, *args)``. Expressions read arguments by their schema names:
+``Read(*exprs)`` (read these now, so that every path after it shares them), ``Pre(name,
+**args)`` (the kernel's precondition ``name``, which the op declares: aot/codegen/
+preconditions.py checks it for the static C, ``rt_pte_pre_<name>`` of rt_pte_checks.h at load,
+given these arguments in this order) and, ending every path, ``Call(kernel, *args)``. Expressions read arguments by their schema names:
 
     Tensor("self")            a float32 tensor (``dtype=None``: any dtype the runtime takes)
     Opt("weight")             an optional tensor (None: NULL shape and data)
@@ -28,6 +30,12 @@ path, ``Call(kernel, *args)``. Expressions read arguments by their schema names:
     DimMask("dim", of=x)      a dim list (or None: all) of x as a uint32 bit mask
     DimList("dims", of=x, perm=True)   a dim list of x as an int32 array (a permutation)
     Ints("output_size", n=2, lo=0)   an int list of n items as an int32 array; .at(k) an item
+    Floats("scale_factors", n=2)     a float list of n items as doubles; .at(k) an item
+    Pair("stride", default=k, lo=1)   a pooling parameter for one or two dims, as [h, w]
+    Params("rt_pool2d_params", kernel_h=..., ...)   a kernel's parameter struct, by pointer
+    Window(size, k, stride, pad, dil, out)   one axis of a window, for a precondition
+    F32(e)                    a double rounded to float32
+    Array(a, b, ...)          an int32 array of these items
     AllDims(x)                every dim of x as a mask
     ShapeTail("normalized_shape", of=x)   an int list that is x's last dims: its length
     IsRange("dim_order", n)   whether an int list is 0, 1, ..., n - 1
@@ -38,7 +46,8 @@ path, ``Call(kernel, *args)``. Expressions read arguments by their schema names:
     Select(cond, a, b)        a if cond else b (only the chosen side is read)
     Lit(value)                a constant
 
-Expressions combine with ``+ - *``, ``//`` (C's division: operands >= 0, divisor > 0),
+Expressions combine with ``+ - *``, ``//`` (C's division of ints: operands >= 0, divisor > 0),
+``/`` (of doubles),
 comparisons and ``& | ~``; ``t.is_dtype("int64")``, ``t.rank``, ``t.size(i)``, ``t.numel``,
 ``t.dtype_code`` (its rt_dtype), ``t.elem_size`` read a tensor; ``Out("out", like=x)`` is an
 output of x's dtype. A call argument that is a tensor passes its (shape, data) pair. An
@@ -75,6 +84,8 @@ class Expr:
     def __rsub__(self, o): return self._bin("-", o, True)
     def __mul__(self, o): return self._bin("*", o)
     def __floordiv__(self, o): return self._bin("/", o)     # C's /: operands >= 0, divisor > 0
+    def __truediv__(self, o): return self._bin("/", o)      # of doubles
+    def __rtruediv__(self, o): return self._bin("/", o, True)
     def __rmul__(self, o): return self._bin("*", o, True)
     def __neg__(self): return BinOp("-", Lit(0), self)
     def __lt__(self, o): return self._bin("<", o)
@@ -231,10 +242,84 @@ class Ints(Arg):
 
 
 @dataclass(frozen=True, eq=False)
+class Pair(Arg):
+    """A pooling parameter for one or two dims, as [h, w]: one item stands for both; none (or
+    None) is ``default``'s (another Pair or an Array; None: the call is invalid). Each item is
+    in [lo, INT32_MAX]."""
+    default: Optional[Expr] = None
+    lo: int = 0
+    ctype = "const int32_t *"
+
+    def at(self, k: int) -> "Item":
+        return Item(self, k)
+
+
+@dataclass(frozen=True, eq=False)
+class Floats(Arg):
+    """A float list of exactly ``n`` items, as doubles (``optional``: None reads as n zeros, and
+    ``IsNone`` tells them apart); ``.at(k)`` is its item k."""
+    n: int = 1
+    optional: bool = False
+    ctype = "const double *"
+
+    def at(self, k: int) -> "Item":
+        return Item(self, k)
+
+
+@dataclass(frozen=True, eq=False)
 class Item(Expr):
-    ints: Ints
+    """Item k of an ``Ints`` or a ``Pair`` (an int32), or of a ``Floats`` (a double)."""
+    of: Union[Ints, Pair, Floats]
     k: int
-    ctype = "int32_t"
+
+    @property
+    def ctype(self) -> str:
+        return "double" if isinstance(self.of, Floats) else "int32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class Array(Expr):
+    """An int32 array of these items, for the kernel (a Select between two arrays must follow a
+    Read of both)."""
+    items: tuple
+    ctype = "const int32_t *"
+
+    def __init__(self, *items):
+        object.__setattr__(self, "items", tuple(lift(v) for v in items))
+
+
+@dataclass(frozen=True, eq=False)
+class Params(Expr):
+    """A kernel's parameter struct ``ctype`` with these fields (the rest zero), passed by
+    pointer."""
+    struct: str
+    fields: tuple
+
+    def __init__(self, struct: str, **fields):
+        object.__setattr__(self, "struct", struct)
+        object.__setattr__(self, "fields", tuple((k, lift(v)) for k, v in fields.items()))
+
+    @property
+    def ctype(self) -> str:
+        return f"const {self.struct} *"
+
+
+@dataclass(frozen=True, eq=False)
+class Window(Expr):
+    """One spatial axis of a window for a precondition (rt_pte_window; preconditions.Window):
+    the input's size, taps, stride, padding, dilation and the output's size."""
+    items: tuple
+    ctype = "rt_pte_window"
+
+    def __init__(self, size, k, stride, pad, dil, out):
+        object.__setattr__(self, "items", tuple(lift(v) for v in (size, k, stride, pad, dil, out)))
+
+
+@dataclass(frozen=True, eq=False)
+class F32(Expr):
+    """A double rounded to float32 (past float's range: infinity), as the kernel takes it."""
+    a: Expr
+    ctype = "float"
 
 
 @dataclass(frozen=True, eq=False)
@@ -332,7 +417,10 @@ class BinOp(Expr):
     def ctype(self) -> str:
         if self.op in ("<", "<=", ">", ">=", "==", "!=", "&&", "||"):
             return "int32_t"
-        return self.a.ctype
+        for wide in ("double", "float"):
+            if wide in (self.a.ctype, self.b.ctype):
+                return wide
+        return "int64_t"        # integer arithmetic is int64's (int32 sizes and items cannot wrap)
 
 
 @dataclass(frozen=True, eq=False)
@@ -371,6 +459,20 @@ class Read:
 
 
 @dataclass(frozen=True, eq=False)
+class Pre:
+    """The kernel's precondition ``name`` on these arguments (keywords, in the C check's order;
+    ``struct``: the C check takes them as one struct of that type, fields in this order)."""
+    name: str
+    args: tuple
+    struct: Optional[str] = None
+
+    def __init__(self, name: str, struct: Optional[str] = None, **args):
+        object.__setattr__(self, "name", name)
+        object.__setattr__(self, "args", tuple((k, lift(v)) for k, v in args.items()))
+        object.__setattr__(self, "struct", struct)
+
+
+@dataclass(frozen=True, eq=False)
 class If:
     cond: Expr
     then: tuple
@@ -382,7 +484,7 @@ class If:
         object.__setattr__(self, "otherwise", _block(otherwise))
 
 
-Stmt = Union[Call, Fail, If, Read]
+Stmt = Union[Call, Fail, If, Read, Pre]
 
 
 def _block(stmts) -> tuple:
@@ -399,12 +501,19 @@ class CallSpec:
 
     def kernels(self) -> tuple[str, ...]:
         """Every kernel some path calls, in order of appearance."""
+        return self._names(Call, "kernel")
+
+    def preconditions(self) -> tuple[str, ...]:
+        """Every precondition some path checks, in order of appearance."""
+        return self._names(Pre, "name")
+
+    def _names(self, kind: type, attr: str) -> tuple[str, ...]:
         found: list[str] = []
 
         def walk(block):
             for s in block:
-                if isinstance(s, Call) and s.kernel not in found:
-                    found.append(s.kernel)
+                if isinstance(s, kind) and getattr(s, attr) not in found:
+                    found.append(getattr(s, attr))
                 elif isinstance(s, If):
                     walk(s.then)
                     walk(s.otherwise)
@@ -422,7 +531,7 @@ def names_read(spec: CallSpec) -> frozenset[str]:
         if isinstance(x, (tuple, list)):
             for y in x:
                 walk(y)
-        elif isinstance(x, (Expr, Call, If, Read, CallSpec)):
+        elif isinstance(x, (Expr, Call, If, Read, Pre, CallSpec)):
             for f in x.__dataclass_fields__:
                 walk(getattr(x, f))
     walk(spec)

@@ -35,7 +35,7 @@ Every op the compiler lowers, one row per entry of the op table (`aot/ops.py`,
   runs in C on the host against eager torch, and the int8 op models);
 - **C kernels**: the `runtime_c` functions the generator calls for it;
 - **checks**: the preconditions the renderer and the interpreter's loader check
-  (`aot/codegen/preconditions.py`, `runtime_c/src/pte/op_checks.h`);
+  (`aot/codegen/preconditions.py`, `runtime_c/include/rt_pte_checks.h`);
 - **flags**: `alias` (may become a zero-copy view), `in place` (may write over its first
   input), `not in ExecuTorch` (ExecuTorch 1.5.1's portable library has no such kernel: its
   runtime refuses the .pte, our C and interpreter run it).

@@ -74,7 +74,7 @@ class _Compiler:
         if key in b.memo:
             return b.memo[key]
         text = self._expr(b, e)
-        if isinstance(e, (S.Arg, S.Select)):
+        if isinstance(e, (S.Arg, S.Select, S.Array, S.Params)):
             b.memo[key] = text
         return text
 
@@ -130,8 +130,37 @@ class _Compiler:
                         f"{_int_literal(e.lo)}, {_int_literal(e.hi)}, {var}, {e.n}, &{var}_n));",
                         f"if ({var}_n != {e.n}) {{", "    return RT_ERR_PTE_ARGS;", "}"]
             return var
+        if isinstance(e, S.Pair):
+            default = "NULL" if e.default is None else self.expr(b, e.default)
+            var = self.fresh("pair")
+            b.lines += [f"int32_t {var}[2];",
+                        f"RT_TRY(rt_pte_arg_pair(c, {self.arg(e.name)}, {e.lo}, {default}, "
+                        f"{var}));"]
+            return var
+        if isinstance(e, S.Params):
+            fields = [f".{k} = {_bare(self.expr(b, v))}" for k, v in e.fields]
+            var = self.fresh("params")
+            b.lines.append(f"const {e.struct} {var} = {{{', '.join(fields)}}};")
+            return f"&{var}"
+        if isinstance(e, S.Window):
+            items = ", ".join(_bare(self.expr(b, v)) for v in e.items)
+            return f"(rt_pte_window){{{items}}}"
+        if isinstance(e, S.Floats):
+            var, i = self.fresh("floats"), self.arg(e.name)
+            read = f"RT_TRY(rt_pte_arg_doubles_n(c, {i}, {var}, {e.n}));"
+            b.lines.append(f"double {var}[{e.n}] = {{0.0}};")
+            b.lines += [f"if (!rt_pte_arg_is_none(c, {i})) {{", f"    {read}", "}"] \
+                if e.optional else [read]
+            return var
         if isinstance(e, S.Item):
-            return f"{self.expr(b, e.ints)}[{e.k}]"
+            return f"{self.expr(b, e.of)}[{e.k}]"
+        if isinstance(e, S.Array):
+            items = [_bare(self.expr(b, v)) for v in e.items]
+            var = self.fresh("array")
+            b.lines.append(f"const int32_t {var}[{len(items)}] = {{{', '.join(items)}}};")
+            return var
+        if isinstance(e, S.F32):
+            return f"rt_pte_f32({_bare(self.expr(b, e.a))})"
         if isinstance(e, S.DimList):
             rank = f"{self.expr(b, e.of)}.shape.rank"
             var = self.fresh("dims")
@@ -177,7 +206,10 @@ class _Compiler:
         if isinstance(e, S.BinOp):
             if e.op in ("&&", "||"):
                 return self._short_circuit(b, e)
-            return f"({self.expr(b, e.a)} {e.op} {self.expr(b, e.b)})"
+            a, bv = self.expr(b, e.a), self.expr(b, e.b)
+            if e.ctype == "int64_t" and not _int64_in_c(e.a):
+                a = f"(int64_t){a}"             # in int64: int32 operands cannot wrap
+            return f"({a} {e.op} {bv})"
         if isinstance(e, S.Fn):
             return f"{e.c}({', '.join(self.expr(b, a) for a in e.args)})"
         if isinstance(e, S.Select):
@@ -192,7 +224,15 @@ class _Compiler:
         cond = self.expr(b, e.cond)
         (a_lines, a), (b_lines, bv) = self._branch(b, e.a), self._branch(b, e.b)
         if not a_lines and not b_lines:
-            return f"({cond} ? {a} : {bv})"
+            text = f"({cond} ? {a} : {bv})"
+            if "(" not in a + bv:           # a choice of two names or literals: inline
+                return text
+            var = self.fresh(e.ctype)       # else computed once, named
+            b.lines.append(f"{e.ctype} {var} = {_bare(text)};")
+            return var
+        if e.ctype.endswith("*"):
+            raise TypeError(f"{self.op.key}: a Select between arrays that are not yet read: "
+                            "Read them first (an array declared in a branch dies with it)")
         var = self.fresh(e.ctype)
         b.lines.append(f"{e.ctype} {var};")
         b.lines += [f"if ({_bare(cond)}) {{", *_indent(a_lines + [f"{var} = {a};"]),
@@ -229,6 +269,14 @@ class _Compiler:
             elif isinstance(s, S.Read):
                 for e in s.exprs:
                     self.expr(b, e)
+            elif isinstance(s, S.Pre):
+                args = ", ".join(_bare(self.expr(b, e)) for _, e in s.args)
+                check = [f"RT_TRY(rt_pte_pre_{s.name}({args}));"]
+                if s.struct is not None:            # the check takes one struct of them
+                    var = self.fresh("pre")
+                    check = [f"const {s.struct} {var} = {{{args}}};",
+                             f"RT_TRY(rt_pte_pre_{s.name}(&{var}));"]
+                b.lines += ["if (c->check) {", *_indent(check), "}"]
             elif isinstance(s, S.Fail):
                 b.lines.append(f"return {_STATUS[s.kind]};")
                 return b.lines
@@ -250,7 +298,8 @@ class _Compiler:
 
 _KIND_CHECKS = {"bool": "rt_pte_kind_bool", "int": "rt_pte_kind_int",
                 "Optional[int]": "rt_pte_kind_opt_int",
-                "List[int]": "rt_pte_kind_ints", "Tensor": "rt_pte_kind_tensor",
+                "List[int]": "rt_pte_kind_ints", "Optional[List[int]]": "rt_pte_kind_opt_ints",
+                "Tensor": "rt_pte_kind_tensor",
                 "float": "rt_pte_kind_double"}
 
 
@@ -268,6 +317,13 @@ def _kind_checks(op) -> list[str]:
                             f"adapter has no kind check for that type: read it in the spec")
         lines.append(f"RT_TRY({_KIND_CHECKS[kind]}(c, {i}));")
     return lines
+
+
+def _int64_in_c(e: S.Expr) -> bool:
+    """Whether the C text of ``e`` is an int64_t (else integer arithmetic on it casts first)."""
+    return isinstance(e, (S.Int, S.WholeInt)) or \
+        (isinstance(e, S.BinOp) and e.op in "+-*/" and e.ctype == "int64_t") or \
+        (isinstance(e, S.Prop) and e.what == "numel")
 
 
 def _bare(cond: str) -> str:
@@ -297,12 +353,21 @@ def _c_string(s: str) -> str:
 
 
 def _wrap(line: str, width: int = 100) -> list[str]:
-    """A long line broken after the commas of its first call, aligned under its arguments."""
-    if len(line) <= width or "(" not in line:
+    """A long line broken after the commas of its first call (or of its initializer list),
+    aligned under its items."""
+    brace, paren = line.find(" = {"), line.find("(")
+    if len(line) <= width or brace < 0 and paren < 0:
         return [line]
-    head, _, rest = line.partition("(")
-    pieces = rest.split(", ")
-    out, current = [], f"{head}({pieces[0]}"
+    opening = "{" if brace >= 0 and (paren < 0 or brace < paren) else "("
+    head, _, rest = line.partition(opening)
+    pieces, depth, start = [], 0, 0
+    for k, ch in enumerate(rest):          # its own commas, not its items'
+        depth += {"(": 1, ")": -1, "{": 1, "}": -1}.get(ch, 0)
+        if depth == 0 and rest.startswith(", ", k):
+            pieces.append(rest[start:k])
+            start = k + 2
+    pieces.append(rest[start:])
+    out, current = [], f"{head}{opening}{pieces[0]}"
     for piece in pieces[1:]:
         if len(current) + 2 + len(piece) > width:
             out.append(current + ",")

@@ -20,10 +20,6 @@ from .preconditions import Window
 F32 = "float32"
 
 
-def _bin_name(op: str) -> str:
-    return op.split("::")[-1]
-
-
 # -- conv / matmul ---------------------------------------------------------------------------
 
 def convolution(ctx):
@@ -72,71 +68,6 @@ def _conv_variant(kernel, stride, pad, groups, cin) -> str:
     if groups > 1 and groups == cin:
         return "rt_conv2d_depthwise_f32"
     return "rt_conv2d_f32"
-
-
-# -- pooling / reductions --------------------------------------------------------------------
-
-def _pair(ctx, name, default, lo):
-    """A pooling parameter given for one or two dims, as [h, w]."""
-    if ctx.is_none(name):
-        return list(default)
-    v = ctx.ints(name, lengths=(0, 1, 2), lo=lo)
-    v = v or list(default)
-    return v * 2 if len(v) == 1 else v
-
-
-def _pool_input(ctx, name="self"):
-    x = ctx.t(name)
-    ctx.rank(x, 3, 4)
-    return x
-
-
-def max_pool2d(ctx):
-    x = _pool_input(ctx)
-    k = _pair(ctx, "kernel_size", [], lo=1)
-    if len(k) != 2:
-        ctx.invalid("max_pool2d needs a kernel size")
-    s = _pair(ctx, "stride", k, lo=1)
-    p = _pair(ctx, "padding", [0, 0], lo=0)
-    d = _pair(ctx, "dilation", [1, 1], lo=1)
-    params = ctx.params("rt_pool2d_params", kernel_h=k[0], kernel_w=k[1], stride_h=s[0],
-                        stride_w=s[1], pad_h=p[0], pad_w=p[1], dilation_h=d[0], dilation_w=d[1],
-                        ceil_mode=int(ctx.bool("ceil_mode")), count_include_pad=0,
-                        divisor_override=0)
-    out, indices = ctx.out("out"), ctx.out("indices", "int64")
-    _pool_geometry(ctx, x, out, k, s, p, d, ctx.bool("ceil_mode"), average=False)
-    return "rt_max_pool2d_f32", [params, *x.pair, *out.pair, *indices.pair]
-
-
-def _pool_geometry(ctx, x, out, k, s, p, d, ceil_mode: bool, average: bool):
-    """The pool_geometry_fits precondition of an NCHW (or CHW) pooling."""
-    if out.rank != x.rank:
-        ctx.invalid(f"pooling {list(x.shape)} into {list(out.shape)}")
-    h, w = (Window(x.shape[x.rank - 2 + i], k[i], s[i], p[i], d[i], out.shape[x.rank - 2 + i])
-            for i in (0, 1))
-    ctx.require("pool_geometry_fits", h=h, w=w, batch=x.shape[0] if x.rank == 4 else 1,
-                channels=x.shape[x.rank - 3], ceil_mode=ceil_mode, average=average)
-
-
-def avg_pool2d(ctx):
-    x = _pool_input(ctx)
-    k = _pair(ctx, "kernel_size", [], lo=1)
-    if len(k) != 2:
-        ctx.invalid("avg_pool2d needs a kernel size")
-    s = _pair(ctx, "stride", k, lo=1)
-    p = _pair(ctx, "padding", [0, 0], lo=0)
-    div = 0 if ctx.is_none("divisor_override") else ctx.int("divisor_override", lo=1)
-    params = ctx.params("rt_pool2d_params", kernel_h=k[0], kernel_w=k[1], stride_h=s[0],
-                        stride_w=s[1], pad_h=p[0], pad_w=p[1], dilation_h=1, dilation_w=1,
-                        ceil_mode=int(ctx.bool("ceil_mode")),
-                        count_include_pad=int(ctx.bool("count_include_pad")),
-                        divisor_override=div)
-    out = ctx.out("out")
-    _pool_geometry(ctx, x, out, k, s, p, (1, 1), ctx.bool("ceil_mode"), average=True)
-    return "rt_avg_pool2d_f32", [params, *x.pair, *out.pair]
-
-
-# -- normalization ---------------------------------------------------------------------------
 
 
 # -- data movement ---------------------------------------------------------------------------
@@ -201,17 +132,6 @@ def constant_pad(ctx):
     return "rt_constant_pad_f32", [ctx.params("rt_pad_params", before=before,
                                               value=ctx.scalar("value")),
                                    *x.pair, *out.pair]
-
-
-def upsample_nearest2d(ctx):
-    x, out = ctx.t("input"), ctx.out("out")
-    ctx.rank(x, 4)
-    scales = None if ctx.is_none("scale_factors") else ctx.floats("scale_factors")
-    if scales is not None and (len(scales) != 2 or not all(s > 0 for s in scales)):
-        ctx.invalid(f"scale factors {scales}")
-    sh, sw = (0.0, 0.0) if not scales else (1.0 / scales[0], 1.0 / scales[1])
-    return "rt_upsample_nearest2d_f32", [ctx.f32_literal(sh), ctx.f32_literal(sw),
-                                         *x.pair, *out.pair]
 
 
 # -- elementwise math (rounding, powers, remainders, logs) --------------------------------------
@@ -283,7 +203,7 @@ def index_put(ctx):
 # -- end reductions, indexing and scatter --
 
 
-# -- spatial: resampling, adaptive pooling, padding modes, transposed convolution -----------------
+# -- spatial: transposed convolution ------------------------------------------------------------
 
 def conv_transpose(ctx, x, w, out):
     """convolution with transposed=True: conv_transpose1d / conv_transpose2d."""
@@ -306,53 +226,6 @@ def conv_transpose(ctx, x, w, out):
     bias = ctx.opt("bias")
     _conv_geometry(ctx, x, w, out, s, p, d, groups, out_pad=op)
     return "rt_conv_transpose2d_f32", [params, *x.pair, *w.pair, *bias.pair, *out.pair]
-
-
-def upsample_bilinear2d(ctx):
-    x, out = ctx.t("input"), ctx.out("out")
-    ctx.rank(x, 4)
-    scales = None if ctx.is_none("scale_factors") else ctx.floats("scale_factors")
-    if scales is not None and (len(scales) != 2 or not all(s > 0 for s in scales)):
-        ctx.invalid(f"scale factors {scales}")
-    sh, sw = (0.0, 0.0) if not scales else (1.0 / scales[0], 1.0 / scales[1])
-    align = ctx.bool("align_corners")
-    if out.rank != 4:
-        ctx.invalid(f"upsampling {list(x.shape)} into {list(out.shape)}")
-    with np.errstate(over="ignore"):       # a scale beyond float's range: infinity
-        f_h, f_w = float(np.float32(sh)), float(np.float32(sw))
-    ctx.require("resample_scale_fits", size_h=out.shape[2], size_w=out.shape[3], scale_h=f_h,
-                scale_w=f_w, align_corners=align)
-    return "rt_upsample_bilinear2d_f32", [int(align), ctx.f32_literal(sh), ctx.f32_literal(sw),
-                                          *x.pair, *out.pair]
-
-
-def pad_mode(ctx):
-    """reflection_pad{1,2,3}d / replication_pad{1,2,3}d: any dtype, padding [last_lo, last_hi,
-    prev_lo, ...] over the last k dims of a rank k+1 or k+2 tensor."""
-    op = _bin_name(ctx.op_name)                 # e.g. reflection_pad2d
-    k = int(op[-2])
-    x, out = ctx.t("self", None), ctx.out("out", None)
-    if x.dtype != out.dtype:
-        ctx.invalid(f"{op} from {x.dtype} into {out.dtype}")
-    if x.rank not in (k + 1, k + 2) or out.rank != x.rank:
-        ctx.invalid(f"{op} of a rank-{x.rank} tensor into rank {out.rank}")
-    pad = ctx.ints("padding", lengths=(2 * k,))
-    before = [0] * x.rank
-    for i in range(k):
-        d = x.rank - 1 - i
-        lo, hi = pad[2 * i], pad[2 * i + 1]
-        n = x.shape[d]
-        if out.shape[d] != n + lo + hi:
-            ctx.invalid(f"{op} padding {pad} of {list(x.shape)} into {list(out.shape)}")
-        if op.startswith("reflection") and (lo >= n or hi >= n) and n + lo + hi > 0:
-            ctx.invalid(f"{op} padding {pad} must be less than the dims {list(x.shape)}")
-        if n == 0 and n + lo + hi > 0:
-            ctx.invalid(f"{op} of an empty dim")
-        before[d] = lo
-    if list(out.shape[:x.rank - k]) != list(x.shape[:x.rank - k]):
-        ctx.invalid(f"{op} of {list(x.shape)} into {list(out.shape)}")
-    fn = "rt_reflection_pad" if op.startswith("reflection") else "rt_replication_pad"
-    return fn, [_elem_size(ctx, x), ctx.int_array(before), *x.pair, *out.pair]
 
 
 # -- end spatial --

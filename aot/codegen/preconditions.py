@@ -8,10 +8,10 @@ Program check, so by ``aot.load_program`` and ``to_executorch``) then makes sure
 precondition the op declares was checked, and the C generator runs the same renderer. A call that
 breaks one is refused with ``Invalid`` naming the argument.
 
-Each check has a twin of the same name in C, ``op_pre_<name>`` in runtime_c/src/pte/op_checks.h,
-which the op's interpreter adapter calls while ``rt_pte_load`` checks the call (refusing with
-RT_ERR_PTE_ARGS). The two make the same decision on the same arguments; the kernels rely on it
-and do not check again.
+Each check has a twin of the same name in C, ``rt_pte_pre_<name>`` in
+runtime_c/include/rt_pte_checks.h, which the op's interpreter adapter calls while ``rt_pte_load``
+checks the call (refusing with RT_ERR_PTE_ARGS). The two make the same decision on the same
+arguments; the kernels rely on it and do not check again.
 
 - ``requant_shift``: each (multiplier, shift) pair is one the int8 requantization takes: shift in
   [-31, 31] (its rounding right shift goes up to 31 bits), multiplier in [mult_lo, 2^31 - 1];
@@ -47,7 +47,7 @@ INT32_MAX = 2 ** 31 - 1
 
 @dataclass(frozen=True)
 class Window:
-    """One spatial axis of a convolution or pooling window (op_window in C)."""
+    """One spatial axis of a convolution or pooling window (rt_pte_window in C)."""
     size: int        # the input's size along the axis
     k: int           # taps
     stride: int
@@ -88,7 +88,7 @@ MUL_IN_MAX = 255 * 255      # quantized_mul: the product of two offset inputs
 
 def requant_max(in_max: int, mult: int, shift: int) -> int:
     """The largest magnitude the int8 requantization gives for inputs of up to in_max (its left
-    shift wraps past 2^31: the input is then any int32) (op_requant_max)."""
+    shift wraps past 2^31: the input is then any int32) (rt_pte_requant_max)."""
     top = 1 << 31
     y = min(in_max, top)
     if shift > 0:
@@ -140,7 +140,7 @@ def _int_values(ctx, name: str) -> Optional[list[int]]:
 
 
 def accumulator_max(ctx, terms: int, term_max: int, bias: Optional[str] = None) -> Optional[int]:
-    """The largest magnitude of a sum accumulator_fits passed (op_accumulator_max); None where
+    """The largest magnitude of a sum accumulator_fits passed (rt_pte_accumulator_max); None where
     a bias's bytes are not at hand."""
     if bias is None or ctx.is_none(bias):
         return terms * term_max
@@ -249,8 +249,8 @@ def pool_geometry_fits(ctx, h: Window, w: Window, batch: int, channels: int, cei
                     "int32 (precondition pool_geometry_fits)")
 
 
-# Each precondition by the name ops declare (aot.ops.OpDef.preconditions); op_checks.h has
-# op_pre_<name> for each.
+# Each precondition by the name ops declare (aot.ops.OpDef.preconditions); rt_pte_checks.h has
+# rt_pte_pre_<name> for each.
 CHECKS: dict[str, Callable] = {
     "requant_shift": requant_shift,
     "accumulator_fits": accumulator_fits,

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
+
 from .. import opspec as S
 from .context import DTYPE_CODES, ELEM_SIZES
+from .preconditions import Window
 from .literals import f32_literal, f64_literal, int64_literal
 
 
@@ -60,8 +63,34 @@ class _Eval:
             return sum(1 << d for d in dims) if dims or not e.empty_is_all else every
         if isinstance(e, S.Ints):
             return ctx.ints(e.name, lengths=(e.n,), lo=e.lo, hi=e.hi)
+        if isinstance(e, S.Pair):
+            if ctx.is_none(e.name):
+                v = []
+            else:
+                v = ctx.ints(e.name, lengths=(0, 1, 2), lo=e.lo)
+            if not v:
+                if e.default is None:
+                    ctx.invalid(f"argument {e.name!r} is empty")
+                return list(self.value(e.default))
+            return v * 2 if len(v) == 1 else v
+        if isinstance(e, S.Params):
+            return ctx.params(e.struct, **{k: self.value(v) for k, v in e.fields})
+        if isinstance(e, S.Window):
+            return Window(*(self.value(v) for v in e.items))
+        if isinstance(e, S.Floats):
+            if e.optional and ctx.is_none(e.name):
+                return [0.0] * e.n
+            v = ctx.floats(e.name)
+            if len(v) != e.n:
+                ctx.invalid(f"argument {e.name!r} has {len(v)} entries, not {e.n}")
+            return v
         if isinstance(e, S.Item):
-            return self.value(e.ints)[e.k]
+            return self.value(e.of)[e.k]
+        if isinstance(e, S.Array):
+            return [int(self.value(v)) for v in e.items]
+        if isinstance(e, S.F32):
+            with np.errstate(over="ignore"):        # past float's range: infinity
+                return float(np.float32(self.value(e.a)))
         if isinstance(e, S.DimList):
             rank = self.value(e.of).rank
             dims = ctx.dims(e.name, rank)
@@ -134,8 +163,10 @@ class _Eval:
             return [f64_literal(v)]
         if e.ctype == "uint32_t":
             return [f"{int(v)}u"]
-        if isinstance(e, (S.DimList, S.Ints)):
+        if isinstance(e, (S.DimList, S.Ints, S.Array)):
             return [self.ctx.int_array(v)]
+        if isinstance(e, S.Params):
+            return [v]
         return [int(v)]
 
     def block(self, stmts):
@@ -147,6 +178,8 @@ class _Eval:
             elif isinstance(s, S.Read):
                 for e in s.exprs:
                     self.value(e)
+            elif isinstance(s, S.Pre):
+                self.ctx.require(s.name, **{k: self.value(e) for k, e in s.args})
             elif isinstance(s, S.Fail):
                 (self.ctx.unsupported if s.kind == S.UNSUPPORTED else self.ctx.invalid)(s.why)
             else:
@@ -162,8 +195,10 @@ def _all_dims(rank: int) -> int:
     return (1 << rank) - 1
 
 
-def _c_div(a: int, b: int) -> int:
-    """C's integer division (toward zero)."""
+def _c_div(a, b):
+    """C's division: of doubles, or of ints (toward zero)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return a / b
     q = abs(a) // abs(b)
     return q if (a >= 0) == (b > 0) else -q
 

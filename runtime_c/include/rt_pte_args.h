@@ -246,8 +246,42 @@ static inline rt_status rt_pte_arg_dim_mask(const rt_pte_call *c, int32_t i, int
     return RT_OK;
 }
 
+/* A pooling parameter for one or two dims, as [h, w], each in [lo, INT32_MAX]: one item stands
+ * for both; none (or None) is def's (def NULL: RT_ERR_PTE_ARGS). */
+static inline rt_status rt_pte_arg_pair(const rt_pte_call *c, int32_t i, int64_t lo,
+                                        const int32_t *def, int32_t v[2])
+{
+    int32_t n = 0;
+    if (!rt_pte_arg_is_none(c, i)) {
+        RT_TRY(rt_pte_arg_ints_in(c, i, lo, INT32_MAX, v, 2, &n));
+    }
+    if (n == 0) {
+        if (def == NULL) {
+            return RT_ERR_PTE_ARGS;
+        }
+        v[0] = def[0];
+        v[1] = def[1];
+    } else if (n == 1) {
+        v[1] = v[0];
+    }
+    return RT_OK;
+}
+
+/* A float list of exactly n items, as doubles (any other count: RT_ERR_PTE_ARGS). */
+static inline rt_status rt_pte_arg_doubles_n(const rt_pte_call *c, int32_t i, double *v,
+                                             int32_t n)
+{
+    int32_t got;
+    const rt_status s = rt_pte_arg_doubles(c, i, v, n, &got);
+    if (s != RT_OK) {
+        return s == RT_ERR_PTE_LIMIT ? RT_ERR_PTE_ARGS : s;
+    }
+    return got == n ? RT_OK : RT_ERR_PTE_ARGS;
+}
+
 /* Kind checks of schema arguments a spec does not read (the verifier checks them for the
- * static C): a bool; an int; an int or None; an int list; a number; a tensor of any dtype. */
+ * static C): a bool; an int; an int or None; an int list; an int list or None; a number; a
+ * tensor of any dtype. */
 static inline rt_status rt_pte_kind_bool(const rt_pte_call *c, int32_t i)
 {
     int32_t b;
@@ -271,6 +305,13 @@ static inline rt_status rt_pte_kind_ints(const rt_pte_call *c, int32_t i)
     int64_t v[RT_PTE_MAX_LIST];
     int32_t n;
     return rt_pte_arg_ints(c, i, v, RT_PTE_MAX_LIST, &n);
+}
+
+static inline rt_status rt_pte_kind_opt_ints(const rt_pte_call *c, int32_t i)
+{
+    int32_t n;
+    return rt_pte_arg_is_none(c, i) ? RT_OK
+                                    : rt_pte_arg_ints_in(c, i, INT64_MIN, INT64_MAX, NULL, 0, &n);
 }
 
 static inline rt_status rt_pte_kind_double(const rt_pte_call *c, int32_t i)

@@ -3,11 +3,12 @@
 An op whose kernel needs more of its arguments than their kinds and shapes names each such
 precondition in its op-table entry (aot.ops.OpDef.preconditions). Each has one implementation in
 Python (aot/codegen/preconditions.py, run through ``ctx.require`` by the op's renderer, so by
-check_call and the C generator) and one in C (op_pre_<name> in runtime_c/src/pte/op_checks.h,
-called by the op's interpreter adapter at load). Checked here:
+check_call and the C generator) and one in C (rt_pte_pre_<name> in
+runtime_c/include/rt_pte_checks.h, called by the op's interpreter adapter at load). Checked here:
 
-- every declared precondition exists in both languages, is reached from the op's C adapter and
-  is run by check_call; no adapter checks a precondition its op does not declare;
+- every declared precondition exists in both languages, is reached from the op's C adapter (one
+  written by hand, or a ``Pre`` of its call spec) and is run by check_call; no adapter checks a
+  precondition its op does not declare;
 - a call that breaks a precondition is refused by the C interpreter (ASan + UBSan build, at load:
   RT_ERR_PTE_ARGS at that instruction) and by Python: check_call given the Program,
   aot.generate_c and aot.load_program (whose Program check passes the Program, so a
@@ -46,6 +47,7 @@ from op_models import OP_MODELS
 
 ROOT = Path(__file__).resolve().parents[2]
 PTE_SRC = ROOT / "runtime_c" / "src" / "pte"
+CHECKS_H = ROOT / "runtime_c" / "include" / "rt_pte_checks.h"
 INT32_MAX = 2 ** 31 - 1
 
 DECLARING = [op for op in all_ops() if op.preconditions]
@@ -69,7 +71,7 @@ def _defined(path: Path) -> dict[str, set[str]]:
 
 def _c_functions() -> dict[str, dict[str, set[str]]]:
     """Each adapter -> the call graph of its file (with the headers the adapters share)."""
-    shared = {}
+    shared = _defined(CHECKS_H)
     for header in sorted(PTE_SRC.glob("op_*.h")):
         shared.update(_defined(header))
     graphs = {}
@@ -91,24 +93,29 @@ def _reached(calls: dict[str, set[str]], start: str) -> set[str]:
 
 def test_declared_preconditions_exist_in_both_languages():
     assert DECLARING, "no op declares a precondition"
-    header = (PTE_SRC / "op_checks.h").read_text()
-    c_checks = set(re.findall(r"\bop_pre_(\w+)\s*\(", header))
-    assert c_checks == set(PRE.CHECKS), "op_checks.h and preconditions.py name other checks"
+    header = CHECKS_H.read_text()
+    c_checks = set(re.findall(r"\brt_pte_pre_(\w+)\s*\(", header))
+    assert c_checks == set(PRE.CHECKS), "rt_pte_checks.h and preconditions.py name other checks"
     for op in DECLARING:
         for name in op.preconditions:
             assert name in PRE.CHECKS, f"{op.key}: no Python check {name!r}"
-            assert name in c_checks, f"{op.key}: no op_pre_{name} in op_checks.h"
+            assert name in c_checks, f"{op.key}: no rt_pte_pre_{name} in rt_pte_checks.h"
 
 
 def test_adapters_check_exactly_what_their_ops_declare():
     graphs = _c_functions()
     for op in all_ops():
         adapter = adapter_name(op)
+        if op.spec is not None:         # its adapter is generated: from the spec's Pre statements
+            assert set(op.spec.preconditions()) == set(op.preconditions), \
+                f"{op.key}: its call spec checks {op.spec.preconditions()}, the op declares " \
+                f"{op.preconditions}"
+            continue
         if adapter not in graphs:
             assert not op.preconditions, f"{op.key}: no adapter {adapter} in src/pte/op_*.c"
             continue
-        reached = {f[len("op_pre_"):] for f in _reached(graphs[adapter], adapter)
-                   if f.startswith("op_pre_")}
+        reached = {f[len("rt_pte_pre_"):] for f in _reached(graphs[adapter], adapter)
+                   if f.startswith("rt_pte_pre_")}
         assert reached == set(op.preconditions), \
             f"{op.key}: {adapter} checks {sorted(reached)}, the op declares {op.preconditions}"
 

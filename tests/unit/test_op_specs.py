@@ -62,6 +62,25 @@ def test_an_argument_no_path_reads_is_kind_checked_before_the_call():
         adapter_source(unread, "rt_op_bad")
 
 
+def test_a_precondition_is_checked_at_load_with_the_kernels_arguments():
+    op = OPS[torch.ops.aten.upsample_bilinear2d.vec]
+    assert op.spec.preconditions() == ("resample_scale_fits",) == op.preconditions
+    src = adapter_source(op, "rt_op_bilinear")
+    pre = src.index("    RT_TRY(rt_pte_pre_resample_scale_fits(")
+    assert src.rindex("if (c->check) {", 0, pre) < pre < src.index("return rt_upsample")
+    # the scales it checks are the float32 values the kernel gets: one variable for both
+    call = src[src.index("return rt_upsample"):]
+    for scale in src[pre:].split("(", 1)[1].split(", ")[2:4]:
+        assert scale in call
+
+
+def test_spec_arithmetic_reads_as_c_does():
+    """The static C generator evaluates ``//`` and ``/`` as C computes them in the adapter."""
+    from aot.codegen.spec_render import _c_div
+    assert [_c_div(a, b) for a, b in ((7, 2), (-7, 2), (7, -2), (6, 3))] == [3, -3, -3, 2]
+    assert _c_div(1.0, 3.0) == 1.0 / 3.0
+
+
 def test_spec_expressions_have_no_truth_value():
     with pytest.raises(TypeError, match="If or Select"):
         bool(S.Tensor("self").rank > 2)

@@ -7,7 +7,7 @@
  * Numbers are read as the renderer reads them: a Scalar as a double (ctx.scalar), a float
  * parameter as rt_pte_f32 of that double (the renderer's np.float32 literal), an int64 operand
  * through that double too (ctx.scalar, then int()). What a kernel needs beyond these checks
- * (the preconditions an op declares in aot/ops.py) is checked by op_checks.h.
+ * (the preconditions an op declares in aot/ops.py) is checked by rt_pte_checks.h.
  */
 #ifndef OP_ARGS_H
 #define OP_ARGS_H

@@ -22,7 +22,7 @@
  * What a kernel needs beyond that (the preconditions its op declares in aot/ops.py:
  * requant_shift, accumulator_fits, conv_geometry_fits, pool_geometry_fits,
  * softmax_scaling_fits) is checked at load
- * by op_checks.h, after the adapter's own checks; the kernels rely on it.
+ * by rt_pte_checks.h, after the adapter's own checks; the kernels rely on it.
  */
 #include <math.h>
 #include <string.h>
@@ -31,7 +31,7 @@
 #include "rt_pte.h"
 #include "rt_pte_args.h"
 #include "rt_kernels_s8.h"
-#include "op_checks.h"
+#include "rt_pte_checks.h"
 
 /* Adapters run once a call, around a kernel that does the work: built for size. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
@@ -250,11 +250,11 @@ static rt_status q8_conv_preconditions(const rt_pte_call *c, const rt_pte_tensor
                                        const rt_pte_tensor *s, const rt_pte_tensor *bias,
                                        int32_t groups, uint64_t taps)
 {
-    op_conv_geometry g;
+    rt_pte_conv_geometry g;
     const int32_t cout = out->shape.d[3];
     const rt_pte_tensor *b = rt_pte_arg_is_none(c, 2) ? NULL : bias;
-    RT_TRY(op_pre_accumulator_fits(c, taps, Q8_TERM_MAX, b, cout));
-    RT_TRY(op_requant_tensors(c, m, s, cout, op_accumulator_max(c, taps, Q8_TERM_MAX, b, cout)));
+    RT_TRY(rt_pte_pre_accumulator_fits(c, taps, Q8_TERM_MAX, b, cout));
+    RT_TRY(rt_pte_requant_tensors(c, m, s, cout, rt_pte_accumulator_max(c, taps, Q8_TERM_MAX, b, cout)));
     memset(&g, 0, sizeof g);
     g.h.in = x->shape.d[1];
     g.h.k = w->shape.d[1];
@@ -272,7 +272,7 @@ static rt_status q8_conv_preconditions(const rt_pte_call *c, const rt_pte_tensor
     g.cin = x->shape.d[3];
     g.cout = cout;
     g.groups = groups;
-    return op_pre_conv_geometry_fits(&g);
+    return rt_pte_pre_conv_geometry_fits(&g);
 }
 
 typedef rt_status (*conv_s8_fn)(const rt_scratch *, const rt_conv_s8_params *,
@@ -403,10 +403,10 @@ rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c)
     if (c->check) {
         const uint32_t term = p.filter_offset == 0 ? Q8_TERM_MAX : Q8_TERM_MAX_ASYM;
         const rt_pte_tensor *sum0 = has_ks ? &ks : (rt_pte_arg_is_none(c, 2) ? NULL : &b);
-        RT_TRY(op_pre_accumulator_fits(c, (uint64_t)k, term, sum0, cout));
-        return op_pre_requant_shift(mult, shift, n_m, 0,
-                                    op_accumulator_max(c, (uint64_t)k, term, sum0, cout),
-                                    OP_REQUANT_OUT_MAX);
+        RT_TRY(rt_pte_pre_accumulator_fits(c, (uint64_t)k, term, sum0, cout));
+        return rt_pte_pre_requant_shift(mult, shift, n_m, 0,
+                                    rt_pte_accumulator_max(c, (uint64_t)k, term, sum0, cout),
+                                    RT_PTE_REQUANT_OUT_MAX);
     }
     return rt_fully_connected_s8(&p, &x.shape, (const int8_t *)x.data, &w.shape,
                                  (const int8_t *)w.data, RT_PTE_SHAPE(&b),
@@ -437,14 +437,14 @@ rt_status rt_op_cortex_m_quantized_add_out(const rt_pte_call *c)
     RT_TRY(rt_pte_arg_int32_in(c, 9, 0, I32_MAX, &p.out_mult));
     RT_TRY(rt_pte_arg_int32_in(c, 10, -31, 31, &p.out_shift));
     if (c->check) {
-        RT_TRY(op_pre_requant_shift(&p.in1_mult, &p.in1_shift, 1, 0, Q8_ADD_IN_MAX,
+        RT_TRY(rt_pte_pre_requant_shift(&p.in1_mult, &p.in1_shift, 1, 0, Q8_ADD_IN_MAX,
                                     Q8_ADD_HALF));
-        RT_TRY(op_pre_requant_shift(&p.in2_mult, &p.in2_shift, 1, -I32_MAX, Q8_ADD_IN_MAX,
+        RT_TRY(rt_pte_pre_requant_shift(&p.in2_mult, &p.in2_shift, 1, -I32_MAX, Q8_ADD_IN_MAX,
                                     Q8_ADD_HALF));
-        return op_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0,
-                                    op_requant_max(Q8_ADD_IN_MAX, p.in1_mult, p.in1_shift) +
-                                        op_requant_max(Q8_ADD_IN_MAX, p.in2_mult, p.in2_shift),
-                                    OP_REQUANT_OUT_MAX);
+        return rt_pte_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0,
+                                    rt_pte_requant_max(Q8_ADD_IN_MAX, p.in1_mult, p.in1_shift) +
+                                        rt_pte_requant_max(Q8_ADD_IN_MAX, p.in2_mult, p.in2_shift),
+                                    RT_PTE_REQUANT_OUT_MAX);
     }
     return rt_add_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
                      &out.shape, (int8_t *)out.data);
@@ -468,8 +468,8 @@ rt_status rt_op_cortex_m_quantized_mul_out(const rt_pte_call *c)
     p.act_min = -128;
     p.act_max = 127;
     if (c->check) {
-        return op_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0, Q8_MUL_IN_MAX,
-                                    OP_REQUANT_OUT_MAX);
+        return rt_pte_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0, Q8_MUL_IN_MAX,
+                                    RT_PTE_REQUANT_OUT_MAX);
     }
     return rt_mul_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
                      &out.shape, (int8_t *)out.data);
@@ -540,7 +540,7 @@ rt_status rt_op_cortex_m_softmax_out(const rt_pte_call *c)
     RT_TRY(rt_pte_arg_int32_in(c, 5, 0, 31, &p.shift));
     RT_TRY(rt_pte_arg_int32_in(c, 6, I32_MIN, 0, &p.diff_min));
     if (c->check) {
-        return op_pre_softmax_scaling_fits(p.shift, p.diff_min);
+        return rt_pte_pre_softmax_scaling_fits(p.shift, p.diff_min);
     }
     return rt_softmax_s8(&p, &x.shape, (const int8_t *)x.data, &out.shape, (int8_t *)out.data);
 }
@@ -631,7 +631,7 @@ rt_status rt_op_cortex_m_pad_out(const rt_pte_call *c)
  * `i_ceil`), its geometry left in *g. */
 static rt_status q8_pool_geometry(const rt_pte_call *c, const rt_pte_tensor *x,
                                   const rt_pte_tensor *out, const rt_pool_s8_params *p,
-                                  int32_t i_ceil, int32_t average, op_pool_geometry *g)
+                                  int32_t i_ceil, int32_t average, rt_pte_pool_geometry *g)
 {
     RT_TRY(rt_pte_arg_bool(c, i_ceil, &g->ceil_mode));
     g->h.in = x->shape.d[1];
@@ -649,7 +649,7 @@ static rt_status q8_pool_geometry(const rt_pte_call *c, const rt_pte_tensor *x,
     g->batch = x->shape.d[0];
     g->channels = x->shape.d[3];
     g->average = average;
-    return op_pre_pool_geometry_fits(g);
+    return rt_pte_pre_pool_geometry_fits(g);
 }
 
 /* _pool_params: kernel_size, stride, padding (arguments 1..3) and the batch/channel check. */
@@ -669,7 +669,7 @@ rt_status rt_op_cortex_m_quantized_avg_pool2d_nhwc_out(const rt_pte_call *c)
 {
     rt_pte_tensor x, out, scratch_t;
     rt_pool_s8_params p;
-    op_pool_geometry g;
+    rt_pte_pool_geometry g;
     if (c->check) {   /* read by no renderer: ceil_mode, zero_point, multiplier, shift, scratch */
         RT_TRY(q8_is_bool(c, 4));
         RT_TRY(q8_is_int(c, 5));
@@ -686,7 +686,7 @@ rt_status rt_op_cortex_m_quantized_avg_pool2d_nhwc_out(const rt_pte_call *c)
     p.act_max = 127;
     if (c->check) {   /* and a window's sums: up to 128 a tap, and half their count to round */
         RT_TRY(q8_pool_geometry(c, &x, &out, &p, 4, 1, &g));
-        return op_pre_accumulator_fits(c, (uint64_t)(g.h.k < g.h.in ? g.h.k : g.h.in) *
+        return rt_pte_pre_accumulator_fits(c, (uint64_t)(g.h.k < g.h.in ? g.h.k : g.h.in) *
                                               (uint64_t)(g.w.k < g.w.in ? g.w.k : g.w.in),
                                        129u, NULL, 0);
     }
@@ -698,7 +698,7 @@ rt_status rt_op_cortex_m_quantized_max_pool2d_nhwc_out(const rt_pte_call *c)
 {
     rt_pte_tensor x, out;
     rt_pool_s8_params p;
-    op_pool_geometry g;
+    rt_pte_pool_geometry g;
     int32_t dil[2];
     if (c->check) {   /* read by no renderer: ceil_mode, input/output zero points */
         RT_TRY(q8_is_bool(c, 5));
