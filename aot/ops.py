@@ -25,6 +25,7 @@ from .ops_compute import COMPUTE
 from .ops_create import CREATE
 from .ops_data import MOVES
 from .ops_elementwise import ELEMENTWISE
+from .ops_int8 import INT8
 from .ops_reduce import REDUCE
 from .quantization.ops import ARG_DTYPES as Q8_DTYPES, PTE_SCHEMAS as Q8
 
@@ -276,11 +277,13 @@ def _q8_reference(name: str) -> Callable:
     return run
 
 
-def _q8(name: str, render: str, macs: MacFn = _no_macs, inplace: bool = False,
+def _q8(name: str, render: Optional[str] = None, macs: MacFn = _no_macs, inplace: bool = False,
         scratch: Optional[Callable] = None, preconditions: tuple[str, ...] = ()) -> None:
+    """An int8 entry: its call spec from aot/ops_int8.py, or (``render``) the name of a
+    hand-written renderer."""
     _add(OpDef(getattr(torch.ops.mcu_aot, name).default, torch._C.parse_schema(Q8[name]), macs,
                inplace=inplace, render=render, reference=_q8_reference(name),
-               preconditions=preconditions,
+               preconditions=preconditions, spec=None if render else INT8[name],
                in_executorch=False, scratch=scratch, arg_dtypes=Q8_DTYPES[name]))
 
 
@@ -322,11 +325,11 @@ _q8("quantized_linear", "q8_linear", _q8_linear_macs,
     preconditions=("requant_shift", "accumulator_fits"))
 _q8("quantized_add", "q8_add", inplace=True, preconditions=("requant_shift",))
 _q8("quantized_mul", "q8_mul", inplace=True, preconditions=("requant_shift",))
-_q8("quantized_activation", "q8_lut", inplace=True)
-_q8("maximum", "q8_minmax", inplace=True)
-_q8("minimum", "q8_minmax", inplace=True)
-_q8("softmax", "q8_softmax", preconditions=("softmax_scaling_fits",))
-_q8("transpose", "q8_transpose")
+_q8("quantized_activation", inplace=True)
+_q8("maximum", inplace=True)
+_q8("minimum", inplace=True)
+_q8("softmax", preconditions=("softmax_scaling_fits",))
+_q8("transpose")
 _q8("pad", "q8_pad")
 _q8("quantized_avg_pool2d_nhwc", "q8_avg_pool2d", scratch=_no_scratch,
     preconditions=("pool_geometry_fits", "accumulator_fits"))

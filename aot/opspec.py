@@ -49,7 +49,8 @@ given these arguments in this order) and, ending every path, ``Call(kernel, *arg
 Expressions combine with ``+ - *``, ``//`` (C's division of ints: operands >= 0, divisor > 0),
 ``/`` (of doubles),
 comparisons and ``& | ~``; ``t.is_dtype("int64")``, ``t.rank``, ``t.size(i)``, ``t.numel``,
-``t.dtype_code`` (its rt_dtype), ``t.elem_size`` read a tensor; ``Out("out", like=x)`` is an
+``t.dtype_code`` (its rt_dtype), ``t.elem_size``, ``t.data`` (its pointer alone),
+``t.same_shape(u)`` read a tensor; ``Out("out", like=x)`` is an
 output of x's dtype. A call argument that is a tensor passes its (shape, data) pair. An
 argument is read where it is first used, in statement order, on both sides; its checks fail
 the call there. An input of the schema that no path reads is still checked for its kind (a
@@ -153,6 +154,14 @@ class Tensor(Arg):
     @property
     def elem_size(self) -> "Prop":
         return Prop(self, "elem")
+
+    @property
+    def data(self) -> "Prop":
+        """Its data pointer alone (a kernel argument without the shape)."""
+        return Prop(self, "data")
+
+    def same_shape(self, other: "Tensor") -> "SameShape":
+        return SameShape(self, other)
 
 
 def Out(name: str, dtype: Optional[str] = "float32", like: Optional[Tensor] = None) -> Tensor:
@@ -385,7 +394,7 @@ class DtypeIs(Expr):
 @dataclass(frozen=True, eq=False)
 class Prop(Expr):
     tensor: Tensor
-    what: str               # "rank" | "size" | "numel" | "dtype" | "elem" (its element's bytes)
+    what: str   # "rank" | "size" | "numel" | "dtype" | "elem" (its element's bytes) | "data"
     index: Union[int, Expr] = 0
 
     def __post_init__(self):
@@ -393,7 +402,15 @@ class Prop(Expr):
 
     @property
     def ctype(self) -> str:
-        return "int64_t" if self.what == "numel" else "int32_t"
+        return {"numel": "int64_t", "data": "const void *"}.get(self.what, "int32_t")
+
+
+@dataclass(frozen=True, eq=False)
+class SameShape(Expr):
+    """Whether two tensors have the same shape."""
+    a: Tensor
+    b: Tensor
+    ctype = "int32_t"
 
 
 @dataclass(frozen=True, eq=False)
@@ -401,6 +418,10 @@ class Select(Expr):
     cond: Expr
     a: Expr
     b: Expr
+
+    def __post_init__(self):
+        object.__setattr__(self, "a", lift(self.a))
+        object.__setattr__(self, "b", lift(self.b))
 
     @property
     def ctype(self) -> str:

@@ -198,6 +198,8 @@ class _Compiler:
                 return f"{t}.dtype"
             if e.what == "elem":
                 return f"rt_pte_elem_size({t}.dtype)"
+            if e.what == "data":
+                return f"{t}.data"
             if e.what == "rank":
                 return f"{t}.shape.rank"
             return f"{t}.shape.d[{_bare(self.expr(b, e.index))}]"
@@ -210,6 +212,8 @@ class _Compiler:
             if e.ctype == "int64_t" and not _int64_in_c(e.a):
                 a = f"(int64_t){a}"             # in int64: int32 operands cannot wrap
             return f"({a} {e.op} {bv})"
+        if isinstance(e, S.SameShape):
+            return f"rt_pte_same_shape(&{self.expr(b, e.a)}.shape, &{self.expr(b, e.b)}.shape)"
         if isinstance(e, S.Fn):
             return f"{e.c}({', '.join(self.expr(b, a) for a in e.args)})"
         if isinstance(e, S.Select):

@@ -414,41 +414,6 @@ def q8_mul(ctx):
     return "rt_mul_s8", [p, *a.pair, *b.pair, *out.pair]
 
 
-def q8_lut(ctx):
-    x, out, lut = ctx.t("input", I8), ctx.out("out", I8), ctx.t("lut", I8)
-    if lut.numel != 256:
-        ctx.invalid(f"a lookup table of {lut.numel} entries (256 needed)")
-    ctx.same_shape(x, out)
-    return "rt_lut_s8", [lut.ptr, *x.pair, *out.pair]
-
-
-def q8_minmax(ctx):
-    fn = "rt_maximum_s8" if ctx.op_name.endswith("maximum") else "rt_minimum_s8"
-    return fn, [*ctx.t("self", I8).pair, *ctx.t("other", I8).pair, *ctx.out("out", I8).pair]
-
-
-def q8_softmax(ctx):
-    x, out = ctx.t("input", I8), ctx.out("out", I8)
-    if ctx.dim("dim", x.rank) != max(x.rank, 1) - 1:
-        ctx.unsupported("int8 softmax over a dim other than the last")
-    if ctx.int("output_zero_point") != -128:
-        ctx.invalid("int8 softmax outputs at zero point -128 (scale 1/256)")
-    ctx.same_shape(x, out)
-    shift, diff_min = ctx.int("input_shift", 0, 31), ctx.int("diff_min", hi=0)
-    p = ctx.params("rt_softmax_s8_params", mult=_mult(ctx, "input_multiplier"), shift=shift,
-                   diff_min=diff_min)
-    ctx.require("softmax_scaling_fits", shift=shift, diff_min=diff_min)
-    return "rt_softmax_s8", [p, *x.pair, *out.pair]
-
-
-def q8_transpose(ctx):
-    x, out = ctx.t("input", None), ctx.out("out", None)
-    perm = ctx.dims("perm", x.rank)
-    if len(perm) != x.rank or x.dtype != out.dtype:
-        ctx.invalid(f"permutation {perm} of a rank-{x.rank} tensor")
-    return "rt_permute", [_elem_size(ctx, x), ctx.int_array(perm), *x.pair, *out.pair]
-
-
 def q8_pad(ctx):
     x, out = ctx.t("input", I8), ctx.out("out", I8)
     pre, post = ctx.ints("pre_pad", (4,), lo=0), ctx.ints("post_pad", (4,), lo=0)

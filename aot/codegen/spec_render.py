@@ -127,7 +127,11 @@ class _Eval:
                 return ELEM_SIZES[t.dtype]
             if e.what == "dtype":
                 return DTYPE_CODES[t.dtype]
+            if e.what == "data":
+                return t.ptr
             return t.rank if e.what == "rank" else t.numel
+        if isinstance(e, S.SameShape):
+            return tuple(self.value(e.a).shape) == tuple(self.value(e.b).shape)
         if isinstance(e, S.Fn):
             return e.py(*(self.value(a) for a in e.args))
         if isinstance(e, S.Select):
@@ -165,7 +169,7 @@ class _Eval:
             return [f"{int(v)}u"]
         if isinstance(e, (S.DimList, S.Ints, S.Array)):
             return [self.ctx.int_array(v)]
-        if isinstance(e, S.Params):
+        if isinstance(e, S.Params) or isinstance(e, S.Prop) and e.what == "data":
             return [v]
         return [int(v)]
 

@@ -108,6 +108,21 @@ static inline int64_t rt_pte_numel(const rt_shape *s)
     return n;
 }
 
+/* ctx.same_shape: whether two shapes are equal (1) or not (0). */
+static inline int32_t rt_pte_same_shape(const rt_shape *a, const rt_shape *b)
+{
+    int32_t k;
+    if (a->rank != b->rank) {
+        return 0;
+    }
+    for (k = 0; k < a->rank; ++k) {
+        if (a->d[k] != b->d[k]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* ctx.dim(name, rank): in [-size, size), normalized to [0, size), size = max(rank, 1). */
 static inline rt_status rt_pte_arg_dim(const rt_pte_call *c, int32_t i, int32_t rank,
                                        int32_t *d)

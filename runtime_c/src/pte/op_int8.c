@@ -20,9 +20,11 @@
  * links no general convolution, as with the static C.
  *
  * What a kernel needs beyond that (the preconditions its op declares in aot/ops.py:
- * requant_shift, accumulator_fits, conv_geometry_fits, pool_geometry_fits,
- * softmax_scaling_fits) is checked at load
+ * requant_shift, accumulator_fits, conv_geometry_fits, pool_geometry_fits) is checked at load
  * by rt_pte_checks.h, after the adapter's own checks; the kernels rely on it.
+ *
+ * maximum, minimum, quantized_activation, softmax and transpose are call specs
+ * (aot/ops_int8.py): their adapters are generated.
  */
 #include <math.h>
 #include <string.h>
@@ -61,11 +63,6 @@ rt_status rt_op_cortex_m_quantized_depthwise_conv2d_nhwc_out(const rt_pte_call *
 rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_quantized_add_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_quantized_mul_out(const rt_pte_call *c);
-rt_status rt_op_cortex_m_quantized_activation_out(const rt_pte_call *c);
-rt_status rt_op_cortex_m_maximum_out(const rt_pte_call *c);
-rt_status rt_op_cortex_m_minimum_out(const rt_pte_call *c);
-rt_status rt_op_cortex_m_softmax_out(const rt_pte_call *c);
-rt_status rt_op_cortex_m_transpose_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_pad_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_quantized_avg_pool2d_nhwc_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_quantized_max_pool2d_nhwc_out(const rt_pte_call *c);
@@ -117,30 +114,6 @@ static rt_status q8_nhwc(const rt_pte_call *c, int32_t i, rt_pte_tensor *t)
     return t->shape.rank == 4 ? RT_OK : RT_ERR_PTE_UNSUPPORTED;
 }
 
-static int64_t q8_numel(const rt_shape *s)
-{
-    int64_t n = 1;
-    int32_t k;
-    for (k = 0; k < s->rank; ++k) {
-        n *= s->d[k];
-    }
-    return n;
-}
-
-static int q8_same_shape(const rt_shape *a, const rt_shape *b)
-{
-    int32_t k;
-    if (a->rank != b->rank) {
-        return 0;
-    }
-    for (k = 0; k < a->rank; ++k) {
-        if (a->d[k] != b->d[k]) {
-            return 0;
-        }
-    }
-    return 1;
-}
-
 /* At load: arguments no renderer reads still have their schema's kind. */
 static rt_status q8_is_int(const rt_pte_call *c, int32_t i)
 {
@@ -168,7 +141,7 @@ static rt_status q8_quant(const rt_pte_call *c, int32_t from, int32_t to, rt_pte
     }
     RT_TRY(rt_pte_arg_tensor(c, 0, from, x));
     RT_TRY(rt_pte_arg_tensor(c, 6, to, out));
-    if (!q8_same_shape(&x->shape, &out->shape)) {
+    if (!rt_pte_same_shape(&x->shape, &out->shape)) {
         return RT_ERR_PTE_ARGS;
     }
     RT_TRY(rt_pte_arg_double(c, 1, scale));
@@ -221,7 +194,7 @@ static rt_status q8_conv_common(const rt_pte_call *c, int32_t q, const rt_pte_te
     RT_TRY(q8_hw(c, 4, 0, &p->pad_h, &p->pad_w));
     RT_TRY(q8_hw(c, 5, 1, &p->dilation_h, &p->dilation_w));
     RT_TRY(rt_pte_arg_opt_tensor(c, 2, RT_DTYPE_I32, bias));
-    if (bias->data != NULL && q8_numel(&bias->shape) != cout) {
+    if (bias->data != NULL && rt_pte_numel(&bias->shape) != cout) {
         return RT_ERR_PTE_ARGS;
     }
     if (out->shape.d[3] != cout || out->shape.d[0] != x->shape.d[0]) {
@@ -230,7 +203,7 @@ static rt_status q8_conv_common(const rt_pte_call *c, int32_t q, const rt_pte_te
     RT_TRY(q8_act_range(c, q + 4, q + 5, &p->act_min, &p->act_max));
     RT_TRY(rt_pte_arg_tensor(c, q + 2, RT_DTYPE_I32, &m));
     RT_TRY(rt_pte_arg_tensor(c, q + 3, RT_DTYPE_I32, &s));
-    if (q8_numel(&m.shape) != cout || q8_numel(&s.shape) != cout) {
+    if (rt_pte_numel(&m.shape) != cout || rt_pte_numel(&s.shape) != cout) {
         return RT_ERR_PTE_ARGS;
     }
     p->mult = (const int32_t *)m.data;
@@ -312,7 +285,7 @@ rt_status rt_op_cortex_m_quantized_conv2d_nhwc_out(const rt_pte_call *c)
                                          (uint64_t)cin_g);
     }
     scratch.buf = scratch_t.data;
-    scratch.size = (int32_t)q8_numel(&scratch_t.shape);
+    scratch.size = (int32_t)rt_pte_numel(&scratch_t.shape);
     return kernel(&scratch, &p, &x.shape, (const int8_t *)x.data, &w.shape,
                   (const int8_t *)w.data, RT_PTE_SHAPE(&b), (const int32_t *)b.data, &out.shape,
                   (int8_t *)out.data);
@@ -379,7 +352,7 @@ rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c)
             return RT_ERR_PTE_ARGS;
         }
     }
-    if (b.data != NULL && q8_numel(&b.shape) != cout) {
+    if (b.data != NULL && rt_pte_numel(&b.shape) != cout) {
         return RT_ERR_PTE_ARGS;
     }
     /* _requant_arrays: one pair, or one per channel. A layer's per-channel lists were decoded
@@ -475,115 +448,7 @@ rt_status rt_op_cortex_m_quantized_mul_out(const rt_pte_call *c)
                      &out.shape, (int8_t *)out.data);
 }
 
-rt_status rt_op_cortex_m_quantized_activation_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, lut, out;
-    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &x));
-    RT_TRY(rt_pte_arg_tensor(c, 2, RT_DTYPE_I8, &out));
-    RT_TRY(rt_pte_arg_tensor(c, 1, RT_DTYPE_I8, &lut));
-    if (q8_numel(&lut.shape) != 256 || !q8_same_shape(&x.shape, &out.shape)) {
-        return RT_ERR_PTE_ARGS;
-    }
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_lut_s8((const int8_t *)lut.data, &x.shape, (const int8_t *)x.data, &out.shape,
-                     (int8_t *)out.data);
-}
-
-typedef rt_status (*q8_minmax_fn)(const rt_shape *, const int8_t *, const rt_shape *,
-                                  const int8_t *, const rt_shape *, int8_t *);
-
-static rt_status q8_minmax(const rt_pte_call *c, q8_minmax_fn fn)
-{
-    rt_pte_tensor a, b, out;
-    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &a));
-    RT_TRY(rt_pte_arg_tensor(c, 1, RT_DTYPE_I8, &b));
-    RT_TRY(rt_pte_arg_tensor(c, 2, RT_DTYPE_I8, &out));
-    if (c->check) {
-        return RT_OK;
-    }
-    return fn(&a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data, &out.shape,
-              (int8_t *)out.data);
-}
-
-rt_status rt_op_cortex_m_maximum_out(const rt_pte_call *c)
-{
-    return q8_minmax(c, rt_maximum_s8);
-}
-
-rt_status rt_op_cortex_m_minimum_out(const rt_pte_call *c)
-{
-    return q8_minmax(c, rt_minimum_s8);
-}
-
-rt_status rt_op_cortex_m_softmax_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    rt_softmax_s8_params p;
-    int32_t size, dim, zp;
-    if (c->check) {
-        RT_TRY(q8_is_int(c, 2));   /* input_zero_point */
-    }
-    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &x));
-    RT_TRY(rt_pte_arg_tensor(c, 7, RT_DTYPE_I8, &out));
-    size = x.shape.rank > 1 ? x.shape.rank : 1;
-    RT_TRY(rt_pte_arg_int32_in(c, 1, -size, size - 1, &dim));
-    if ((dim < 0 ? dim + size : dim) != size - 1) {
-        return RT_ERR_PTE_UNSUPPORTED;   /* over a dim other than the last */
-    }
-    RT_TRY(rt_pte_arg_int32_in(c, 3, -128, -128, &zp));   /* outputs at zero point -128 (scale 1/256) */
-    if (!q8_same_shape(&x.shape, &out.shape)) {
-        return RT_ERR_PTE_ARGS;
-    }
-    RT_TRY(rt_pte_arg_int32_in(c, 4, 0, I32_MAX, &p.mult));
-    RT_TRY(rt_pte_arg_int32_in(c, 5, 0, 31, &p.shift));
-    RT_TRY(rt_pte_arg_int32_in(c, 6, I32_MIN, 0, &p.diff_min));
-    if (c->check) {
-        return rt_pte_pre_softmax_scaling_fits(p.shift, p.diff_min);
-    }
-    return rt_softmax_s8(&p, &x.shape, (const int8_t *)x.data, &out.shape, (int8_t *)out.data);
-}
-
 /* ---- data movement ------------------------------------------------------------------- */
-
-rt_status rt_op_cortex_m_transpose_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    int64_t items[RT_PTE_MAX_LIST];
-    int32_t perm[RT_MAX_DIMS];
-    int32_t n, k, j, size, elem;
-    RT_TRY(rt_pte_arg_tensor(c, 0, -1, &x));
-    RT_TRY(rt_pte_arg_tensor(c, 2, -1, &out));
-    size = x.shape.rank > 1 ? x.shape.rank : 1;
-    RT_TRY(rt_pte_arg_ints(c, 1, items, RT_PTE_MAX_LIST, &n));   /* ctx.dims */
-    for (k = 0; k < n; ++k) {
-        if (items[k] < -size || items[k] > size - 1) {
-            return RT_ERR_PTE_ARGS;
-        }
-        if (items[k] < 0) {
-            items[k] += size;
-        }
-    }
-    for (k = 0; k < n; ++k) {
-        for (j = 0; j < k; ++j) {
-            if (items[j] == items[k]) {
-                return RT_ERR_PTE_ARGS;
-            }
-        }
-    }
-    if (n != x.shape.rank || x.dtype != out.dtype) {
-        return RT_ERR_PTE_ARGS;
-    }
-    elem = rt_pte_elem_size(x.dtype);
-    for (k = 0; k < n; ++k) {
-        perm[k] = (int32_t)items[k];
-    }
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_permute(elem, perm, &x.shape, x.data, &out.shape, out.data);
-}
 
 rt_status rt_op_cortex_m_pad_out(const rt_pte_call *c)
 {
