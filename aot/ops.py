@@ -314,8 +314,8 @@ def _q8_linear_macs(args: dict, outs: list) -> int:
     return math.prod(outs[0]) * args["weights"][1]
 
 
-_q8("quantize_per_tensor", "q8_quantize", inplace=False)
-_q8("dequantize_per_tensor", "q8_dequantize")
+_q8("quantize_per_tensor")
+_q8("dequantize_per_tensor")
 _CONV_PRE = ("requant_shift", "accumulator_fits", "conv_geometry_fits")
 _q8("quantized_conv2d_nhwc", "q8_conv2d", _nhwc_conv_macs, scratch=_q8_conv2d_scratch,
     preconditions=_CONV_PRE)

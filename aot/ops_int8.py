@@ -6,8 +6,8 @@ physical layout.
 """
 from __future__ import annotations
 
-from .opspec import (INT32_MAX, INVALID, UNSUPPORTED, Call, CallSpec, Dim, DimList, Int, Out,
-                     Params, Pre, Read, Require, Select, Tensor)
+from .opspec import (INT32_MAX, INVALID, UNSUPPORTED, Call, CallSpec, Dim, DimList, F32, Int,
+                     Number, Out, Params, Pre, Read, Require, Select, Tensor)
 
 
 def _i8(name: str) -> Tensor:
@@ -15,6 +15,28 @@ def _i8(name: str) -> Tensor:
 
 
 _out = Out("out", "int8")
+
+_qmin, _qmax = Int("quant_min", -128, 127), Int("quant_max", -128, 127)
+_zero_point = Int("zero_point", -128, 127)
+
+# quantize: float32 -> int8 at 1 / scale (a float32 reciprocal, as TFLite Micro takes it).
+_fx, _scale = Tensor("input"), Number("scale")
+_quantize = Params("rt_quant_params", scale=F32(1.0 / _scale), zero_point=_zero_point,
+                   qmin=_qmin, qmax=_qmax)
+_QUANTIZE = CallSpec(Read(_fx, _out),
+                     Require(_scale > 0.0, INVALID, "a scale that is not positive"),
+                     Require(_fx.same_shape(_out), INVALID, "an output of another shape"),
+                     Read(_qmin, _qmax, _quantize),
+                     Require(_qmin <= _qmax, INVALID, "an empty quantization range"),
+                     Call("rt_quantize_f32_s8", _quantize, _fx, _out))
+
+# dequantize: int8 -> float32 at scale (as a float32).
+_qx, _fout = _i8("input"), Out("out")
+_dequantize = Params("rt_quant_params", scale=F32(_scale), zero_point=_zero_point, qmin=_qmin,
+                     qmax=_qmax)
+_DEQUANTIZE = CallSpec(Read(_qx, _fout),
+                       Require(_qx.same_shape(_fout), INVALID, "an output of another shape"),
+                       Call("rt_dequantize_s8_f32", _dequantize, _qx, _fout))
 
 
 def _minmax(kernel: str) -> CallSpec:
@@ -56,6 +78,8 @@ _TRANSPOSE = CallSpec(Read(_tx, _tout, _perm),
                       Call("rt_permute", _tx.elem_size, _perm, _tx, _tout))
 
 INT8 = {
+    "quantize_per_tensor": _QUANTIZE,
+    "dequantize_per_tensor": _DEQUANTIZE,
     "maximum": _minmax("rt_maximum_s8"),
     "minimum": _minmax("rt_minimum_s8"),
     "quantized_activation": _LUT,

@@ -304,7 +304,7 @@ _KIND_CHECKS = {"bool": "rt_pte_kind_bool", "int": "rt_pte_kind_int",
                 "Optional[int]": "rt_pte_kind_opt_int",
                 "List[int]": "rt_pte_kind_ints", "Optional[List[int]]": "rt_pte_kind_opt_ints",
                 "Tensor": "rt_pte_kind_tensor",
-                "float": "rt_pte_kind_double"}
+                "float": "rt_pte_kind_double", "ScalarType": "rt_pte_kind_int"}
 
 
 def _kind_checks(op) -> list[str]:

@@ -11,8 +11,6 @@ anything is written; so they decide everything from shapes, dtypes and arguments
 """
 from __future__ import annotations
 
-import numpy as np
-
 from .context import DTYPE_CODES, ELEM_SIZES
 from . import preconditions as PRE
 from .preconditions import Window
@@ -466,26 +464,3 @@ def q8_max_pool2d(ctx):
     p = ctx.params("rt_pool_s8_params", **prm, act_min=lo, act_max=hi)
     _q8_pool_geometry(ctx, x, out, prm, average=False)
     return "rt_max_pool2d_s8", [p, *x.pair, *out.pair]
-
-
-def q8_quantize(ctx):
-    x, out = ctx.t("input"), ctx.out("out", I8)
-    scale = ctx.scalar("scale")
-    if not scale > 0:
-        ctx.invalid(f"scale {scale}")
-    ctx.same_shape(x, out)
-    qmin, qmax = ctx.int("quant_min", -128, 127), ctx.int("quant_max", -128, 127)
-    p = ctx.params("rt_quant_params", scale=float(np.float32(1.0 / scale)),
-                   zero_point=ctx.int("zero_point", -128, 127), qmin=qmin, qmax=qmax)
-    if qmin > qmax:
-        ctx.invalid(f"quantization range [{qmin}, {qmax}] is empty")
-    return "rt_quantize_f32_s8", [p, *x.pair, *out.pair]
-
-
-def q8_dequantize(ctx):
-    x, out = ctx.t("input", I8), ctx.out("out")
-    ctx.same_shape(x, out)
-    p = ctx.params("rt_quant_params", scale=float(np.float32(ctx.scalar("scale"))),
-                   zero_point=ctx.int("zero_point", -128, 127),
-                   qmin=ctx.int("quant_min", -128, 127), qmax=ctx.int("quant_max", -128, 127))
-    return "rt_dequantize_s8_f32", [p, *x.pair, *out.pair]

@@ -23,10 +23,9 @@
  * requant_shift, accumulator_fits, conv_geometry_fits, pool_geometry_fits) is checked at load
  * by rt_pte_checks.h, after the adapter's own checks; the kernels rely on it.
  *
- * maximum, minimum, quantized_activation, softmax and transpose are call specs
- * (aot/ops_int8.py): their adapters are generated.
+ * quantize, dequantize, maximum, minimum, quantized_activation, softmax and transpose are call
+ * specs (aot/ops_int8.py): their adapters are generated.
  */
-#include <math.h>
 #include <string.h>
 
 #include "rt_check.h"
@@ -56,8 +55,6 @@
 /* quantized_mul's product of two offset inputs */
 #define Q8_MUL_IN_MAX ((uint64_t)255u * 255u)
 
-rt_status rt_op_cortex_m_quantize_per_tensor_out(const rt_pte_call *c);
-rt_status rt_op_cortex_m_dequantize_per_tensor_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_quantized_conv2d_nhwc_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_quantized_depthwise_conv2d_nhwc_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c);
@@ -129,58 +126,6 @@ static rt_status q8_is_bool(const rt_pte_call *c, int32_t i)
 
 /* Bytes per element of the dtypes the C generator knows (_elem_size); 0 for
  * others, which the renderer refuses where it first reads the tensor. */
-/* ---- quantize / dequantize ----------------------------------------------------------- */
-
-/* What quantize and dequantize share: x (from) and out (to) of one shape, the scale, the zero
- * point and the range. */
-static rt_status q8_quant(const rt_pte_call *c, int32_t from, int32_t to, rt_pte_tensor *x,
-                          rt_pte_tensor *out, rt_quant_params *p, double *scale)
-{
-    if (c->check) {
-        RT_TRY(q8_is_int(c, 5));   /* dtype */
-    }
-    RT_TRY(rt_pte_arg_tensor(c, 0, from, x));
-    RT_TRY(rt_pte_arg_tensor(c, 6, to, out));
-    if (!rt_pte_same_shape(&x->shape, &out->shape)) {
-        return RT_ERR_PTE_ARGS;
-    }
-    RT_TRY(rt_pte_arg_double(c, 1, scale));
-    RT_TRY(rt_pte_arg_int32_in(c, 2, -128, 127, &p->zero_point));
-    RT_TRY(rt_pte_arg_int32_in(c, 3, -128, 127, &p->qmin));
-    return rt_pte_arg_int32_in(c, 4, -128, 127, &p->qmax);
-}
-
-rt_status rt_op_cortex_m_quantize_per_tensor_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    rt_quant_params p;
-    double scale;
-    RT_TRY(q8_quant(c, RT_DTYPE_F32, RT_DTYPE_I8, &x, &out, &p, &scale));
-    if (!(scale > 0.0) || p.qmin > p.qmax) {
-        return RT_ERR_PTE_ARGS;
-    }
-    p.scale = rt_pte_f32(1.0 / scale);
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_quantize_f32_s8(&p, &x.shape, (const float *)x.data, &out.shape,
-                              (int8_t *)out.data);
-}
-
-rt_status rt_op_cortex_m_dequantize_per_tensor_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    rt_quant_params p;
-    double scale;
-    RT_TRY(q8_quant(c, RT_DTYPE_I8, RT_DTYPE_F32, &x, &out, &p, &scale));
-    p.scale = scale != scale ? NAN : rt_pte_f32(scale);   /* the renderer's literal: NAN */
-    if (c->check) {
-        return RT_OK;
-    }
-    return rt_dequantize_s8_f32(&p, &x.shape, (const int8_t *)x.data, &out.shape,
-                                (float *)out.data);
-}
-
 /* ---- convolution --------------------------------------------------------------------- */
 
 /* What _conv_common reads, from argument 2 (bias) on; `q` is the index of input_offset (the
