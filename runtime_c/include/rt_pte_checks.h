@@ -41,8 +41,8 @@ static inline const void *rt_pte_constant(const rt_pte_call *c, const rt_pte_ten
  * (x + input_offset) * w and the folds the vector kernels make of it (input_offset * sum(w)
  * apart: 2^15 where the weights are symmetric). The bias must be a constant. */
 static inline rt_status rt_pte_pre_accumulator_fits(const rt_pte_call *c, uint64_t terms,
-                                                uint32_t term_max, const rt_pte_tensor *bias,
-                                                int32_t n)
+                                                    uint32_t term_max, const rt_pte_tensor *bias,
+                                                    int32_t n)
 {
     const int32_t *b;
     uint64_t room;
@@ -70,8 +70,8 @@ static inline rt_status rt_pte_pre_accumulator_fits(const rt_pte_call *c, uint64
 /* The largest magnitude of a sum rt_pte_pre_accumulator_fits passed: terms * term_max plus the
  * largest |bias[i]|. */
 static inline uint64_t rt_pte_accumulator_max(const rt_pte_call *c, uint64_t terms,
-                                          uint32_t term_max, const rt_pte_tensor *bias,
-                                          int32_t n)
+                                              uint32_t term_max, const rt_pte_tensor *bias,
+                                              int32_t n)
 {
     const int32_t *b = bias != NULL ? (const int32_t *)rt_pte_constant(c, bias) : NULL;
     uint64_t most = 0;
@@ -105,8 +105,8 @@ static inline uint64_t rt_pte_requant_max(uint64_t in_max, int32_t mult, int32_t
  * inputs of up to in_max in magnitude, results of at most out_max (INT32_MAX - 128 where the
  * output offset is added to them next, so that the sum fits int32). */
 static inline rt_status rt_pte_pre_requant_shift(const int32_t *mult, const int32_t *shift,
-                                             int32_t n, int32_t mult_lo, uint64_t in_max,
-                                             uint64_t out_max)
+                                                 int32_t n, int32_t mult_lo, uint64_t in_max,
+                                                 uint64_t out_max)
 {
     int32_t k;
     for (k = 0; k < n; ++k) {
@@ -125,8 +125,8 @@ static inline rt_status rt_pte_pre_requant_shift(const int32_t *mult, const int3
  * requantize_multipliers and requantize_shifts): constants (their values known at load), each
  * pair as rt_pte_pre_requant_shift takes it for sums of up to in_max. */
 static inline rt_status rt_pte_requant_tensors(const rt_pte_call *c, const rt_pte_tensor *mult,
-                                           const rt_pte_tensor *shift, int32_t n,
-                                           uint64_t in_max)
+                                               const rt_pte_tensor *shift, int32_t n,
+                                               uint64_t in_max)
 {
     const int32_t *m = (const int32_t *)rt_pte_constant(c, mult);
     const int32_t *s = (const int32_t *)rt_pte_constant(c, shift);
@@ -156,8 +156,8 @@ static inline rt_status rt_pte_pre_softmax_scaling_fits(int32_t shift, int32_t d
  * float rounds it (scale: the float the kernel gets, <= 0 or NaN for in / out, which always
  * fits; align_corners takes none of it). */
 static inline rt_status rt_pte_pre_resample_scale_fits(int32_t size_h, int32_t size_w,
-                                                   float scale_h, float scale_w,
-                                                   int32_t align_corners)
+                                                       float scale_h, float scale_w,
+                                                       int32_t align_corners)
 {
     const int32_t size[2] = {size_h, size_w};
     const float scale[2] = {scale_h, scale_w};
@@ -189,11 +189,17 @@ static inline uint64_t rt_pte_window_reach(const rt_pte_window *a)
            (uint64_t)a->dil * (uint64_t)a->k;
 }
 
+/* The window's dilated extent: dil * (k - 1) + 1 input positions. */
+static inline int64_t rt_pte_window_span(const rt_pte_window *a)
+{
+    return (int64_t)a->dil * ((int64_t)a->k - 1) + 1;
+}
+
 /* batch * reach_h * reach_w * channels fits int32 (a batch or channel count of 0 counted as
  * 1): then so does every offset and step a kernel makes over the padded input, its batches,
  * its taps (kh * kw * Cin) and its output planes, however empty the tensors are. */
 static inline int rt_pte_window_products_fit(uint64_t reach_h, uint64_t reach_w, int32_t batch,
-                                         int32_t channels)
+                                             int32_t channels)
 {
     const uint64_t ch = channels > 1 ? (uint64_t)channels : 1u;
     const uint64_t n = batch > 1 ? (uint64_t)batch : 1u;
@@ -217,9 +223,8 @@ static inline int64_t rt_pte_floor_div(int64_t num, int64_t den)
 static inline int64_t rt_pte_window_out(const rt_pte_window *a, int32_t ceil_mode)
 {
     const int64_t s = a->stride;
-    int64_t out = rt_pte_floor_div((int64_t)a->in + 2 * (int64_t)a->pad -
-                               (int64_t)a->dil * ((int64_t)a->k - 1) - 1 + (ceil_mode ? s - 1 : 0),
-                               s) + 1;
+    int64_t out = rt_pte_floor_div((int64_t)a->in + 2 * (int64_t)a->pad - rt_pte_window_span(a) +
+                                   (ceil_mode ? s - 1 : 0), s) + 1;
     if (ceil_mode && (out - 1) * s >= (int64_t)a->in + a->pad) {
         --out;
     }
@@ -261,7 +266,7 @@ static inline rt_status rt_pte_pre_conv_geometry_fits(const rt_pte_conv_geometry
         if (g->transposed) {
             reach[i] += (uint64_t)a->in * (uint64_t)a->stride + (uint64_t)out_pad;
             want = ((int64_t)a->in - 1) * a->stride - 2 * (int64_t)a->pad +
-                   (int64_t)a->dil * ((int64_t)a->k - 1) + out_pad + 1;
+                   rt_pte_window_span(a) + out_pad;
         } else {
             want = rt_pte_window_out(a, 0);
         }
@@ -270,7 +275,8 @@ static inline rt_status rt_pte_pre_conv_geometry_fits(const rt_pte_conv_geometry
         }
     }
     return rt_pte_window_products_fit(reach[0], reach[1], g->batch,
-                                  g->cin > g->cout ? g->cin : g->cout) ? RT_OK : RT_ERR_PTE_ARGS;
+                                      g->cin > g->cout ? g->cin : g->cout) ? RT_OK
+                                                                           : RT_ERR_PTE_ARGS;
 }
 
 /* A pooling's geometry: its two axes, its batch and channels (NCHW's planes: N and C; CHW's: 1
@@ -293,7 +299,7 @@ static inline rt_status rt_pte_pre_pool_geometry_fits(const rt_pte_pool_geometry
     ax[1] = &g->w;
     for (i = 0; i < 2; ++i) {
         const rt_pte_window *a = ax[i];
-        const int64_t out = a->out, span = (int64_t)a->dil * ((int64_t)a->k - 1) + 1;
+        const int64_t out = a->out, span = rt_pte_window_span(a);
         reach[i] = rt_pte_window_reach(a);
         if (reach[i] == 0 || (g->average ? (a->pad > a->k / 2 || a->in < 1)
                                          : (int64_t)a->pad > span / 2)) {

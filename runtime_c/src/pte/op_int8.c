@@ -172,7 +172,8 @@ static rt_status q8_conv_preconditions(const rt_pte_call *c, const rt_pte_tensor
     const int32_t cout = out->shape.d[3];
     const rt_pte_tensor *b = rt_pte_arg_is_none(c, 2) ? NULL : bias;
     RT_TRY(rt_pte_pre_accumulator_fits(c, taps, Q8_TERM_MAX, b, cout));
-    RT_TRY(rt_pte_requant_tensors(c, m, s, cout, rt_pte_accumulator_max(c, taps, Q8_TERM_MAX, b, cout)));
+    RT_TRY(rt_pte_requant_tensors(c, m, s, cout,
+                                  rt_pte_accumulator_max(c, taps, Q8_TERM_MAX, b, cout)));
     memset(&g, 0, sizeof g);
     g.h.in = x->shape.d[1];
     g.h.k = w->shape.d[1];
@@ -323,8 +324,8 @@ rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c)
         const rt_pte_tensor *sum0 = has_ks ? &ks : (rt_pte_arg_is_none(c, 2) ? NULL : &b);
         RT_TRY(rt_pte_pre_accumulator_fits(c, (uint64_t)k, term, sum0, cout));
         return rt_pte_pre_requant_shift(mult, shift, n_m, 0,
-                                    rt_pte_accumulator_max(c, (uint64_t)k, term, sum0, cout),
-                                    RT_PTE_REQUANT_OUT_MAX);
+                                        rt_pte_accumulator_max(c, (uint64_t)k, term, sum0, cout),
+                                        RT_PTE_REQUANT_OUT_MAX);
     }
     return rt_fully_connected_s8(&p, &x.shape, (const int8_t *)x.data, &w.shape,
                                  (const int8_t *)w.data, RT_PTE_SHAPE(&b),
@@ -355,14 +356,14 @@ rt_status rt_op_cortex_m_quantized_add_out(const rt_pte_call *c)
     RT_TRY(rt_pte_arg_int32_in(c, 9, 0, I32_MAX, &p.out_mult));
     RT_TRY(rt_pte_arg_int32_in(c, 10, -31, 31, &p.out_shift));
     if (c->check) {
+        const uint64_t sum_max = rt_pte_requant_max(Q8_ADD_IN_MAX, p.in1_mult, p.in1_shift) +
+                                 rt_pte_requant_max(Q8_ADD_IN_MAX, p.in2_mult, p.in2_shift);
         RT_TRY(rt_pte_pre_requant_shift(&p.in1_mult, &p.in1_shift, 1, 0, Q8_ADD_IN_MAX,
-                                    Q8_ADD_HALF));
+                                        Q8_ADD_HALF));
         RT_TRY(rt_pte_pre_requant_shift(&p.in2_mult, &p.in2_shift, 1, -I32_MAX, Q8_ADD_IN_MAX,
-                                    Q8_ADD_HALF));
-        return rt_pte_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0,
-                                    rt_pte_requant_max(Q8_ADD_IN_MAX, p.in1_mult, p.in1_shift) +
-                                        rt_pte_requant_max(Q8_ADD_IN_MAX, p.in2_mult, p.in2_shift),
-                                    RT_PTE_REQUANT_OUT_MAX);
+                                        Q8_ADD_HALF));
+        return rt_pte_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0, sum_max,
+                                        RT_PTE_REQUANT_OUT_MAX);
     }
     return rt_add_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
                      &out.shape, (int8_t *)out.data);
@@ -387,7 +388,7 @@ rt_status rt_op_cortex_m_quantized_mul_out(const rt_pte_call *c)
     p.act_max = 127;
     if (c->check) {
         return rt_pte_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0, Q8_MUL_IN_MAX,
-                                    RT_PTE_REQUANT_OUT_MAX);
+                                        RT_PTE_REQUANT_OUT_MAX);
     }
     return rt_mul_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
                      &out.shape, (int8_t *)out.data);
@@ -498,7 +499,7 @@ rt_status rt_op_cortex_m_quantized_avg_pool2d_nhwc_out(const rt_pte_call *c)
         RT_TRY(q8_pool_geometry(c, &x, &out, &p, 4, 1, &g));
         return rt_pte_pre_accumulator_fits(c, (uint64_t)(g.h.k < g.h.in ? g.h.k : g.h.in) *
                                               (uint64_t)(g.w.k < g.w.in ? g.w.k : g.w.in),
-                                       129u, NULL, 0);
+                                           129u, NULL, 0);
     }
     return rt_avg_pool2d_s8(&p, &x.shape, (const int8_t *)x.data, &out.shape,
                             (int8_t *)out.data);
