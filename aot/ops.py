@@ -246,8 +246,8 @@ _reduction(aten.median.default)
 _reduction(aten.median.dim)
 # -- end reductions, indexing and scatter --
 # -- spatial: resampling, adaptive pooling, padding modes, transposed convolution --
-_op(aten.upsample_bilinear2d.vec, COMPUTE[aten.upsample_bilinear2d.vec], out=aten.upsample_bilinear2d.vec_out,
-    preconditions=("resample_scale_fits",))
+_op(aten.upsample_bilinear2d.vec, COMPUTE[aten.upsample_bilinear2d.vec],
+    out=aten.upsample_bilinear2d.vec_out, preconditions=("resample_scale_fits",))
 _op(aten._adaptive_avg_pool2d.default, COMPUTE[aten._adaptive_avg_pool2d.default])
 _op(aten.adaptive_max_pool2d.default, COMPUTE[aten.adaptive_max_pool2d.default],
     in_executorch=False)

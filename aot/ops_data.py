@@ -71,10 +71,10 @@ _SLICE = CallSpec(*_slice(_dim, _bound("start", Lit(0)),
 _sel_dim = Dim("dim", of=_x)
 _size = _x.size(_sel_dim)
 _index = Int("index", -_size, _size - 1)
+_at = Select(_index < 0, _index + _size, _index)
 _SELECT = CallSpec(Require(_x.rank > 0, INVALID, "select from a rank-0 tensor"),
                    Require(_size > 0, INVALID, "select from an empty dim"),
-                   *_slice(_sel_dim, Select(_index < 0, _index + _size, _index),
-                          Select(_index < 0, _index + _size, _index) + 1, Lit(1)))
+                   *_slice(_sel_dim, _at, _at + 1, Lit(1)))
 
 # permute_copy: rt_permute_f32 for float32, the element-size generic rt_permute otherwise.
 _perm, _perm_out = DimList("dims", of=_x, perm=True), Out("out", like=_x)
@@ -83,18 +83,13 @@ _PERMUTE = CallSpec(Read(_perm_out, _perm),
                        Call("rt_permute", _x.elem_size, _perm, _x, _perm_out)))
 
 
-def _index(name: str) -> Tensor:
-    """An index tensor: int64 or int32 (the kernels take either)."""
-    return Tensor(name, dtype=None)
-
-
 def _index_dtype(idx: Tensor) -> If:
     return Require(idx.is_dtype("int64") | idx.is_dtype("int32"), UNSUPPORTED,
                    "an index tensor of a dtype other than int64 or int32")
 
 
 _any_out = Out("out", dtype=None)
-_idx = _index("index")
+_idx = Tensor("index", dtype=None)       # int64 or int32: the kernels take either
 _INDEX_SELECT = CallSpec(Read(_x, _any_out), _index_dtype(_idx),
                          Require(_idx.rank <= 1, INVALID, "index_select by an index of rank > 1"),
                          Call("rt_index_select", _x.elem_size, Dim("dim", of=_x),
@@ -136,7 +131,6 @@ _SLICE_SCATTER = CallSpec(
     Require(_src.rank.eq(_x.rank) & _src.size(_sc_dim).eq(_sc_count), INVALID,
             "slice_scatter src does not fill the slice"),
     Call("rt_slice_scatter", _x.elem_size, _sc_dim, _sc_start, _sc_step, _x, _src, _any_out))
-
 
 
 def _pad_mode(k: int, reflect: bool) -> CallSpec:

@@ -16,7 +16,8 @@ A spec is a tuple of statements: ``If(cond, then, otherwise)``, ``Fail(kind, why
 ``Read(*exprs)`` (read these now, so that every path after it shares them), ``Pre(name,
 **args)`` (the kernel's precondition ``name``, which the op declares: aot/codegen/
 preconditions.py checks it for the static C, ``rt_pte_pre_<name>`` of rt_pte_checks.h at load,
-given these arguments in this order) and, ending every path, ``Call(kernel, *args)``. Expressions read arguments by their schema names:
+given these arguments in this order) and, ending every path, ``Call(kernel, *args)``.
+Expressions read arguments by their schema names:
 
     Tensor("self")            a float32 tensor (``dtype=None``: any dtype the runtime takes)
     Opt("weight")             an optional tensor (None: NULL shape and data)
@@ -47,11 +48,10 @@ given these arguments in this order) and, ending every path, ``Call(kernel, *arg
     Lit(value)                a constant
 
 Expressions combine with ``+ - *``, ``//`` (C's division of ints: operands >= 0, divisor > 0),
-``/`` (of doubles),
-comparisons and ``& | ~``; ``t.is_dtype("int64")``, ``t.rank``, ``t.size(i)``, ``t.numel``,
-``t.dtype_code`` (its rt_dtype), ``t.elem_size``, ``t.data`` (its pointer alone),
-``t.same_shape(u)`` read a tensor; ``Out("out", like=x)`` is an
-output of x's dtype. A call argument that is a tensor passes its (shape, data) pair. An
+``/`` (of doubles), comparisons and ``& | ~``; ``t.is_dtype("int64")``, ``t.rank``,
+``t.size(i)``, ``t.numel``, ``t.dtype_code`` (its rt_dtype), ``t.elem_size``, ``t.data`` (its
+pointer alone), ``t.same_shape(u)`` read a tensor; ``Out("out", like=x)`` is an output of x's
+dtype. A call argument that is a tensor passes its (shape, data) pair. An
 argument is read where it is first used, in statement order, on both sides; its checks fail
 the call there. An input of the schema that no path reads is still checked for its kind (a
 bool is a bool, an int? an int or None) by the adapter, before the call, as the program
@@ -238,20 +238,24 @@ class DimList(Arg):
 
 
 @dataclass(frozen=True, eq=False)
-class Ints(Arg):
-    """An int list of exactly ``n`` items, each in [lo, hi]: an int32 array for the kernel;
-    ``.at(k)`` is its item k."""
-    n: int = 1
-    lo: int = INT32_MIN
-    hi: int = INT32_MAX
-    ctype = "const int32_t *"
+class _List(Arg):
+    """A list argument, whose items a spec reads with ``.at(k)``."""
 
     def at(self, k: int) -> "Item":
         return Item(self, k)
 
 
 @dataclass(frozen=True, eq=False)
-class Pair(Arg):
+class Ints(_List):
+    """An int list of exactly ``n`` items, each in [lo, hi]: an int32 array for the kernel."""
+    n: int = 1
+    lo: int = INT32_MIN
+    hi: int = INT32_MAX
+    ctype = "const int32_t *"
+
+
+@dataclass(frozen=True, eq=False)
+class Pair(_List):
     """A pooling parameter for one or two dims, as [h, w]: one item stands for both; none (or
     None) is ``default``'s (another Pair or an Array; None: the call is invalid). Each item is
     in [lo, INT32_MAX]."""
@@ -259,26 +263,20 @@ class Pair(Arg):
     lo: int = 0
     ctype = "const int32_t *"
 
-    def at(self, k: int) -> "Item":
-        return Item(self, k)
-
 
 @dataclass(frozen=True, eq=False)
-class Floats(Arg):
+class Floats(_List):
     """A float list of exactly ``n`` items, as doubles (``optional``: None reads as n zeros, and
-    ``IsNone`` tells them apart); ``.at(k)`` is its item k."""
+    ``IsNone`` tells them apart)."""
     n: int = 1
     optional: bool = False
     ctype = "const double *"
-
-    def at(self, k: int) -> "Item":
-        return Item(self, k)
 
 
 @dataclass(frozen=True, eq=False)
 class Item(Expr):
     """Item k of an ``Ints`` or a ``Pair`` (an int32), or of a ``Floats`` (a double)."""
-    of: Union[Ints, Pair, Floats]
+    of: _List
     k: int
 
     @property

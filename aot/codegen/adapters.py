@@ -326,7 +326,7 @@ def _kind_checks(op) -> list[str]:
 def _int64_in_c(e: S.Expr) -> bool:
     """Whether the C text of ``e`` is an int64_t (else integer arithmetic on it casts first)."""
     return isinstance(e, (S.Int, S.WholeInt)) or \
-        (isinstance(e, S.BinOp) and e.op in "+-*/" and e.ctype == "int64_t") or \
+        (isinstance(e, S.BinOp) and e.op in ("+", "-", "*", "/") and e.ctype == "int64_t") or \
         (isinstance(e, S.Prop) and e.what == "numel")
 
 
