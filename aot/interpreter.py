@@ -112,9 +112,20 @@ class KernelTable:
         return CORE_FUNCTIONS + self.adapters + self.variants + self.kernels
 
 
+def _multi_kernel() -> dict[str, tuple[str, ...]]:
+    """The ops with several kernels: VARIANTS, and the call specs with more than one Call."""
+    found = dict(VARIANTS)
+    for op in all_ops():
+        if op.spec is not None and len(op.spec.kernels()) > 1:
+            found[op.key] = op.spec.kernels()
+    return found
+
+
 def variants_used(programs: Sequence[bytes]) -> dict[str, set[str]]:
-    """For each multi-kernel op (VARIANTS) the programs call: the kernels their calls use, as
-    the static C generator picks them; every kernel of the op where it cannot tell."""
+    """For each multi-kernel op (VARIANTS, or a call spec with several kernels) the programs
+    call: the kernels their calls use, as the static C generator picks them; every kernel of
+    the op where it cannot tell."""
+    multi = _multi_kernel()
     used: dict[str, set[str]] = {}
     for pte in programs:
         program = load_program(pte)
@@ -125,10 +136,10 @@ def variants_used(programs: Sequence[bytes]) -> dict[str, set[str]]:
             rows = None
         for name, overload in operators_of(pte):
             key = f"{name}.{overload}"
-            if key not in VARIANTS:
+            if key not in multi:
                 continue
-            picked = set(VARIANTS[key]) if rows is None else \
-                {r.kernel for r in rows if r.op == key and r.kernel in VARIANTS[key]}
+            picked = set(multi[key]) if rows is None else \
+                {r.kernel for r in rows if r.op == key and r.kernel in multi[key]}
             used.setdefault(key, set()).update(picked)
     return used
 
@@ -236,10 +247,15 @@ def table_source(programs: Optional[Iterable[bytes]] = None,
     specced = [op for op in ops if op.spec is not None]
     if specced:
         lines += ["/* The adapters, compiled from the op table's call specs (aot/opspec.py). */",
-                  "", *(adapter_source(op, adapter_name(op)) + "\n" for op in specced)]
-    kernels = sorted({k for op in specced for k in op.spec.kernels()})
+                  ""]
+    kernels: set[str] = set()
+    for op in specced:      # a kernel no program's call picks is left out: that path refuses
+        keep = set(op.spec.kernels()) if used is None or len(op.spec.kernels()) == 1 else \
+            used.get(op.key, set())
+        kernels |= keep
+        lines.append(adapter_source(op, adapter_name(op), keep) + "\n")
     return KernelTable("\n".join(lines), tuple(r[4] for r in rows), tuple(backends),
-                       tuple(linked), fusion, tuple(kernels))
+                       tuple(linked), fusion, tuple(sorted(kernels)))
 
 
 def _backend_source(symbol: str) -> str:

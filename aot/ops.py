@@ -323,17 +323,17 @@ _q8("quantized_depthwise_conv2d_nhwc", "q8_depthwise_conv2d", _depthwise_macs,
     scratch=_no_scratch, preconditions=_CONV_PRE)
 _q8("quantized_linear", "q8_linear", _q8_linear_macs,
     preconditions=("requant_shift", "accumulator_fits"))
-_q8("quantized_add", "q8_add", inplace=True, preconditions=("requant_shift",))
-_q8("quantized_mul", "q8_mul", inplace=True, preconditions=("requant_shift",))
+_q8("quantized_add", inplace=True, preconditions=("requant_shift",))
+_q8("quantized_mul", inplace=True, preconditions=("requant_shift",))
 _q8("quantized_activation", inplace=True)
 _q8("maximum", inplace=True)
 _q8("minimum", inplace=True)
 _q8("softmax", preconditions=("softmax_scaling_fits",))
 _q8("transpose")
 _q8("pad", "q8_pad")
-_q8("quantized_avg_pool2d_nhwc", "q8_avg_pool2d", scratch=_no_scratch,
+_q8("quantized_avg_pool2d_nhwc", scratch=_no_scratch,
     preconditions=("pool_geometry_fits", "accumulator_fits"))
-_q8("quantized_max_pool2d_nhwc", "q8_max_pool2d", preconditions=("pool_geometry_fits",))
+_q8("quantized_max_pool2d_nhwc", preconditions=("pool_geometry_fits",))
 
 
 def lookup(op) -> Optional[OpDef]:

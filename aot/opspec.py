@@ -109,8 +109,9 @@ def lift(v) -> Expr:
 
 @dataclass(frozen=True, eq=False)
 class Lit(Expr):
-    """A constant: an int, a float (written as a float32 literal) or a C token (``c``)."""
-    value: Union[int, float, str]
+    """A constant: an int, a float (written as a float32 literal) or a C token (``c``; with value
+    None, e.g. NULL)."""
+    value: Union[int, float, str, None]
     c: Optional[str] = None
 
     @property
@@ -480,15 +481,19 @@ class Read:
 @dataclass(frozen=True, eq=False)
 class Pre:
     """The kernel's precondition ``name`` on these arguments (keywords, in the C check's order;
-    ``struct``: the C check takes them as one struct of that type, fields in this order)."""
+    ``struct``: the C check takes them as one struct of that type, fields in this order;
+    ``call``: the C check takes the call first, to read constants; a string Lit is the Python
+    check's alone, a name for its message)."""
     name: str
     args: tuple
     struct: Optional[str] = None
+    call: bool = False
 
-    def __init__(self, name: str, struct: Optional[str] = None, **args):
+    def __init__(self, name: str, struct: Optional[str] = None, call: bool = False, **args):
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "args", tuple((k, lift(v)) for k, v in args.items()))
         object.__setattr__(self, "struct", struct)
+        object.__setattr__(self, "call", call)
 
 
 @dataclass(frozen=True, eq=False)

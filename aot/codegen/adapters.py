@@ -43,8 +43,9 @@ class _Block:
 
 
 class _Compiler:
-    def __init__(self, op):
+    def __init__(self, op, keep=None):
         self.op = op
+        self.keep = keep
         self.index = {a.name: i for i, a in enumerate(op.schema.arguments)}
         self.count = 0
 
@@ -274,7 +275,8 @@ class _Compiler:
                 for e in s.exprs:
                     self.expr(b, e)
             elif isinstance(s, S.Pre):
-                args = ", ".join(_bare(self.expr(b, e)) for _, e in s.args)
+                args = ", ".join(["c"] * s.call + [_bare(self.expr(b, e)) for _, e in s.args
+                                                   if not _message_only(e)])
                 check = [f"RT_TRY(rt_pte_pre_{s.name}({args}));"]
                 if s.struct is not None:            # the check takes one struct of them
                     var = self.fresh("pre")
@@ -283,6 +285,9 @@ class _Compiler:
                 b.lines += ["if (c->check) {", *_indent(check), "}"]
             elif isinstance(s, S.Fail):
                 b.lines.append(f"return {_STATUS[s.kind]};")
+                return b.lines
+            elif self.keep is not None and s.kernel not in self.keep:
+                b.lines.append(f"return RT_ERR_PTE_UNSUPPORTED; /* {s.kernel}: not used */")
                 return b.lines
             else:
                 args = []
@@ -330,6 +335,11 @@ def _int64_in_c(e: S.Expr) -> bool:
         (isinstance(e, S.Prop) and e.what == "numel")
 
 
+def _message_only(e: S.Expr) -> bool:
+    """A Pre argument only the Python check takes: a string for its message."""
+    return isinstance(e, S.Lit) and isinstance(e.value, str) and e.c is None
+
+
 def _bare(cond: str) -> str:
     """A condition without the parentheses its expression already has."""
     if cond.startswith("(") and cond.endswith(")") and _balanced(cond[1:-1]):
@@ -360,10 +370,13 @@ def _wrap(line: str, width: int = 100) -> list[str]:
     """A long line broken after the commas of its first call (or of its initializer list),
     aligned under its items."""
     brace, paren = line.find(" = {"), line.find("(")
+    if line.lstrip().startswith("RT_TRY("):       # the call inside it
+        paren = line.find("(", paren + 1)
     if len(line) <= width or brace < 0 and paren < 0:
         return [line]
     opening = "{" if brace >= 0 and (paren < 0 or brace < paren) else "("
-    head, _, rest = line.partition(opening)
+    cut = brace + 3 if opening == "{" else paren
+    head, rest = line[:cut], line[cut + 1:]
     pieces, depth, start = [], 0, 0
     for k, ch in enumerate(rest):          # its own commas, not its items'
         depth += {"(": 1, ")": -1, "{": 1, "}": -1}.get(ch, 0)
@@ -381,9 +394,11 @@ def _wrap(line: str, width: int = 100) -> list[str]:
     return out + [current]
 
 
-def adapter_source(op, name: str) -> str:
-    """The C definition of ``name``, the adapter of op-table entry ``op`` (which has a spec)."""
-    body = _Compiler(op).block(op.spec.body, {})
+def adapter_source(op, name: str, keep=None) -> str:
+    """The C definition of ``name``, the adapter of op-table entry ``op`` (which has a spec).
+    ``keep``: the kernels to link (default all); a path ending in a call of another refuses
+    with RT_ERR_PTE_UNSUPPORTED, as a kernel table's unused variant does (rt_pte_variant)."""
+    body = _Compiler(op, keep).block(op.spec.body, {})
     lines = [f"/* {op.key}: {op.schema} */", f"rt_status {name}(const rt_pte_call *c)", "{"]
     for line in _indent(body):
         lines += _wrap(line)

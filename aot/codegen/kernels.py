@@ -371,47 +371,6 @@ def q8_linear(ctx):
     return "rt_fully_connected_s8", [p, *x.pair, *w.pair, *bias.pair, *out.pair]
 
 
-def _mult(ctx, name: str, signed: bool = False) -> int:
-    return ctx.int(name, -(2 ** 31) + 1 if signed else 0, 2 ** 31 - 1)
-
-
-def q8_add(ctx):
-    a, b, out = ctx.t("self", I8), ctx.t("other", I8), ctx.out("out", I8)
-    lo, hi = _act_range(ctx, "activation_min", "activation_max")
-    p = ctx.params("rt_add_s8_params",
-                   in1_offset=-ctx.int("self_zero_point", -128, 127),
-                   in1_mult=_mult(ctx, "self_multiplier"),
-                   in1_shift=ctx.int("self_shift", -31, 31),
-                   in2_offset=-ctx.int("other_zero_point", -128, 127),
-                   in2_mult=_mult(ctx, "other_multiplier", signed=True),
-                   in2_shift=ctx.int("other_shift", -31, 31), left_shift=20,
-                   out_offset=ctx.int("output_zero_point", -128, 127),
-                   out_mult=_mult(ctx, "output_multiplier"),
-                   out_shift=ctx.int("output_shift", -31, 31), act_min=lo, act_max=hi)
-    q = {k: ctx.int(k) for k in ("self_multiplier", "self_shift", "other_multiplier",
-                                  "other_shift")}
-    ctx.require("requant_shift", pairs=[("self_multiplier", "self_shift", 0),
-                                        ("other_multiplier", "other_shift", -(2 ** 31) + 1)],
-                in_max=PRE.ADD_IN_MAX, out_max=PRE.ADD_HALF)
-    ctx.require("requant_shift", pairs=[("output_multiplier", "output_shift", 0)],
-                in_max=PRE.requant_max(PRE.ADD_IN_MAX, q["self_multiplier"], q["self_shift"]) +
-                PRE.requant_max(PRE.ADD_IN_MAX, q["other_multiplier"], q["other_shift"]))
-    return "rt_add_s8", [p, *a.pair, *b.pair, *out.pair]
-
-
-def q8_mul(ctx):
-    a, b, out = ctx.t("self", I8), ctx.t("other", I8), ctx.out("out", I8)
-    p = ctx.params("rt_mul_s8_params",
-                   in1_offset=-ctx.int("self_zero_point", -128, 127),
-                   in2_offset=-ctx.int("other_zero_point", -128, 127),
-                   out_offset=ctx.int("output_zero_point", -128, 127),
-                   out_mult=_mult(ctx, "output_multiplier"),
-                   out_shift=ctx.int("output_shift", -31, 31), act_min=-128, act_max=127)
-    ctx.require("requant_shift", pairs=[("output_multiplier", "output_shift", 0)],
-                in_max=PRE.MUL_IN_MAX)
-    return "rt_mul_s8", [p, *a.pair, *b.pair, *out.pair]
-
-
 def q8_pad(ctx):
     x, out = ctx.t("input", I8), ctx.out("out", I8)
     pre, post = ctx.ints("pre_pad", (4,), lo=0), ctx.ints("post_pad", (4,), lo=0)
@@ -423,44 +382,3 @@ def q8_pad(ctx):
         ctx.invalid(f"padding {pre}/{post} of {list(x.shape)} into {list(out.shape)}")
     value = ctx.data_array(I8, [ctx.int("pad_value", -128, 127)])
     return "rt_constant_pad", [1, ctx.int_array(pre[off:] or [0]), value, *x.pair, *out.pair]
-
-
-def _pool_params(ctx, x, out, dilation):
-    kernel = ctx.ints("kernel_size", lengths=(2,), lo=1)
-    stride = ctx.ints("stride", lengths=(2,), lo=1)
-    pad = ctx.ints("padding", lengths=(2,), lo=0)
-    if out.shape[0] != x.shape[0] or out.shape[3] != x.shape[3]:
-        ctx.invalid(f"pooling {list(x.shape)} into {list(out.shape)}")
-    return dict(kernel_h=kernel[0], kernel_w=kernel[1], stride_h=stride[0], stride_w=stride[1],
-                pad_h=pad[0], pad_w=pad[1], dilation_h=dilation[0], dilation_w=dilation[1])
-
-
-def _q8_pool_geometry(ctx, x, out, prm: dict, average: bool) -> None:
-    h, w = (Window(x.shape[1 + i], prm[f"kernel_{a}"], prm[f"stride_{a}"], prm[f"pad_{a}"],
-                   prm[f"dilation_{a}"], out.shape[1 + i]) for i, a in enumerate("hw"))
-    ctx.require("pool_geometry_fits", h=h, w=w, batch=x.shape[0], channels=x.shape[3],
-                ceil_mode=ctx.bool("ceil_mode"), average=average)
-    if average:   # a window's sum of up to 128 a tap, and half its count to round
-        ctx.require("accumulator_fits", terms=min(h.k, h.size) * min(w.k, w.size),
-                    term_max=129, what="kernel_size")
-
-
-def q8_avg_pool2d(ctx):
-    x, out = _nhwc(ctx, "input"), _nhwc(ctx, "out", True)
-    prm = _pool_params(ctx, x, out, (1, 1))
-    _q8_pool_geometry(ctx, x, out, prm, average=True)
-    p = ctx.params("rt_pool_s8_params", **prm, act_min=-128, act_max=127)
-    # One window over the whole map (a global average, as KWS ends): no tap ranges to find.
-    whole = (prm["kernel_h"], prm["kernel_w"]) == tuple(x.shape[1:3]) and \
-        prm["pad_h"] == prm["pad_w"] == 0 and tuple(out.shape[1:3]) == (1, 1)
-    return ("rt_global_avg_pool2d_s8" if whole else "rt_avg_pool2d_s8"), [p, *x.pair, *out.pair]
-
-
-def q8_max_pool2d(ctx):
-    x, out = _nhwc(ctx, "input"), _nhwc(ctx, "out", True)
-    dil = ctx.ints("dilation", lengths=(2,), lo=1)
-    lo, hi = _act_range(ctx, "activation_min", "activation_max")
-    prm = _pool_params(ctx, x, out, dil)
-    p = ctx.params("rt_pool_s8_params", **prm, act_min=lo, act_max=hi)
-    _q8_pool_geometry(ctx, x, out, prm, average=False)
-    return "rt_max_pool2d_s8", [p, *x.pair, *out.pair]

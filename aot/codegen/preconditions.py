@@ -42,6 +42,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Optional, Sequence
 
+from ..quantization.arith import REQUANT_OUT_MAX, requant_max
+
 INT32_MAX = 2 ** 31 - 1
 
 
@@ -79,49 +81,40 @@ def _products_fit(reach_h: int, reach_w: int, batch: int, channels: int) -> bool
         max(batch, 1) * reach_h * reach_w * max(channels, 1) <= INT32_MAX
 
 
-# What the int8 kernels add to a requantized value is an output offset in [-128, 127].
-REQUANT_OUT_MAX = INT32_MAX - 128
-# quantized_add: each input's (x + offset) << 20; each rescaled input at most 2^30 - 1.
-ADD_IN_MAX, ADD_HALF = 255 << 20, (1 << 30) - 1
-MUL_IN_MAX = 255 * 255      # quantized_mul: the product of two offset inputs
-
-
-def requant_max(in_max: int, mult: int, shift: int) -> int:
-    """The largest magnitude the int8 requantization gives for inputs of up to in_max (its left
-    shift wraps past 2^31: the input is then any int32) (rt_pte_requant_max)."""
-    top = 1 << 31
-    y = min(in_max, top)
-    if shift > 0:
-        y = top if y > top >> shift else y << shift
-    h = ((y * abs(mult)) >> 31) + 1
-    return (h >> -shift) + 1 if shift < 0 else h
-
-
-def requant_shift(ctx, pairs: Sequence[tuple[str, str, int]], in_max: Optional[int] = None,
-                  out_max: int = REQUANT_OUT_MAX) -> None:
+def requant_shift(ctx, pairs: Sequence[tuple[str, str, int]] = (), in_max: Optional[int] = None,
+                  out_max: int = REQUANT_OUT_MAX, mult: Optional[int] = None,
+                  shift: Optional[int] = None, mult_lo: int = 0,
+                  what: str = "multiplier") -> None:
     """``pairs``: (multiplier argument, shift argument, lowest multiplier) for each
-    requantization of the call; an argument is an int, an int list, or an int32 tensor.
-    ``in_max``: the largest magnitude of its inputs (None: not known here, a bias's bytes not
-    at hand)."""
-    for mult_name, shift_name, mult_lo in pairs:
+    requantization of the call; an argument is an int, an int list, or an int32 tensor. Or one
+    pair's values, ``mult`` and ``shift`` (a call spec's Pre, as C's rt_pte_pre_requant_shift
+    takes them; ``what``, the multiplier's argument). ``in_max``: the largest magnitude of its
+    inputs (None: not known here, a bias's bytes not at hand)."""
+    if mult is not None:
+        _requant_pair(ctx, what, [mult], [shift], mult_lo, in_max, out_max)
+    for mult_name, shift_name, lo in pairs:
         mults, shifts = _int_values(ctx, mult_name), _int_values(ctx, shift_name)
-        if mults is None or shifts is None:
-            continue                       # constants whose bytes are not at hand
-        for i, s in enumerate(shifts):
-            if not -31 <= s <= 31:
-                ctx.invalid(f"argument {shift_name!r}: shift {s} (item {i}) is outside [-31, 31], "
-                            "which the int8 requantization takes (precondition requant_shift)")
-        for i, m in enumerate(mults):
-            if not mult_lo <= m <= INT32_MAX:
-                ctx.invalid(f"argument {mult_name!r}: multiplier {m} (item {i}) is outside "
-                            f"[{mult_lo}, {INT32_MAX}] (precondition requant_shift)")
-        if in_max is None:
-            continue
-        for i, (m, s) in enumerate(zip(mults, shifts)):
-            if requant_max(in_max, m, s) > out_max:
-                ctx.invalid(f"argument {mult_name!r}: multiplier {m} with shift {s} (item {i}) "
-                            f"takes values of up to {in_max} beyond {out_max}, where the "
-                            "kernel's int32 overflows (precondition requant_shift)")
+        if mults is not None and shifts is not None:   # else constants not at hand
+            _requant_pair(ctx, mult_name, mults, shifts, lo, in_max, out_max, shift_name)
+
+
+def _requant_pair(ctx, what: str, mults: list[int], shifts: list[int], mult_lo: int,
+                  in_max: Optional[int], out_max: int, shift_what: str = "shift") -> None:
+    for i, s in enumerate(shifts):
+        if not -31 <= s <= 31:
+            ctx.invalid(f"argument {shift_what!r}: shift {s} (item {i}) is outside [-31, 31], "
+                        "which the int8 requantization takes (precondition requant_shift)")
+    for i, m in enumerate(mults):
+        if not mult_lo <= m <= INT32_MAX:
+            ctx.invalid(f"argument {what!r}: multiplier {m} (item {i}) is outside "
+                        f"[{mult_lo}, {INT32_MAX}] (precondition requant_shift)")
+    if in_max is None:
+        return
+    for i, (m, s) in enumerate(zip(mults, shifts)):
+        if requant_max(in_max, m, s) > out_max:
+            ctx.invalid(f"argument {what!r}: multiplier {m} with shift {s} (item {i}) "
+                        f"takes values of up to {in_max} beyond {out_max}, where the "
+                        "kernel's int32 overflows (precondition requant_shift)")
 
 
 def _int_values(ctx, name: str) -> Optional[list[int]]:
@@ -150,10 +143,11 @@ def accumulator_max(ctx, terms: int, term_max: int, bias: Optional[str] = None) 
 
 
 def accumulator_fits(ctx, terms: int, term_max: int, bias: Optional[str] = None,
-                     what: str = "weight") -> None:
+                     n: Optional[int] = None, what: str = "weight") -> None:
     """``terms`` products of at most ``term_max`` each, plus the values of the int32 tensor
-    argument ``bias`` (None, or an argument that is None: no bias). ``what`` names the
-    argument whose shape gives ``terms``."""
+    argument ``bias`` (None, or an argument that is None: no bias; ``n``, its values the C check
+    reads, is C's: here all of them are). ``what`` names the argument whose shape gives
+    ``terms``."""
     if terms * term_max > INT32_MAX:
         ctx.invalid(f"argument {what!r}: a sum of {terms} products of up to {term_max} overflows "
                     "the kernel's int32 accumulator (precondition accumulator_fits)")

@@ -181,3 +181,21 @@ def softmax_s8(x, mult: int, shift: int, diff_min: int) -> np.ndarray:
     q = np.stack([divide_by_pow2(p, s) for p, s in zip(flat_prod, flat_exp)]).reshape(x.shape)
     out = np.where(live, np.clip(q - 128, -128, 127), -128)
     return out
+
+
+# What the int8 kernels add to a requantized value is an output offset in [-128, 127].
+REQUANT_OUT_MAX = INT32_MAX - 128
+# quantized_add: each input's (x + offset) << 20; each rescaled input at most 2^30 - 1.
+ADD_IN_MAX, ADD_HALF = 255 << ADD_LEFT_SHIFT, (1 << 30) - 1
+MUL_IN_MAX = 255 * 255      # quantized_mul: the product of two offset inputs
+
+
+def requant_max(in_max: int, mult: int, shift: int) -> int:
+    """The largest magnitude ``requantize`` gives for inputs of up to in_max (its left shift
+    wraps past 2^31: the input is then any int32) (rt_pte_requant_max)."""
+    top = 1 << 31
+    y = min(in_max, top)
+    if shift > 0:
+        y = top if y > top >> shift else y << shift
+    h = ((y * abs(mult)) >> 31) + 1
+    return (h >> -shift) + 1 if shift < 0 else h

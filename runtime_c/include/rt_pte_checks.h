@@ -99,23 +99,30 @@ static inline uint64_t rt_pte_requant_max(uint64_t in_max, int32_t mult, int32_t
     return shift < 0 ? (h >> -shift) + 1u : h;
 }
 
-/* n (multiplier, shift) pairs, each one the requantization takes: shift in [-31, 31] (its
- * rounding right shift goes up to 31 bits), multiplier in [mult_lo, INT32_MAX] (mult_lo: 0,
- * or -INT32_MAX where a negative multiplier subtracts, quantized_add's second input); and for
- * inputs of up to in_max in magnitude, results of at most out_max (INT32_MAX - 128 where the
- * output offset is added to them next, so that the sum fits int32). */
-static inline rt_status rt_pte_pre_requant_shift(const int32_t *mult, const int32_t *shift,
-                                                 int32_t n, int32_t mult_lo, uint64_t in_max,
-                                                 uint64_t out_max)
+/* A (multiplier, shift) pair the requantization takes: shift in [-31, 31] (its rounding right
+ * shift goes up to 31 bits), multiplier in [mult_lo, INT32_MAX] (mult_lo: 0, or -INT32_MAX
+ * where a negative multiplier subtracts, quantized_add's second input); and for inputs of up to
+ * in_max in magnitude, results of at most out_max (INT32_MAX - 128 where the output offset is
+ * added to them next, so that the sum fits int32). */
+static inline rt_status rt_pte_pre_requant_shift(int32_t mult, int32_t shift, int32_t mult_lo,
+                                                 uint64_t in_max, uint64_t out_max)
 {
+    return shift < -31 || shift > 31 || mult < mult_lo ||
+                   rt_pte_requant_max(in_max, mult, shift) > out_max
+               ? RT_ERR_PTE_ARGS
+               : RT_OK;
+}
+
+/* n such pairs (a per-channel requantization), each for inputs of up to in_max. */
+static inline rt_status rt_pte_requant_pairs(const int32_t *mult, const int32_t *shift, int32_t n,
+                                             uint64_t in_max, uint64_t out_max)
+{
+    rt_status status = RT_OK;
     int32_t k;
-    for (k = 0; k < n; ++k) {
-        if (shift[k] < -31 || shift[k] > 31 || mult[k] < mult_lo ||
-            rt_pte_requant_max(in_max, mult[k], shift[k]) > out_max) {
-            return RT_ERR_PTE_ARGS;
-        }
+    for (k = 0; k < n && status == RT_OK; ++k) {
+        status = rt_pte_pre_requant_shift(mult[k], shift[k], 0, in_max, out_max);
     }
-    return RT_OK;
+    return status;
 }
 
 /* What the int8 kernels add to a requantized value: an output offset in [-128, 127]. */
@@ -134,7 +141,7 @@ static inline rt_status rt_pte_requant_tensors(const rt_pte_call *c, const rt_pt
         (int64_t)shift->nbytes < 4 * (int64_t)n) {
         return RT_ERR_PTE_ARGS;
     }
-    return rt_pte_pre_requant_shift(m, s, n, 0, in_max, RT_PTE_REQUANT_OUT_MAX);
+    return rt_pte_requant_pairs(m, s, n, in_max, RT_PTE_REQUANT_OUT_MAX);
 }
 
 /* ---- softmax_scaling_fits ---------------------------------------------------------------

@@ -20,11 +20,11 @@
  * links no general convolution, as with the static C.
  *
  * What a kernel needs beyond that (the preconditions its op declares in aot/ops.py:
- * requant_shift, accumulator_fits, conv_geometry_fits, pool_geometry_fits) is checked at load
- * by rt_pte_checks.h, after the adapter's own checks; the kernels rely on it.
+ * requant_shift, accumulator_fits, conv_geometry_fits) is checked at load by rt_pte_checks.h,
+ * after the adapter's own checks; the kernels rely on it.
  *
- * quantize, dequantize, maximum, minimum, quantized_activation, softmax and transpose are call
- * specs (aot/ops_int8.py): their adapters are generated.
+ * quantize, dequantize, add, mul, maximum, minimum, quantized_activation, softmax, transpose
+ * and the two poolings are call specs (aot/ops_int8.py): their adapters are generated.
  */
 #include <string.h>
 
@@ -48,21 +48,11 @@
 #define Q8_TERM_MAX 32768u
 #define Q8_TERM_MAX_ASYM 65025u
 
-/* quantized_add's requantizations (kernels.py q8_add): each input's (x + offset) << 20, then
- * each rescaled value at most 2^30 - 1, so that their sum or difference fits int32. */
-#define Q8_ADD_IN_MAX ((uint64_t)255u << 20)
-#define Q8_ADD_HALF (((uint64_t)1 << 30) - 1u)
-/* quantized_mul's product of two offset inputs */
-#define Q8_MUL_IN_MAX ((uint64_t)255u * 255u)
 
 rt_status rt_op_cortex_m_quantized_conv2d_nhwc_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_quantized_depthwise_conv2d_nhwc_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c);
-rt_status rt_op_cortex_m_quantized_add_out(const rt_pte_call *c);
-rt_status rt_op_cortex_m_quantized_mul_out(const rt_pte_call *c);
 rt_status rt_op_cortex_m_pad_out(const rt_pte_call *c);
-rt_status rt_op_cortex_m_quantized_avg_pool2d_nhwc_out(const rt_pte_call *c);
-rt_status rt_op_cortex_m_quantized_max_pool2d_nhwc_out(const rt_pte_call *c);
 
 /* ---- decoding ------------------------------------------------------------------------ */
 
@@ -111,21 +101,6 @@ static rt_status q8_nhwc(const rt_pte_call *c, int32_t i, rt_pte_tensor *t)
     return t->shape.rank == 4 ? RT_OK : RT_ERR_PTE_UNSUPPORTED;
 }
 
-/* At load: arguments no renderer reads still have their schema's kind. */
-static rt_status q8_is_int(const rt_pte_call *c, int32_t i)
-{
-    int64_t v;
-    return rt_pte_arg_int(c, i, &v);
-}
-
-static rt_status q8_is_bool(const rt_pte_call *c, int32_t i)
-{
-    int32_t v;
-    return rt_pte_arg_bool(c, i, &v);
-}
-
-/* Bytes per element of the dtypes the C generator knows (_elem_size); 0 for
- * others, which the renderer refuses where it first reads the tensor. */
 /* ---- convolution --------------------------------------------------------------------- */
 
 /* What _conv_common reads, from argument 2 (bias) on; `q` is the index of input_offset (the
@@ -323,75 +298,13 @@ rt_status rt_op_cortex_m_quantized_linear_out(const rt_pte_call *c)
         const uint32_t term = p.filter_offset == 0 ? Q8_TERM_MAX : Q8_TERM_MAX_ASYM;
         const rt_pte_tensor *sum0 = has_ks ? &ks : (rt_pte_arg_is_none(c, 2) ? NULL : &b);
         RT_TRY(rt_pte_pre_accumulator_fits(c, (uint64_t)k, term, sum0, cout));
-        return rt_pte_pre_requant_shift(mult, shift, n_m, 0,
-                                        rt_pte_accumulator_max(c, (uint64_t)k, term, sum0, cout),
-                                        RT_PTE_REQUANT_OUT_MAX);
+        return rt_pte_requant_pairs(mult, shift, n_m,
+                                    rt_pte_accumulator_max(c, (uint64_t)k, term, sum0, cout),
+                                    RT_PTE_REQUANT_OUT_MAX);
     }
     return rt_fully_connected_s8(&p, &x.shape, (const int8_t *)x.data, &w.shape,
                                  (const int8_t *)w.data, RT_PTE_SHAPE(&b),
                                  (const int32_t *)b.data, &out.shape, (int8_t *)out.data);
-}
-
-/* ---- elementwise --------------------------------------------------------------------- */
-
-rt_status rt_op_cortex_m_quantized_add_out(const rt_pte_call *c)
-{
-    rt_pte_tensor a, b, out;
-    rt_add_s8_params p;
-    int32_t zp;
-    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &a));
-    RT_TRY(rt_pte_arg_tensor(c, 4, RT_DTYPE_I8, &b));
-    RT_TRY(rt_pte_arg_tensor(c, 13, RT_DTYPE_I8, &out));
-    RT_TRY(q8_act_range(c, 11, 12, &p.act_min, &p.act_max));
-    RT_TRY(rt_pte_arg_int32_in(c, 1, -128, 127, &zp));
-    p.in1_offset = -zp;
-    RT_TRY(rt_pte_arg_int32_in(c, 2, 0, I32_MAX, &p.in1_mult));
-    RT_TRY(rt_pte_arg_int32_in(c, 3, -31, 31, &p.in1_shift));
-    RT_TRY(rt_pte_arg_int32_in(c, 5, -128, 127, &zp));
-    p.in2_offset = -zp;
-    RT_TRY(rt_pte_arg_int32_in(c, 6, -I32_MAX, I32_MAX, &p.in2_mult));
-    RT_TRY(rt_pte_arg_int32_in(c, 7, -31, 31, &p.in2_shift));
-    p.left_shift = 20;
-    RT_TRY(rt_pte_arg_int32_in(c, 8, -128, 127, &p.out_offset));
-    RT_TRY(rt_pte_arg_int32_in(c, 9, 0, I32_MAX, &p.out_mult));
-    RT_TRY(rt_pte_arg_int32_in(c, 10, -31, 31, &p.out_shift));
-    if (c->check) {
-        const uint64_t sum_max = rt_pte_requant_max(Q8_ADD_IN_MAX, p.in1_mult, p.in1_shift) +
-                                 rt_pte_requant_max(Q8_ADD_IN_MAX, p.in2_mult, p.in2_shift);
-        RT_TRY(rt_pte_pre_requant_shift(&p.in1_mult, &p.in1_shift, 1, 0, Q8_ADD_IN_MAX,
-                                        Q8_ADD_HALF));
-        RT_TRY(rt_pte_pre_requant_shift(&p.in2_mult, &p.in2_shift, 1, -I32_MAX, Q8_ADD_IN_MAX,
-                                        Q8_ADD_HALF));
-        return rt_pte_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0, sum_max,
-                                        RT_PTE_REQUANT_OUT_MAX);
-    }
-    return rt_add_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
-                     &out.shape, (int8_t *)out.data);
-}
-
-rt_status rt_op_cortex_m_quantized_mul_out(const rt_pte_call *c)
-{
-    rt_pte_tensor a, b, out;
-    rt_mul_s8_params p;
-    int32_t zp;
-    RT_TRY(rt_pte_arg_tensor(c, 0, RT_DTYPE_I8, &a));
-    RT_TRY(rt_pte_arg_tensor(c, 2, RT_DTYPE_I8, &b));
-    RT_TRY(rt_pte_arg_tensor(c, 7, RT_DTYPE_I8, &out));
-    RT_TRY(rt_pte_arg_int32_in(c, 1, -128, 127, &zp));
-    p.in1_offset = -zp;
-    RT_TRY(rt_pte_arg_int32_in(c, 3, -128, 127, &zp));
-    p.in2_offset = -zp;
-    RT_TRY(rt_pte_arg_int32_in(c, 4, -128, 127, &p.out_offset));
-    RT_TRY(rt_pte_arg_int32_in(c, 5, 0, I32_MAX, &p.out_mult));
-    RT_TRY(rt_pte_arg_int32_in(c, 6, -31, 31, &p.out_shift));
-    p.act_min = -128;
-    p.act_max = 127;
-    if (c->check) {
-        return rt_pte_pre_requant_shift(&p.out_mult, &p.out_shift, 1, 0, Q8_MUL_IN_MAX,
-                                        RT_PTE_REQUANT_OUT_MAX);
-    }
-    return rt_mul_s8(&p, &a.shape, (const int8_t *)a.data, &b.shape, (const int8_t *)b.data,
-                     &out.shape, (int8_t *)out.data);
 }
 
 /* ---- data movement ------------------------------------------------------------------- */
@@ -434,98 +347,4 @@ rt_status rt_op_cortex_m_pad_out(const rt_pte_call *c)
         return RT_OK;
     }
     return rt_constant_pad(1, before, &fill, &x.shape, x.data, &out.shape, out.data);
-}
-
-/* ---- pooling ------------------------------------------------------------------------- */
-
-/* A pooling's pool_geometry_fits (load, kernels.py _q8_pool_geometry; ceil_mode in argument
- * `i_ceil`), its geometry left in *g. */
-static rt_status q8_pool_geometry(const rt_pte_call *c, const rt_pte_tensor *x,
-                                  const rt_pte_tensor *out, const rt_pool_s8_params *p,
-                                  int32_t i_ceil, int32_t average, rt_pte_pool_geometry *g)
-{
-    RT_TRY(rt_pte_arg_bool(c, i_ceil, &g->ceil_mode));
-    g->h.in = x->shape.d[1];
-    g->h.k = p->kernel_h;
-    g->h.stride = p->stride_h;
-    g->h.pad = p->pad_h;
-    g->h.dil = p->dilation_h;
-    g->h.out = out->shape.d[1];
-    g->w.in = x->shape.d[2];
-    g->w.k = p->kernel_w;
-    g->w.stride = p->stride_w;
-    g->w.pad = p->pad_w;
-    g->w.dil = p->dilation_w;
-    g->w.out = out->shape.d[2];
-    g->batch = x->shape.d[0];
-    g->channels = x->shape.d[3];
-    g->average = average;
-    return rt_pte_pre_pool_geometry_fits(g);
-}
-
-/* _pool_params: kernel_size, stride, padding (arguments 1..3) and the batch/channel check. */
-static rt_status q8_pool_params(const rt_pte_call *c, const rt_pte_tensor *x,
-                                const rt_pte_tensor *out, rt_pool_s8_params *p)
-{
-    RT_TRY(q8_hw(c, 1, 1, &p->kernel_h, &p->kernel_w));
-    RT_TRY(q8_hw(c, 2, 1, &p->stride_h, &p->stride_w));
-    RT_TRY(q8_hw(c, 3, 0, &p->pad_h, &p->pad_w));
-    if (out->shape.d[0] != x->shape.d[0] || out->shape.d[3] != x->shape.d[3]) {
-        return RT_ERR_PTE_ARGS;
-    }
-    return RT_OK;
-}
-
-rt_status rt_op_cortex_m_quantized_avg_pool2d_nhwc_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out, scratch_t;
-    rt_pool_s8_params p;
-    rt_pte_pool_geometry g;
-    if (c->check) {   /* read by no renderer: ceil_mode, zero_point, multiplier, shift, scratch */
-        RT_TRY(q8_is_bool(c, 4));
-        RT_TRY(q8_is_int(c, 5));
-        RT_TRY(q8_is_int(c, 6));
-        RT_TRY(q8_is_int(c, 7));
-        RT_TRY(rt_pte_arg_tensor(c, 8, -1, &scratch_t));
-    }
-    RT_TRY(q8_nhwc(c, 0, &x));
-    RT_TRY(q8_nhwc(c, 9, &out));
-    RT_TRY(q8_pool_params(c, &x, &out, &p));
-    p.dilation_h = 1;
-    p.dilation_w = 1;
-    p.act_min = -128;
-    p.act_max = 127;
-    if (c->check) {   /* and a window's sums: up to 128 a tap, and half their count to round */
-        RT_TRY(q8_pool_geometry(c, &x, &out, &p, 4, 1, &g));
-        return rt_pte_pre_accumulator_fits(c, (uint64_t)(g.h.k < g.h.in ? g.h.k : g.h.in) *
-                                              (uint64_t)(g.w.k < g.w.in ? g.w.k : g.w.in),
-                                           129u, NULL, 0);
-    }
-    return rt_avg_pool2d_s8(&p, &x.shape, (const int8_t *)x.data, &out.shape,
-                            (int8_t *)out.data);
-}
-
-rt_status rt_op_cortex_m_quantized_max_pool2d_nhwc_out(const rt_pte_call *c)
-{
-    rt_pte_tensor x, out;
-    rt_pool_s8_params p;
-    rt_pte_pool_geometry g;
-    int32_t dil[2];
-    if (c->check) {   /* read by no renderer: ceil_mode, input/output zero points */
-        RT_TRY(q8_is_bool(c, 5));
-        RT_TRY(q8_is_int(c, 6));
-        RT_TRY(q8_is_int(c, 7));
-    }
-    RT_TRY(q8_nhwc(c, 0, &x));
-    RT_TRY(q8_nhwc(c, 10, &out));
-    RT_TRY(q8_ints(c, 4, 2, 1, I32_MAX, dil));
-    RT_TRY(q8_act_range(c, 8, 9, &p.act_min, &p.act_max));
-    RT_TRY(q8_pool_params(c, &x, &out, &p));
-    p.dilation_h = dil[0];
-    p.dilation_w = dil[1];
-    if (c->check) {
-        return q8_pool_geometry(c, &x, &out, &p, 5, 0, &g);
-    }
-    return rt_max_pool2d_s8(&p, &x.shape, (const int8_t *)x.data, &out.shape,
-                            (int8_t *)out.data);
 }
