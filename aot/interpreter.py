@@ -49,15 +49,6 @@ FUSION_SOURCE = "src/pte/pte_fuse.c"           # fused epilogues: with producers
 # The rt_backend objects runtime_c defines, by the backend id a .pte names.
 RUNTIME_BACKENDS = {"DemoBackend": "rt_backend_demo"}
 
-# Ops with several kernels: the kernels in the order their adapter asks for them
-# (rt_pte_variant). A firmware's table links only those its programs' calls use, as chosen by
-# the static C generator's renderer for each call.
-VARIANTS = {
-    "aten::convolution.out": ("rt_conv2d_f32", "rt_conv2d_1x1_f32", "rt_conv2d_depthwise_f32",
-                              "rt_conv_transpose2d_f32"),
-    "cortex_m::quantized_conv2d_nhwc.out": ("rt_conv2d_s8", "rt_conv2d_1x1_s8"),
-}
-
 # rt_dtype codes (the .pte's ScalarType) -> numpy
 _NP = {0: np.uint8, 1: np.int8, 2: np.int16, 3: np.int32, 4: np.int64, 6: np.float32,
        11: np.bool_}
@@ -103,29 +94,20 @@ class KernelTable:
     source: str
     adapters: tuple[str, ...]          # every operator's (runtime_c's, or generated in source)
     backends: tuple[str, ...]
-    variants: tuple[str, ...] = ()     # the kernels linked for multi-kernel ops
     fusion: bool = False               # producers and activations: pte_fuse.c linked
     kernels: tuple[str, ...] = ()      # what the generated adapters (in ``source``) call
 
     @property
     def functions(self) -> tuple[str, ...]:
-        return CORE_FUNCTIONS + self.adapters + self.variants + self.kernels
+        return CORE_FUNCTIONS + self.adapters + self.kernels
 
 
-def _multi_kernel() -> dict[str, tuple[str, ...]]:
-    """The ops with several kernels: VARIANTS, and the call specs with more than one Call."""
-    found = dict(VARIANTS)
-    for op in all_ops():
-        if op.spec is not None and len(op.spec.kernels()) > 1:
-            found[op.key] = op.spec.kernels()
-    return found
-
-
-def variants_used(programs: Sequence[bytes]) -> dict[str, set[str]]:
-    """For each multi-kernel op (VARIANTS, or a call spec with several kernels) the programs
-    call: the kernels their calls use, as the static C generator picks them; every kernel of
-    the op where it cannot tell."""
-    multi = _multi_kernel()
+def kernels_used(programs: Sequence[bytes]) -> dict[str, set[str]]:
+    """For each op of several kernels (a call spec with more than one Call) the programs call:
+    the kernels their calls use, as the static C generator picks them; every kernel of the op
+    where it cannot tell."""
+    multi = {op.key: op.spec.kernels() for op in all_ops()
+             if op.spec is not None and len(op.spec.kernels()) > 1}
     used: dict[str, set[str]] = {}
     for pte in programs:
         program = load_program(pte)
@@ -206,7 +188,7 @@ def table_source(programs: Optional[Iterable[bytes]] = None,
         ids = set(RUNTIME_BACKENDS) if programs is None else \
             {i for p in programs for i in backends_of(p)}
         backends = [RUNTIME_BACKENDS[i] for i in sorted(ids) if i in RUNTIME_BACKENDS]
-    used = None if programs is None else variants_used(programs)
+    used = None if programs is None else kernels_used(programs)
     rows = [(op.et_name, op.et_overload, _n_args(op), _flags(op), adapter_name(op), _writes(op))
             for op in ops]
     if programs is None or any(VIEW[:2] in operators_of(p) for p in programs):
@@ -216,24 +198,9 @@ def table_source(programs: Optional[Iterable[bytes]] = None,
              '#include "rt_kernels_s8.h"', ""]
     lines += [f"rt_status {row[4]}(const rt_pte_call *c);" for row in rows]
     lines += [f"extern const rt_backend {b};" for b in backends]
-    linked: list[str] = []
-    variant_refs = {}
-    for op in ops:
-        kernels = VARIANTS.get(op.key)
-        if kernels is None:
-            continue
-        want = set(kernels) if used is None else used.get(op.key, set())
-        linked += [k for k in kernels if k in want]
-        name = f"{adapter_name(op)}_kernels"
-        variant_refs[adapter_name(op)] = (name, len(kernels))
-        lines += ["", f"static const rt_pte_fn {name}[{len(kernels)}] = {{"]
-        lines += [f"    (rt_pte_fn){k}," if k in want else f"    (rt_pte_fn)0, /* {k}: not used */"
-                  for k in kernels]
-        lines += ["};"]
     lines += ["", f"static const rt_pte_op ops[{len(rows)}] = {{"]
     for n, o, k, f, a, w in rows:
-        v, count = variant_refs.get(a, ("NULL", 0))
-        lines.append(f'    {{"{n}", "{o}", {k}, {f}, {a}, {v}, {count}, {w}}},')
+        lines.append(f'    {{"{n}", "{o}", {k}, {f}, {a}, {w}}},')
     lines += ["};", ""]
     if backends:
         lines += [f"static const rt_backend *const backends[{len(backends)}] = {{"]
@@ -255,7 +222,7 @@ def table_source(programs: Optional[Iterable[bytes]] = None,
         kernels |= keep
         lines.append(adapter_source(op, adapter_name(op), keep) + "\n")
     return KernelTable("\n".join(lines), tuple(r[4] for r in rows), tuple(backends),
-                       tuple(linked), fusion, tuple(sorted(kernels)))
+                       fusion, tuple(sorted(kernels)))
 
 
 def _backend_source(symbol: str) -> str:

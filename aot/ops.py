@@ -192,7 +192,7 @@ def _copy_into(self, out, **_):
 
 
 # Convolution and matrix products.
-_op(aten.convolution.default, "convolution", _conv_macs,
+_op(aten.convolution.default, COMPUTE[aten.convolution.default], _conv_macs,
     preconditions=("conv_geometry_fits",))
 _op(aten.addmm.default, COMPUTE[aten.addmm.default], _addmm_macs)
 _op(aten.mm.default, COMPUTE[aten.mm.default], _mm_macs)
@@ -317,11 +317,11 @@ def _q8_linear_macs(args: dict, outs: list) -> int:
 _q8("quantize_per_tensor")
 _q8("dequantize_per_tensor")
 _CONV_PRE = ("requant_shift", "accumulator_fits", "conv_geometry_fits")
-_q8("quantized_conv2d_nhwc", "q8_conv2d", _nhwc_conv_macs, scratch=_q8_conv2d_scratch,
+_q8("quantized_conv2d_nhwc", macs=_nhwc_conv_macs, scratch=_q8_conv2d_scratch,
     preconditions=_CONV_PRE)
-_q8("quantized_depthwise_conv2d_nhwc", "q8_depthwise_conv2d", _depthwise_macs,
+_q8("quantized_depthwise_conv2d_nhwc", macs=_depthwise_macs,
     scratch=_no_scratch, preconditions=_CONV_PRE)
-_q8("quantized_linear", "q8_linear", _q8_linear_macs,
+_q8("quantized_linear", macs=_q8_linear_macs,
     preconditions=("requant_shift", "accumulator_fits"))
 _q8("quantized_add", inplace=True, preconditions=("requant_shift",))
 _q8("quantized_mul", inplace=True, preconditions=("requant_shift",))
@@ -330,7 +330,7 @@ _q8("maximum", inplace=True)
 _q8("minimum", inplace=True)
 _q8("softmax", preconditions=("softmax_scaling_fits",))
 _q8("transpose")
-_q8("pad", "q8_pad")
+_q8("pad")
 _q8("quantized_avg_pool2d_nhwc", scratch=_no_scratch,
     preconditions=("pool_geometry_fits", "accumulator_fits"))
 _q8("quantized_max_pool2d_nhwc", preconditions=("pool_geometry_fits",))

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import torch
 
-from .opspec import (INT32_MAX, INVALID, UNSUPPORTED, Act, Array, Bool, Call, CallSpec, F32,
-                     Float, Floats, If, Int, Ints, IsNone, Lit, Out, Pair, Params, Pre, Read,
-                     Require, Select, Tensor, Window)
+from .opspec import (INT32_MAX, INVALID, UNSUPPORTED, Act, Array, Bool, Call, CallSpec,
+                     Checked, F32, Float, Floats, If, Int, Ints, IsNone, Lit, Opt, Out, Pair,
+                     Params, Pre, Read, Require, Select, Spatial, Tensor, Window)
 
 aten = torch.ops.aten
 
@@ -30,6 +30,58 @@ _EMBEDDING = CallSpec(If(_indices.is_dtype("int64"),
                          Call("rt_embedding_i32_f32", Tensor("weight"),
                               Tensor("indices", "int32"), Out("out"))))
 
+
+
+def _convolution() -> CallSpec:
+    """convolution of an NCHW (2-D) or NCL (1-D, run as H = 1) input: transposed, or the
+    pointwise, depthwise or general kernel (every one with rt_conv2d_f32's contract), with the
+    activation fused into it if any (not into a transposed one); precondition
+    conv_geometry_fits."""
+    x, w, out, bias = Tensor("input"), Tensor("weight"), Out("out"), Opt("bias")
+    r, transposed = x.rank, Bool("transposed")
+    spatial = r - 2
+    s, p, d = (Spatial(name, lo=lo, unit=unit, spatial=spatial)
+               for name, lo, unit in (("stride", 1, 1), ("padding", 0, 0), ("dilation", 1, 1)))
+    groups = Int("groups", 1, INT32_MAX)
+    four = r.eq(4)
+
+    def geometry(op=None) -> Pre:
+        h = Window(Select(four, x.size(2), 1), Select(four, w.size(2), 1), s.at(0), p.at(0),
+                   d.at(0), Select(four, out.size(2), 1))
+        wd = Window(x.size(r - 1), w.size(r - 1), s.at(1), p.at(1), d.at(1), out.size(r - 1))
+        return Pre("conv_geometry_fits", struct="rt_pte_conv_geometry", h=h, w=wd,
+                   batch=x.size(0), cin=x.size(1), cout=out.size(1), groups=groups,
+                   transposed=Lit(int(op is not None)),
+                   out_pad_h=0 if op is None else op.at(0), out_pad_w=0 if op is None else op.at(1))
+
+    op = Spatial("output_padding", lo=0, unit=0, spatial=spatial)
+    up = Params("rt_conv_transpose2d_params", stride_h=s.at(0), stride_w=s.at(1), pad_h=p.at(0),
+                pad_w=p.at(1), out_pad_h=op.at(0), out_pad_w=op.at(1), dilation_h=d.at(0),
+                dilation_w=d.at(1), groups=groups)
+    under = [op.at(k) < Select(s.at(k) > d.at(k), s.at(k), d.at(k)) for k in (0, 1)]
+    conv_transpose = (
+        Read(s, p, op, d, groups),
+        Require(under[0] & under[1], INVALID, "output_padding not smaller than stride or "
+                                              "dilation"),
+        Require(~Act("on"), UNSUPPORTED, "an activation fused into a transposed convolution"),
+        Read(up, bias), geometry(op),
+        Call("rt_conv_transpose2d_f32", up, x, w, bias, out))
+    params = Params("rt_conv2d_params", stride_h=s.at(0), stride_w=s.at(1), pad_h=p.at(0),
+                    pad_w=p.at(1), dilation_h=d.at(0), dilation_w=d.at(1), groups=groups,
+                    act=Act("struct"))
+    pointwise = groups.eq(1) & w.size(2).eq(1) & (r.eq(3) | w.size(3).eq(1)) & \
+        s.at(0).eq(1) & s.at(1).eq(1) & p.at(0).eq(0) & p.at(1).eq(0)
+    conv = (
+        Read(s, p, d, Checked("output_padding", lo=0, hi=0), groups, params, bias), geometry(),
+        If(pointwise, Call("rt_conv2d_1x1_f32", params, x, w, bias, out),
+           If((groups > 1) & groups.eq(x.size(1)),
+              Call("rt_conv2d_depthwise_f32", params, x, w, bias, out),
+              Call("rt_conv2d_f32", params, x, w, bias, out))))
+    return CallSpec(
+        Read(x, w, out, transposed),
+        Require((spatial.eq(1) | spatial.eq(2)) & w.rank.eq(r) & out.rank.eq(r), UNSUPPORTED,
+                "a convolution of other than one or two spatial dims"),
+        If(transposed, conv_transpose, conv))
 
 
 def _adaptive(kernel: str, *more) -> CallSpec:
@@ -107,6 +159,7 @@ def _upsample(kernel: str, bilinear: bool) -> CallSpec:
 
 
 COMPUTE = {
+    aten.convolution.default: _convolution(),
     aten.addmm.default: _ADDMM,
     aten.mm.default: _matmul("rt_mm_f32"),
     aten.bmm.default: _matmul("rt_bmm_f32"),

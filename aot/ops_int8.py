@@ -7,8 +7,8 @@ physical layout.
 from __future__ import annotations
 
 from .opspec import (INT32_MAX, INVALID, UNSUPPORTED, Bool, Call, CallSpec, Dim, DimList, F32,
-                     Fn, If, Int, Ints, Lit, Number, Out, Params, Pre, Read, Require, Select,
-                     Tensor, Window)
+                     Fn, If, Int, IntArray, Ints, IsNone, Lit, Number, Opt, Out, Params, Pre,
+                     Read, Require, Scratch, Select, Tensor, Value, Window)
 from .quantization.arith import (ADD_HALF, ADD_IN_MAX, ADD_LEFT_SHIFT, MUL_IN_MAX,
                                  REQUANT_OUT_MAX, requant_max)
 
@@ -80,6 +80,134 @@ _TRANSPOSE = CallSpec(Read(_tx, _tout, _perm),
                               "a transpose into another dtype"),
                       Call("rt_permute", _tx.elem_size, _perm, _tx, _tout))
 
+# -- convolution of NHWC maps (weights OHWI; depthwise [1, KH, KW, Cout]) ----------------------
+
+# The largest magnitude of one term of an int8 kernel's sum, (x + input_offset) * w, and of the
+# folds the vector kernels make of it (input_offset * sum(w) apart): the accumulator_fits
+# precondition's term_max where the weights are symmetric (2^15 >= 255 * 128), and where they
+# are not (a linear layer's filter_offset: 255 * 255).
+TERM_MAX, TERM_MAX_ASYM = 1 << 15, 255 * 255
+
+
+def _conv(depthwise: bool) -> CallSpec:
+    """quantized_conv2d_nhwc / quantized_depthwise_conv2d_nhwc: per-channel requantization
+    from two int32 constant tensors, with the preconditions accumulator_fits, requant_shift (of
+    those sums) and conv_geometry_fits. Each has a specialised kernel of the same contract and
+    result, which a model without such layers does not link: a pointwise convolution; a
+    depthwise 3x3 of multiplier 1 on rows of 6 outputs or more (the DSP boards run it a channel
+    at a time along the rows, which pays where rows are long; KWS's 25x5 maps stay on the
+    general kernel, whose code keeps its firmware within budget, issue 11)."""
+    x, w, out = _i8("input"), _i8("weight"), _out
+    bias = Opt("bias", "int32")
+    mults = Tensor("requantize_multipliers", "int32")
+    shifts = Tensor("requantize_shifts", "int32")
+    stride, pad, dil = (Ints(name, n=2, lo=lo) for name, lo in
+                        (("stride", 1), ("padding", 0), ("dilation", 1)))
+    lo, hi, act_read = _act()
+    if depthwise:
+        cout, mult = w.size(3), Int("depth_multiplier", 1, INT32_MAX)
+        filters = (Read(mult),
+                   Require(w.size(0).eq(1) & cout.eq(x.size(3) * mult), INVALID,
+                           "a depthwise filter of another shape than the channels give"))
+        groups, taps = Select(x.size(3) > 1, x.size(3), 1), w.size(1) * w.size(2)
+    else:
+        cin_g, cout = w.size(3), w.size(0)
+        groups = x.size(3) // cin_g
+        filters = (Require(cin_g.ne(0) & (x.size(3) % cin_g).eq(0) & groups.ne(0) &
+                           (cout % groups).eq(0), INVALID,
+                           "a filter whose input channels do not divide the input's"),)
+        taps = w.size(1) * w.size(2) * cin_g
+    params = Params("rt_conv_s8_params", stride_h=stride.at(0), stride_w=stride.at(1),
+                    pad_h=pad.at(0), pad_w=pad.at(1), dilation_h=dil.at(0), dilation_w=dil.at(1),
+                    input_offset=Int("input_offset", -127, 128),
+                    output_offset=Int("output_offset", -128, 127), act_min=lo, act_max=hi,
+                    mult=mults.data, shift=shifts.data)
+    h, wd = (Window(x.size(1 + k), w.size(1 + k), stride.at(k), pad.at(k), dil.at(k),
+                    out.size(1 + k)) for k in (0, 1))
+    common = (
+        *_nhwc(x), *_nhwc(w), *_nhwc(out), *filters,
+        Read(stride, pad, dil, bias),
+        Require(IsNone("bias") | bias.numel.eq(cout), INVALID,
+                "a bias of another size than the output channels"),
+        Require(out.size(3).eq(cout) & out.size(0).eq(x.size(0)), INVALID,
+                "an output of another batch or channel count"),
+        *act_read, Read(mults, shifts),
+        Require(mults.numel.eq(cout) & shifts.numel.eq(cout), INVALID,
+                "requantization of another size than the output channels"),
+        Read(params))
+    pres = (Pre("accumulator_fits", call=True, terms=taps, term_max=TERM_MAX, bias=bias, n=cout),
+            Pre("requant_shift", form="tensors", call=True, mult=mults, shift=shifts, n=cout,
+                terms=taps, term_max=TERM_MAX, bias=bias),
+            Pre("conv_geometry_fits", struct="rt_pte_conv_geometry", h=h, w=wd, batch=x.size(0),
+                cin=x.size(3), cout=out.size(3), groups=groups, transposed=0, out_pad_h=0,
+                out_pad_w=0))
+    if depthwise:
+        rows = w.size(1).eq(3) & w.size(2).eq(3) & mult.eq(1) & (out.size(2) >= 6) & \
+            dil.at(0).eq(1) & dil.at(1).eq(1)
+        return CallSpec(*common, *pres,
+                        If(rows, Call("rt_depthwise_conv2d_3x3_s8", params, x, w, bias, out),
+                           Call("rt_depthwise_conv2d_s8", params, x, w, bias, out)))
+    pointwise = w.size(1).eq(1) & w.size(2).eq(1) & cin_g.eq(x.size(3)) & \
+        stride.at(0).eq(1) & stride.at(1).eq(1) & pad.at(0).eq(0) & pad.at(1).eq(0) & \
+        out.size(1).eq(x.size(1)) & out.size(2).eq(x.size(2))
+    scratch = Scratch("scratch")
+    return CallSpec(*common, Read(scratch), *pres,
+                    If(pointwise, Call("rt_conv2d_1x1_s8", scratch, params, x, w, bias, out),
+                       Call("rt_conv2d_s8", scratch, params, x, w, bias, out)))
+
+
+# -- fully connected: weights [Cout, K] over the last dim of an input of any rank --------------
+
+def last_is(shape: tuple, out: tuple, size: int) -> bool:
+    """rt_pte_last_is: whether ``out`` is ``shape`` (rank 1 or more) with ``size`` for its last
+    dim."""
+    return len(shape) >= 1 and tuple(out) == (*shape[:-1], size)
+
+
+def _linear() -> CallSpec:
+    """quantized_linear, requantized by one (multiplier, shift) pair or one per output channel
+    (int lists), with the preconditions accumulator_fits and requant_shift. A kernel_sum
+    (ExecuTorch's MVE form: input_offset * sum(w) + bias, precomputed) stands in for the bias,
+    with the input offset already in it."""
+    x, w, out = _i8("input"), _i8("weights"), _out
+    bias, ksum = Opt("bias", "int32"), Opt("kernel_sum", "int32")
+    has_ksum = ~IsNone("kernel_sum")
+    cout, k, last = w.size(0), w.size(1), x.rank - 1
+    mults = IntArray("requantize_multipliers", lo=0, hi=INT32_MAX)
+    shifts = IntArray("requantize_shifts", lo=-31, hi=31)
+    lo, hi, act_read = _act()
+    x_off, w_off = Int("input_offset", -127, 128), Int("filter_offset", -127, 128)
+    term = Select(w_off.eq(0), TERM_MAX, TERM_MAX_ASYM)
+
+    params = Params("rt_fc_s8_params", input_offset=Select(has_ksum, Lit(0), x_off),
+                    filter_offset=w_off, output_offset=Int("output_offset", -128, 127),
+                    act_min=lo, act_max=hi, per_channel=mults.count > 1, mult=mults,
+                    shift=shifts)
+
+    def call(sum0: Tensor) -> tuple:
+        return (Require(IsNone(sum0.name) | sum0.numel.eq(cout), INVALID,
+                        f"a {sum0.name} of another size than the output channels"),
+                Pre("accumulator_fits", call=True, terms=k, term_max=term, bias=sum0, n=cout,
+                    what="weights"),
+                Pre("requant_shift", form="lists", call=True, mult=mults, shift=shifts,
+                    n=mults.count, terms=k, term_max=term, bias=sum0, channels=cout,
+                    what=mults.name),
+                Call("rt_fully_connected_s8", params, x, w, sum0, out))
+
+    return CallSpec(
+        Read(x, w, out),
+        Require(w.rank.eq(2), UNSUPPORTED, "int8 weights of a rank other than 2"),
+        Read(ksum, bias),
+        Require((last >= 0) & x.size(last).eq(k) &
+                Fn("rt_pte_last_is", last_is, x, out, cout, ctype="int32_t"), INVALID,
+                "an input or output of another shape than the weights give"),
+        Read(mults, shifts),
+        Require(mults.count.eq(shifts.count) & (mults.count.eq(1) | mults.count.eq(cout)),
+                INVALID, "other than one requantization or one per output channel"),
+        *act_read, Read(x_off, w_off, params),
+        If(has_ksum, call(ksum), call(bias)))
+
+
 # -- elementwise: add and mul of two int8 tensors (the kernels broadcast) -----------------------
 
 def _act() -> tuple:
@@ -117,7 +245,8 @@ _ADD = CallSpec(Read(_a, _b, _out), *_act_read, Read(_add),
                 *(Pre("requant_shift", mult=m, shift=s, mult_lo=lo, in_max=in_max,
                       out_max=out_max, what=m.name)
                   for m, s, lo, in_max, out_max in
-                  ((_m1, _s1, 0, ADD_IN_MAX, ADD_HALF), (_m2, _s2, -INT32_MAX, ADD_IN_MAX, ADD_HALF),
+                  ((_m1, _s1, 0, ADD_IN_MAX, ADD_HALF),
+                   (_m2, _s2, -INT32_MAX, ADD_IN_MAX, ADD_HALF),
                    (_mo, _so, 0, _sum_max, REQUANT_OUT_MAX))),
                 Call("rt_add_s8", _add, _a, _b, _out))
 
@@ -131,6 +260,29 @@ _MUL = CallSpec(Read(_a, _b, _out, _mul),
                 Pre("requant_shift", mult=_mm, shift=_ms, mult_lo=0, in_max=MUL_IN_MAX,
                     out_max=REQUANT_OUT_MAX, what=_mm.name),
                 Call("rt_mul_s8", _mul, _a, _b, _out))
+
+
+# -- pad: a constant border of up to rank 4 (pre_pad and post_pad name four dims, the last
+# rank of them the tensor's) --------------------------------------------------------------------
+
+def pads_to(shape: tuple, out: tuple, before: list, after: list, n: int) -> bool:
+    """rt_pte_pads_to: whether ``out`` is ``shape`` padded by before[j] and after[j] along dim
+    j - (n - rank); the first n - rank pairs name dims the tensor lacks and must be 0."""
+    off = n - len(shape)
+    return off >= 0 and len(out) == len(shape) and not any(before[:off]) and \
+        not any(after[:off]) and \
+        all(o == s + b + a for o, s, b, a in zip(out, shape, before[off:], after[off:]))
+
+
+def _pad() -> CallSpec:
+    x, out = _i8("input"), _out
+    pre, post = Ints("pre_pad", n=4, lo=0), Ints("post_pad", n=4, lo=0)
+    fill = Value(Int("pad_value", -128, 127), "int8")
+    return CallSpec(Read(x, out, pre, post),
+                    Require(x.rank <= 4, UNSUPPORTED, "padding a tensor of rank above 4"),
+                    Require(Fn("rt_pte_pads_to", pads_to, x, out, pre, post, 4, ctype="int32_t"),
+                            INVALID, "an output of another shape than the padding gives"),
+                    Read(fill), Call("rt_constant_pad", Lit(1), pre.tail(x.rank), fill, x, out))
 
 
 # -- pooling of NHWC maps -------------------------------------------------------------------------
@@ -184,6 +336,10 @@ INT8 = {
     "quantized_activation": _LUT,
     "softmax": _SOFTMAX,
     "transpose": _TRANSPOSE,
+    "pad": _pad(),
+    "quantized_conv2d_nhwc": _conv(depthwise=False),
+    "quantized_depthwise_conv2d_nhwc": _conv(depthwise=True),
+    "quantized_linear": _linear(),
     "quantized_add": _ADD,
     "quantized_mul": _MUL,
     "quantized_avg_pool2d_nhwc": _pool(average=True),

@@ -85,6 +85,7 @@ class Expr:
     def __rsub__(self, o): return self._bin("-", o, True)
     def __mul__(self, o): return self._bin("*", o)
     def __floordiv__(self, o): return self._bin("/", o)     # C's /: operands >= 0, divisor > 0
+    def __mod__(self, o): return self._bin("%", o)          # C's %: operands >= 0, divisor > 0
     def __truediv__(self, o): return self._bin("/", o)      # of doubles
     def __rtruediv__(self, o): return self._bin("/", o, True)
     def __rmul__(self, o): return self._bin("*", o, True)
@@ -254,6 +255,70 @@ class Ints(_List):
     hi: int = INT32_MAX
     ctype = "const int32_t *"
 
+    def tail(self, count: Expr) -> "Tail":
+        return Tail(self, lift(count))
+
+
+@dataclass(frozen=True, eq=False)
+class IntArray(_List):
+    """An int list of any length, each item in [lo, hi]: an int32 array for the kernel (a long
+    one, a layer's per-channel requantization, as load cached it), with its ``count``."""
+    lo: int = INT32_MIN
+    hi: int = INT32_MAX
+    ctype = "const int32_t *"
+
+    @property
+    def count(self) -> "Count":
+        return Count(self)
+
+
+@dataclass(frozen=True, eq=False)
+class Count(Expr):
+    """How many items an ``IntArray`` has."""
+    of: IntArray
+    ctype = "int32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class Scratch(Arg):
+    """A planned scratch tensor, as the kernel's ``const rt_scratch *`` (its bytes)."""
+    ctype = "const rt_scratch *"
+
+
+@dataclass(frozen=True, eq=False)
+class Checked(Arg):
+    """An int list of any length, each item in [lo, hi]: checked, not kept."""
+    lo: int = INT32_MIN
+    hi: int = INT32_MAX
+    ctype = "int32_t"
+
+
+@dataclass(frozen=True, eq=False)
+class Spatial(_List):
+    """A convolution parameter, one item for every spatial dim or one each of ``spatial``
+    (1 or 2), each in [lo, INT32_MAX]: as [h, w], a 1-D convolution's h being ``unit`` (it runs
+    as H = 1)."""
+    lo: int = 0
+    unit: int = 0
+    spatial: Expr = None
+    ctype = "const int32_t *"
+
+
+@dataclass(frozen=True, eq=False)
+class Tail(Expr):
+    """The last ``count`` items of an ``Ints`` (0 <= count <= n), an int32 array for the kernel."""
+    of: Ints
+    count: Expr
+    ctype = "const int32_t *"
+
+
+@dataclass(frozen=True, eq=False)
+class Value(Expr):
+    """One value of tensor dtype ``dtype`` in memory, passed by pointer (a fill value)."""
+    a: Expr
+    dtype: str
+    ctype = "const void *"
+
 
 @dataclass(frozen=True, eq=False)
 class Pair(_List):
@@ -276,7 +341,8 @@ class Floats(_List):
 
 @dataclass(frozen=True, eq=False)
 class Item(Expr):
-    """Item k of an ``Ints`` or a ``Pair`` (an int32), or of a ``Floats`` (a double)."""
+    """Item k of an ``Ints``, a ``Pair`` or a ``Spatial`` (an int32), or of a ``Floats`` (a
+    double)."""
     of: _List
     k: int
 
@@ -298,8 +364,8 @@ class Array(Expr):
 
 @dataclass(frozen=True, eq=False)
 class Params(Expr):
-    """A kernel's parameter struct ``ctype`` with these fields (the rest zero), passed by
-    pointer."""
+    """A kernel's parameter struct ``ctype`` with these fields (the rest zero; an int array's
+    field points at it), passed by pointer."""
     struct: str
     fields: tuple
 
@@ -355,7 +421,8 @@ class AllDims(Expr):
 @dataclass(frozen=True, eq=False)
 class Fn(Expr):
     """``c(*args)``: a pure function that both renderings evaluate, the static C generator
-    through ``py``, the adapter by calling ``c`` (declared in runtime_c's headers)."""
+    through ``py``, the adapter by calling ``c`` (declared in runtime_c's headers). A tensor
+    argument is its shape: a tuple for ``py``, a ``const rt_shape *`` for ``c``."""
     c: str
     py: Callable
     args: tuple
@@ -379,8 +446,14 @@ class Choice(Arg):
 
 @dataclass(frozen=True, eq=False)
 class Act(Expr):
-    """The activation fused into this call (aot.codegen.epilogue), or NULL."""
-    ctype = "const rt_act_f32 *"
+    """The activation fused into this call (aot.codegen.epilogue): ``form`` "ptr", a pointer
+    to it or NULL; "on", whether there is one; "struct", a parameter struct's rt_act_f32
+    field (zero, or left out, when there is none)."""
+    form: str = "ptr"
+
+    @property
+    def ctype(self) -> str:
+        return {"ptr": "const rt_act_f32 *", "on": "int32_t", "struct": "rt_act_f32"}[self.form]
 
 
 @dataclass(frozen=True, eq=False)
@@ -483,17 +556,27 @@ class Pre:
     """The kernel's precondition ``name`` on these arguments (keywords, in the C check's order;
     ``struct``: the C check takes them as one struct of that type, fields in this order;
     ``call``: the C check takes the call first, to read constants; a string Lit is the Python
-    check's alone, a name for its message)."""
+    check's alone, a name for its message; a tensor is its argument's name for the Python
+    check, a pointer for C's, NULL where an optional one is None). ``form``: the check's form
+    for these arguments (rt_pte_pre_<name>_<form> in C; the Python check takes ``form``)."""
     name: str
     args: tuple
     struct: Optional[str] = None
     call: bool = False
+    form: Optional[str] = None
 
-    def __init__(self, name: str, struct: Optional[str] = None, call: bool = False, **args):
+    def __init__(self, name: str, struct: Optional[str] = None, call: bool = False,
+                 form: Optional[str] = None, **args):
         object.__setattr__(self, "name", name)
         object.__setattr__(self, "args", tuple((k, lift(v)) for k, v in args.items()))
         object.__setattr__(self, "struct", struct)
         object.__setattr__(self, "call", call)
+        object.__setattr__(self, "form", form)
+
+    @property
+    def check(self) -> str:
+        """The check's name in both languages (the precondition's, or that of its form)."""
+        return self.name if self.form is None else f"{self.name}_{self.form}"
 
 
 @dataclass(frozen=True, eq=False)

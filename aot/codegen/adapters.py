@@ -21,6 +21,8 @@ from .literals import f32_literal
 _DTYPE_MACROS = {"uint8": "RT_DTYPE_U8", "int8": "RT_DTYPE_I8", "int16": "RT_DTYPE_I16",
                  "int32": "RT_DTYPE_I32", "int64": "RT_DTYPE_I64", "float32": "RT_DTYPE_F32",
                  "bool": "RT_DTYPE_BOOL"}
+_CTYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
+           "int64": "int64_t", "float32": "float", "bool": "uint8_t"}
 _STATUS = {S.UNSUPPORTED: "RT_ERR_PTE_UNSUPPORTED", S.INVALID: "RT_ERR_PTE_ARGS"}
 _PREFIX = {"rt_pte_tensor": "t", "float": "f", "double": "d", "int64_t": "i", "int32_t": "b",
            "uint32_t": "m", "const rt_act_f32 *": "a"}
@@ -75,7 +77,7 @@ class _Compiler:
         if key in b.memo:
             return b.memo[key]
         text = self._expr(b, e)
-        if isinstance(e, (S.Arg, S.Select, S.Array, S.Params)):
+        if isinstance(e, (S.Arg, S.Select, S.Array, S.Params, S.Value)):
             b.memo[key] = text
         return text
 
@@ -155,6 +157,13 @@ class _Compiler:
             return var
         if isinstance(e, S.Item):
             return f"{self.expr(b, e.of)}[{e.k}]"
+        if isinstance(e, S.Tail):
+            return f"({self.expr(b, e.of)} + ({e.of.n} - {_bare(self.expr(b, e.count))}))"
+        if isinstance(e, S.Value):
+            ctype = _CTYPES[e.dtype]
+            var = self.fresh(ctype)
+            b.lines.append(f"const {ctype} {var} = ({ctype}){_bare(self.expr(b, e.a))};")
+            return f"&{var}"
         if isinstance(e, S.Array):
             items = [_bare(self.expr(b, v)) for v in e.items]
             var = self.fresh("array")
@@ -188,7 +197,37 @@ class _Compiler:
                                f"rt_pte_arg_choice({{c}}, {{i}}, {table}_names, {table}_codes, "
                                f"{len(names)}, {none}, {{v}})")
         if isinstance(e, S.Act):
-            return "(c->act.on ? &c->act : NULL)"
+            return {"ptr": "(c->act.on ? &c->act : NULL)", "on": "c->act.on",
+                    "struct": "(c->act.on ? c->act : (rt_act_f32){0})"}[e.form]
+        if isinstance(e, S.IntArray):
+            var = self.fresh("ints")
+            b.lines += [f"int32_t {var}_buf[RT_PTE_CACHE_MIN_ITEMS], {var}_n;",
+                        f"const int32_t *{var};",
+                        f"RT_TRY(rt_pte_arg_int32s(c, {self.arg(e.name)}, {_int_literal(e.lo)}, "
+                        f"{_int_literal(e.hi)}, {var}_buf, RT_PTE_CACHE_MIN_ITEMS, &{var}, "
+                        f"&{var}_n));"]
+            return var
+        if isinstance(e, S.Count):
+            return f"{self.expr(b, e.of)}_n"
+        if isinstance(e, S.Scratch):
+            t = self.decode(b, e, "rt_pte_tensor",
+                            "rt_pte_arg_tensor({c}, {i}, RT_PTE_ANY_DTYPE, {v})")
+            var = self.fresh("rt_scratch")
+            b.lines.append(f"const rt_scratch {var} = "
+                           f"{{{t}.data, (int32_t)rt_pte_numel(&{t}.shape)}};")
+            return f"&{var}"
+        if isinstance(e, S.Checked):
+            var = self.fresh("checked")
+            b.lines += [f"int32_t {var};",
+                        f"RT_TRY(rt_pte_arg_ints_in(c, {self.arg(e.name)}, {_int_literal(e.lo)}, "
+                        f"{_int_literal(e.hi)}, NULL, 0, &{var}));"]
+            return var
+        if isinstance(e, S.Spatial):
+            var = self.fresh("spatial")
+            b.lines += [f"int32_t {var}[2];",
+                        f"RT_TRY(rt_pte_arg_spatial(c, {self.arg(e.name)}, {e.lo}, "
+                        f"{_bare(self.expr(b, e.spatial))}, {e.unit}, {var}));"]
+            return var
         if isinstance(e, S.DtypeIs):
             return f"({self.expr(b, e.tensor)}.dtype == {_dtype(e.dtype)})"
         if isinstance(e, S.Prop):
@@ -205,6 +244,8 @@ class _Compiler:
                 return f"{t}.shape.rank"
             return f"{t}.shape.d[{_bare(self.expr(b, e.index))}]"
         if isinstance(e, S.Not):
+            if isinstance(e.a, S.Not):         # a Require of a negation
+                return self.expr(b, e.a.a)
             return f"!{self.expr(b, e.a)}"
         if isinstance(e, S.BinOp):
             if e.op in ("&&", "||"):
@@ -216,10 +257,22 @@ class _Compiler:
         if isinstance(e, S.SameShape):
             return f"rt_pte_same_shape(&{self.expr(b, e.a)}.shape, &{self.expr(b, e.b)}.shape)"
         if isinstance(e, S.Fn):
-            return f"{e.c}({', '.join(self.expr(b, a) for a in e.args)})"
+            args = (f"&{self.expr(b, a)}.shape" if isinstance(a, S.Tensor) else self.expr(b, a)
+                    for a in e.args)
+            return f"{e.c}({', '.join(args)})"
         if isinstance(e, S.Select):
             return self._select(b, e)
         raise TypeError(f"not a spec expression: {e!r}")
+
+    def _pre_arg(self, b: _Block, e: S.Expr) -> str:
+        """A precondition's argument: a tensor by pointer (NULL where an optional one is
+        None)."""
+        text = _bare(self.expr(b, e))
+        if not isinstance(e, S.Tensor):
+            return text
+        if e.optional:
+            return f"rt_pte_arg_is_none(c, {self.arg(e.name)}) ? NULL : &{text}"
+        return f"&{text}"
 
     def _branch(self, b: _Block, e: S.Expr) -> tuple[list[str], str]:
         inner = _Block(b.memo)
@@ -275,19 +328,21 @@ class _Compiler:
                 for e in s.exprs:
                     self.expr(b, e)
             elif isinstance(s, S.Pre):
-                args = ", ".join(["c"] * s.call + [_bare(self.expr(b, e)) for _, e in s.args
+                args = ", ".join(["c"] * s.call + [self._pre_arg(b, e) for _, e in s.args
                                                    if not _message_only(e)])
-                check = [f"RT_TRY(rt_pte_pre_{s.name}({args}));"]
+                check = [f"RT_TRY(rt_pte_pre_{s.check}({args}));"]
                 if s.struct is not None:            # the check takes one struct of them
                     var = self.fresh("pre")
                     check = [f"const {s.struct} {var} = {{{args}}};",
-                             f"RT_TRY(rt_pte_pre_{s.name}(&{var}));"]
+                             f"RT_TRY(rt_pte_pre_{s.check}(&{var}));"]
                 b.lines += ["if (c->check) {", *_indent(check), "}"]
             elif isinstance(s, S.Fail):
                 b.lines.append(f"return {_STATUS[s.kind]};")
                 return b.lines
             elif self.keep is not None and s.kernel not in self.keep:
-                b.lines.append(f"return RT_ERR_PTE_UNSUPPORTED; /* {s.kernel}: not used */")
+                used = [f"(void)({_bare(self.expr(b, a))});" for a in s.args
+                        if not isinstance(a, S.Lit)]      # (what only it reads: not unused)
+                b.lines += [*used, f"return RT_ERR_PTE_UNSUPPORTED; /* {s.kernel}: not used */"]
                 return b.lines
             else:
                 args = []
@@ -331,7 +386,8 @@ def _kind_checks(op) -> list[str]:
 def _int64_in_c(e: S.Expr) -> bool:
     """Whether the C text of ``e`` is an int64_t (else integer arithmetic on it casts first)."""
     return isinstance(e, (S.Int, S.WholeInt)) or \
-        (isinstance(e, S.BinOp) and e.op in ("+", "-", "*", "/") and e.ctype == "int64_t") or \
+        (isinstance(e, S.BinOp) and e.op in ("+", "-", "*", "/", "%") and
+         e.ctype == "int64_t") or \
         (isinstance(e, S.Prop) and e.what == "numel")
 
 

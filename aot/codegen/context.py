@@ -287,13 +287,14 @@ class CallContext:
         return np.frombuffer(blob, dtype=np_dtype, count=count)
 
     # -- preconditions (aot.codegen.preconditions) --------------------------------------------
-    def require(self, name: str, **args: Any) -> None:
-        """Check the precondition ``name`` of the op's kernel on these arguments (the op must
-        declare it: OpDef.preconditions)."""
+    def require(self, name: str, form: Optional[str] = None, **args: Any) -> None:
+        """Check the precondition ``name`` of the op's kernel on these arguments, in the check's
+        ``form`` if given (the op must declare it: OpDef.preconditions)."""
         if name not in getattr(self.op, "preconditions", ()):
             raise RuntimeError(f"{self.op_name}: its renderer checks precondition {name!r}, "
                                "which the op table does not declare")
-        _pre.CHECKS[name](self, **args)
+        _pre.CHECKS[name](self, **args) if form is None else \
+            _pre.CHECKS[name](self, form=form, **args)
         self.checked.add(name)
 
     # -- static data ---------------------------------------------------------------------------

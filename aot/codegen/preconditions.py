@@ -18,7 +18,9 @@ arguments; the kernels rely on it and do not check again.
   and for inputs of up to ``in_max`` in magnitude its results stay within ``out_max``
   (2^31 - 129 where an output offset is added next; quantized_add's rescaled inputs within
   2^30 - 1, so their sum fits). Pairs held in tensors must be constants, so that their values
-  are known at load.
+  are known at load. Its forms ``requant_shift_tensors`` and ``requant_shift_lists`` take a
+  layer's pairs as two tensors or two int lists, and the sums accumulator_fits passed as their
+  inputs.
 - ``accumulator_fits``: an int8 kernel's int32 sum of ``terms`` products, each at most
   ``term_max`` in magnitude, plus each bias value, fits int32 in whatever order a kernel adds it.
   A bias must be a constant.
@@ -81,7 +83,13 @@ def _products_fit(reach_h: int, reach_w: int, batch: int, channels: int) -> bool
         max(batch, 1) * reach_h * reach_w * max(channels, 1) <= INT32_MAX
 
 
-def requant_shift(ctx, pairs: Sequence[tuple[str, str, int]] = (), in_max: Optional[int] = None,
+def requant_shift(ctx, form: Optional[str] = None, **args) -> None:
+    """The check, in its ``form``: None (``_requant_shift``), "tensors" or "lists"."""
+    {None: _requant_shift, "tensors": requant_shift_tensors,
+     "lists": requant_shift_lists}[form](ctx, **args)
+
+
+def _requant_shift(ctx, pairs: Sequence[tuple[str, str, int]] = (), in_max: Optional[int] = None,
                   out_max: int = REQUANT_OUT_MAX, mult: Optional[int] = None,
                   shift: Optional[int] = None, mult_lo: int = 0,
                   what: str = "multiplier") -> None:
@@ -96,6 +104,24 @@ def requant_shift(ctx, pairs: Sequence[tuple[str, str, int]] = (), in_max: Optio
         mults, shifts = _int_values(ctx, mult_name), _int_values(ctx, shift_name)
         if mults is not None and shifts is not None:   # else constants not at hand
             _requant_pair(ctx, mult_name, mults, shifts, lo, in_max, out_max, shift_name)
+
+
+def requant_shift_tensors(ctx, mult: str, shift: str, n: int, terms: int, term_max: int,
+                          bias: Optional[str]) -> None:
+    """requant_shift of a layer's sums: the int32 constant tensors ``mult`` and ``shift`` (n
+    pairs), each for sums of ``terms`` products of up to ``term_max`` plus the bias (the sums
+    accumulator_fits passed)."""
+    _requant_shift(ctx, pairs=[(mult, shift, 0)],
+                   in_max=accumulator_max(ctx, terms, term_max, bias))
+
+
+def requant_shift_lists(ctx, mult: list[int], shift: list[int], n: int, terms: int,
+                        term_max: int, bias: Optional[str], channels: int,
+                        what: str = "multiplier") -> None:
+    """The same of n pairs given as int lists (a linear layer's), for the sums of a bias of
+    ``channels`` items."""
+    _requant_pair(ctx, what, mult, shift, 0, accumulator_max(ctx, terms, term_max, bias),
+                  REQUANT_OUT_MAX)
 
 
 def _requant_pair(ctx, what: str, mults: list[int], shifts: list[int], mult_lo: int,
@@ -187,12 +213,12 @@ def resample_scale_fits(ctx, size_h: int, size_w: int, scale_h: float, scale_w: 
 
 
 def conv_geometry_fits(ctx, h: Window, w: Window, batch: int, cin: int, cout: int, groups: int,
-                       transposed: bool = False, out_pad: Sequence[int] = (0, 0)) -> None:
+                       transposed: bool = False, out_pad_h: int = 0, out_pad_w: int = 0) -> None:
     if not (cin >= 0 and cout >= 0 and 1 <= groups <= max(cin, 1)):
         ctx.invalid(f"argument 'groups': {groups} groups of {cin} input channels "
                     "(precondition conv_geometry_fits)")
     reach = []
-    for axis, a, op in (("H", h, out_pad[0]), ("W", w, out_pad[1])):
+    for axis, a, op in (("H", h, out_pad_h), ("W", w, out_pad_w)):
         r = a.reach
         if r == 0 or op < 0:
             ctx.invalid(f"arguments 'stride', 'padding', 'dilation': axis {axis} (size {a.size}, "
@@ -245,6 +271,9 @@ def pool_geometry_fits(ctx, h: Window, w: Window, batch: int, channels: int, cei
 
 # Each precondition by the name ops declare (aot.ops.OpDef.preconditions); rt_pte_checks.h has
 # rt_pte_pre_<name> for each.
+# The checks with several forms (each C's rt_pte_pre_<name>_<form>; Python's takes ``form``).
+FORMS = {"requant_shift": ("tensors", "lists")}
+
 CHECKS: dict[str, Callable] = {
     "requant_shift": requant_shift,
     "accumulator_fits": accumulator_fits,

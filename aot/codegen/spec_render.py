@@ -73,8 +73,9 @@ class _Eval:
                     ctx.invalid(f"argument {e.name!r} is empty")
                 return list(self.value(e.default))
             return v * 2 if len(v) == 1 else v
-        if isinstance(e, S.Params):
-            return ctx.params(e.struct, **{k: self.value(v) for k, v in e.fields})
+        if isinstance(e, S.Params):       # a field of value None is left zero
+            fields = {k: self._field(v) for k, v in e.fields}
+            return ctx.params(e.struct, **{k: v for k, v in fields.items() if v is not None})
         if isinstance(e, S.Window):
             return Window(*(self.value(v) for v in e.items))
         if isinstance(e, S.Floats):
@@ -86,6 +87,11 @@ class _Eval:
             return v
         if isinstance(e, S.Item):
             return self.value(e.of)[e.k]
+        if isinstance(e, S.Tail):
+            items = self.value(e.of)
+            return items[len(items) - self.value(e.count):]
+        if isinstance(e, S.Value):
+            return ctx.data_array(e.dtype, [self.value(e.a)])
         if isinstance(e, S.Array):
             return [int(self.value(v)) for v in e.items]
         if isinstance(e, S.F32):
@@ -116,7 +122,25 @@ class _Eval:
                             f"{', '.join(repr(k) for k in e.options if k)})")
             return e.options[v]
         if isinstance(e, S.Act):
+            if e.form == "on":
+                return int(ctx.act is not None)
+            if e.form == "struct" and ctx.act is not None:
+                return (1, float(ctx.act[0]), float(ctx.act[1]))
             return None
+        if isinstance(e, S.IntArray):
+            return ctx.ints(e.name, lo=e.lo, hi=e.hi)
+        if isinstance(e, S.Count):
+            return len(self.value(e.of))
+        if isinstance(e, S.Scratch):
+            return ctx.scratch(e.name)
+        if isinstance(e, S.Checked):
+            ctx.ints(e.name, lo=e.lo, hi=e.hi)
+            return 0
+        if isinstance(e, S.Spatial):
+            spatial = self.value(e.spatial)
+            v = ctx.ints(e.name, lengths=(1, spatial), lo=e.lo)
+            v = v * spatial if len(v) == 1 else v
+            return [e.unit] + v if spatial == 1 else v
         if isinstance(e, S.DtypeIs):
             return self.value(e.tensor).dtype == e.dtype
         if isinstance(e, S.Prop):
@@ -133,7 +157,8 @@ class _Eval:
         if isinstance(e, S.SameShape):
             return tuple(self.value(e.a).shape) == tuple(self.value(e.b).shape)
         if isinstance(e, S.Fn):
-            return e.py(*(self.value(a) for a in e.args))
+            return e.py(*(tuple(self.value(a).shape) if isinstance(a, S.Tensor) else self.value(a)
+                          for a in e.args))
         if isinstance(e, S.Select):
             return self.value(e.a) if self.value(e.cond) else self.value(e.b)
         if isinstance(e, S.Not):
@@ -146,6 +171,14 @@ class _Eval:
                 return bool(a) or bool(self.value(e.b))
             return _BINOPS[e.op](a, self.value(e.b))
         raise TypeError(f"not a spec expression: {e!r}")
+
+    def _field(self, e: S.Expr):
+        """A parameter struct's field: an int array by the name of its static array, a truth
+        value as 0 or 1."""
+        v = self.value(e)
+        if isinstance(e, (S.DimList, S.Ints, S.IntArray, S.Array, S.Tail)):
+            return self.ctx.int_array(v)
+        return int(v) if isinstance(v, bool) else v
 
     def c_args(self, e: S.Expr) -> list:
         """The C text of one call argument (a tensor gives two); a Select writes its chosen
@@ -167,9 +200,12 @@ class _Eval:
             return [f64_literal(v)]
         if e.ctype == "uint32_t":
             return [f"{int(v)}u"]
-        if isinstance(e, (S.DimList, S.Ints, S.Array)):
+        if isinstance(e, (S.DimList, S.Ints, S.Array, S.IntArray)):
             return [self.ctx.int_array(v)]
-        if isinstance(e, S.Params) or isinstance(e, S.Prop) and e.what == "data":
+        if isinstance(e, S.Tail):
+            return [self.ctx.int_array(v or [0])]    # C has no empty array: one unread 0
+        if isinstance(e, (S.Params, S.Value, S.Scratch)) or \
+                isinstance(e, S.Prop) and e.what == "data":
             return [v]
         return [int(v)]
 
@@ -183,7 +219,9 @@ class _Eval:
                 for e in s.exprs:
                     self.value(e)
             elif isinstance(s, S.Pre):
-                self.ctx.require(s.name, **{k: self.value(e) for k, e in s.args})
+                self.ctx.require(s.name, form=s.form,
+                                 **{k: e.name if isinstance(e, S.Tensor) else self.value(e)
+                                    for k, e in s.args})
             elif isinstance(s, S.Fail):
                 (self.ctx.unsupported if s.kind == S.UNSUPPORTED else self.ctx.invalid)(s.why)
             else:
@@ -208,7 +246,7 @@ def _c_div(a, b):
 
 
 _BINOPS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
-           "/": _c_div,
+           "/": _c_div, "%": lambda a, b: a - _c_div(a, b) * b,
            "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
            ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
 

@@ -115,30 +115,17 @@ typedef rt_status (*rt_pte_kernel)(const struct rt_pte_call *call);
 #define RT_PTE_ACT_CLAMP 8u       /* bounds in args 1, 2 (each may be None) */
 #define RT_PTE_VIEW 16u           /* executorch_prim::et_view: binds out to self's data */
 
-/* A kernel of an op with several (conv: general, pointwise, depthwise), as the table stores
- * it; an adapter casts it back to the kernel's own type before calling it. */
-typedef void (*rt_pte_fn)(void);
-
 typedef struct rt_pte_op {
     const char *name;      /* e.g. "aten::convolution" */
     const char *overload;  /* e.g. "out" */
     int32_t n_args;
     uint32_t flags;
     rt_pte_kernel run;
-    /* For an op with several kernels: the ones this firmware links, in the op's own order
-     * (aot/interpreter.py VARIANTS); NULL entries are not linked, and a call that needs one is
-     * refused at load (RT_ERR_PTE_UNSUPPORTED). So a firmware links only the kernels its
-     * programs call, as the static C does. */
-    const rt_pte_fn *variants;
-    int32_t n_variants;
     /* Bit k set: the call writes argument k (an out tensor or tensor list, or the result
      * repeated last). Load refuses a call whose written argument is a constant: constants are
      * the file's bytes, which the program only reads. */
     uint32_t writes;
 } rt_pte_op;
-
-/* Variant k of the call's op, or NULL when the firmware does not link it. */
-static inline rt_pte_fn rt_pte_variant(const struct rt_pte_call *c, int32_t k);
 
 struct rt_pte_delegate_support;
 struct rt_pte_fusion_support;
@@ -232,11 +219,6 @@ typedef struct rt_pte_fusion_support {
 } rt_pte_fusion_support;
 
 extern const rt_pte_fusion_support rt_pte_fusion;
-
-static inline rt_pte_fn rt_pte_variant(const rt_pte_call *c, int32_t k)
-{
-    return k >= 0 && k < c->op->n_variants ? c->op->variants[k] : (rt_pte_fn)0;
-}
 
 /* ---- the API ------------------------------------------------------------------------- */
 

@@ -123,6 +123,40 @@ static inline int32_t rt_pte_same_shape(const rt_shape *a, const rt_shape *b)
     return 1;
 }
 
+/* Whether shape out is shape in padded by before[j] and after[j] along dim j - (n - rank), for
+ * n >= rank pairs: the first n - rank name dims the tensor lacks and must be 0 (1, else 0). */
+static inline int32_t rt_pte_pads_to(const rt_shape *in, const rt_shape *out,
+                                     const int32_t *before, const int32_t *after, int32_t n)
+{
+    const int32_t off = n - in->rank;
+    int32_t j;
+    if (off < 0 || out->rank != in->rank) {
+        return 0;
+    }
+    for (j = 0; j < n; ++j) {
+        const int64_t pad = (int64_t)before[j] + after[j];
+        if (j < off ? pad != 0 : (int64_t)out->d[j - off] != in->d[j - off] + pad) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether shape out is shape in (rank 1 or more) with `size` for its last dim (1, else 0). */
+static inline int32_t rt_pte_last_is(const rt_shape *in, const rt_shape *out, int64_t size)
+{
+    int32_t k;
+    if (in->rank < 1 || out->rank != in->rank || out->d[in->rank - 1] != size) {
+        return 0;
+    }
+    for (k = 0; k + 1 < in->rank; ++k) {
+        if (out->d[k] != in->d[k]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* ctx.dim(name, rank): in [-size, size), normalized to [0, size), size = max(rank, 1). */
 static inline rt_status rt_pte_arg_dim(const rt_pte_call *c, int32_t i, int32_t rank,
                                        int32_t *d)
@@ -186,6 +220,26 @@ static inline rt_status rt_pte_arg_ints_in(const rt_pte_call *c, int32_t i, int6
         first += got;
     } while (got == RT_PTE_INTS_WINDOW);
     *n = first;
+    return RT_OK;
+}
+
+/* The spec's Spatial: a convolution parameter, one item for every spatial dim or one each of
+ * `spatial` (1 or 2), each in [lo, INT32_MAX], as v = [h, w]; a 1-D convolution's h is
+ * `unit` (it runs as H = 1). */
+static inline rt_status rt_pte_arg_spatial(const rt_pte_call *c, int32_t i, int64_t lo,
+                                           int32_t spatial, int32_t unit, int32_t v[2])
+{
+    int32_t n;
+    RT_TRY(rt_pte_arg_ints_in(c, i, lo, INT32_MAX, v, 2, &n));
+    if (n != 1 && n != spatial) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if (spatial == 1) {
+        v[1] = v[0];
+        v[0] = unit;
+    } else if (n == 1) {
+        v[1] = v[0];
+    }
     return RT_OK;
 }
 

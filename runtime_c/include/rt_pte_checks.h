@@ -128,12 +128,15 @@ static inline rt_status rt_pte_requant_pairs(const int32_t *mult, const int32_t 
 /* What the int8 kernels add to a requantized value: an output offset in [-128, 127]. */
 #define RT_PTE_REQUANT_OUT_MAX (RT_PTE_I32_LIMIT - 128u)
 
-/* The requantization of a layer as two int32 tensors of n items each (a convolution's
- * requantize_multipliers and requantize_shifts): constants (their values known at load), each
- * pair as rt_pte_pre_requant_shift takes it for sums of up to in_max. */
-static inline rt_status rt_pte_requant_tensors(const rt_pte_call *c, const rt_pte_tensor *mult,
-                                               const rt_pte_tensor *shift, int32_t n,
-                                               uint64_t in_max)
+/* requant_shift of a layer's sums (form "tensors"): n pairs in two int32 tensors of n items
+ * each (a convolution's requantize_multipliers and requantize_shifts, constants whose values
+ * are known at load), each for sums of `terms` products of up to term_max plus the bias (the
+ * sums rt_pte_pre_accumulator_fits passed). */
+static inline rt_status rt_pte_pre_requant_shift_tensors(const rt_pte_call *c,
+                                                         const rt_pte_tensor *mult,
+                                                         const rt_pte_tensor *shift, int32_t n,
+                                                         uint64_t terms, uint32_t term_max,
+                                                         const rt_pte_tensor *bias)
 {
     const int32_t *m = (const int32_t *)rt_pte_constant(c, mult);
     const int32_t *s = (const int32_t *)rt_pte_constant(c, shift);
@@ -141,7 +144,21 @@ static inline rt_status rt_pte_requant_tensors(const rt_pte_call *c, const rt_pt
         (int64_t)shift->nbytes < 4 * (int64_t)n) {
         return RT_ERR_PTE_ARGS;
     }
-    return rt_pte_requant_pairs(m, s, n, in_max, RT_PTE_REQUANT_OUT_MAX);
+    return rt_pte_requant_pairs(m, s, n, rt_pte_accumulator_max(c, terms, term_max, bias, n),
+                                RT_PTE_REQUANT_OUT_MAX);
+}
+
+/* The same of n pairs given as int lists (form "lists": a linear layer's), for the sums of a
+ * bias of `channels` items. */
+static inline rt_status rt_pte_pre_requant_shift_lists(const rt_pte_call *c, const int32_t *mult,
+                                                       const int32_t *shift, int32_t n,
+                                                       uint64_t terms, uint32_t term_max,
+                                                       const rt_pte_tensor *bias,
+                                                       int32_t channels)
+{
+    return rt_pte_requant_pairs(mult, shift, n,
+                                rt_pte_accumulator_max(c, terms, term_max, bias, channels),
+                                RT_PTE_REQUANT_OUT_MAX);
 }
 
 /* ---- softmax_scaling_fits ---------------------------------------------------------------

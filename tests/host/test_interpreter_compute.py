@@ -1,4 +1,4 @@
-"""The interpreter's float32 compute adapters (runtime_c/src/pte/op_compute.c): refusals.
+"""The interpreter's float32 compute adapters (convolution and padding): refusals.
 
 (That every program gives the static C's bytes in the interpreter is checked for every zoo
 network and op model in test_interpreter.py and for every op-suite case in test_op_suite.py.)

@@ -1,4 +1,4 @@
-"""The interpreter's int8 adapters (runtime_c/src/pte/op_int8.c) against the static C.
+"""The interpreter's int8 adapters (generated from aot/ops_int8.py) against the static C.
 
 Every int8 network (the four zoo networks and the int8 op models of tests/int8_models.py, with
 int8 I/O, and the op models with float I/O for quantize/dequantize) runs from its .pte in the C

@@ -111,3 +111,21 @@ def test_the_generated_adapters_compile_warning_free(tmp_path, cc, flags):
     source.write_text(table_source().source)
     subprocess.run([compiler, *STRICT, *flags, f"-I{runtime_dir() / 'include'}", "-c",
                     str(source), "-o", str(tmp_path / "table.o")], check=True)
+
+
+def test_an_adapter_that_links_one_of_its_kernels_compiles_warning_free(tmp_path):
+    """A firmware's table links only the kernels its programs' calls pick; each other path
+    refuses (RT_ERR_PTE_UNSUPPORTED) and must leave nothing unused behind it."""
+    compiler = require_tool("gcc")
+    lines = ['#include "rt_pte.h"', '#include "rt_pte_args.h"', '#include "rt_pte_checks.h"',
+             '#include "rt_kernels_s8.h"']
+    for op in SPECCED:
+        kernels = op.spec.kernels()
+        for k, kernel in enumerate(kernels if len(kernels) > 1 else ()):
+            name = f"{adapter_name(op)}_{k}"
+            lines += [f"rt_status {name}(const rt_pte_call *c);",
+                      adapter_source(op, name, {kernel})]
+    source = tmp_path / "pruned.c"
+    source.write_text("\n".join(lines) + "\n")
+    subprocess.run([compiler, *STRICT, f"-I{runtime_dir() / 'include'}", "-c", str(source),
+                    "-o", str(tmp_path / "pruned.o")], check=True)
