@@ -12,7 +12,6 @@ firmware's programs call; it is deterministic: the same ops give the same bytes.
 """
 from __future__ import annotations
 
-import functools
 import re
 
 from .. import opspec as S
@@ -51,10 +50,6 @@ class _Compiler:
         self.index = {a.name: i for i, a in enumerate(op.schema.arguments)}
         self.count = 0
 
-    @functools.cached_property
-    def kind_checks(self) -> list[str]:
-        return _kind_checks(self.op)
-
     def fresh(self, ctype: str) -> str:
         self.count += 1
         return f"{_PREFIX.get(ctype, 'v')}{self.count}"
@@ -88,6 +83,9 @@ class _Compiler:
             return f32_literal(e.value) if isinstance(e.value, float) \
                 else _int_literal(int(e.value))
         if isinstance(e, S.Tensor):
+            same = ("tensor", e.name, e.dtype, e.optional, None if e.like is None else id(e.like))
+            if same in b.memo:                  # the same argument, read the same way
+                return b.memo[same]
             read = b.memo.get(("tensor", e.name))
             if read is not None and e.dtype is not None:
                 b.lines += [f"if ({read}.dtype != {_dtype(e.dtype)}) {{",
@@ -96,6 +94,7 @@ class _Compiler:
             reader = "rt_pte_arg_opt_tensor" if e.optional else "rt_pte_arg_tensor"
             dtype = f"{self.expr(b, e.like)}.dtype" if e.like is not None else _dtype(e.dtype)
             var = self.decode(b, e, "rt_pte_tensor", f"{reader}({{c}}, {{i}}, {dtype}, {{v}})")
+            b.memo[same] = var
             if e.dtype is None and e.like is None:
                 b.memo[("tensor", e.name)] = var
             return var
@@ -353,7 +352,6 @@ class _Compiler:
                                  f"{v}.data"]
                     else:
                         args.append(v)
-                b.lines += self.kind_checks
                 b.lines += ["if (c->check) {", "    return RT_OK;", "}",
                             f"return {s.kernel}({', '.join(args)});"]
                 return b.lines
@@ -368,8 +366,8 @@ _KIND_CHECKS = {"bool": "rt_pte_kind_bool", "int": "rt_pte_kind_int",
 
 
 def _kind_checks(op) -> list[str]:
-    """The kind check of each schema input no path of the spec reads, before the call (an
-    output the kernel does not write, e.g. batch norm's saved statistics, is not read)."""
+    """The kind check of each schema input no path of the spec reads, made at load (an output
+    the kernel does not write, e.g. batch norm's saved statistics, is not read)."""
     read = S.names_read(op.spec)
     lines = []
     for i, a in enumerate(op.schema.arguments):
@@ -455,6 +453,8 @@ def adapter_source(op, name: str, keep=None) -> str:
     ``keep``: the kernels to link (default all); a path ending in a call of another refuses
     with RT_ERR_PTE_UNSUPPORTED, as a kernel table's unused variant does (rt_pte_variant)."""
     body = _Compiler(op, keep).block(op.spec.body, {})
+    kinds = _kind_checks(op)        # first, as the Program check makes them before any renderer
+    body = (["if (c->check) {", *_indent(kinds), "}"] if kinds else []) + body
     lines = [f"/* {op.key}: {op.schema} */", f"rt_status {name}(const rt_pte_call *c)", "{"]
     for line in _indent(body):
         lines += _wrap(line)
