@@ -12,8 +12,8 @@ from __future__ import annotations
 import torch
 
 from .opspec import (INT32_MAX, INT32_MIN, INVALID, UNSUPPORTED, Array, Bool, Call, CallSpec,
-                     Dim, DimList, DimMask, Fail, If, Int, Ints, IsNone, IsRange, Lit, Out, Read,
-                     Require, Select, Tensor)
+                     Dim, DimList, DimMask, Fail, Fn, If, Int, Ints, IsNone, IsRange, Lit, Out,
+                     Read, Require, Select, Tensor)
 
 aten = torch.ops.aten
 
@@ -133,32 +133,43 @@ _SLICE_SCATTER = CallSpec(
     Call("rt_slice_scatter", _x.elem_size, _sc_dim, _sc_start, _sc_step, _x, _src, _any_out))
 
 
+def mode_pads_to(shape: tuple, out: tuple, pad: list, k: int, reflect: int) -> bool:
+    """rt_pte_mode_pads_to: whether ``out`` is ``shape`` (rank k+1 or k+2) padded over its last k
+    dims by pad = [last_lo, last_hi, prev_lo, ...], its leading dims unchanged: each padded dim
+    non-empty unless its output is empty, and (``reflect``) each pad smaller than its dim."""
+    r = len(shape)
+    if r not in (k + 1, k + 2) or len(out) != r:
+        return False
+    for i in range(k):
+        d = r - 1 - i
+        n, lo, hi = shape[d], pad[2 * i], pad[2 * i + 1]
+        size = n + lo + hi
+        if out[d] != size or (n == 0 and size > 0) or \
+                (reflect and not (lo < n and hi < n) and size > 0):
+            return False
+    return out[0] == shape[0] and (r == k + 1 or out[1] == shape[1])
+
+
 def _pad_mode(k: int, reflect: bool) -> CallSpec:
     """reflection_pad{k}d / replication_pad{k}d of a rank k+1 or k+2 tensor: padding [last_lo,
     last_hi, prev_lo, ...] over its last k dims, given to the kernel as each dim's lo."""
     out, r = Out("out", dtype=None), _x.rank
     pad = Ints("padding", n=2 * k)
-    body = [Read(_x, out),
-            Require(out.dtype_code.eq(_x.dtype_code), INVALID, "padding into another dtype"),
-            Require((r.eq(k + 1) | r.eq(k + 2)) & out.rank.eq(r), INVALID,
-                    f"padding {k} dims of a tensor of another rank"),
-            Read(pad)]
-    for i in range(k):
-        d = r - (i + 1)
-        n, lo, hi = _x.size(d), pad.at(2 * i), pad.at(2 * i + 1)
-        body.append(Require(out.size(d).eq(n + lo + hi), INVALID,
-                            "an output whose size is not the padded input's"))
-        if reflect:
-            body.append(Require(((lo < n) & (hi < n)) | (n + lo + hi <= 0), INVALID,
-                                "reflection padding as large as its dim"))
-        body.append(Require(n.ne(0) | (n + lo + hi <= 0), INVALID, "padding an empty dim"))
-    body.append(Require(out.size(0).eq(_x.size(0)) & (r.eq(k + 1) | out.size(1).eq(_x.size(1))),
-                        INVALID, "padding that changes a leading dim"))
+    fits = Fn("rt_pte_mode_pads_to", mode_pads_to, _x, out, pad, k, int(reflect),
+              ctype="int32_t")
     los = [pad.at(2 * i) for i in reversed(range(k))]         # dims r - k .. r - 1
     one, two = Array(0, *los), Array(0, 0, *los)                # before, at rank k+1 or k+2
     kernel = "rt_reflection_pad" if reflect else "rt_replication_pad"
-    return CallSpec(*body, Read(one, two),
-                    Call(kernel, _x.elem_size, Select(r.eq(k + 1), one, two), _x, out))
+    return CallSpec(
+        Read(_x, out),
+        Require(out.dtype_code.eq(_x.dtype_code), INVALID, "padding into another dtype"),
+        Require((r.eq(k + 1) | r.eq(k + 2)) & out.rank.eq(r), INVALID,
+                f"padding {k} dims of a tensor of another rank"),
+        Read(pad),
+        Require(fits, INVALID, "an output of another shape than the padding gives (or a "
+                               "reflection as large as its dim, or an empty dim padded)"),
+        Read(one, two),
+        Call(kernel, _x.elem_size, Select(r.eq(k + 1), one, two), _x, out))
 
 
 MOVES = {

@@ -183,17 +183,7 @@ def _linear() -> CallSpec:
                     filter_offset=w_off, output_offset=Int("output_offset", -128, 127),
                     act_min=lo, act_max=hi, per_channel=mults.count > 1, mult=mults,
                     shift=shifts)
-
-    def call(sum0: Tensor) -> tuple:
-        return (Require(IsNone(sum0.name) | sum0.numel.eq(cout), INVALID,
-                        f"a {sum0.name} of another size than the output channels"),
-                Pre("accumulator_fits", call=True, terms=k, term_max=term, bias=sum0, n=cout,
-                    what="weights"),
-                Pre("requant_shift", form="lists", call=True, mult=mults, shift=shifts,
-                    n=mults.count, terms=k, term_max=term, bias=sum0, channels=cout,
-                    what=mults.name),
-                Call("rt_fully_connected_s8", params, x, w, sum0, out))
-
+    sum0 = Select(has_ksum, ksum, bias)
     return CallSpec(
         Read(x, w, out),
         Require(w.rank.eq(2), UNSUPPORTED, "int8 weights of a rank other than 2"),
@@ -201,11 +191,17 @@ def _linear() -> CallSpec:
         Require((last >= 0) & x.size(last).eq(k) &
                 Fn("rt_pte_last_is", last_is, x, out, cout, ctype="int32_t"), INVALID,
                 "an input or output of another shape than the weights give"),
+        Require(Select(has_ksum, ksum.numel.eq(cout), IsNone("bias") | bias.numel.eq(cout)),
+                INVALID, "a kernel_sum or bias of another size than the output channels"),
         Read(mults, shifts),
         Require(mults.count.eq(shifts.count) & (mults.count.eq(1) | mults.count.eq(cout)),
                 INVALID, "other than one requantization or one per output channel"),
-        *act_read, Read(x_off, w_off, params),
-        If(has_ksum, call(ksum), call(bias)))
+        *act_read, Read(x_off, w_off, params, sum0),
+        Pre("accumulator_fits", call=True, terms=k, term_max=term, bias=sum0, n=cout,
+            what="weights"),
+        Pre("requant_shift", form="lists", call=True, mult=mults, shift=shifts, n=mults.count,
+            terms=k, term_max=term, bias=sum0, channels=cout, what=mults.name),
+        Call("rt_fully_connected_s8", params, x, w, sum0, out))
 
 
 # -- elementwise: add and mul of two int8 tensors (the kernels broadcast) -----------------------

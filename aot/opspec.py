@@ -556,8 +556,8 @@ class Pre:
     """The kernel's precondition ``name`` on these arguments (keywords, in the C check's order;
     ``struct``: the C check takes them as one struct of that type, fields in this order;
     ``call``: the C check takes the call first, to read constants; a string Lit is the Python
-    check's alone, a name for its message; a tensor is its argument's name for the Python
-    check, a pointer for C's, NULL where an optional one is None). ``form``: the check's form
+    check's alone, a name for its message; a tensor, or a Select of two, is its argument's name
+    for the Python check, a pointer for C's, NULL where an optional one is None). ``form``: the check's form
     for these arguments (rt_pte_pre_<name>_<form> in C; the Python check takes ``form``)."""
     name: str
     args: tuple

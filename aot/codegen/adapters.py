@@ -266,6 +266,9 @@ class _Compiler:
     def _pre_arg(self, b: _Block, e: S.Expr) -> str:
         """A precondition's argument: a tensor by pointer (NULL where an optional one is
         None)."""
+        if isinstance(e, S.Select) and e.ctype == "rt_pte_tensor":
+            cond = _bare(self.expr(b, e.cond))
+            return f"{cond} ? ({self._pre_arg(b, e.a)}) : ({self._pre_arg(b, e.b)})"
         text = _bare(self.expr(b, e))
         if not isinstance(e, S.Tensor):
             return text
@@ -280,6 +283,10 @@ class _Compiler:
     def _select(self, b: _Block, e: S.Select) -> str:
         cond = self.expr(b, e.cond)
         (a_lines, a), (b_lines, bv) = self._branch(b, e.a), self._branch(b, e.b)
+        if e.ctype == "rt_pte_tensor" and not a_lines and not b_lines:   # one of two read
+            var = self.fresh(e.ctype)
+            b.lines.append(f"const rt_pte_tensor {var} = {_bare(cond)} ? {a} : {bv};")
+            return var
         if not a_lines and not b_lines:
             text = f"({cond} ? {a} : {bv})"
             if "(" not in a + bv:           # a choice of two names or literals: inline
@@ -347,8 +354,8 @@ class _Compiler:
                 args = []
                 for a in s.args:
                     v = self.expr(b, a)
-                    if isinstance(a, S.Tensor):
-                        args += [f"RT_PTE_SHAPE(&{v})" if a.optional else f"&{v}.shape",
+                    if a.ctype == "rt_pte_tensor":
+                        args += [f"RT_PTE_SHAPE(&{v})" if _optional(a) else f"&{v}.shape",
                                  f"{v}.data"]
                     else:
                         args.append(v)
@@ -387,6 +394,13 @@ def _int64_in_c(e: S.Expr) -> bool:
         (isinstance(e, S.BinOp) and e.op in ("+", "-", "*", "/", "%") and
          e.ctype == "int64_t") or \
         (isinstance(e, S.Prop) and e.what == "numel")
+
+
+def _optional(e: S.Expr) -> bool:
+    """Whether a tensor expression may be None (a Select: either side)."""
+    if isinstance(e, S.Select):
+        return _optional(e.a) or _optional(e.b)
+    return isinstance(e, S.Tensor) and e.optional
 
 
 def _message_only(e: S.Expr) -> bool:
@@ -429,6 +443,8 @@ def _wrap(line: str, width: int = 100) -> list[str]:
     if len(line) <= width or brace < 0 and paren < 0:
         return [line]
     opening = "{" if brace >= 0 and (paren < 0 or brace < paren) else "("
+    if opening == "(" and " = " in line[:paren]:   # an expression's call: no place to break
+        return [line]
     cut = brace + 3 if opening == "{" else paren
     head, rest = line[:cut], line[cut + 1:]
     pieces, depth, start = [], 0, 0

@@ -172,6 +172,12 @@ class _Eval:
             return _BINOPS[e.op](a, self.value(e.b))
         raise TypeError(f"not a spec expression: {e!r}")
 
+    def _pre_arg(self, e: S.Expr):
+        """A precondition's argument: a tensor by its argument's name."""
+        while isinstance(e, S.Select) and e.ctype == "rt_pte_tensor":
+            e = e.a if self.value(e.cond) else e.b
+        return e.name if isinstance(e, S.Tensor) else self.value(e)
+
     def _field(self, e: S.Expr):
         """A parameter struct's field: an int array by the name of its static array, a truth
         value as 0 or 1."""
@@ -220,8 +226,7 @@ class _Eval:
                     self.value(e)
             elif isinstance(s, S.Pre):
                 self.ctx.require(s.name, form=s.form,
-                                 **{k: e.name if isinstance(e, S.Tensor) else self.value(e)
-                                    for k, e in s.args})
+                                 **{k: self._pre_arg(e) for k, e in s.args})
             elif isinstance(s, S.Fail):
                 (self.ctx.unsupported if s.kind == S.UNSUPPORTED else self.ctx.invalid)(s.why)
             else:

@@ -142,6 +142,28 @@ static inline int32_t rt_pte_pads_to(const rt_shape *in, const rt_shape *out,
     return 1;
 }
 
+/* Whether shape out is shape x (rank k + 1 or k + 2) padded over its last k dims by pad =
+ * [last_lo, last_hi, prev_lo, ...], its leading dims unchanged: each padded dim non-empty unless
+ * its output is empty, and (reflect) each pad smaller than its dim (1, else 0). */
+static inline int32_t rt_pte_mode_pads_to(const rt_shape *x, const rt_shape *out,
+                                          const int32_t *pad, int32_t k, int32_t reflect)
+{
+    const int32_t r = x->rank;
+    int32_t i;
+    if ((r != k + 1 && r != k + 2) || out->rank != r) {
+        return 0;
+    }
+    for (i = 0; i < k; ++i) {
+        const int32_t d = r - 1 - i;
+        const int64_t n = x->d[d], lo = pad[2 * i], hi = pad[2 * i + 1], size = n + lo + hi;
+        if (out->d[d] != size || (n == 0 && size > 0) ||
+            (reflect && !(lo < n && hi < n) && size > 0)) {
+            return 0;
+        }
+    }
+    return out->d[0] == x->d[0] && (r == k + 1 || out->d[1] == x->d[1]);
+}
+
 /* Whether shape out is shape in (rank 1 or more) with `size` for its last dim (1, else 0). */
 static inline int32_t rt_pte_last_is(const rt_shape *in, const rt_shape *out, int64_t size)
 {

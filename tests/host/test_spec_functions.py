@@ -18,6 +18,7 @@ from kernel_harness import REPO
 
 from aot import opspec as S
 from aot.ops import all_ops
+from aot.ops_data import mode_pads_to
 from aot.ops_int8 import last_is, pads_to
 from aot.quantization.arith import requant_max
 
@@ -29,6 +30,8 @@ int32_t pads_to(int32_t in_rank, const int32_t *in, int32_t out_rank, const int3
 int32_t last_is(int32_t in_rank, const int32_t *in, int32_t out_rank, const int32_t *out,
                 int64_t size);
 uint64_t requant_max(uint64_t in_max, int32_t mult, int32_t shift);
+int32_t mode_pads_to(int32_t in_rank, const int32_t *in, int32_t out_rank, const int32_t *out,
+                     const int32_t *pad, int32_t k, int32_t reflect);
 """
 
 _SOURCE = """
@@ -63,11 +66,19 @@ uint64_t requant_max(uint64_t in_max, int32_t mult, int32_t shift)
 {
     return rt_pte_requant_max(in_max, mult, shift);
 }
+
+int32_t mode_pads_to(int32_t in_rank, const int32_t *in, int32_t out_rank, const int32_t *out,
+                     const int32_t *pad, int32_t k, int32_t reflect)
+{
+    const rt_shape a = shape_of(in_rank, in), b = shape_of(out_rank, out);
+    return rt_pte_mode_pads_to(&a, &b, pad, k, reflect);
+}
 """
 
 # The Fns the specs name -> their cases below (arange's count is a runtime function:
 # tests/host/test_kernels.py holds its twins equal).
-COVERED = {"rt_pte_pads_to", "rt_pte_last_is", "rt_pte_requant_max", "rt_arange_numel"}
+COVERED = {"rt_pte_pads_to", "rt_pte_last_is", "rt_pte_requant_max", "rt_pte_mode_pads_to",
+           "rt_arange_numel"}
 
 
 @pytest.fixture(scope="module")
@@ -164,3 +175,23 @@ def test_requant_max(lib):
         in_max, mult = rng.randrange(1 << 33), rng.randrange(-(1 << 31) + 1, 1 << 31)
         shift = rng.randint(-31, 31)
         assert lib.lib.requant_max(in_max, mult, shift) == requant_max(in_max, mult, shift)
+
+
+def test_mode_pads_to(lib):
+    ffi, c = lib.ffi, lib.lib
+    rng = random.Random(39)
+    for _ in range(6000):
+        k, reflect = rng.randint(1, 3), rng.randint(0, 1)
+        rank = rng.choice([k, k + 1, k + 2, k + 2, k + 3])
+        shape = _shapes(rng, min(rank, MAX_DIMS))
+        pad = [rng.choice([-3, -1, 0, 0, 1, 2, 7]) for _ in range(2 * k)]
+        out = list(shape)
+        for i in range(min(k, len(shape))):
+            out[len(shape) - 1 - i] += pad[2 * i] + pad[2 * i + 1]
+        if rng.random() < 0.3 and out:
+            out[rng.randrange(len(out))] += rng.choice([-1, 1])
+        want = mode_pads_to(tuple(shape), tuple(out), pad, k, reflect)
+        got = c.mode_pads_to(len(shape), ffi.new("int32_t[]", shape or [0]), len(out),
+                             ffi.new("int32_t[]", out or [0]), ffi.new("int32_t[]", pad), k,
+                             reflect)
+        assert got == int(want), (shape, out, pad, k, reflect)
