@@ -271,16 +271,13 @@ typedef struct rt_pte_conv_geometry {
  * that of the output it scatters into. */
 static inline rt_status rt_pte_pre_conv_geometry_fits(const rt_pte_conv_geometry *g)
 {
-    const rt_pte_window *ax[2];
     uint64_t reach[2];
     int32_t i;
-    ax[0] = &g->h;
-    ax[1] = &g->w;
     if (g->cin < 0 || g->cout < 0 || g->groups < 1 || g->groups > (g->cin > 1 ? g->cin : 1)) {
         return RT_ERR_PTE_ARGS;
     }
     for (i = 0; i < 2; ++i) {
-        const rt_pte_window *a = ax[i];
+        const rt_pte_window *a = i == 0 ? &g->h : &g->w;
         const int32_t out_pad = g->transposed ? (i == 0 ? g->out_pad_h : g->out_pad_w) : 0;
         int64_t want;
         reach[i] = rt_pte_window_reach(a);
@@ -316,13 +313,10 @@ typedef struct rt_pte_pool_geometry {
  * zero; a maximum's half its dilated extent). */
 static inline rt_status rt_pte_pre_pool_geometry_fits(const rt_pte_pool_geometry *g)
 {
-    const rt_pte_window *ax[2];
     uint64_t reach[2];
     int32_t i;
-    ax[0] = &g->h;
-    ax[1] = &g->w;
     for (i = 0; i < 2; ++i) {
-        const rt_pte_window *a = ax[i];
+        const rt_pte_window *a = i == 0 ? &g->h : &g->w;
         const int64_t out = a->out, span = rt_pte_window_span(a);
         reach[i] = rt_pte_window_reach(a);
         if (reach[i] == 0 || (g->average ? (a->pad > a->k / 2 || a->in < 1)
