@@ -295,10 +295,10 @@ def _pool(average: bool) -> CallSpec:
     x, out = _i8("input"), Out("out", "int8")
     k, s, pad = (Ints(name, n=2, lo=lo) for name, lo in
                  (("kernel_size", 1), ("stride", 1), ("padding", 0)))
-    dil = Ints("dilation", n=2, lo=1)
-    if average:
+    if average:                 # (its schema has no dilation)
         lo, hi, act_read, d = Lit(-128), Lit(127), (), (Lit(1), Lit(1))
     else:
+        dil = Ints("dilation", n=2, lo=1)
         (lo, hi, act_read), d = _act(), (dil.at(0), dil.at(1))
     params = Params("rt_pool_s8_params", kernel_h=k.at(0), kernel_w=k.at(1), stride_h=s.at(0),
                     stride_w=s.at(1), pad_h=pad.at(0), pad_w=pad.at(1), dilation_h=d[0],

@@ -15,13 +15,12 @@ from __future__ import annotations
 import re
 
 from .. import opspec as S
+from .context import C_TYPES
 from .literals import f32_literal
 
 _DTYPE_MACROS = {"uint8": "RT_DTYPE_U8", "int8": "RT_DTYPE_I8", "int16": "RT_DTYPE_I16",
                  "int32": "RT_DTYPE_I32", "int64": "RT_DTYPE_I64", "float32": "RT_DTYPE_F32",
                  "bool": "RT_DTYPE_BOOL"}
-_CTYPES = {"uint8": "uint8_t", "int8": "int8_t", "int16": "int16_t", "int32": "int32_t",
-           "int64": "int64_t", "float32": "float", "bool": "uint8_t"}
 _STATUS = {S.UNSUPPORTED: "RT_ERR_PTE_UNSUPPORTED", S.INVALID: "RT_ERR_PTE_ARGS"}
 _PREFIX = {"rt_pte_tensor": "t", "float": "f", "double": "d", "int64_t": "i", "int32_t": "b",
            "uint32_t": "m", "const rt_act_f32 *": "a"}
@@ -159,7 +158,7 @@ class _Compiler:
         if isinstance(e, S.Tail):
             return f"({self.expr(b, e.of)} + ({e.of.n} - {_bare(self.expr(b, e.count))}))"
         if isinstance(e, S.Value):
-            ctype = _CTYPES[e.dtype]
+            ctype = C_TYPES[e.dtype]
             var = self.fresh(ctype)
             b.lines.append(f"const {ctype} {var} = ({ctype}){_bare(self.expr(b, e.a))};")
             return f"&{var}"
@@ -467,7 +466,7 @@ def _wrap(line: str, width: int = 100) -> list[str]:
 def adapter_source(op, name: str, keep=None) -> str:
     """The C definition of ``name``, the adapter of op-table entry ``op`` (which has a spec).
     ``keep``: the kernels to link (default all); a path ending in a call of another refuses
-    with RT_ERR_PTE_UNSUPPORTED, as a kernel table's unused variant does (rt_pte_variant)."""
+    with RT_ERR_PTE_UNSUPPORTED (no program of the firmware takes it)."""
     body = _Compiler(op, keep).block(op.spec.body, {})
     kinds = _kind_checks(op)        # first, as the Program check makes them before any renderer
     body = (["if (c->check) {", *_indent(kinds), "}"] if kinds else []) + body

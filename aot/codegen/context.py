@@ -43,6 +43,7 @@ DTYPES = {  # ScalarType -> (our name, C type, numpy dtype)
 DTYPE_CODES = {name: int(st) for st, (name, _, _) in DTYPES.items()}   # "float32" -> 6
 _C_OF = {name: (ctype, np_dtype) for name, ctype, np_dtype in DTYPES.values()}
 ELEM_SIZES = {name: np.dtype(np_dtype).itemsize for name, _, np_dtype in DTYPES.values()}
+C_TYPES = {name: ctype for name, ctype, _ in DTYPES.values()}                # "int8" -> "int8_t"
 
 
 def c_literals(data: np.ndarray) -> list[str]:

@@ -42,7 +42,7 @@ arguments; the kernels rely on it and do not check again.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, Optional, Sequence
+from typing import Callable, Optional
 
 from ..quantization.arith import REQUANT_OUT_MAX, requant_max
 
@@ -89,21 +89,11 @@ def requant_shift(ctx, form: Optional[str] = None, **args) -> None:
      "lists": requant_shift_lists}[form](ctx, **args)
 
 
-def _requant_shift(ctx, pairs: Sequence[tuple[str, str, int]] = (), in_max: Optional[int] = None,
-                  out_max: int = REQUANT_OUT_MAX, mult: Optional[int] = None,
-                  shift: Optional[int] = None, mult_lo: int = 0,
-                  what: str = "multiplier") -> None:
-    """``pairs``: (multiplier argument, shift argument, lowest multiplier) for each
-    requantization of the call; an argument is an int, an int list, or an int32 tensor. Or one
-    pair's values, ``mult`` and ``shift`` (a call spec's Pre, as C's rt_pte_pre_requant_shift
-    takes them; ``what``, the multiplier's argument). ``in_max``: the largest magnitude of its
-    inputs (None: not known here, a bias's bytes not at hand)."""
-    if mult is not None:
-        _requant_pair(ctx, what, [mult], [shift], mult_lo, in_max, out_max)
-    for mult_name, shift_name, lo in pairs:
-        mults, shifts = _int_values(ctx, mult_name), _int_values(ctx, shift_name)
-        if mults is not None and shifts is not None:   # else constants not at hand
-            _requant_pair(ctx, mult_name, mults, shifts, lo, in_max, out_max, shift_name)
+def _requant_shift(ctx, mult: int, shift: int, mult_lo: int = 0, in_max: Optional[int] = None,
+                   out_max: int = REQUANT_OUT_MAX, what: str = "multiplier") -> None:
+    """One pair's values, as C's rt_pte_pre_requant_shift takes them (``what``: the multiplier's
+    argument). ``in_max``: the largest magnitude of its inputs."""
+    _requant_pair(ctx, what, [mult], [shift], mult_lo, in_max, out_max)
 
 
 def requant_shift_tensors(ctx, mult: str, shift: str, n: int, terms: int, term_max: int,
@@ -111,8 +101,10 @@ def requant_shift_tensors(ctx, mult: str, shift: str, n: int, terms: int, term_m
     """requant_shift of a layer's sums: the int32 constant tensors ``mult`` and ``shift`` (n
     pairs), each for sums of ``terms`` products of up to ``term_max`` plus the bias (the sums
     accumulator_fits passed)."""
-    _requant_shift(ctx, pairs=[(mult, shift, 0)],
-                   in_max=accumulator_max(ctx, terms, term_max, bias))
+    mults, shifts = _constant_values(ctx, mult), _constant_values(ctx, shift)
+    if mults is not None and shifts is not None:    # else constants whose bytes are not at hand
+        _requant_pair(ctx, mult, mults, shifts, 0, accumulator_max(ctx, terms, term_max, bias),
+                      REQUANT_OUT_MAX, shift)
 
 
 def requant_shift_lists(ctx, mult: list[int], shift: list[int], n: int, terms: int,
@@ -143,14 +135,9 @@ def _requant_pair(ctx, what: str, mults: list[int], shifts: list[int], mult_lo: 
                         "kernel's int32 overflows (precondition requant_shift)")
 
 
-def _int_values(ctx, name: str) -> Optional[list[int]]:
-    """An int, int list or int32 tensor argument's values (a tensor must be a constant); None
-    when a constant's bytes are not at hand."""
-    v = ctx.values.get(name)
-    if isinstance(v, (list, tuple)) and all(isinstance(x, int) for x in v):
-        return [int(x) for x in v]
-    if isinstance(v, int):
-        return [int(v)]
+def _constant_values(ctx, name: str) -> Optional[list[int]]:
+    """An int32 tensor argument's values (it must be a constant); None when the constant's bytes
+    are not at hand."""
     if ctx.is_constant(name) is False:
         ctx.invalid(f"argument {name!r} must be a constant tensor: the requantization's values "
                     "are checked before the program runs (precondition requant_shift)")

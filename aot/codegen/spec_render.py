@@ -182,9 +182,13 @@ class _Eval:
         """A parameter struct's field: an int array by the name of its static array, a truth
         value as 0 or 1."""
         v = self.value(e)
-        if isinstance(e, (S.DimList, S.Ints, S.IntArray, S.Array, S.Tail)):
-            return self.ctx.int_array(v)
+        if isinstance(e, _ARRAYS):
+            return self._int_array(v)
         return int(v) if isinstance(v, bool) else v
+
+    def _int_array(self, v: list) -> str:
+        """A static int32 array of ``v`` (C has no empty array: one unread 0)."""
+        return self.ctx.int_array(v or [0])
 
     def c_args(self, e: S.Expr) -> list:
         """The C text of one call argument (a tensor gives two); a Select writes its chosen
@@ -206,10 +210,8 @@ class _Eval:
             return [f64_literal(v)]
         if e.ctype == "uint32_t":
             return [f"{int(v)}u"]
-        if isinstance(e, (S.DimList, S.Ints, S.Array, S.IntArray)):
-            return [self.ctx.int_array(v)]
-        if isinstance(e, S.Tail):
-            return [self.ctx.int_array(v or [0])]    # C has no empty array: one unread 0
+        if isinstance(e, _ARRAYS):
+            return [self._int_array(v)]
         if isinstance(e, (S.Params, S.Value, S.Scratch)) or \
                 isinstance(e, S.Prop) and e.what == "data":
             return [v]
@@ -235,6 +237,9 @@ class _Eval:
                     args += self.c_args(a)
                 return s.kernel, args
         return None
+
+
+_ARRAYS = (S.DimList, S.Ints, S.IntArray, S.Array, S.Tail)     # int32 arrays for the kernel
 
 
 def _all_dims(rank: int) -> int:

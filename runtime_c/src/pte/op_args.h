@@ -1,5 +1,5 @@
-/* op_args.h - argument helpers of the data-movement adapters (op_data.c; private to
- * src/pte/); the generic readers are rt_pte_args.h.
+/* op_args.h - argument helpers of the hand-written adapters (op_data.c, op_compute.c; private
+ * to src/pte/); the generic readers are rt_pte_args.h.
  *
  * Each helper is one of aot/codegen/context.py's CallContext accessors, with its checks:
  * what the renderer refuses with ctx.invalid is RT_ERR_PTE_ARGS here, ctx.unsupported

@@ -11,10 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "rt_check.h"
-#include "rt_kernels.h"
-#include "rt_pte.h"
-#include "rt_pte_args.h"
+#include "op_args.h"
 
 /* Adapters run once a call, around a kernel that does the work: built for size. */
 #if defined(__GNUC__) && !defined(__clang__) && defined(__OPTIMIZE__)
@@ -22,11 +19,6 @@
 #endif
 
 rt_status rt_op_aten_constant_pad_nd_out(const rt_pte_call *c);
-
-#define F32 ((int32_t)RT_DTYPE_F32)
-#define ANY ((int32_t)-1)
-#define I32_MIN ((int64_t)INT32_MIN)
-#define I32_MAX ((int64_t)INT32_MAX)
 
 /* ---- padding ------------------------------------------------------------------------------- */
 
@@ -82,14 +74,11 @@ rt_status rt_op_aten_constant_pad_nd_out(const rt_pte_call *c)
     int32_t pad[2 * RT_MAX_DIMS], n, i, elem;
     double value;
     rt_pad_params p;
-    RT_TRY(rt_pte_arg_tensor(c, 0, ANY, &x));
-    elem = rt_pte_elem_size(x.dtype);
-    if (elem == 0) {
-        return RT_ERR_PTE_DTYPE;
-    }
+    RT_TRY(op_tensor(c, 0, &x));
+    RT_TRY(op_elem(x.dtype, &elem));
     RT_TRY(rt_pte_arg_tensor(c, 3, x.dtype, &out));
     /* more than 2 * RT_MAX_DIMS entries: more than twice the rank, invalid either way */
-    RT_TRY(rt_pte_arg_ints_in(c, 1, I32_MIN, I32_MAX, pad, 2 * RT_MAX_DIMS, &n));
+    RT_TRY(rt_pte_arg_ints_in(c, 1, OP_I32_MIN, OP_I32_MAX, pad, 2 * RT_MAX_DIMS, &n));
     if (n % 2 != 0 || n / 2 > x.shape.rank || x.shape.rank > 6) {
         return RT_ERR_PTE_ARGS;
     }
@@ -97,7 +86,7 @@ rt_status rt_op_aten_constant_pad_nd_out(const rt_pte_call *c)
     for (i = 0; i < n / 2; i++) {
         p.before[x.shape.rank - 1 - i] = pad[2 * i];
     }
-    if (x.dtype != F32) {
+    if (x.dtype != OP_F32) {
         union {
             int64_t i64;
             uint8_t bytes[8];
