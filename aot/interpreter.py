@@ -1,8 +1,9 @@
 """The .pte interpreter of runtime_c (runtime_c/include/rt_pte.h), from Python.
 
 The interpreter's kernel table is generated here from the op table (aot/ops.py): one
-``rt_pte_op`` per operator, naming the adapter (``runtime_c/src/pte/op_*.c``) that decodes a
-call's arguments and calls the same kernel the static C generator renders for that op. A
+``rt_pte_op`` per operator, with its adapter, compiled from the op's call spec
+(aot/codegen/adapters.py), which decodes a call's arguments and calls the same kernel the static C
+generator renders for that op. A
 firmware's table holds only the operators its programs call (so only their kernels are linked);
 ``table_source()`` with no programs holds every operator.
 
@@ -214,12 +215,11 @@ def table_source(programs: Optional[Iterable[bytes]] = None,
     lines += [f"const rt_pte_registry {symbol} = {{ops, {len(rows)}, "
               f"{'backends' if backends else 'NULL'}, {len(backends)}, {support}, "
               f"{'&rt_pte_fusion' if fusion else 'NULL'}}};", ""]
-    specced = [op for op in ops if op.spec is not None]
-    if specced:
+    if ops:
         lines += ["/* The adapters, compiled from the op table's call specs (aot/opspec.py). */",
                   ""]
     kernels: set[str] = set()
-    for op in specced:      # a kernel no program's call picks is left out: that path refuses
+    for op in ops:      # a kernel no program's call picks is left out: that path refuses
         keep = set(op.spec.kernels()) if used is None or len(op.spec.kernels()) == 1 else \
             used.get(op.key, set())
         kernels |= keep

@@ -70,9 +70,6 @@ class OpDef:
     macs: MacFn = _no_macs
     alias: bool = False
     inplace: bool = False
-    # Where the op has no ``spec``: the name of its hand-written renderer in
-    # aot.codegen.kernels, which renders the call into runtime_c for the static C generator.
-    render: Optional[str] = None
     # What the kernel needs of its arguments beyond their kinds and shapes, by name
     # (aot.codegen.preconditions; rt_pte_pre_<name> in runtime_c/include/rt_pte_checks.h): the
     # renderer and the interpreter's adapter check each before anything runs.
@@ -99,7 +96,7 @@ class OpDef:
 
     @property
     def has_kernel(self) -> bool:
-        return self.spec is not None or self.render is not None
+        return self.spec is not None
 
     @property
     def et_name(self) -> str:
@@ -150,16 +147,14 @@ def _add(op: OpDef) -> None:
     _BY_ET.setdefault((op.et_name, op.et_overload), op)
 
 
-def _op(op: torch._ops.OpOverload, render, macs: MacFn = _no_macs,
+def _op(op: torch._ops.OpOverload, spec: CallSpec, macs: MacFn = _no_macs,
         alias: bool = False, inplace: bool = False,
         out: Optional[torch._ops.OpOverload] = None, in_executorch: bool = True,
         preconditions: tuple[str, ...] = (), keep: bool = False) -> None:
-    """An entry; ``render`` is its CallSpec, or the name of a hand-written renderer
-    (aot.codegen.kernels)."""
+    """An entry, its call declared by ``spec``."""
     out = out or _find_out_overload(op)
-    spec = render if isinstance(render, CallSpec) else None
-    _add(OpDef(op, out._schema, macs, alias, inplace, None if spec else render,
-               in_executorch=in_executorch, preconditions=preconditions, spec=spec, keep=keep))
+    _add(OpDef(op, out._schema, macs, alias, inplace, in_executorch=in_executorch,
+               preconditions=preconditions, spec=spec, keep=keep))
 
 
 def _reduction(op: torch._ops.OpOverload) -> None:
@@ -224,9 +219,9 @@ _op(aten.permute_copy.default, MOVES[aten.permute_copy.default])
 _op(aten.expand_copy.default, MOVES[aten.expand_copy.default])
 _op(aten.slice_copy.Tensor, MOVES[aten.slice_copy.Tensor])
 _op(aten.select_copy.int, MOVES[aten.select_copy.int])
-_op(aten.split_with_sizes_copy.default, "split_with_sizes")
-_op(aten.cat.default, "cat")
-_op(aten.constant_pad_nd.default, "constant_pad")
+_op(aten.split_with_sizes_copy.default, MOVES[aten.split_with_sizes_copy.default])
+_op(aten.cat.default, MOVES[aten.cat.default])
+_op(aten.constant_pad_nd.default, MOVES[aten.constant_pad_nd.default])
 _op(aten.upsample_nearest2d.vec, COMPUTE[aten.upsample_nearest2d.vec])
 _op(aten.embedding.default, COMPUTE[aten.embedding.default])
 # Buffer write-back (state kept across calls).
@@ -238,8 +233,8 @@ _reduction(aten.argmin.default)
 _op(aten.index_select.default, MOVES[aten.index_select.default])
 _op(aten.flip.default, MOVES[aten.flip.default])
 _op(aten.slice_scatter.default, MOVES[aten.slice_scatter.default])
-_op(aten.index.Tensor, "index")
-_op(aten.index_put.default, "index_put")
+_op(aten.index.Tensor, MOVES[aten.index.Tensor])
+_op(aten.index_put.default, MOVES[aten.index_put.default])
 _op(aten.gather.default, MOVES[aten.gather.default])
 _reduction(aten.cumsum.default)
 _reduction(aten.median.default)
@@ -277,13 +272,12 @@ def _q8_reference(name: str) -> Callable:
     return run
 
 
-def _q8(name: str, render: Optional[str] = None, macs: MacFn = _no_macs, inplace: bool = False,
+def _q8(name: str, macs: MacFn = _no_macs, inplace: bool = False,
         scratch: Optional[Callable] = None, preconditions: tuple[str, ...] = ()) -> None:
-    """An int8 entry: its call spec from aot/ops_int8.py, or (``render``) the name of a
-    hand-written renderer."""
+    """An int8 entry, its call spec from aot/ops_int8.py."""
     _add(OpDef(getattr(torch.ops.mcu_aot, name).default, torch._C.parse_schema(Q8[name]), macs,
-               inplace=inplace, render=render, reference=_q8_reference(name),
-               preconditions=preconditions, spec=None if render else INT8[name],
+               inplace=inplace, reference=_q8_reference(name),
+               preconditions=preconditions, spec=INT8[name],
                in_executorch=False, scratch=scratch, arg_dtypes=Q8_DTYPES[name]))
 
 

@@ -12,8 +12,10 @@ from __future__ import annotations
 import torch
 
 from .opspec import (INT32_MAX, INT32_MIN, INVALID, UNSUPPORTED, Array, Bool, Call, CallSpec,
-                     Dim, DimList, DimMask, Fail, Fn, If, Int, Ints, IsNone, IsRange, Lit, Out,
-                     Read, Require, Select, Tensor)
+                     Dim, DimList, DimMask, Fail, Float, Fn, If, Int, IntArray, Ints, IsNone,
+                     IsRange, Lit, Number, Out, Params, Read, Require, Select, Tensor, Tensors,
+                     Value)
+from .program import ScalarType
 
 aten = torch.ops.aten
 
@@ -172,6 +174,109 @@ def _pad_mode(k: int, reflect: bool) -> CallSpec:
         Call(kernel, _x.elem_size, Select(r.eq(k + 1), one, two), _x, out))
 
 
+def ints_sum(v: list, n: int) -> int:
+    """rt_pte_ints_sum: the sum of the first n items."""
+    return sum(v[:n])
+
+
+def ints_min(v: list, n: int) -> int:
+    """rt_pte_ints_min: the least of the first n items (INT32_MAX of none)."""
+    return min(v[:n], default=INT32_MAX)
+
+
+def pad_before(pad: list, n: int, rank: int) -> list:
+    """rt_pte_pad_before: PyTorch's pad list [last_lo, last_hi, prev_lo, ...] (n items) as the
+    elements added before each of rank dims, in dim order."""
+    before = [0] * rank
+    for k in range(min(n // 2, rank)):
+        before[rank - 1 - k] = pad[2 * k]
+    return before
+
+
+def index_dtypes_ok(dtypes: list, n: int) -> bool:
+    """rt_pte_index_dtypes_ok: every entry None (-1), an int64 or an int32 tensor."""
+    return all(d in (-1, ScalarType.LONG, ScalarType.INT) for d in dtypes[:n])
+
+
+def index_bcast_pos(dtypes: list, n: int) -> int:
+    """rt_pte_index_bcast_pos: the first tensor's position when the tensors are adjacent, else 0
+    (numpy's rule); -1 with no tensor."""
+    given = [k for k in range(n) if dtypes[k] != -1]
+    if not given:
+        return -1
+    return given[0] if given == list(range(given[0], given[-1] + 1)) else 0
+
+
+# split_with_sizes: out[k] is the next split_sizes[k] items along dim (one rt_split).
+_split_dim = Dim("dim", of=_x)
+_sizes = IntArray("split_sizes", lo=0)
+_pieces = Tensors("out", like=_x, out=True)
+_SPLIT = CallSpec(
+    Read(_x, _split_dim, _sizes, _pieces),
+    Require(_sizes.count.eq(_pieces.count) &
+            Fn("rt_pte_ints_sum", ints_sum, _sizes, _sizes.count).eq(
+                Select(_x.rank.eq(0), Lit(1), _x.size(_split_dim))),
+            INVALID, "split sizes that do not number the outputs or add up to the dim's size"),
+    Call("rt_split", _x.elem_size, _split_dim, _pieces.count, _sizes, _x, _pieces.shapes,
+         _pieces.ptrs))
+
+# cat: the kernel takes the inputs as arrays of shapes and pointers (and passes over torch's
+# legacy empty 1-D inputs itself).
+_cat_out = Out("out", dtype=None)
+_cat_in = Tensors("tensors", like=_cat_out)
+_cat_dim = Dim("dim", of=_cat_out)
+_CAT = CallSpec(
+    Read(_cat_out, _cat_in, _cat_dim),
+    If(_cat_out.is_dtype("float32"),
+       Call("rt_cat_f32", _cat_dim, _cat_in.count, _cat_in.shapes, _cat_in.ptrs, _cat_out),
+       Call("rt_cat", _cat_out.elem_size, _cat_dim, _cat_in.count, _cat_in.shapes,
+            _cat_in.ptrs, _cat_out)))
+
+# constant_pad_nd: the pad list [last_lo, last_hi, prev_lo, ...] as each dim's before; the fill
+# value in x's dtype (float32 may crop with negative padding, other dtypes not).
+_pad = IntArray("pad")
+_pad_out = Out("out", like=_x)
+_before = Fn("rt_pte_pad_before", pad_before, _pad, _pad.count, _x.rank, items="RT_MAX_DIMS")
+_CONSTANT_PAD = CallSpec(
+    Read(_x, _pad_out, _pad),
+    Require((_pad.count % 2).eq(0) & (_pad.count // 2 <= _x.rank) & (_x.rank <= 6), INVALID,
+            "a pad list of odd length, or of more pairs than the tensor has dims"),
+    If(_x.is_dtype("float32"),
+       Call("rt_constant_pad_f32", _before, Float("value"), _x, _pad_out)),
+    Require(Fn("rt_pte_ints_min", ints_min, _pad, _pad.count, ctype="int32_t") >= 0,
+            UNSUPPORTED, "negative padding (cropping) of a tensor other than float32"),
+    Call("rt_constant_pad", _x.elem_size, _before, Value(Number("value"), like=_x), _x,
+         _pad_out))
+
+
+def _index(put: bool) -> CallSpec:
+    """index.Tensor (put: index_put): the index list, None entries taking a dim whole, as
+    rt_index_params, shapes and pointers."""
+    out = Out("out", dtype=None)
+    idx = Tensors("indices", optional=True, max="RT_MAX_DIMS")
+    pos = Fn("rt_pte_index_bcast_pos", index_bcast_pos, idx.dtypes, idx.count,
+             ctype="int32_t")
+    params = Params("rt_index_params", elem_size=_x.elem_size, n_idx=idx.count,
+                    index_dtype=idx.dtypes, bcast_pos=pos)
+    values = Tensor("values", like=_x)
+    checks = (
+        Read(_x, out, *([values] if put else []), idx),
+        Require((idx.count >= 1) & (idx.count <= _x.rank), INVALID,
+                "more index tensors than the tensor has dims, or none"),
+        Require(Fn("rt_pte_index_dtypes_ok", index_dtypes_ok, idx.dtypes, idx.count,
+                   ctype="int32_t"), UNSUPPORTED,
+                "an index tensor of a dtype other than int64 or int32"),
+        Require(pos >= 0, INVALID, "an index list with no tensor"))
+    if not put:
+        return CallSpec(*checks, Call("rt_index", params, _x, idx.shapes, idx.ptrs, out))
+    accumulate = Bool("accumulate")
+    return CallSpec(
+        *checks,
+        Require(~accumulate | _x.is_dtype("float32"), UNSUPPORTED,
+                "index_put accumulating into a tensor other than float32"),
+        Call("rt_index_put", params, accumulate, _x, idx.shapes, idx.ptrs, values, out))
+
+
 MOVES = {
     aten.clone.default: _copy(),
     aten._to_copy.default: _copy(),           # the dtype comes from out
@@ -189,6 +294,11 @@ MOVES = {
     aten.slice_scatter.default: _SLICE_SCATTER,
     **{getattr(aten, f"{mode}_pad{k}d").default: _pad_mode(k, mode == "reflection")
        for k in (1, 2, 3) for mode in ("reflection", "replication")},
+    aten.split_with_sizes_copy.default: _SPLIT,
+    aten.cat.default: _CAT,
+    aten.constant_pad_nd.default: _CONSTANT_PAD,
+    aten.index.Tensor: _index(put=False),
+    aten.index_put.default: _index(put=True),
     "dim_order_ops::_clone_dim_order.out": _DIM_ORDER_COPY,
     "dim_order_ops::_to_dim_order_copy.out": _DIM_ORDER_COPY,
 }

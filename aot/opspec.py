@@ -32,6 +32,8 @@ Expressions read arguments by their schema names:
     DimList("dims", of=x, perm=True)   a dim list of x as an int32 array (a permutation)
     Ints("output_size", n=2, lo=0)   an int list of n items as an int32 array; .at(k) an item
     Floats("scale_factors", n=2)     a float list of n items as doubles; .at(k) an item
+    IntArray("pad")           an int list of any length as an int32 array, with its .count
+    Tensors("tensors", like=out)   a tensor list: its .shapes, .ptrs, .count (and .dtypes)
     Pair("stride", default=k, lo=1)   a pooling parameter for one or two dims, as [h, w]
     Params("rt_pool2d_params", kernel_h=..., ...)   a kernel's parameter struct, by pointer
     Window(size, k, stride, pad, dil, out)   one axis of a window, for a precondition
@@ -42,6 +44,8 @@ Expressions read arguments by their schema names:
     IsRange("dim_order", n)   whether an int list is 0, 1, ..., n - 1
     Fn("rt_arange_numel", py, a, b)   a pure function of other expressions: its C definition
                               in runtime_c, ``py`` its Python twin (a test holds them equal)
+                              (``items=``: an int32 array the function fills)
+    Value(Number("value"), like=x)   a fill value of x's dtype, by pointer
     Choice("approximate", {"none": 0, "tanh": 1})   a string among these (else invalid)
     Act()                     the activation fused into this call, or NULL
     Select(cond, a, b)        a if cond else b (only the chosen side is read)
@@ -274,8 +278,8 @@ class IntArray(_List):
 
 @dataclass(frozen=True, eq=False)
 class Count(Expr):
-    """How many items an ``IntArray`` has."""
-    of: IntArray
+    """How many items an ``IntArray`` or a ``Tensors`` has."""
+    of: Union[IntArray, "Tensors"]
     ctype = "int32_t"
 
 
@@ -314,10 +318,52 @@ class Tail(Expr):
 
 @dataclass(frozen=True, eq=False)
 class Value(Expr):
-    """One value of tensor dtype ``dtype`` in memory, passed by pointer (a fill value)."""
+    """One value of tensor dtype ``dtype`` (or ``like``'s) in memory, passed by pointer (a fill
+    value); a number converts to it as numpy's astype does."""
     a: Expr
-    dtype: str
+    dtype: Optional[str] = None
+    like: Optional["Tensor"] = None
     ctype = "const void *"
+
+
+@dataclass(frozen=True, eq=False)
+class Tensors(Arg):
+    """A Tensor[] argument, each of ``like``'s dtype (None: any), ``out`` if the kernel writes
+    them, at most ``max`` (a C constant) for the interpreter. ``optional``: a Tensor?[], whose
+    None entries pass rank 0 and NULL. The kernel takes ``.shapes``, ``.ptrs``, ``.count`` and,
+    of an optional list, ``.dtypes`` (each one's rt_dtype, -1 for None)."""
+    like: Optional["Tensor"] = None
+    out: bool = False
+    optional: bool = False
+    max: str = "RT_PTE_MAX_TENSOR_LIST"
+
+    @property
+    def shapes(self) -> "ListPart":
+        return ListPart(self, "shapes")
+
+    @property
+    def ptrs(self) -> "ListPart":
+        return ListPart(self, "ptrs")
+
+    @property
+    def dtypes(self) -> "ListPart":
+        return ListPart(self, "dtypes")
+
+    @property
+    def count(self) -> "Count":
+        return Count(self)
+
+
+@dataclass(frozen=True, eq=False)
+class ListPart(Expr):
+    """What a kernel takes of a ``Tensors``: its shapes, its data pointers or its dtypes."""
+    of: Tensors
+    what: str
+
+    @property
+    def ctype(self) -> str:
+        return {"shapes": "const rt_shape *", "dtypes": "const int32_t *",
+                "ptrs": "void *const *" if self.of.out else "const void *const *"}[self.what]
 
 
 @dataclass(frozen=True, eq=False)
@@ -422,17 +468,22 @@ class AllDims(Expr):
 class Fn(Expr):
     """``c(*args)``: a pure function that both renderings evaluate, the static C generator
     through ``py``, the adapter by calling ``c`` (declared in runtime_c's headers). A tensor
-    argument is its shape: a tuple for ``py``, a ``const rt_shape *`` for ``c``."""
+    argument is its shape: a tuple for ``py``, a ``const rt_shape *`` for ``c``. With ``items``
+    (a C constant) it gives an int32 array: ``c`` writes at most that many into its last
+    argument, ``py`` returns the list."""
     c: str
     py: Callable
     args: tuple
     ctype: str = "int64_t"
+    items: Optional[str] = None
 
-    def __init__(self, c: str, py: Callable, *args, ctype: str = "int64_t"):
+    def __init__(self, c: str, py: Callable, *args, ctype: str = "int64_t",
+                 items: Optional[str] = None):
         object.__setattr__(self, "c", c)
         object.__setattr__(self, "py", py)
         object.__setattr__(self, "args", tuple(lift(a) for a in args))
-        object.__setattr__(self, "ctype", ctype)
+        object.__setattr__(self, "ctype", "const int32_t *" if items else ctype)
+        object.__setattr__(self, "items", items)
 
 
 @dataclass(frozen=True, eq=False)
@@ -557,8 +608,9 @@ class Pre:
     ``struct``: the C check takes them as one struct of that type, fields in this order;
     ``call``: the C check takes the call first, to read constants; a string Lit is the Python
     check's alone, a name for its message; a tensor, or a Select of two, is its argument's name
-    for the Python check, a pointer for C's, NULL where an optional one is None). ``form``: the check's form
-    for these arguments (rt_pte_pre_<name>_<form> in C; the Python check takes ``form``)."""
+    for the Python check, a pointer for C's, NULL where an optional one is None). ``form``: the
+    check's form for these arguments (rt_pte_pre_<name>_<form> in C; the Python check takes
+    ``form``)."""
     name: str
     args: tuple
     struct: Optional[str] = None

@@ -71,7 +71,8 @@ class _Compiler:
         if key in b.memo:
             return b.memo[key]
         text = self._expr(b, e)
-        if isinstance(e, (S.Arg, S.Select, S.Array, S.Params, S.Value)):
+        if isinstance(e, (S.Arg, S.Select, S.Array, S.Params, S.Value)) or \
+                isinstance(e, S.Fn) and e.items is not None:
             b.memo[key] = text
         return text
 
@@ -157,6 +158,31 @@ class _Compiler:
             return f"{self.expr(b, e.of)}[{e.k}]"
         if isinstance(e, S.Tail):
             return f"({self.expr(b, e.of)} + ({e.of.n} - {_bare(self.expr(b, e.count))}))"
+        if isinstance(e, S.Value) and e.like is not None:
+            var = self.fresh("value")           # room for any dtype's one value
+            b.lines += [f"int64_t {var} = 0;",
+                        f"rt_pte_fill_value({self.expr(b, e.like)}.dtype, "
+                        f"{_bare(self.expr(b, e.a))}, &{var});"]
+            return f"&{var}"
+        if isinstance(e, S.Tensors):
+            var, i = self.fresh("list"), self.arg(e.name)
+            b.lines += [f"rt_shape {var}_s[{e.max}];", f"void *{var}_p[{e.max}];",
+                        f"int32_t {var}_n;"]
+            if e.optional:
+                b.lines += [f"int32_t {var}_d[{e.max}];",
+                            f"RT_TRY(rt_pte_arg_opt_tensor_list(c, {i}, {var}_s, {var}_p, "
+                            f"{var}_d, {e.max}, &{var}_n));"]
+            else:
+                dtype = f"{self.expr(b, e.like)}.dtype" if e.like is not None \
+                    else "RT_PTE_ANY_DTYPE"
+                b.lines.append(f"RT_TRY(rt_pte_arg_tensor_list(c, {i}, {dtype}, {var}_s, "
+                               f"{var}_p, {e.max}, &{var}_n));")
+            return var
+        if isinstance(e, S.ListPart):
+            var = self.expr(b, e.of)
+            if e.what == "ptrs" and not e.of.out:
+                return f"(const void *const *){var}_p"
+            return f"{var}_{e.what[0]}"
         if isinstance(e, S.Value):
             ctype = C_TYPES[e.dtype]
             var = self.fresh(ctype)
@@ -255,9 +281,13 @@ class _Compiler:
         if isinstance(e, S.SameShape):
             return f"rt_pte_same_shape(&{self.expr(b, e.a)}.shape, &{self.expr(b, e.b)}.shape)"
         if isinstance(e, S.Fn):
-            args = (f"&{self.expr(b, a)}.shape" if isinstance(a, S.Tensor) else self.expr(b, a)
-                    for a in e.args)
-            return f"{e.c}({', '.join(args)})"
+            args = [f"&{self.expr(b, a)}.shape" if isinstance(a, S.Tensor) else self.expr(b, a)
+                    for a in e.args]
+            if e.items is None:
+                return f"{e.c}({', '.join(args)})"
+            var = self.fresh("fn")
+            b.lines += [f"int32_t {var}[{e.items}];", f"{e.c}({', '.join(args + [var])});"]
+            return var
         if isinstance(e, S.Select):
             return self._select(b, e)
         raise TypeError(f"not a spec expression: {e!r}")

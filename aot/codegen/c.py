@@ -304,15 +304,12 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
                 raise
             raise PteFormatError(f"method {method!r}, instruction {i} ({label}) at {source}: "
                                  f"{e}") from None
-        fills = ctx.prelude
-        for fn, args in (rendered if isinstance(rendered, list) else [rendered]):
-            calls.append(dict(index=i, op=label, fn=fn, args=[str(a) for a in args],
-                              source=source.replace("*/", "* /"), fills=fills))
-            fills = []
+        fn, args = rendered
+        calls.append(dict(index=i, op=label, fn=fn, args=[str(a) for a in args],
+                          source=source.replace("*/", "* /"), fills=ctx.prelude))
         out = gen.values[ins.args[len(op.schema.arguments) - 1]] \
             if op.schema.arguments[-1].is_out else None
-        rows.append(OpRow(i, label, rendered[0] if isinstance(rendered, tuple) else
-                          rendered[0][0], tuple(getattr(out, "sizes", ())), source,
+        rows.append(OpRow(i, label, fn, tuple(getattr(out, "sizes", ())), source,
                           macs=_macs(op, values)))
     if missing:
         # Calls of operators the runtime has, with arguments no kernel takes: the C

@@ -1,6 +1,6 @@
 """What a kernel renderer sees of one call: its arguments by schema name, as checked values.
 
-A renderer (aot.codegen.kernels) reads arguments through a CallContext and returns the C
+A renderer (aot.codegen.spec_render) reads arguments through a CallContext and returns the C
 function to call with its argument list. The same renderer runs in two places:
 - the C generator, where tensors become pointer expressions into the arena or flash;
 - the support check (``check_call``), run by ``to_edge`` on graph nodes and by the Program

@@ -1,8 +1,8 @@
 """The kernels' preconditions: what a kernel needs of its arguments beyond their kinds, dtypes and
 shapes, checked before anything runs.
 
-An op whose kernel needs one names it in its op-table entry (``aot.ops.OpDef.preconditions``).
-Its renderer (aot.codegen.kernels) states the precondition's arguments through
+An op whose kernel needs one names it in its op-table entry (``aot.ops.OpDef.preconditions``). Its
+call spec (aot/opspec.py, a ``Pre`` statement) states the precondition's arguments through
 ``ctx.require(name, ...)``, which runs the check of that name here; ``check_call`` (run by the
 Program check, so by ``aot.load_program`` and ``to_executorch``) then makes sure that every
 precondition the op declares was checked, and the C generator runs the same renderer. A call that

@@ -1,30 +1,22 @@
 """Which renderer writes an op-table entry's call, and the check that a call is renderable.
 
-An entry with a call spec (aot/opspec.py) is rendered from it (aot.codegen.spec_render); one
-without names its hand-written renderer in aot.codegen.kernels. The op table itself imports
-neither: it names, the renderers render.
+Every entry with a kernel has a call spec (aot/opspec.py), rendered by aot.codegen.spec_render.
+The op table itself imports neither: it declares, the renderers render.
 """
 from __future__ import annotations
 
 from typing import Any, Callable, Optional
 
 from .. import program as P
-from . import kernels
 from .context import CallContext, Invalid, TensorArg, Unsupported, dtype_name
 from .spec_render import render
 
 
 def renderer_of(op) -> Optional[Callable]:
     """The static C renderer of an op-table entry (None: the runtime has no kernel for it)."""
-    if op.spec is not None:
-        return lambda ctx: render(op.spec, ctx)
-    if op.render is None:
+    if op.spec is None:
         return None
-    fn = getattr(kernels, op.render, None)
-    if fn is None:
-        raise LookupError(f"{op.key}: the op table names the renderer {op.render!r}, which "
-                          "aot.codegen.kernels lacks")
-    return fn
+    return lambda ctx: render(op.spec, ctx)
 
 
 class CheckGen:

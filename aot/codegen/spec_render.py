@@ -91,7 +91,21 @@ class _Eval:
             items = self.value(e.of)
             return items[len(items) - self.value(e.count):]
         if isinstance(e, S.Value):
-            return ctx.data_array(e.dtype, [self.value(e.a)])
+            dtype = self.value(e.like).dtype if e.like is not None else e.dtype
+            return ctx.data_array(dtype, [self.value(e.a)])
+        if isinstance(e, S.Tensors):
+            if e.optional:
+                return ctx.opt_list(e.name)
+            dtype = self.value(e.like).dtype if e.like is not None else None
+            return (ctx.out_list if e.out else ctx.t_list)(e.name, dtype)
+        if isinstance(e, S.ListPart):
+            items = self.value(e.of)
+            if e.what == "shapes":
+                return ctx.shape_array([t.shape if t is not None else () for t in items])
+            if e.what == "ptrs":
+                return ctx.ptr_array([t.ptr if t is not None else "NULL" for t in items],
+                                     "void *" if e.of.out else "const void *")
+            return [DTYPE_CODES[t.dtype] if t is not None else -1 for t in items]
         if isinstance(e, S.Array):
             return [int(self.value(v)) for v in e.items]
         if isinstance(e, S.F32):
@@ -182,7 +196,7 @@ class _Eval:
         """A parameter struct's field: an int array by the name of its static array, a truth
         value as 0 or 1."""
         v = self.value(e)
-        if isinstance(e, _ARRAYS):
+        if _is_array(e):
             return self._int_array(v)
         return int(v) if isinstance(v, bool) else v
 
@@ -210,9 +224,9 @@ class _Eval:
             return [f64_literal(v)]
         if e.ctype == "uint32_t":
             return [f"{int(v)}u"]
-        if isinstance(e, _ARRAYS):
+        if _is_array(e):
             return [self._int_array(v)]
-        if isinstance(e, (S.Params, S.Value, S.Scratch)) or \
+        if isinstance(e, (S.Params, S.Value, S.Scratch, S.ListPart)) or \
                 isinstance(e, S.Prop) and e.what == "data":
             return [v]
         return [int(v)]
@@ -240,6 +254,12 @@ class _Eval:
 
 
 _ARRAYS = (S.DimList, S.Ints, S.IntArray, S.Array, S.Tail)     # int32 arrays for the kernel
+
+
+def _is_array(e: S.Expr) -> bool:
+    """Whether ``e`` is an int32 array for the kernel (a static array in the C)."""
+    return isinstance(e, _ARRAYS) or isinstance(e, S.Fn) and e.items is not None or \
+        isinstance(e, S.ListPart) and e.what == "dtypes"
 
 
 def _all_dims(rank: int) -> int:

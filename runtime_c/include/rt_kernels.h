@@ -227,9 +227,10 @@ rt_status rt_batch_norm_f32(float eps, const rt_shape *in_s, const float *in,
 
 /* ---- shape / data movement ---------------------------------------------- */
 
-/* cat of n_in tensors along dim: in_s[i], in[i] for i < n_in */
+/* cat of n_in float32 tensors along dim: in_s[i], in[i] for i < n_in. An input with no
+ * elements and another rank than out's (torch's legacy empty 1-D tensor) takes no part. */
 rt_status rt_cat_f32(int32_t dim, int32_t n_in, const rt_shape *in_s,
-                     const float *const *in, const rt_shape *out_s,
+                     const void *const *in, const rt_shape *out_s,
                      float *out);
 /* out.d[i] = in.d[perm[i]]; perm has in.rank entries (negatives allowed) */
 rt_status rt_permute_f32(const int32_t *perm, RT_F32_UNARY_TENSORS);
@@ -258,15 +259,10 @@ rt_status rt_to_copy(int32_t in_dtype, int32_t out_dtype,
 /* expand: broadcast in to out (size-1 or missing leading dims repeat). */
 rt_status rt_expand_f32(RT_F32_UNARY_TENSORS);
 
-typedef struct rt_pad_params {
-    /* elements added before dim i (negative crops), in dim order; the
-     * amount after dim i is out.d[i] - in.d[i] - before[i]. PyTorch's pad
-     * list [last_lo, last_hi, prev_lo, ...] is reordered by the generator. */
-    int32_t before[RT_MAX_DIMS];
-    float value;
-} rt_pad_params;
-
-rt_status rt_constant_pad_f32(const rt_pad_params *p, RT_F32_UNARY_TENSORS);
+/* Constant padding: before[i] elements added before dim i (rank entries, in dim order;
+ * negative crops), the amount after dim i being out.d[i] - in.d[i] - before[i], filled with
+ * value. (PyTorch's pad list [last_lo, last_hi, prev_lo, ...] is reordered by the caller.) */
+rt_status rt_constant_pad_f32(const int32_t *before, float value, RT_F32_UNARY_TENSORS);
 
 /* ---- logic and creation (any dtype, given as an rt_dtype) --------------- */
 
@@ -452,25 +448,20 @@ rt_status rt_slice_scatter(int32_t elem_size, int32_t dim, int32_t start, int32_
 typedef struct rt_index_params {
     int32_t elem_size;
     int32_t n_idx;
-    int32_t index_dtype[RT_MAX_DIMS];
+    const int32_t *index_dtype;     /* n_idx entries */
     int32_t bcast_pos;
 } rt_index_params;
 
 rt_status rt_index(const rt_index_params *p, const rt_shape *in_s, const void *in,
                    const rt_shape *idx_s, const void *const *idx,
                    const rt_shape *out_s, void *out);
-/* out = self; out[indices] = values (broadcast to the result shape); the last write wins */
-rt_status rt_index_put(const rt_index_params *p,
+/* out = self; out[indices] = values (broadcast to the result shape), the last write winning;
+ * accumulate (the tensors float32): out[indices] += values, repeated indices adding up */
+rt_status rt_index_put(const rt_index_params *p, int32_t accumulate,
                        const rt_shape *self_s, const void *self,
                        const rt_shape *idx_s, const void *const *idx,
                        const rt_shape *val_s, const void *val,
                        const rt_shape *out_s, void *out);
-/* accumulate=True: out[indices] += values, repeated indices add up */
-rt_status rt_index_put_acc_f32(const rt_index_params *p,
-                               const rt_shape *self_s, const float *self,
-                               const rt_shape *idx_s, const void *const *idx,
-                               const rt_shape *val_s, const float *val,
-                               const rt_shape *out_s, float *out);
 /* ---- end reductions, indexing and scatter ---- */
 
 /* ---- spatial: resampling, adaptive pooling, padding modes, transposed conv */

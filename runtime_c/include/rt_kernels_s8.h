@@ -182,9 +182,14 @@ rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_
 rt_status rt_constant_pad(int32_t elem_size, const int32_t *before, const void *value,
                           const rt_shape *in_s, const void *in,
                           const rt_shape *out_s, void *out);
-/* Concatenate n_in tensors along dim. */
+/* Concatenate n_in tensors along dim (an input with no elements and another rank than out's,
+ * torch's legacy empty 1-D tensor, takes no part). */
 rt_status rt_cat(int32_t elem_size, int32_t dim, int32_t n_in, const rt_shape *in_s,
                  const void *const *in, const rt_shape *out_s, void *out);
+/* split_with_sizes: out[k] = the next sizes[k] items of in along dim, for k < n_out. */
+rt_status rt_split(int32_t elem_size, int32_t dim, int32_t n_out, const int32_t *sizes,
+                   const rt_shape *in_s, const void *in, const rt_shape *out_s,
+                   void *const *out);
 /* out = in[..., start:end:step, ...] along dim (start/end clamped as Python). */
 rt_status rt_slice(int32_t elem_size, int32_t dim, int32_t start, int32_t end, int32_t step,
                    const rt_shape *in_s, const void *in, const rt_shape *out_s, void *out);

@@ -264,7 +264,7 @@ const char *rt_status_name(rt_status s);
  * character outside [A-Za-z0-9_] as '_' (aten::add.Scalar_out -> rt_op_aten_add_Scalar_out,
  * cortex_m::quantized_add.out -> rt_op_cortex_m_quantized_add_out). It decodes every argument
  * with the functions below, makes the checks the static C generator makes (aot/codegen/
- * kernels.py: same kernel, same parameters, so the results are bit for bit the same), and
+ * spec_render.py: same kernel, same parameters, so the results are bit for bit the same), and
  * returns RT_OK without calling the kernel when c->check is set (rt_pte_load runs every
  * instruction that way). A refusal returns RT_ERR_PTE_ARGS (an argument that contradicts the
  * op), RT_ERR_PTE_DTYPE, or RT_ERR_PTE_UNSUPPORTED (valid, but no kernel for it). */
@@ -294,9 +294,14 @@ rt_status rt_pte_arg_doubles(const rt_pte_call *c, int32_t i, double *v, int32_t
                              int32_t *n);
 /* A str argument: its bytes (NUL-terminated in the file) and length. */
 rt_status rt_pte_arg_string(const rt_pte_call *c, int32_t i, const char **s, uint32_t *len);
-/* A Tensor[] argument: up to `max` tensors. */
-rt_status rt_pte_arg_tensors(const rt_pte_call *c, int32_t i, int32_t dtype, rt_pte_tensor *t,
-                             int32_t max, int32_t *n);
+/* A Tensor[] argument of up to `max` tensors (more: RT_ERR_PTE_LIMIT): their shapes and data,
+ * their count into *n. */
+rt_status rt_pte_arg_tensor_list(const rt_pte_call *c, int32_t i, int32_t dtype,
+                                 rt_shape *shapes, void **ptrs, int32_t max, int32_t *n);
+/* A Tensor?[] argument (a Tensor[] is taken too) of up to `max` entries, of any dtype: each
+ * one's shape, data and dtype; a None entry has rank 0, NULL data and dtype -1. */
+rt_status rt_pte_arg_opt_tensor_list(const rt_pte_call *c, int32_t i, rt_shape *shapes,
+                                     void **ptrs, int32_t *dtypes, int32_t max, int32_t *n);
 /* 1 if argument i is None (0 otherwise, and for an index out of range). */
 int32_t rt_pte_arg_is_none(const rt_pte_call *c, int32_t i);
 

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "rt_check.h"
 #include "rt_kernels.h"
@@ -20,6 +21,12 @@
 
 /* A tensor argument of any dtype the runtime takes. */
 #define RT_PTE_ANY_DTYPE ((int32_t)-1)
+
+/* Tensors one Tensor[] argument may list (cat's inputs, split_with_sizes' outputs); more is
+ * RT_ERR_PTE_LIMIT. Each costs its adapter an rt_shape and a pointer of stack. */
+#ifndef RT_PTE_MAX_TENSOR_LIST
+#define RT_PTE_MAX_TENSOR_LIST 32
+#endif
 
 /* A number as the float32 the generator writes (np.float32 of it; beyond the float range an
  * infinity, with no undefined conversion; NaN is NAN). */
@@ -177,6 +184,109 @@ static inline int32_t rt_pte_last_is(const rt_shape *in, const rt_shape *out, in
         }
     }
     return 1;
+}
+
+/* The sum of n int32 items (rt_pte_ints_sum) and their least (INT32_MAX when n is 0). */
+static inline int64_t rt_pte_ints_sum(const int32_t *v, int32_t n)
+{
+    int64_t sum = 0;
+    int32_t k;
+    for (k = 0; k < n; ++k) {
+        sum += v[k];
+    }
+    return sum;
+}
+
+static inline int32_t rt_pte_ints_min(const int32_t *v, int32_t n)
+{
+    int32_t least = INT32_MAX, k;
+    for (k = 0; k < n; ++k) {
+        least = v[k] < least ? v[k] : least;
+    }
+    return least;
+}
+
+/* PyTorch's pad list [last_lo, last_hi, prev_lo, ...] (n items, n / 2 <= rank <= RT_MAX_DIMS)
+ * as the elements added before each dim, in dim order: before[0 .. rank - 1]. */
+static inline void rt_pte_pad_before(const int32_t *pad, int32_t n, int32_t rank,
+                                     int32_t *before)
+{
+    int32_t k;
+    for (k = 0; k < rank && k < RT_MAX_DIMS; ++k) {
+        before[k] = 0;
+    }
+    for (k = 0; k < n / 2 && k < rank && rank <= RT_MAX_DIMS; ++k) {
+        before[rank - 1 - k] = pad[2 * k];
+    }
+}
+
+/* Whether each entry of an index list is None (-1), an int64 or an int32 tensor (1, else 0). */
+static inline int32_t rt_pte_index_dtypes_ok(const int32_t *dtypes, int32_t n)
+{
+    int32_t k;
+    for (k = 0; k < n; ++k) {
+        if (dtypes[k] != -1 && dtypes[k] != (int32_t)RT_DTYPE_I64 &&
+            dtypes[k] != (int32_t)RT_DTYPE_I32) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Where an index list's broadcast dims go (rt_index_params.bcast_pos): at its first tensor when
+ * its tensors are adjacent, else at 0, as numpy; -1 when it holds no tensor. */
+static inline int32_t rt_pte_index_bcast_pos(const int32_t *dtypes, int32_t n)
+{
+    int32_t k, first = -1, last = -1, adjacent = 1;
+    for (k = 0; k < n; ++k) {
+        if (dtypes[k] != -1) {
+            adjacent = adjacent && (first < 0 || last == k - 1);
+            first = first < 0 ? k : first;
+            last = k;
+        }
+    }
+    return first < 0 ? -1 : adjacent ? first : 0;
+}
+
+/* A number as numpy's astype from float64 gives it in tensor dtype `dtype`, written to *buf
+ * (its first bytes): an integer type takes a value outside its conversion range, or NaN, as its
+ * most negative value (as x86 does; int8, int16 and uint8 convert through int32 and keep the
+ * low bytes), a bool is nonzero (NaN included), float32 rounds. */
+static inline void rt_pte_fill_value(int32_t dtype, double v, void *buf)
+{
+    const int32_t i32 = (v >= -2147483648.0 && v < 2147483648.0) ? (int32_t)v : INT32_MIN;
+    const uint32_t low = (uint32_t)i32;
+    switch (dtype) {
+    case RT_DTYPE_F32: {
+        const float x = rt_pte_to_f32(v);
+        memcpy(buf, &x, sizeof x);
+        break;
+    }
+    case RT_DTYPE_I64: {
+        const int64_t x = (v >= -9223372036854775808.0 && v < 9223372036854775808.0)
+                              ? (int64_t)v : INT64_MIN;
+        memcpy(buf, &x, sizeof x);
+        break;
+    }
+    case RT_DTYPE_I32:
+        memcpy(buf, &i32, sizeof i32);
+        break;
+    case RT_DTYPE_I16: {
+        const uint16_t x = (uint16_t)(low & 0xffffu);
+        memcpy(buf, &x, sizeof x);
+        break;
+    }
+    case RT_DTYPE_BOOL: {
+        const uint8_t x = (uint8_t)(v != 0.0 ? 1 : 0);
+        memcpy(buf, &x, sizeof x);
+        break;
+    }
+    default: { /* uint8, int8: the low byte */
+        const uint8_t x = (uint8_t)(low & 0xffu);
+        memcpy(buf, &x, sizeof x);
+        break;
+    }
+    }
 }
 
 /* ctx.dim(name, rank): in [-size, size), normalized to [0, size), size = max(rank, 1). */

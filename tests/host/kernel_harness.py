@@ -174,6 +174,8 @@ class Runtime:
                 for i, x in enumerate(v):
                     getattr(p, k)[i] = x
             else:
+                if isinstance(v, self.ffi.CData):   # a pointer field: its array lives on
+                    self.__dict__.setdefault("_alive", []).append(v)
                 setattr(p, k, v)
         return p
 
@@ -207,7 +209,7 @@ class Runtime:
         shapes = self.ffi.new("rt_shape[]", len(inputs))
         for i, a in enumerate(inputs):
             shapes[i] = self.shape(a.shape)[0]
-        ptrs = self.ffi.new("float *[]", [self.data(a) for a in inputs])
+        ptrs = self.ffi.new("void *[]", [self.data(a) for a in inputs])
         self.call("rt_cat_f32", dim, len(inputs), shapes, ptrs, out)
 
 

@@ -182,7 +182,7 @@ def test_op_without_runtime_kernel_fails_before_writing(tmp_path, monkeypatch):
     manager = _lower(*OP_MODELS["where_gt"])
     for op in (torch.ops.aten.gt.Tensor, torch.ops.aten.where.self):
         monkeypatch.setitem(ops._BY_ET, (ops.OPS[op].et_name, ops.OPS[op].et_overload),
-                            dataclasses.replace(ops.OPS[op], render=None, spec=None))
+                            dataclasses.replace(ops.OPS[op], spec=None))
     out = tmp_path / "never"
     with pytest.raises(UnsupportedOpError) as info:
         aot.generate_c(manager, name="m").write(out)

@@ -1,11 +1,11 @@
 """The .pte interpreter (runtime_c/src/pte) against the static C, for the elementwise,
 data-movement, logic and creation ops (the elementwise adapters compiled from the op table's
-call specs, aot/ops_elementwise.py and aot/ops_create.py; op_data.c).
+call specs, aot/ops_elementwise.py, aot/ops_create.py and aot/ops_data.py).
 
 Every op model and op-suite case whose program calls only these ops (and views) runs twice on
 the host: the .pte through the interpreter, and the C the generator writes from the same
 program. The outputs must be the same bytes (NaNs included): the adapters call the kernels the
-renderers (aot/codegen/spec_render.py, aot/codegen/kernels.py) call, with the same parameters.
+renderer (aot/codegen/spec_render.py) calls, with the same parameters.
 The creation ops and copy.out only reach a program that ExecuTorch's own exir writes, or a
 mutated buffer: those come from exir here. Calls the renderers refuse are refused at load with the matching status.
 """
@@ -32,7 +32,7 @@ from op_models import OP_MODELS, Counter
 from op_suite import BY_NAME
 
 # The operators of this family: every op whose adapter is compiled from its call spec
-# (aot/ops_elementwise.py, aot/ops_create.py, ...), and those of op_data.c.
+# (aot/ops_elementwise.py, aot/ops_create.py, aot/ops_data.py, ...).
 FAMILY = {op.key for op in all_ops() if op.spec is not None} | {
     "aten::clone.out", "aten::view_copy.out", "aten::squeeze_copy.dims_out",
     "aten::unsqueeze_copy.out", "aten::copy.out", "aten::_to_copy.out",

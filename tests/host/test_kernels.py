@@ -525,9 +525,8 @@ def test_data_movement(rt, case):
         x = randn(*case[1], seed=1)
         ref = aten.constant_pad_nd(T(x), list(case[2]), case[3])
         out = rt.empty(tuple(ref.shape))
-        prm = rt.params("rt_pad_params", before=torch_pad_to_before(case[2], x.ndim),
-                        value=case[3])
-        rt.call("rt_constant_pad_f32", prm, x, out)
+        before = rt.int32s(torch_pad_to_before(case[2], x.ndim))
+        rt.call("rt_constant_pad_f32", before, case[3], x, out)
     check("data_movement", out, ref)
 
 

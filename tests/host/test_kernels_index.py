@@ -105,8 +105,7 @@ def _index_args(rt, x, indices):
     adjacent = given == list(range(given[0], given[-1] + 1))
     codes = [(I64 if t.dtype == np.int64 else I32) if t is not None else -1 for t in indices]
     p = rt.params("rt_index_params", elem_size=x.itemsize, n_idx=len(indices),
-                  index_dtype=codes + [-1] * (6 - len(codes)),
-                  bcast_pos=given[0] if adjacent else 0)
+                  index_dtype=rt.int32s(codes), bcast_pos=given[0] if adjacent else 0)
     shapes = rt.ffi.new("rt_shape[]", len(indices))
     for i, t in enumerate(indices):
         if t is not None:
@@ -155,8 +154,7 @@ def test_index_put(rt, name, accumulate):
         ref[key] = values                  # numpy indexes as torch does
     out = rt.empty(x.shape)
     p, shapes, ptrs = _index_args(rt, x, indices)
-    rt.call("rt_index_put_acc_f32" if accumulate else "rt_index_put", p, x, shapes, ptrs,
-            values, out)
+    rt.call("rt_index_put", p, int(accumulate), x, shapes, ptrs, values, out)
     np.testing.assert_allclose(out, ref, rtol=1e-6)
 
 
@@ -165,7 +163,7 @@ def test_index_put_accumulates_repeats(rt):
     idx = [np.array([1, 1, 3, 1])]
     values = np.array([1.0, 2.0, 4.0, 8.0], np.float32)
     p, shapes, ptrs = _index_args(rt, x, idx)
-    rt.call("rt_index_put_acc_f32", p, x, shapes, ptrs, values, x)
+    rt.call("rt_index_put", p, 1, x, shapes, ptrs, values, x)
     np.testing.assert_array_equal(x, [0.0, 11.0, 0.0, 4.0])
 
 
@@ -179,7 +177,8 @@ def test_index_refuses_out_of_range(rt, kernel):
             if kernel == "rt_index":
                 rt.call(kernel, p, x, shapes, ptrs, rt.empty((2, 2)))
             else:
-                rt.call(kernel, p, x, shapes, ptrs, np.zeros(2, np.float32), rt.empty((3, 2)))
+                rt.call(kernel, p, 0, x, shapes, ptrs, np.zeros(2, np.float32),
+                        rt.empty((3, 2)))
         np.testing.assert_array_equal(x, before)
 
 

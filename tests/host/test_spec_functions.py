@@ -18,7 +18,8 @@ from kernel_harness import REPO
 
 from aot import opspec as S
 from aot.ops import all_ops
-from aot.ops_data import mode_pads_to
+from aot.ops_data import (index_bcast_pos, index_dtypes_ok, ints_min, ints_sum, mode_pads_to,
+                          pad_before)
 from aot.ops_int8 import last_is, pads_to
 from aot.quantization.arith import requant_max
 
@@ -32,6 +33,11 @@ int32_t last_is(int32_t in_rank, const int32_t *in, int32_t out_rank, const int3
 uint64_t requant_max(uint64_t in_max, int32_t mult, int32_t shift);
 int32_t mode_pads_to(int32_t in_rank, const int32_t *in, int32_t out_rank, const int32_t *out,
                      const int32_t *pad, int32_t k, int32_t reflect);
+int64_t ints_sum(const int32_t *v, int32_t n);
+int32_t ints_min(const int32_t *v, int32_t n);
+void pad_before(const int32_t *pad, int32_t n, int32_t rank, int32_t *before);
+int32_t index_dtypes_ok(const int32_t *dtypes, int32_t n);
+int32_t index_bcast_pos(const int32_t *dtypes, int32_t n);
 """
 
 _SOURCE = """
@@ -73,12 +79,22 @@ int32_t mode_pads_to(int32_t in_rank, const int32_t *in, int32_t out_rank, const
     const rt_shape a = shape_of(in_rank, in), b = shape_of(out_rank, out);
     return rt_pte_mode_pads_to(&a, &b, pad, k, reflect);
 }
+
+int64_t ints_sum(const int32_t *v, int32_t n) { return rt_pte_ints_sum(v, n); }
+int32_t ints_min(const int32_t *v, int32_t n) { return rt_pte_ints_min(v, n); }
+void pad_before(const int32_t *pad, int32_t n, int32_t rank, int32_t *before)
+{
+    rt_pte_pad_before(pad, n, rank, before);
+}
+int32_t index_dtypes_ok(const int32_t *d, int32_t n) { return rt_pte_index_dtypes_ok(d, n); }
+int32_t index_bcast_pos(const int32_t *d, int32_t n) { return rt_pte_index_bcast_pos(d, n); }
 """
 
 # The Fns the specs name -> their cases below (arange's count is a runtime function:
 # tests/host/test_kernels.py holds its twins equal).
 COVERED = {"rt_pte_pads_to", "rt_pte_last_is", "rt_pte_requant_max", "rt_pte_mode_pads_to",
-           "rt_arange_numel"}
+           "rt_arange_numel", "rt_pte_ints_sum", "rt_pte_ints_min", "rt_pte_pad_before",
+           "rt_pte_index_dtypes_ok", "rt_pte_index_bcast_pos"}
 
 
 @pytest.fixture(scope="module")
@@ -195,3 +211,42 @@ def test_mode_pads_to(lib):
                              ffi.new("int32_t[]", out or [0]), ffi.new("int32_t[]", pad), k,
                              reflect)
         assert got == int(want), (shape, out, pad, k, reflect)
+
+
+def test_int_list_sum_and_least(lib):
+    ffi, c = lib.ffi, lib.lib
+    rng = random.Random(40)
+    edge = [(1 << 31) - 1, -(1 << 31), 0, 1, -1]
+    for _ in range(3000):
+        n = rng.randint(0, 40)
+        v = [rng.choice(edge + [rng.randint(-1000, 1000)]) for _ in range(n)]
+        arr = ffi.new("int32_t[]", v or [0])
+        assert c.ints_sum(arr, n) == ints_sum(v, n), v
+        assert c.ints_min(arr, n) == ints_min(v, n), v
+
+
+def test_pad_before(lib):
+    ffi, c = lib.ffi, lib.lib
+    rng = random.Random(41)
+    for _ in range(3000):
+        rank = rng.randint(0, MAX_DIMS)
+        n = 2 * rng.randint(0, rank)             # the spec checks n even and n / 2 <= rank
+        pad = [rng.randint(-3, 5) for _ in range(n)]
+        before = ffi.new("int32_t[]", [-99] * MAX_DIMS)
+        c.pad_before(ffi.new("int32_t[]", pad or [0]), n, rank, before)
+        assert list(before)[:rank] == pad_before(pad, n, rank), (pad, rank)
+
+
+_INDEX_CODES = [-1, -1, 4, 3, 6, 1]     # None, int64, int32, and two dtypes the kernel refuses
+
+
+def test_index_list_rules(lib):
+    ffi, c = lib.ffi, lib.lib
+    rng = random.Random(42)
+    for _ in range(3000):
+        n = rng.randint(0, MAX_DIMS)
+        codes = [rng.choice(_INDEX_CODES[:4] if rng.random() < 0.8 else _INDEX_CODES)
+                 for _ in range(n)]
+        arr = ffi.new("int32_t[]", codes or [0])
+        assert c.index_dtypes_ok(arr, n) == int(index_dtypes_ok(codes, n)), codes
+        assert c.index_bcast_pos(arr, n) == index_bcast_pos(codes, n), codes

@@ -128,6 +128,13 @@ static inline int32_t rt_dtype_size(int32_t dtype)
     }
 }
 
+/* Whether cat passes over input in_s: torch's legacy empty 1-D tensor (no elements, another
+ * rank than the output's) takes no part. */
+static inline int rt_cat_skips(const rt_shape *in_s, const rt_shape *out_s)
+{
+    return in_s->rank != out_s->rank && rt_shape_numel(in_s) == 0;
+}
+
 /* Element i of an int64 or int32 index tensor (`dtype` RT_DTYPE_I64 or RT_DTYPE_I32). */
 static inline int64_t rt_index_value(int32_t dtype, const void *p, int32_t i)
 {

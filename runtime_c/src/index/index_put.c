@@ -1,15 +1,15 @@
 /* index_put.c - out = self with out[idx_0, idx_1, ...] = values (values broadcast to the
  * indexed result's shape, see rt_index_geom).
- *   rt_index_put:         element-size generic; where indices repeat, the last write wins;
- *   rt_index_put_acc_f32: float32, adds values instead (accumulate=True): repeats add up.
+ * Element-size generic: where indices repeat, the last write wins; with accumulate (float32
+ * only) values are added instead, and repeats add up.
  * out may be self. Negative indices count from the end; one out of range is RT_ERR_INDEX. */
 #include "../core/rt_internal.h"
 
-static rt_status put(const rt_index_params *p, int accumulate,
-                     const rt_shape *self_s, const void *self,
-                     const rt_shape *idx_s, const void *const *idx,
-                     const rt_shape *val_s, const void *val,
-                     const rt_shape *out_s, void *out)
+rt_status rt_index_put(const rt_index_params *p, int32_t accumulate,
+                       const rt_shape *self_s, const void *self,
+                       const rt_shape *idx_s, const void *const *idx,
+                       const rt_shape *val_s, const void *val,
+                       const rt_shape *out_s, void *out)
 {
     rt_index_geom g;
     int32_t c[RT_MAX_DIMS] = {0};
@@ -50,22 +50,4 @@ static rt_status put(const rt_index_params *p, int accumulate,
         }
     }
     return RT_OK;
-}
-
-rt_status rt_index_put(const rt_index_params *p,
-                       const rt_shape *self_s, const void *self,
-                       const rt_shape *idx_s, const void *const *idx,
-                       const rt_shape *val_s, const void *val,
-                       const rt_shape *out_s, void *out)
-{
-    return put(p, 0, self_s, self, idx_s, idx, val_s, val, out_s, out);
-}
-
-rt_status rt_index_put_acc_f32(const rt_index_params *p,
-                               const rt_shape *self_s, const float *self,
-                               const rt_shape *idx_s, const void *const *idx,
-                               const rt_shape *val_s, const float *val,
-                               const rt_shape *out_s, float *out)
-{
-    return put(p, 1, self_s, self, idx_s, idx, val_s, val, out_s, out);
 }

@@ -339,26 +339,59 @@ rt_status rt_pte_arg_string(const rt_pte_call *c, int32_t i, const char **s, uin
     return RT_OK;
 }
 
-rt_status rt_pte_arg_tensors(const rt_pte_call *c, int32_t i, int32_t dtype, rt_pte_tensor *t,
-                             int32_t max, int32_t *n)
+/* The items of a Tensor[] argument, or (dtypes != NULL) of a Tensor?[] or Tensor[] one: each
+ * tensor's shape and data, its dtype for an optional list (a None entry: rank 0, NULL, -1). */
+static rt_status tensor_items(const rt_pte_call *c, int32_t i, int32_t dtype, rt_shape *shapes,
+                              void **ptrs, int32_t *dtypes, int32_t max, int32_t *n)
 {
     int32_t len, k;
-    uint32_t items;
+    uint32_t items = list_arg(c, i, EV_TENSOR_LIST, &len);
     *n = 0;
-    RT_TRY(sized_list(c, i, EV_TENSOR_LIST, max, &items, &len));
+    if (len < 0 && dtypes != NULL) {
+        items = list_arg(c, i, EV_OPT_TENSOR_LIST, &len);
+    }
+    if (len < 0) {
+        return RT_ERR_PTE_ARGS;
+    }
+    if (len > max) {
+        return RT_ERR_PTE_LIMIT;
+    }
     for (k = 0; k < len; ++k) {
         uint32_t kind;
+        rt_pte_tensor t;
         int32_t v = (int32_t)pte_ld32(c->prog->fb.base, items + 4u * (uint32_t)k);
-        rt_pte_fast_tensor(c->prog, rt_pte_fast_value(c->prog, v, &kind), v, &t[k]);
-        if (dtype >= 0 && t[k].dtype != dtype) {
-            return RT_ERR_PTE_DTYPE;
+        if (v == -1 && dtypes != NULL) { /* (load checked: only a Tensor?[] holds -1) */
+            memset(&t, 0, sizeof t);
+            t.dtype = -1;
+        } else {
+            rt_pte_fast_tensor(c->prog, rt_pte_fast_value(c->prog, v, &kind), v, &t);
+            if (dtype >= 0 && t.dtype != dtype) {
+                return RT_ERR_PTE_DTYPE;
+            }
+            if (t.data == NULL && !c->check) {
+                return RT_ERR_NULL;
+            }
         }
-        if (t[k].data == NULL && !c->check) {
-            return RT_ERR_NULL;
+        shapes[k] = t.shape;
+        ptrs[k] = t.data;
+        if (dtypes != NULL) {
+            dtypes[k] = t.dtype;
         }
     }
     *n = len;
     return RT_OK;
+}
+
+rt_status rt_pte_arg_tensor_list(const rt_pte_call *c, int32_t i, int32_t dtype,
+                                 rt_shape *shapes, void **ptrs, int32_t max, int32_t *n)
+{
+    return tensor_items(c, i, dtype, shapes, ptrs, NULL, max, n);
+}
+
+rt_status rt_pte_arg_opt_tensor_list(const rt_pte_call *c, int32_t i, rt_shape *shapes,
+                                     void **ptrs, int32_t *dtypes, int32_t max, int32_t *n)
+{
+    return tensor_items(c, i, -1, shapes, ptrs, dtypes, max, n);
 }
 
 int32_t rt_pte_arg_is_none(const rt_pte_call *c, int32_t i)

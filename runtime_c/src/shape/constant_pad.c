@@ -1,13 +1,13 @@
 /* constant_pad.c - rt_constant_pad_f32: constant_pad_nd. Output element at
  * index j of dim i reads input index j - before[i]; outside the input it is
- * p->value. Negative padding crops. */
+ * value. Negative padding crops. */
 #include "../core/rt_internal.h"
 
-rt_status rt_constant_pad_f32(const rt_pad_params *p, RT_F32_UNARY_TENSORS)
+rt_status rt_constant_pad_f32(const int32_t *before, float value, RT_F32_UNARY_TENSORS)
 {
     int32_t in_st[RT_MAX_DIMS];
     int32_t rank, n, i, r, rows, len, lo, hi, stride = 1;
-    RT_CHECK(p != NULL && in_s != NULL && in != NULL && out_s != NULL &&
+    RT_CHECK(before != NULL && in_s != NULL && in != NULL && out_s != NULL &&
              out != NULL,
              RT_ERR_NULL);
     n = rt_shape_numel(out_s);
@@ -26,22 +26,22 @@ rt_status rt_constant_pad_f32(const rt_pad_params *p, RT_F32_UNARY_TENSORS)
     len = out_s->d[rank - 1];
     rows = len > 0 ? n / len : 0;
     /* columns [lo, hi) of every output row that hits the input */
-    lo = p->before[rank - 1] > 0 ? p->before[rank - 1] : 0;
-    hi = p->before[rank - 1] + in_s->d[rank - 1];
+    lo = before[rank - 1] > 0 ? before[rank - 1] : 0;
+    hi = before[rank - 1] + in_s->d[rank - 1];
     hi = hi < len ? hi : len;
     for (r = 0; r < rows; ++r, out += len) {
         int32_t rem = r, off = 0, inside = lo < hi;
         for (i = rank - 2; i >= 0 && inside; --i) {
-            const int32_t src = rem % out_s->d[i] - p->before[i];
+            const int32_t src = rem % out_s->d[i] - before[i];
             rem /= out_s->d[i];
             inside = src >= 0 && src < in_s->d[i];
             off += src * in_st[i];
         }
         for (i = 0; i < len; ++i) {
-            out[i] = p->value;
+            out[i] = value;
         }
         if (inside) {
-            memcpy(out + lo, in + off + (lo - p->before[rank - 1]),
+            memcpy(out + lo, in + off + (lo - before[rank - 1]),
                    (size_t)(hi - lo) * sizeof(float));
         }
     }

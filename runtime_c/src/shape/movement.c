@@ -1,6 +1,6 @@
 /* movement.c - data movement of any element size (int8 maps, and any other dtype):
- * rt_permute, rt_constant_pad, rt_cat, rt_slice. Elements are copied as elem_size bytes;
- * buffers of 4-byte elements are 4-byte aligned, as every tensor the planner places. */
+ * rt_permute, rt_constant_pad, rt_cat, rt_split, rt_slice. Elements are copied as elem_size
+ * bytes; buffers of 4-byte elements are 4-byte aligned, as every tensor the planner places. */
 #include "../core/rt_internal.h"
 
 static int elem_ok(int32_t elem_size)
@@ -179,6 +179,9 @@ rt_status rt_cat(int32_t elem_size, int32_t dim, int32_t n_in, const rt_shape *i
     d = rt_norm_dim(dim, out_s->rank);
     RT_CHECK(d >= 0, RT_ERR_PARAM);
     for (k = 0; k < n_in; ++k) {
+        if (rt_cat_skips(&in_s[k], out_s)) {
+            continue;
+        }
         RT_CHECK(in[k] != NULL && in_s[k].rank == out_s->rank, RT_ERR_SHAPE);
         for (i = 0; i < out_s->rank; ++i) {
             RT_CHECK(i == d || in_s[k].d[i] == out_s->d[i], RT_ERR_SHAPE);
@@ -189,11 +192,30 @@ rt_status rt_cat(int32_t elem_size, int32_t dim, int32_t n_in, const rt_shape *i
     outer = rt_dims_prod(out_s, 0, d);
     for (i = 0; i < outer; ++i) {
         for (k = 0; k < n_in; ++k) {
-            const int32_t chunk = rt_dims_prod(&in_s[k], d, in_s[k].rank);
+            int32_t chunk;
+            if (rt_cat_skips(&in_s[k], out_s)) {
+                continue;
+            }
+            chunk = rt_dims_prod(&in_s[k], d, in_s[k].rank);
             copy_elems(dst, (const uint8_t *)in[k] + byte_offset(i * chunk, elem_size), chunk,
                        elem_size);
             dst += (size_t)chunk * (size_t)elem_size;
         }
+    }
+    return RT_OK;
+}
+
+rt_status rt_split(int32_t elem_size, int32_t dim, int32_t n_out, const int32_t *sizes,
+                   const rt_shape *in_s, const void *in, const rt_shape *out_s,
+                   void *const *out)
+{
+    int32_t k, start = 0;
+    RT_CHECK(sizes != NULL && out_s != NULL && out != NULL && n_out >= 0, RT_ERR_NULL);
+    for (k = 0; k < n_out; ++k) {
+        RT_CHECK(sizes[k] >= 0 && sizes[k] <= INT32_MAX - start, RT_ERR_PARAM);
+        RT_TRY(rt_slice(elem_size, dim, start, start + sizes[k], 1, in_s, in, &out_s[k],
+                        out[k]));
+        start += sizes[k];
     }
     return RT_OK;
 }
