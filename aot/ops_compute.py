@@ -24,11 +24,10 @@ _ADDMM = CallSpec(Call("rt_addmm_f32", Act(), Float("beta"), Float("alpha"), Ten
 # embedding: rows of weight picked by int64 or int32 indices (padding_idx, scale_grad_by_freq
 # and sparse only matter to training: kind-checked, not read).
 _indices = Tensor("indices", dtype=None)
-_EMBEDDING = CallSpec(If(_indices.is_dtype("int64"),
-                         Call("rt_embedding_i64_f32", Tensor("weight"),
-                              Tensor("indices", "int64"), Out("out")),
-                         Call("rt_embedding_i32_f32", Tensor("weight"),
-                              Tensor("indices", "int32"), Out("out"))))
+_EMBEDDING = CallSpec(Require(_indices.is_dtype("int64") | _indices.is_dtype("int32"),
+                              UNSUPPORTED, "indices of a dtype other than int64 or int32"),
+                      Call("rt_embedding_f32", _indices.dtype_code, Tensor("weight"), _indices,
+                           Out("out")))
 
 
 

@@ -39,6 +39,8 @@ _DEFINITION = re.compile(r"^(?!typedef\b)[A-Za-z_][\w \*]*?\b(rt_\w+)\s*\((?!\s*
 # Any use of a runtime name in code: a call, or a function passed by its address (a kernel
 # an adapter hands to a shared helper). Names of types and macros are not in the index.
 _CALL = re.compile(r"\b(rt_\w+)\b")
+# A pair of kernels defined by rt_internal.h's macro: rt_<name>_f32 and rt_<name>_scalar_f32.
+_BINARY_PAIR = re.compile(r"^RT_BINARY_F32_KERNELS\((\w+),", re.M)
 _COMMENT = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
 _INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 _PROTOTYPE = re.compile(r"^[A-Za-z_][\w \*]*?\brt_\w+\s*\([^;{]*\);", re.M)
@@ -117,7 +119,10 @@ def _scan(paths) -> tuple[dict, dict]:
     for path in paths:
         rel = path.relative_to(runtime_dir()).as_posix()
         text = path.read_text()
-        defined[rel] = set(_DEFINITION.findall(text + _included_sources(path)))
+        text_defs = text + _included_sources(path)
+        defined[rel] = set(_DEFINITION.findall(text_defs)) | {
+            f"rt_{name}{suffix}" for name in _BINARY_PAIR.findall(text_defs)
+            for suffix in ("_f32", "_scalar_f32")}
         calls[rel] = set(_CALL.findall(_COMMENT.sub(" ", text + _included(path, set()))))
     return defined, calls
 

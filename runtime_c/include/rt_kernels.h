@@ -305,14 +305,12 @@ int64_t rt_arange_numel(double start, double end, double step);
  * scale factor was given, or 0 to use in_size / out_size. */
 rt_status rt_upsample_nearest2d_f32(float scale_h, float scale_w, RT_F32_UNARY_TENSORS);
 
-/* embedding: out[..., D] = weight[idx[...], :], weight [V, D]. Returns
- * RT_ERR_INDEX (out partly written) on an index outside [0, V). */
-rt_status rt_embedding_i64_f32(const rt_shape *w_s, const float *w,
-                               const rt_shape *idx_s, const int64_t *idx,
-                               const rt_shape *out_s, float *out);
-rt_status rt_embedding_i32_f32(const rt_shape *w_s, const float *w,
-                               const rt_shape *idx_s, const int32_t *idx,
-                               const rt_shape *out_s, float *out);
+/* embedding: out[..., D] = weight[idx[...], :], weight [V, D], idx of int64 or int32
+ * (idx_dtype, an rt_dtype). Returns RT_ERR_INDEX (out partly written) on an index outside
+ * [0, V). */
+rt_status rt_embedding_f32(int32_t idx_dtype, const rt_shape *w_s, const float *w,
+                           const rt_shape *idx_s, const void *idx,
+                           const rt_shape *out_s, float *out);
 
 /* ---- elementwise math (rounding, powers, remainders, logs) -------------- */
 

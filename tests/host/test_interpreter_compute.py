@@ -188,7 +188,7 @@ REFUSALS = {
     "pad_odd_list": ("aten::constant_pad_nd.out", 1, _ints(1, 1, 1), RT_ERR_PTE_ARGS),
     "pad_too_many_dims": ("aten::constant_pad_nd.out", 1, _ints(*[1] * 10), RT_ERR_PTE_ARGS),
     "embedding_float_indices": ("aten::embedding.out", 1, _retype(1, P.ScalarType.FLOAT),
-                                RT_ERR_PTE_DTYPE),
+                                RT_ERR_PTE_UNSUPPORTED),
 }
 REFUSALS["conv_transposed_output_padding"] = (
     "aten::convolution.out", 6,

@@ -262,15 +262,6 @@ rt_status rt_softmax_geom_init(rt_softmax_geom *g, int32_t dim, const rt_shape *
 /* The largest of x[k * stride], k < n; NaN if any is NaN (as torch). */
 float rt_softmax_row_max(const float *x, int32_t n, int32_t stride);
 
-/* Embedding geometry: weight [V, D] rows gathered by n indices into out [..., D]. */
-typedef struct rt_embedding_geom {
-    int32_t n, v, dim;
-} rt_embedding_geom;
-
-rt_status rt_embedding_geom_init(rt_embedding_geom *g, const rt_shape *w_s, const float *w,
-                                 const rt_shape *idx_s, const void *idx,
-                                 const rt_shape *out_s, const float *out);
-
 /* The 4x4 tile of multiply-adds acc<r><c> = rt_mac_f32(acc<r><c>, x<c>, v<r>): four outputs
  * (x0..x3) of four filters (v0..v3), in the accumulators acc00..acc33. */
 #define RT_MAC_4X4(acc, x0, x1, x2, x3, v0, v1, v2, v3)                                    \
@@ -349,6 +340,22 @@ static inline rt_status rt_elementwise_numel(const rt_shape *in_s, const void *i
             rt_bcast_next(&rt_it_);                                             \
         }                                                                       \
     } while (0)
+
+/* A tensor-tensor kernel rt_<name>_f32 (numpy broadcasting) and its tensor-number twin
+ * rt_<name>_scalar_f32 (y = other), both out = EXPR(x, y). Used at file scope, without a
+ * semicolon. */
+#define RT_BINARY_F32_KERNELS(name, EXPR)                                        \
+    rt_status rt_##name##_f32(RT_F32_BINARY_TENSORS)                            \
+    {                                                                           \
+        RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, EXPR);                        \
+        return RT_OK;                                                           \
+    }                                                                           \
+    rt_status rt_##name##_scalar_f32(float other, RT_F32_UNARY_TENSORS)         \
+    {                                                                           \
+        const float y = other;                                                  \
+        RT_MAP_UNARY(in_s, in, out_s, out, EXPR);                               \
+        return RT_OK;                                                           \
+    }
 
 /* Advanced-indexing geometry (index.Tensor, index_put): the result of in[idx...] is
  * rest[:b_pos] + B + rest[b_pos:], where B is the broadcast shape of the index tensors and rest

@@ -26,28 +26,5 @@ static float floor_div(float a, float b)
     return (q - whole > 0.5f) ? whole + 1.0f : whole;
 }
 
-rt_status rt_div_floor_f32(RT_F32_BINARY_TENSORS)
-{
-    RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, floor_div(x, y));
-    return RT_OK;
-}
-
-rt_status rt_div_floor_scalar_f32(float other, RT_F32_UNARY_TENSORS)
-{
-    const float v = other;
-    RT_MAP_UNARY(in_s, in, out_s, out, floor_div(x, v));
-    return RT_OK;
-}
-
-rt_status rt_div_trunc_f32(RT_F32_BINARY_TENSORS)
-{
-    RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, truncf(x / y));
-    return RT_OK;
-}
-
-rt_status rt_div_trunc_scalar_f32(float other, RT_F32_UNARY_TENSORS)
-{
-    const float v = other;
-    RT_MAP_UNARY(in_s, in, out_s, out, truncf(x / v));
-    return RT_OK;
-}
+RT_BINARY_F32_KERNELS(div_floor, floor_div(x, y))
+RT_BINARY_F32_KERNELS(div_trunc, truncf(x / y))

@@ -5,15 +5,4 @@
 
 #include "../core/rt_internal.h"
 
-rt_status rt_fmod_f32(RT_F32_BINARY_TENSORS)
-{
-    RT_MAP_BINARY(a_s, a, b_s, b, out_s, out, fmodf(x, y));
-    return RT_OK;
-}
-
-rt_status rt_fmod_scalar_f32(float other, RT_F32_UNARY_TENSORS)
-{
-    const float v = other;
-    RT_MAP_UNARY(in_s, in, out_s, out, fmodf(x, v));
-    return RT_OK;
-}
+RT_BINARY_F32_KERNELS(fmod, fmodf(x, y))
