@@ -5,6 +5,7 @@ fresh ExportedProgram whose signature, state_dict and constants agree with the g
 """
 from __future__ import annotations
 
+import dataclasses
 from typing import Optional
 
 import torch
@@ -87,6 +88,16 @@ class ProgramEditor:
             else:
                 self.state_dict.pop(spec.target, None)
 
+    def _sync_input_specs(self) -> None:
+        """Input specs name their placeholders, in order: follow placeholders that were renamed
+        (a deep copy of the program renames an input that shadows a Python builtin, such as
+        nn.Sequential's ``input``, to ``input_1``)."""
+        placeholders = [n for n in self.graph.nodes if n.op == "placeholder"]
+        self.input_specs = [
+            dataclasses.replace(spec, arg=TensorArgument(node.name))
+            if isinstance(spec.arg, TensorArgument) and spec.arg.name != node.name else spec
+            for spec, node in zip(self.input_specs, placeholders)]
+
     def _sync_output_specs(self) -> None:
         """Output specs name their nodes: follow nodes that passes replaced."""
         out = next(n for n in reversed(self.graph.nodes) if n.op == "output")
@@ -99,6 +110,7 @@ class ProgramEditor:
 
     def finish(self) -> ExportedProgram:
         self.prune()
+        self._sync_input_specs()
         self._sync_output_specs()
         self.graph.lint()
         self.gm.recompile()

@@ -294,6 +294,25 @@ def test_relu_after_mul_is_an_int8_clamp_not_a_fallback():
     assert torch.equal(got, ep.module()(*x))
 
 
+def test_a_top_level_sequential_lowers_to_int8():
+    """nn.Sequential's forward names its input ``input``, which shadows a Python builtin: the
+    lowering's copy of the program renames that placeholder, and its signature follows."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 4, 1)).eval()
+    x = torch.randn(1, 3, 8, 8)
+    ep = aot.quantize(model, (x,), [(torch.randn(1, 3, 8, 8),) for _ in range(4)])
+    manager = aot.to_edge(ep).to_executorch()
+    rows = op_rows(manager.lowered())
+    assert [r.op for r in rows if r.fallback] == []
+    assert [r.op for r in rows].count("cortex_m::quantized_conv2d_nhwc.out") == 2
+    m = manager.lowered()
+    got = ArenaInterpreter(m.graph, m.plan)(x)[0]
+    from aot.firmware import output_scales
+    (scale,) = output_scales(manager.executorch_program)
+    steps = ((got - ep.module()(x)) / scale).round().abs()
+    assert steps.max() <= 1                                   # within one step of PT2E's
+
+
 def test_qparams_reach_the_tensors_through_the_typed_result():
     """The int8 lowering's qparams travel in its typed result (Int8Lowering.facts), re-keyed
     after every pass: every int8 output of a call in the lowered method has them, and no
