@@ -9,6 +9,10 @@
 - pooling, mean, concat, padding, max/min and the view ops share their input's qparams;
 - softmax and sigmoid output at (1/256, -128), tanh at (1/128, 0), as TFLite fixes them.
 
+It annotates what the graph computes, not how the model spells it: in-place forms (``relu_``,
+``x += y``, ``inplace=True``) are first rewritten to the functional ops they compute
+(aot.passes.functional_spellings).
+
 Ops it does not know stay in float: PT2E puts dequantize before and quantize after them, and the
 lowering runs them as float32 kernels between the two (the report lists them as fallbacks).
 """
@@ -22,6 +26,7 @@ from torch.export import ExportedProgram
 from ..errors import AotError, QuantizationError
 from .. import api, quiet
 from ..passes.fold_batch_norm import fold_batch_norm_aten
+from ..passes.functional_spellings import functional_spellings
 from ..passes._int8_values import observed
 
 quiet.quiet_third_party()   # torchao logs the CUDA extensions it cannot load
@@ -206,7 +211,7 @@ def quantize(model: torch.nn.Module, example_inputs: tuple, calibration: Iterabl
     quantizer = quantizer or Int8Quantizer()
     example_inputs = tuple(example_inputs)
     ep = api.export(model.eval(), example_inputs)
-    ep = fold_batch_norm_aten(ep)
+    ep = fold_batch_norm_aten(functional_spellings(ep))
     prepared = prepare_pt2e(ep.module(check_guards=False), quantizer)
     seen = 0
     with torch.no_grad():
