@@ -377,8 +377,10 @@ def _movement(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     elif x.layout == NHWC:    # same bytes: view the NHWC map as its NCHW shape first
         x = L.value(L.call(aten.view.default, [x.node, list(node.args[0].meta["val"].shape)],
                           before), x.scale, x.zp, NCHW)
-    if node.target in (aten.dropout.default, aten.clone.default, aten.contiguous.default):
-        new = x.node
+    copies = node.target in (aten.clone.default, aten.contiguous.default)
+    if node.target == aten.dropout.default or \
+            copies and x.node.meta["val"].is_contiguous():
+        new = x.node            # (a copy of a transposed view stays: a view after it needs it)
     else:
         new = L.call(node.target, [x.node, *node.args[1:]], before, dict(node.kwargs))
     return _shared_out(L, L.value(new, x.scale, x.zp, NCHW), scale, zp, before)

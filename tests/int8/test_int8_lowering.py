@@ -313,6 +313,34 @@ def test_a_top_level_sequential_lowers_to_int8():
     assert steps.max() <= 1                                   # within one step of PT2E's
 
 
+class _Shuffle(nn.Module):
+    """ShuffleNet's channel shuffle between two convs: view, transpose, contiguous, view."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(4, 4, 1)
+
+    def forward(self, x):
+        y = self.a(x)
+        b, c, h, w = y.shape
+        y = y.view(b, 2, c // 2, h, w).transpose(1, 2).contiguous().view(b, -1, h, w)
+        return self.b(y)
+
+
+def test_a_channel_shuffle_lowers_to_int8():
+    """The contiguous copy of a transposed view is kept (a view after it needs it)."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 6, 6)
+    ep = aot.quantize(_Shuffle().eval(), (x,), [(torch.randn(1, 3, 6, 6),) for _ in range(4)])
+    manager = aot.to_edge(ep).to_executorch()
+    assert [r.op for r in op_rows(manager.lowered()) if r.fallback] == []
+    m = manager.lowered()
+    got = ArenaInterpreter(m.graph, m.plan)(x)[0]
+    from aot.firmware import output_scales
+    (scale,) = output_scales(manager.executorch_program)
+    assert ((got - ep.module()(x)) / scale).round().abs().max() <= 1
+
+
 def test_qparams_reach_the_tensors_through_the_typed_result():
     """The int8 lowering's qparams travel in its typed result (Int8Lowering.facts), re-keyed
     after every pass: every int8 output of a call in the lowered method has them, and no
