@@ -430,7 +430,8 @@ _VIEWS = {aten.view.default, aten.reshape.default, aten.flatten.using_ints,
 _LUT_OPS = (aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.gelu.default,
             aten.silu.default, aten.hardsigmoid.default, aten.exp.default, aten.log.default,
             aten.sqrt.default, aten.rsqrt.default, aten.abs.default, aten.neg.default,
-            aten.leaky_relu.default, aten.elu.default, aten.erf.default, aten.reciprocal.default)
+            aten.leaky_relu.default, aten.elu.default, aten.erf.default, aten.reciprocal.default,
+            aten.div.Tensor, aten.rsub.Scalar)      # (the last two: by a number only)
 
 RULES: dict[object, Callable] = {
     aten.conv2d.default: _conv, aten.linear.default: _linear,

@@ -2,7 +2,8 @@
 
 - conv2d/conv1d and linear: per-channel symmetric int8 weights in [-127, 127] (axis 0), int32
   bias with scale = input scale x weight scale, per-tensor asymmetric int8 activations;
-- add, sub, mul, hardswish, gelu, silu: free output qparams;
+- add, sub, mul, hardswish, gelu, silu, and division by (or subtraction from) a number: free
+  output qparams;
 - relu, relu6, hardtanh and clamp right after conv/linear/add/sub are annotated as part of
   that op (its output is observed after the activation), so the lowering folds them into the
   producer's output range;
@@ -54,6 +55,8 @@ TANH_OUT = FixedQParamsQuantizationSpec(torch.int8, 1.0 / 128, 0, -128, 127,
 WEIGHTED = {aten.conv2d.default, aten.conv1d.default, aten.linear.default}
 ARITH = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor}
 FREE_OUT = {aten.hardswish.default, aten.gelu.default, aten.silu.default}
+# One tensor and a number (x / 2, 1 - x): free output qparams, the number folded in.
+BY_NUMBER = {aten.div.Tensor, aten.rsub.Scalar}
 FIXED_OUT = {aten.softmax.int: SOFTMAX_OUT, aten._softmax.default: SOFTMAX_OUT,
              aten.sigmoid.default: SOFTMAX_OUT, aten.tanh.default: TANH_OUT}
 ACTIVATIONS = {aten.relu.default, aten.relu6.default, aten.hardtanh.default,
@@ -116,13 +119,14 @@ class Int8Quantizer(Quantizer):
         for node in model.graph.nodes:
             if node.op != "call_function" or _annotated(node):
                 continue
-            if node.target in FREE_OUT:
+            if node.target in FREE_OUT or node.target in BY_NUMBER and \
+                    len(_tensor_args(node)) == 1 and isinstance(node.args[0], torch.fx.Node):
                 self._mark(node, {a: self.act for a in _tensor_args(node)[:1]}, self.act)
             elif node.target in FIXED_OUT:
                 self._mark(node, {a: self.act for a in _tensor_args(node)[:1]},
                            FIXED_OUT[node.target])
             elif node.target in SHARED:
-                ins = _tensor_args(node)
+                ins = list(dict.fromkeys(_tensor_args(node)))   # cat([x, x]): x once
                 if not ins:
                     continue
                 first = ins[0]

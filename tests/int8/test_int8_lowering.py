@@ -341,6 +341,45 @@ def test_a_channel_shuffle_lowers_to_int8():
     assert ((got - ep.module()(x)) / scale).round().abs().max() <= 1
 
 
+class _Between(nn.Module):
+    """``middle`` between two convs."""
+
+    def __init__(self, middle):
+        super().__init__()
+        self.a, self.b = nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(4, 4, 1)
+        self.b2 = nn.Conv2d(8, 4, 1)
+        self.middle = middle
+
+    def forward(self, x):
+        return self.middle(self, self.a(x))
+
+
+BETWEEN = {
+    "x / 2": lambda s, y: s.b(y / 2),
+    "x.div(3.0)": lambda s, y: s.b(y.div(3.0)),
+    "1 - sigmoid(x)": lambda s, y: s.b(1 - torch.sigmoid(y)),
+    "cat([x, x])": lambda s, y: s.b2(torch.cat([y, y], 1)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BETWEEN))
+def test_a_number_operand_and_a_repeated_input_lower_to_int8(name):
+    """Division by a number and subtraction from one are lookup tables over the 256 codes
+    (exactly PT2E's dq -> op -> q); a cat of one tensor twice shares its qparams (it recursed
+    without end in the quantizer's annotation)."""
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 6, 6)
+    ep = aot.quantize(_Between(BETWEEN[name]).eval(), (x,),
+                      [(torch.randn(1, 3, 6, 6),) for _ in range(4)])
+    manager = aot.to_edge(ep).to_executorch()
+    assert [r.op for r in op_rows(manager.lowered()) if r.fallback] == []
+    m = manager.lowered()
+    got = ArenaInterpreter(m.graph, m.plan)(x)[0]
+    from aot.firmware import output_scales
+    (scale,) = output_scales(manager.executorch_program)
+    assert ((got - ep.module()(x)) / scale).round().abs().max() <= 1
+
+
 def test_qparams_reach_the_tensors_through_the_typed_result():
     """The int8 lowering's qparams travel in its typed result (Int8Lowering.facts), re-keyed
     after every pass: every int8 output of a call in the lowered method has them, and no
