@@ -175,8 +175,26 @@ def _kernel_sum(w: torch.Tensor, bias: Optional[torch.Tensor], x_off: int) \
     return s.to(torch.int32).reshape(1, -1)
 
 
+def _operand(L, arg, other: Optional[QValue]) -> Optional[QValue]:
+    """An int8 constant operand of a binary op (``x * nn.Parameter(...)``), per-tensor
+    quantized, as a flash tensor in ``other``'s layout: a map's operand is broadcast from the
+    trailing dims, so it is viewed as rank 4 and stored NHWC."""
+    c = L.consts.get(arg) if isinstance(arg, torch.fx.Node) else None
+    if c is None or other is None or c.values.dtype != torch.int8 or c.scales.size != 1:
+        return None
+    values = c.values
+    if other.layout == NHWC and values.dim() <= 4:
+        values = values.reshape((1,) * (4 - values.dim()) + tuple(values.shape))
+        values = values.permute(0, 2, 3, 1)
+    node = L.const(values.contiguous(), "operand")
+    return L.value(node, float(c.scales[0]), int(c.zps[0]), other.layout
+                   if other.layout == NHWC and values.dim() == 4 else NCHW)
+
+
 def _binary_inputs(L, node, before) -> Optional[tuple[QValue, QValue]]:
     a, b = L.act(node.args[0]), L.act(node.args[1]) if len(node.args) > 1 else None
+    a = a if a is not None else _operand(L, node.args[0], b)
+    b = b if b is not None else _operand(L, node.args[1], a)
     if a is None or b is None:
         return None
     ra, rb = a.node.meta["val"].dim(), b.node.meta["val"].dim()

@@ -348,6 +348,9 @@ class _Between(nn.Module):
         super().__init__()
         self.a, self.b = nn.Conv2d(3, 4, 3, padding=1), nn.Conv2d(4, 4, 1)
         self.b2 = nn.Conv2d(8, 4, 1)
+        self.p = nn.Parameter(torch.rand(1, 4, 1, 1) + 0.5)      # per channel
+        self.q = nn.Parameter(torch.randn(4, 1, 1) * 0.3)         # per channel, rank 3
+        self.r = nn.Parameter(torch.randn(6) * 0.3)               # along the width
         self.middle = middle
 
     def forward(self, x):
@@ -359,6 +362,11 @@ BETWEEN = {
     "x.div(3.0)": lambda s, y: s.b(y.div(3.0)),
     "1 - sigmoid(x)": lambda s, y: s.b(1 - torch.sigmoid(y)),
     "cat([x, x])": lambda s, y: s.b2(torch.cat([y, y], 1)),
+    "x * parameter": lambda s, y: s.b(y * s.p),
+    "parameter * x": lambda s, y: s.b(s.p * y),
+    "x + parameter (rank 3)": lambda s, y: s.b(y + s.q),
+    "x - parameter (width)": lambda s, y: s.b(y - s.r),
+    "x *= parameter": lambda s, y: s.b(y.mul_(s.q)),
 }
 
 
@@ -366,7 +374,8 @@ BETWEEN = {
 def test_a_number_operand_and_a_repeated_input_lower_to_int8(name):
     """Division by a number and subtraction from one are lookup tables over the 256 codes
     (exactly PT2E's dq -> op -> q); a cat of one tensor twice shares its qparams (it recursed
-    without end in the quantizer's annotation)."""
+    without end in the quantizer's annotation); a parameter operand of add, sub or mul is an
+    int8 constant in the map's layout, broadcast by the kernel."""
     torch.manual_seed(0)
     x = torch.randn(1, 3, 6, 6)
     ep = aot.quantize(_Between(BETWEEN[name]).eval(), (x,),
@@ -378,6 +387,8 @@ def test_a_number_operand_and_a_repeated_input_lower_to_int8(name):
     from aot.firmware import output_scales
     (scale,) = output_scales(manager.executorch_program)
     assert ((got - ep.module()(x)) / scale).round().abs().max() <= 1
+    (c_out,) = aot.host.build(aot.generate_c(manager, name="between"))(x.numpy())
+    np.testing.assert_array_equal(c_out, got.numpy())          # the C computes the same
 
 
 def test_qparams_reach_the_tensors_through_the_typed_result():
