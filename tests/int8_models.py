@@ -110,12 +110,32 @@ class MLP(nn.Module):
         return self.b(torch.clamp(self.a(x), -1.0, 2.0))
 
 
+class Conv1D(nn.Module):
+    """A 1-D signal network (keyword spotting on raw audio, sensor data): conv1d with a folded
+    relu, max and average pooling of one dim, a depthwise conv1d, a residual add and a mean
+    over time, as one-row 2-D layers."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv1d(3, 8, 5, stride=2, padding=2)
+        self.b = nn.Conv1d(8, 8, 3, padding=1, groups=8)
+        self.c = nn.Conv1d(8, 8, 1)
+        self.fc = nn.Linear(8, 4)
+
+    def forward(self, x):
+        y = F.max_pool1d(torch.relu(self.a(x)), 2)
+        z = F.relu6(self.c(self.b(y)) + y)
+        z = F.avg_pool1d(z, 3, 1, 1)
+        return self.fc(z.mean(-1))
+
+
 INT8_MODELS = {
     "conv_blocks": lambda: (_seeded(ConvBlocks(), 1), *_data((1, 3, 12, 10), 11)),
     "residual": lambda: (_seeded(Residual(), 2), *_data((1, 4, 8, 8), 12)),
     "activations": lambda: (_seeded(Activations(), 3), *_data((1, 3, 8, 8), 13)),
     "movement": lambda: (_seeded(Movement(), 4), *_data((1, 2, 6, 6), 14)),
     "mlp": lambda: (_seeded(MLP(), 5), *_data((2, 3, 12), 15)),
+    "conv1d": lambda: (_seeded(Conv1D(), 6), *_data((1, 3, 40), 16)),
 }
 
 

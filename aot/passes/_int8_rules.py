@@ -18,8 +18,8 @@ import torch
 from ..errors import QuantizationError
 from ..quantization import arith
 from ..quantization.ops import OPS as Q8
-from ._int8_values import NCHW, NHWC, QConst, QValue, f32 as _f32, mult_shift as _mult_shift, \
-    node_where
+from ._int8_values import (NCHW, NHWC, QConst, QValue, f32 as _f32, layout_perm,
+                           mult_shift as _mult_shift, node_where)
 
 aten = torch.ops.aten
 QD = torch.ops.quantized_decomposed
@@ -92,21 +92,43 @@ def _channel_mults(s_in, s_w: np.ndarray, s_out, n: int) -> tuple[list[int], lis
         [float(np.float32(s_in)) * float(sw) / float(np.float32(s_out)) for sw in s_w])
 
 
+def _as_rows(L, v: QValue, before) -> QValue:
+    """A 1-D NHWC map (N, L, C) viewed as one row of a 2-D one, (N, 1, L, C): the same bytes."""
+    n, length, c = v.node.meta["val"].shape
+    return L.value(L.call(aten.view.default, [v.node, [n, 1, length, c]], before), v.scale, v.zp,
+                   NHWC)
+
+
+def _as_1d(L, new, scale, zp, before) -> QValue:
+    """A 2-D NHWC result of one row, (N, 1, L, C), as the 1-D map (N, L, C) it stands for."""
+    n, _, length, c = new.meta["val"].shape
+    L.mark(new, scale, zp)
+    return L.value(L.call(aten.view.default, [new, [n, length, c]], before), scale, zp, NHWC)
+
+
 def _conv(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """conv2d, and conv1d as a 2-D convolution of one row (H = 1), as TFLite runs it."""
+    one_d = node.target == aten.conv1d.default
     args = list(node.args) + [None] * (7 - len(node.args))
     x, w, b = L.act(args[0]), args[1], args[2]
-    stride, padding, dilation, groups = (args[3] or [1, 1]), args[4], (args[5] or [1, 1]), \
+    unit = [1] if one_d else [1, 1]
+    stride, padding, dilation, groups = (args[3] or unit), args[4], (args[5] or unit), \
         (args[6] or 1)
-    if x is None or x.node.meta["val"].dim() != 4 or isinstance(padding, str):
+    if x is None or x.node.meta["val"].dim() != (3 if one_d else 4) or isinstance(padding, str):
         return None
-    padding = padding if padding is not None else [0, 0]
-    stride, padding, dilation = ([v] * 2 if isinstance(v, int) else list(v) * (2 // len(v))
+    padding = padding if padding is not None else [0] * len(unit)
+    stride, padding, dilation = ([v] * len(unit) if isinstance(v, int) else list(v)
                                  for v in (stride, padding, dilation))
+    if one_d:                   # the row's height: stride 1, no padding, dilation 1
+        stride, padding, dilation = [1] + stride, [0] + padding, [1] + dilation
+    stride, padding, dilation = (list(v) * (2 // len(v)) for v in (stride, padding, dilation))
     wc = _weight(L, w, node)
     if wc is None:
         return None
+    if one_d:
+        wc = QConst(wc.values.unsqueeze(2), wc.scales, wc.zps, wc.axis)   # [Cout, Cin, 1, K]
     cout, cin_g = wc.values.shape[0], wc.values.shape[1]
-    cin = x.node.meta["val"].shape[1 if x.layout == NCHW else 3]
+    cin = x.node.meta["val"].shape[1 if x.layout == NCHW else -1]
     mults, shifts = _channel_mults(x.scale, wc.scales, scale, cout)
     bias = _bias_values(L, b, x.scale, np.broadcast_to(wc.scales, (cout,)), node)
     lo, hi = _out_range(bounds, scale, zp)
@@ -114,6 +136,8 @@ def _conv(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     mult_t = L.const(torch.tensor(mults, dtype=torch.int32), "mults")
     shift_t = L.const(torch.tensor(shifts, dtype=torch.int32), "shifts")
     bias_n = None if bias is None else L.const(bias, "bias")
+    if one_d:
+        xin = _as_rows(L, xin, before)
     common = [stride, padding, dilation]
     # groups == Cin is depthwise; so is a one-channel input (each output channel filters the
     # same plane), which ExecuTorch's lowering and CMSIS-NN also take as depthwise.
@@ -127,7 +151,7 @@ def _conv(L, node, scale, zp, bounds, before) -> Optional[QValue]:
         new = L.call(Q8.quantized_conv2d_nhwc.default,
                      [xin.node, L.weight(weight, wc, cout), bias_n, *common, -x.zp, zp, mult_t,
                       shift_t, lo, hi], before)
-    return L.value(new, scale, zp, NHWC)
+    return _as_1d(L, new, scale, zp, before) if one_d else L.value(new, scale, zp, NHWC)
 
 
 def _linear(L, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -178,17 +202,17 @@ def _kernel_sum(w: torch.Tensor, bias: Optional[torch.Tensor], x_off: int) \
 def _operand(L, arg, other: Optional[QValue]) -> Optional[QValue]:
     """An int8 constant operand of a binary op (``x * nn.Parameter(...)``), per-tensor
     quantized, as a flash tensor in ``other``'s layout: a map's operand is broadcast from the
-    trailing dims, so it is viewed as rank 4 and stored NHWC."""
+    trailing dims, so it is viewed at the map's rank and stored NHWC."""
     c = L.consts.get(arg) if isinstance(arg, torch.fx.Node) else None
     if c is None or other is None or c.values.dtype != torch.int8 or c.scales.size != 1:
         return None
-    values = c.values
-    if other.layout == NHWC and values.dim() <= 4:
-        values = values.reshape((1,) * (4 - values.dim()) + tuple(values.shape))
-        values = values.permute(0, 2, 3, 1)
+    values, rank = c.values, other.node.meta["val"].dim()
+    layout = NCHW
+    if other.layout == NHWC and values.dim() <= rank:
+        values = values.reshape((1,) * (rank - values.dim()) + tuple(values.shape))
+        values, layout = values.permute(*layout_perm(rank, NHWC)), NHWC
     node = L.const(values.contiguous(), "operand")
-    return L.value(node, float(c.scales[0]), int(c.zps[0]), other.layout
-                   if other.layout == NHWC and values.dim() == 4 else NCHW)
+    return L.value(node, float(c.scales[0]), int(c.zps[0]), layout)
 
 
 def _binary_inputs(L, node, before) -> Optional[tuple[QValue, QValue]]:
@@ -199,7 +223,7 @@ def _binary_inputs(L, node, before) -> Optional[tuple[QValue, QValue]]:
         return None
     ra, rb = a.node.meta["val"].dim(), b.node.meta["val"].dim()
     if a.layout != b.layout:       # meet in NHWC if both are maps, else in NCHW
-        want = NHWC if ra == rb == 4 else NCHW
+        want = NHWC if ra == rb and ra in (3, 4) else NCHW
         a, b = L.layout(a, want, before), L.layout(b, want, before)
     elif a.layout == NHWC and ra != rb:
         a, b = L.layout(a, NCHW, before), L.layout(b, NCHW, before)
@@ -258,16 +282,27 @@ def _lut(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     return L.value(new, scale, zp, x.layout)
 
 
-def _pool_args(node):
+def _pool_args(node, one_d: bool = False):
+    """A pooling's kernel, stride and padding as [h, w] (a 1-D pooling's: one row, h = 1 and
+    no padding), and its arguments."""
     a = list(node.args)
-    kernel = list(a[1]) if isinstance(a[1], (list, tuple)) else [a[1]] * 2
-    stride = a[2] if len(a) > 2 and a[2] else kernel
-    stride = list(stride) if isinstance(stride, (list, tuple)) else [stride] * 2
-    padding = a[3] if len(a) > 3 else 0
-    padding = list(padding) if isinstance(padding, (list, tuple)) else [padding] * 2
-    kernel, stride, padding = ([v[0]] * 2 if len(v) == 1 else v for v in (kernel, stride,
-                                                                          padding))
+
+    def pair(v, unit: int) -> list:
+        v = list(v) if isinstance(v, (list, tuple)) else [v]
+        return [unit, v[0]] if one_d else v * 2 if len(v) == 1 else v
+    kernel = pair(a[1], 1)
+    stride = pair(a[2], 1) if len(a) > 2 and a[2] else kernel
+    padding = pair(a[3] if len(a) > 3 else 0, 0)
     return kernel, stride, padding, a
+
+
+def _pooled_map(L, node) -> tuple[Optional[QValue], bool]:
+    """A pooling's input, and whether it pools one dim (a rank-3 map) rather than two."""
+    one_d = node.target in (aten.max_pool1d.default, aten.avg_pool1d.default)
+    x = L.act(node.args[0])
+    if x is None or x.node.meta["val"].dim() != (3 if one_d else 4):
+        return None, one_d
+    return x, one_d
 
 
 def _shared_out(L, v: QValue, scale, zp, before) -> QValue:
@@ -275,29 +310,34 @@ def _shared_out(L, v: QValue, scale, zp, before) -> QValue:
 
 
 def _avg_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
-    x = L.act(node.args[0])
-    if x is None or x.node.meta["val"].dim() != 4 or bounds != (-math.inf, math.inf):
+    x, one_d = _pooled_map(L, node)
+    if x is None or bounds != (-math.inf, math.inf):
         return None
-    kernel, stride, padding, a = _pool_args(node)
+    kernel, stride, padding, a = _pool_args(node, one_d)
     ceil_mode = a[4] if len(a) > 4 else False
     count_include_pad = a[5] if len(a) > 5 else True
     divisor = a[6] if len(a) > 6 else None
     if ceil_mode or divisor is not None:
         return None
     xin = L.layout(x, NHWC, before)
+    if one_d:
+        xin = _as_rows(L, xin, before)
     if any(padding) and count_include_pad:    # the padding counts: make it real, value z_in
         xin = L.value(L.call(Q8.pad.default, [xin.node, [0, padding[0], padding[1], 0],
                                              [0, padding[0], padding[1], 0], x.zp], before),
                      x.scale, x.zp, NHWC)
         padding = [0, 0]
-    return _avg_pool_nhwc(L, xin, kernel, stride, padding, scale, zp, before)
+    return _avg_pool_nhwc(L, xin, kernel, stride, padding, scale, zp, before, one_d)
 
 
-def _avg_pool_nhwc(L, xin: QValue, kernel, stride, padding, scale, zp, before) -> QValue:
+def _avg_pool_nhwc(L, xin: QValue, kernel, stride, padding, scale, zp, before,
+                   one_d: bool = False) -> QValue:
     m, s = _mult_shift(1.0)
     new = L.call(Q8.quantized_avg_pool2d_nhwc.default,
                  [xin.node, kernel, stride, padding, False, xin.zp, m, s], before)
-    return _shared_out(L, L.value(new, xin.scale, xin.zp, NHWC), scale, zp, before)
+    pooled = _as_1d(L, new, xin.scale, xin.zp, before) if one_d else \
+        L.value(new, xin.scale, xin.zp, NHWC)
+    return _shared_out(L, pooled, scale, zp, before)
 
 
 def _adaptive_avg_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -316,39 +356,47 @@ def _adaptive_avg_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
 
 
 def _mean(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """The mean of a map over its spatial dims (H, W; or L of a rank-3 map): one average pool
+    window over the whole map."""
     x = L.act(node.args[0])
-    if x is None or x.node.meta["val"].dim() != 4 or bounds != (-math.inf, math.inf):
+    rank = x.node.meta["val"].dim() if x is not None else 0
+    if rank not in (3, 4) or bounds != (-math.inf, math.inf):
         return None
-    dims = sorted(d % 4 for d in node.args[1])
+    dims = sorted(d % rank for d in node.args[1])
     keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
-    if dims != [2, 3]:
+    if dims != list(range(2, rank)):
         return None
-    shape = x.node.meta["val"].shape
-    h, w = (shape[2], shape[3]) if x.layout == NCHW else (shape[1], shape[2])
-    pooled = _avg_pool_nhwc(L, L.layout(x, NHWC, before), [h, w], [h, w], [0, 0], scale, zp,
-                            before)
-    if keepdim:
+    xin = L.layout(x, NHWC, before)
+    if rank == 3:
+        xin = _as_rows(L, xin, before)
+    n, h, w, c = xin.node.meta["val"].shape
+    pooled = _avg_pool_nhwc(L, xin, [h, w], [h, w], [0, 0], scale, zp, before)
+    if keepdim and rank == 4:
         return pooled
-    n, c = shape[0], (shape[1] if x.layout == NCHW else shape[3])
-    view = L.call(aten.view.default, [pooled.node, [n, c]], before)
+    view = L.call(aten.view.default, [pooled.node, [n, c] + [1] * (rank - 2) * keepdim],
+                  before)
     return L.value(view, scale, zp, NCHW)
 
 
 def _max_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
-    x = L.act(node.args[0])
-    if x is None or x.node.meta["val"].dim() != 4:
+    x, one_d = _pooled_map(L, node)
+    if x is None:
         return None
-    kernel, stride, padding, a = _pool_args(node)
-    dilation = a[4] if len(a) > 4 else [1, 1]
-    dilation = list(dilation) if isinstance(dilation, (list, tuple)) else [dilation] * 2
-    dilation = dilation * 2 if len(dilation) == 1 else dilation
+    kernel, stride, padding, a = _pool_args(node, one_d)
+    dilation = a[4] if len(a) > 4 else 1
+    dilation = list(dilation) if isinstance(dilation, (list, tuple)) else [dilation]
+    dilation = [1, dilation[0]] if one_d else dilation * 2 if len(dilation) == 1 else dilation
     ceil_mode = a[5] if len(a) > 5 else False
     xin = L.layout(x, NHWC, before)
+    if one_d:
+        xin = _as_rows(L, xin, before)
     lo, hi = _out_range(bounds, x.scale, x.zp)
     new = L.call(Q8.quantized_max_pool2d_nhwc.default,
                  [xin.node, kernel, stride, padding, dilation, ceil_mode, x.zp, x.zp, lo, hi],
                  before)
-    return _shared_out(L, L.value(new, x.scale, x.zp, NHWC), scale, zp, before)
+    pooled = _as_1d(L, new, x.scale, x.zp, before) if one_d else \
+        L.value(new, x.scale, x.zp, NHWC)
+    return _shared_out(L, pooled, scale, zp, before)
 
 
 def _softmax(L, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -442,7 +490,8 @@ def _pad(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     return _shared_out(L, L.value(new, x.scale, x.zp, x.layout), scale, zp, before)
 
 
-FUSES = {aten.conv2d.default, aten.linear.default, aten.add.Tensor, aten.sub.Tensor}
+FUSES = {aten.conv2d.default, aten.conv1d.default, aten.linear.default, aten.add.Tensor,
+         aten.sub.Tensor}
 _VIEWS = {aten.view.default, aten.reshape.default, aten.flatten.using_ints,
           aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default}
 _LUT_OPS = (aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.gelu.default,
@@ -452,10 +501,11 @@ _LUT_OPS = (aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, ate
             aten.div.Tensor, aten.rsub.Scalar)      # (the last two: by a number only)
 
 RULES: dict[object, Callable] = {
-    aten.conv2d.default: _conv, aten.linear.default: _linear,
+    aten.conv2d.default: _conv, aten.conv1d.default: _conv, aten.linear.default: _linear,
     aten.add.Tensor: _add_sub, aten.sub.Tensor: _add_sub, aten.mul.Tensor: _mul,
     aten.avg_pool2d.default: _avg_pool, aten.adaptive_avg_pool2d.default: _adaptive_avg_pool,
     aten.mean.dim: _mean, aten.max_pool2d.default: _max_pool,
+    aten.max_pool1d.default: _max_pool, aten.avg_pool1d.default: _avg_pool,
     aten.softmax.int: _softmax, aten._softmax.default: _softmax,
     aten.maximum.default: _minmax, aten.minimum.default: _minmax,
     aten.cat.default: _cat, aten.pad.default: _pad, aten.constant_pad_nd.default: _pad,

@@ -14,12 +14,21 @@ from ..quantization import arith
 from ..source import source_of
 
 NCHW, NHWC = "nchw", "nhwc"
-TO_NHWC, TO_NCHW = (0, 2, 3, 1), (0, 3, 1, 2)
+
+
+def layout_perm(rank: int, want: str) -> tuple[int, ...]:
+    """The permutation that takes a rank-``rank`` map (3: N, C, L; 4: N, C, H, W) into layout
+    ``want`` from the other: channels last for NHWC, second for NCHW."""
+    if want == NHWC:
+        return (0, *range(2, rank), 1)
+    return (0, rank - 1, *range(1, rank - 1))
 
 
 @dataclass(frozen=True)
 class QValue:
-    """An int8 activation: its node, qparams and physical layout (4-D only: NCHW or NHWC)."""
+    """An int8 activation: its node, qparams and physical layout. A map of rank 4 (N, C, H, W)
+    or 3 (N, C, L) may be NHWC, its channels last ((N, H, W, C), (N, L, C)); any other value is
+    NCHW, the order of its logical dims."""
     node: torch.fx.Node
     scale: float
     zp: int

@@ -3,11 +3,14 @@
 PT2E writes int8 as float ops between dequantize (dq) and quantize (q) nodes. This pass folds
 each dq -> op -> q into one int8 op of ``aot.quantization.ops`` with its requantization
 precomputed:
-- conv2d (depthwise when groups == Cin) and linear, with per-channel (multiplier, shift) pairs
-  rounded half away from zero as TFLite does; a relu, relu6, hardtanh or clamp after them (or
-  after add) becomes the op's output range;
-- add/sub and mul, with TFLite's input rescaling (left shift 20 for add);
-- avg/max pooling, adaptive average pooling and means over H, W (as an average pool), softmax
+- conv2d and conv1d (depthwise when groups == Cin; conv1d as a 2-D convolution of one row, as
+  TFLite runs it) and linear, with per-channel (multiplier, shift) pairs rounded half away from
+  zero as TFLite does; a relu, relu6, hardtanh or clamp after them (or after add) becomes the
+  op's output range;
+- add/sub and mul of two activations, or of one and a parameter tensor, with TFLite's input
+  rescaling (left shift 20 for add);
+- avg/max pooling of one or two dims, adaptive average pooling and means over the spatial dims
+  (as an average pool), softmax
   over the last (or, in NHWC, the channel) dim, max/min, padding;
 - sigmoid, tanh, hardswish, gelu, silu and any other float op PT2E quantized on both sides with
   one int8 input: a 256-entry lookup table, computed with PT2E's own dq -> op -> q, so the table
@@ -17,7 +20,8 @@ precomputed:
 Anything else keeps its float kernel between an int8 -> float dequantize and a float -> int8
 quantize, and is listed as a fallback in the report.
 
-Layout: conv, depthwise and pooling work on NHWC (CMSIS-NN's and TFLite Micro's layout), their
+Layout: conv, depthwise and pooling work on NHWC (CMSIS-NN's and TFLite Micro's layout; a
+rank-3 map (N, C, L) is stored (N, L, C) and viewed as (N, 1, L, C) for a 2-D kernel), their
 filters repacked at compile time (OHWI, and [1, KH, KW, Cout] for depthwise). A transpose is
 inserted only where a value crosses between an NHWC op and an op that needs NCHW (the model's
 edges, or a flatten of a map that is not 1x1); elementwise ops take whichever layout their input
@@ -45,7 +49,7 @@ from ..quantization.ops import LIB, OPS as Q8
 from ..source import source_of
 from ._editor import ProgramEditor
 from ._int8_rules import ACTIVATION_BOUNDS, FUSES, RULES
-from ._int8_values import (NCHW, NHWC, TO_NCHW, TO_NHWC, QConst, QParams, QValue, as_qparams,
+from ._int8_values import (NCHW, NHWC, QConst, QParams, QValue, as_qparams, layout_perm,
                            f32 as _f32, mult_shift as _mult_shift, node_where, observed)
 from .provenance import carry
 
@@ -146,12 +150,12 @@ class _Lowering:
         return out
 
     def _layout(self, v: QValue, want: str, before) -> QValue:
-        """``v`` in layout ``want`` (4-D values only), transposing once per value."""
-        if v.layout == want or v.node.meta["val"].dim() != 4:
+        """``v`` in layout ``want`` (maps of rank 3 or 4 only), transposing once per value."""
+        if v.layout == want or v.node.meta["val"].dim() not in (3, 4):
             return v if v.layout == want else QValue(v.node, v.scale, v.zp, want)
         key = (v.node, want)
         if key not in self.converted:
-            perm = TO_NHWC if want == NHWC else TO_NCHW
+            perm = layout_perm(v.node.meta["val"].dim(), want)
             shape = list(v.node.meta["val"].shape)
             moved = [d for d in perm if shape[d] > 1]
             # Right after the value: every later reader (in any order) may share it. When only
@@ -167,9 +171,9 @@ class _Lowering:
         return QValue(self.converted[key], v.scale, v.zp, want)
 
     def nchw_view_ok(self, v: QValue) -> bool:
-        """Whether an NHWC map's bytes are already in NCHW order (C == 1 or H * W == 1)."""
-        n, h, w, c = v.node.meta["val"].shape
-        return c == 1 or h * w == 1
+        """Whether an NHWC map's bytes are already in NCHW order (C == 1, or one pixel)."""
+        shape = v.node.meta["val"].shape
+        return shape[-1] == 1 or math.prod(shape[1:-1]) == 1
 
     def requantize(self, v: QValue, scale: float, zp: int, before) -> QValue:
         """``v`` with qparams (scale, zp): a lookup table, or ``v`` itself if they agree."""

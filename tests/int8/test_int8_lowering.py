@@ -79,35 +79,35 @@ def test_fallback_is_listed_in_the_report_and_runs():
 
 
 class _FloatMiddle(nn.Module):
-    """conv1d (decomposed to a 2-D convolution after the lowering) and max_pool1d have no int8
-    rule here; the pool is one op in the user's program and two calls after decomposition."""
+    """A matmul of two activations and layer_norm have no int8 rule here; the matmul is one op
+    in the user's program and three calls after decomposition (two expands and a bmm)."""
     def __init__(self):
         super().__init__()
-        self.conv, self.lin = nn.Conv1d(4, 8, 3), nn.Linear(8, 5)
+        self.lin, self.norm, self.out = nn.Linear(8, 8), nn.LayerNorm(4), nn.Linear(4, 5)
 
     def forward(self, x):
-        y = F.max_pool1d(torch.relu(self.conv(x)), 2)
-        return self.lin(y.mean(-1))
+        y = self.lin(x)
+        return self.out(self.norm(torch.relu(y @ y.transpose(1, 2))))
 
 
 def test_lowering_hands_on_its_fallbacks_through_every_later_pass():
     """lower_quantized returns the program with its float fallbacks; to_edge carries them by
     node through decomposition, to_backend and to_executorch, and the report reads them there."""
     from aot.passes.lower_quantized import Int8Lowering, lower_quantized
-    x = torch.randn(1, 4, 16)
-    ep = aot.quantize(_FloatMiddle().eval(), (x,), [(torch.randn(1, 4, 16),) for _ in range(4)])
+    x = torch.randn(1, 4, 8)
+    ep = aot.quantize(_FloatMiddle().eval(), (x,), [(torch.randn(1, 4, 8),) for _ in range(4)])
     got = lower_quantized(ep)
     assert isinstance(got, Int8Lowering)
     assert sorted(f.op for f in got.facts.fallbacks.values()) == [
-        "aten.conv1d.default", "aten.max_pool1d.default", "aten.mean.dim", "aten.relu.default"]
+        "aten.layer_norm.default", "aten.matmul.default"]
     assert all("test_int8_lowering.py" in f.source for f in got.facts.fallbacks.values())
 
     edge = aot.to_edge(ep)
     for manager in (edge, edge.to_backend({})):
         m = manager.to_executorch().lowered()
         float_calls = [m.graph.calls[i].op.key for i in sorted(m.fallbacks)]
-        assert float_calls == ["aten::convolution.out", "aten::relu.out",
-                               "aten::max_pool2d_with_indices.out", "aten::mean.out"]
+        assert float_calls == ["aten::expand_copy.out", "aten::expand_copy.out",
+                               "aten::bmm.out", "aten::native_layer_norm.out"]
         # the rows the report marks are exactly those calls, each named by its user's op
         assert [r.index for r in op_rows(m) if r.fallback] == sorted(m.fallbacks)
         assert {f.op for f in m.fallbacks.values()} == {f.op for f in got.facts.fallbacks.values()}
@@ -119,7 +119,7 @@ def test_lowering_hands_on_its_fallbacks_through_every_later_pass():
 
 
 def test_a_float_program_has_no_fallbacks():
-    m = aot.to_edge(aot.export(_FloatMiddle().eval(), (torch.randn(1, 4, 16),))) \
+    m = aot.to_edge(aot.export(_FloatMiddle().eval(), (torch.randn(1, 4, 8),))) \
         .to_executorch().lowered()
     assert m.fallbacks == {} and "FALLBACK" not in format_report(m)
 
@@ -389,6 +389,18 @@ def test_a_number_operand_and_a_repeated_input_lower_to_int8(name):
     assert ((got - ep.module()(x)) / scale).round().abs().max() <= 1
     (c_out,) = aot.host.build(aot.generate_c(manager, name="between"))(x.numpy())
     np.testing.assert_array_equal(c_out, got.numpy())          # the C computes the same
+
+
+def test_a_1d_network_is_int8_and_stays_channels_last():
+    """conv1d, its relu, max/avg pool1d, a depthwise conv1d, a residual add and a mean over
+    time all lower to int8 (as one-row 2-D layers); the map is transposed once, at the input.
+    (That its C equals TFLite Micro's: tests/int8/test_int8_networks.py, "conv1d".)"""
+    manager = aot.to_edge(_quantize("conv1d")[2]).to_executorch()
+    assert [r.op for r in op_rows(manager.lowered()) if r.fallback] == []
+    ops = _ops(manager)
+    assert ops.count("cortex_m::transpose.out") == 1
+    assert ops.count("cortex_m::quantized_conv2d_nhwc.out") == 2
+    assert ops.count("cortex_m::quantized_depthwise_conv2d_nhwc.out") == 1
 
 
 def test_qparams_reach_the_tensors_through_the_typed_result():
