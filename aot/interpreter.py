@@ -2,10 +2,9 @@
 
 The interpreter's kernel table is generated here from the op table (aot/ops.py): one
 ``rt_pte_op`` per operator, with its adapter, compiled from the op's call spec
-(aot/codegen/adapters.py), which decodes a call's arguments and calls the same kernel the static C
-generator renders for that op. A
-firmware's table holds only the operators its programs call (so only their kernels are linked);
-``table_source()`` with no programs holds every operator.
+(aot/codegen/adapters.py), which decodes a call's arguments and calls the same kernel the static
+C generator renders for that op. A firmware's table holds only the operators its programs call
+(so only their kernels are linked); ``table_source()`` with no programs holds every operator.
 
     interp = aot.interpreter.build_host()        # every operator, this machine's kernels
     outputs = interp.run(pte_bytes, [x])         # numpy in, numpy out

@@ -99,29 +99,32 @@ def _as_rows(L, v: QValue, before) -> QValue:
                    NHWC)
 
 
-def _as_1d(L, new, scale, zp, before) -> QValue:
-    """A 2-D NHWC result of one row, (N, 1, L, C), as the 1-D map (N, L, C) it stands for."""
+def _nhwc_out(L, new, scale, zp, before, one_d: bool) -> QValue:
+    """A 2-D NHWC kernel's result as a value; a 1-D op's, (N, 1, L, C), as the 1-D map
+    (N, L, C) it stands for."""
+    if not one_d:
+        return L.value(new, scale, zp, NHWC)
     n, _, length, c = new.meta["val"].shape
     L.mark(new, scale, zp)
     return L.value(L.call(aten.view.default, [new, [n, length, c]], before), scale, zp, NHWC)
+
+
+def _hw(v, unit: int, one_d: bool) -> list:
+    """A conv or pool parameter (an int, or a list of one or two) as [h, w]; a 1-D op's as the
+    parameter of one row, [unit, v] (kernel, stride and dilation 1, padding 0 across rows)."""
+    v = list(v) if isinstance(v, (list, tuple)) else [v]
+    return [unit, v[0]] if one_d else v * 2 if len(v) == 1 else v
 
 
 def _conv(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     """conv2d, and conv1d as a 2-D convolution of one row (H = 1), as TFLite runs it."""
     one_d = node.target == aten.conv1d.default
     args = list(node.args) + [None] * (7 - len(node.args))
-    x, w, b = L.act(args[0]), args[1], args[2]
-    unit = [1] if one_d else [1, 1]
-    stride, padding, dilation, groups = (args[3] or unit), args[4], (args[5] or unit), \
-        (args[6] or 1)
-    if x is None or x.node.meta["val"].dim() != (3 if one_d else 4) or isinstance(padding, str):
+    x, w, b, groups = L.act(args[0]), args[1], args[2], args[6] or 1
+    if x is None or x.node.meta["val"].dim() != (3 if one_d else 4) or isinstance(args[4], str):
         return None
-    padding = padding if padding is not None else [0] * len(unit)
-    stride, padding, dilation = ([v] * len(unit) if isinstance(v, int) else list(v)
-                                 for v in (stride, padding, dilation))
-    if one_d:                   # the row's height: stride 1, no padding, dilation 1
-        stride, padding, dilation = [1] + stride, [0] + padding, [1] + dilation
-    stride, padding, dilation = (list(v) * (2 // len(v)) for v in (stride, padding, dilation))
+    stride, dilation = _hw(args[3] or 1, 1, one_d), _hw(args[5] or 1, 1, one_d)
+    padding = _hw(args[4] if args[4] is not None else 0, 0, one_d)
     wc = _weight(L, w, node)
     if wc is None:
         return None
@@ -151,7 +154,7 @@ def _conv(L, node, scale, zp, bounds, before) -> Optional[QValue]:
         new = L.call(Q8.quantized_conv2d_nhwc.default,
                      [xin.node, L.weight(weight, wc, cout), bias_n, *common, -x.zp, zp, mult_t,
                       shift_t, lo, hi], before)
-    return _as_1d(L, new, scale, zp, before) if one_d else L.value(new, scale, zp, NHWC)
+    return _nhwc_out(L, new, scale, zp, before, one_d)
 
 
 def _linear(L, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -286,13 +289,9 @@ def _pool_args(node, one_d: bool = False):
     """A pooling's kernel, stride and padding as [h, w] (a 1-D pooling's: one row, h = 1 and
     no padding), and its arguments."""
     a = list(node.args)
-
-    def pair(v, unit: int) -> list:
-        v = list(v) if isinstance(v, (list, tuple)) else [v]
-        return [unit, v[0]] if one_d else v * 2 if len(v) == 1 else v
-    kernel = pair(a[1], 1)
-    stride = pair(a[2], 1) if len(a) > 2 and a[2] else kernel
-    padding = pair(a[3] if len(a) > 3 else 0, 0)
+    kernel = _hw(a[1], 1, one_d)
+    stride = _hw(a[2], 1, one_d) if len(a) > 2 and a[2] else kernel
+    padding = _hw(a[3] if len(a) > 3 else 0, 0, one_d)
     return kernel, stride, padding, a
 
 
@@ -335,9 +334,8 @@ def _avg_pool_nhwc(L, xin: QValue, kernel, stride, padding, scale, zp, before,
     m, s = _mult_shift(1.0)
     new = L.call(Q8.quantized_avg_pool2d_nhwc.default,
                  [xin.node, kernel, stride, padding, False, xin.zp, m, s], before)
-    pooled = _as_1d(L, new, xin.scale, xin.zp, before) if one_d else \
-        L.value(new, xin.scale, xin.zp, NHWC)
-    return _shared_out(L, pooled, scale, zp, before)
+    return _shared_out(L, _nhwc_out(L, new, xin.scale, xin.zp, before, one_d), scale, zp,
+                       before)
 
 
 def _adaptive_avg_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -383,9 +381,7 @@ def _max_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     if x is None:
         return None
     kernel, stride, padding, a = _pool_args(node, one_d)
-    dilation = a[4] if len(a) > 4 else 1
-    dilation = list(dilation) if isinstance(dilation, (list, tuple)) else [dilation]
-    dilation = [1, dilation[0]] if one_d else dilation * 2 if len(dilation) == 1 else dilation
+    dilation = _hw(a[4] if len(a) > 4 else 1, 1, one_d)
     ceil_mode = a[5] if len(a) > 5 else False
     xin = L.layout(x, NHWC, before)
     if one_d:
@@ -394,9 +390,7 @@ def _max_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     new = L.call(Q8.quantized_max_pool2d_nhwc.default,
                  [xin.node, kernel, stride, padding, dilation, ceil_mode, x.zp, x.zp, lo, hi],
                  before)
-    pooled = _as_1d(L, new, x.scale, x.zp, before) if one_d else \
-        L.value(new, x.scale, x.zp, NHWC)
-    return _shared_out(L, pooled, scale, zp, before)
+    return _shared_out(L, _nhwc_out(L, new, x.scale, x.zp, before, one_d), scale, zp, before)
 
 
 def _softmax(L, node, scale, zp, bounds, before) -> Optional[QValue]:

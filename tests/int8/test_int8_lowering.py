@@ -7,12 +7,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 import aot
 from aot.config import EdgeCompileConfig
 from aot.errors import AotError, QuantizationError
+from aot.firmware import output_scales
 from aot.interpret import ArenaInterpreter
 from aot.quantization import arith
 from aot.report import format_report, op_rows
@@ -73,7 +73,6 @@ def test_fallback_is_listed_in_the_report_and_runs():
     m = manager.lowered()
     got = ArenaInterpreter(m.graph, m.plan)(*example)[0]
     want = ep.module()(*example)
-    from aot.firmware import output_scales
     (scale,) = output_scales(manager.executorch_program)
     assert (got - want).abs().max() <= 3 * scale
 
@@ -294,6 +293,18 @@ def test_relu_after_mul_is_an_int8_clamp_not_a_fallback():
     assert torch.equal(got, ep.module()(*x))
 
 
+def _int8_within_one_step(ep, x):
+    """``ep`` lowered with no float fallback, its program run in torch over the planned arena:
+    within one output step of PT2E's. Returns the manager and that output."""
+    manager = aot.to_edge(ep).to_executorch()
+    assert [r.op for r in op_rows(manager.lowered()) if r.fallback] == []
+    m = manager.lowered()
+    got = ArenaInterpreter(m.graph, m.plan)(x)[0]
+    (scale,) = output_scales(manager.executorch_program)
+    assert ((got - ep.module()(x)) / scale).round().abs().max() <= 1
+    return manager, got
+
+
 def test_a_top_level_sequential_lowers_to_int8():
     """nn.Sequential's forward names its input ``input``, which shadows a Python builtin: the
     lowering's copy of the program renames that placeholder, and its signature follows."""
@@ -301,16 +312,8 @@ def test_a_top_level_sequential_lowers_to_int8():
     model = nn.Sequential(nn.Conv2d(3, 8, 3), nn.ReLU(), nn.Conv2d(8, 4, 1)).eval()
     x = torch.randn(1, 3, 8, 8)
     ep = aot.quantize(model, (x,), [(torch.randn(1, 3, 8, 8),) for _ in range(4)])
-    manager = aot.to_edge(ep).to_executorch()
-    rows = op_rows(manager.lowered())
-    assert [r.op for r in rows if r.fallback] == []
-    assert [r.op for r in rows].count("cortex_m::quantized_conv2d_nhwc.out") == 2
-    m = manager.lowered()
-    got = ArenaInterpreter(m.graph, m.plan)(x)[0]
-    from aot.firmware import output_scales
-    (scale,) = output_scales(manager.executorch_program)
-    steps = ((got - ep.module()(x)) / scale).round().abs()
-    assert steps.max() <= 1                                   # within one step of PT2E's
+    manager, _ = _int8_within_one_step(ep, x)
+    assert _ops(manager).count("cortex_m::quantized_conv2d_nhwc.out") == 2
 
 
 class _Shuffle(nn.Module):
@@ -332,13 +335,7 @@ def test_a_channel_shuffle_lowers_to_int8():
     torch.manual_seed(0)
     x = torch.randn(1, 3, 6, 6)
     ep = aot.quantize(_Shuffle().eval(), (x,), [(torch.randn(1, 3, 6, 6),) for _ in range(4)])
-    manager = aot.to_edge(ep).to_executorch()
-    assert [r.op for r in op_rows(manager.lowered()) if r.fallback] == []
-    m = manager.lowered()
-    got = ArenaInterpreter(m.graph, m.plan)(x)[0]
-    from aot.firmware import output_scales
-    (scale,) = output_scales(manager.executorch_program)
-    assert ((got - ep.module()(x)) / scale).round().abs().max() <= 1
+    _int8_within_one_step(ep, x)
 
 
 class _Between(nn.Module):
@@ -380,13 +377,7 @@ def test_a_number_operand_and_a_repeated_input_lower_to_int8(name):
     x = torch.randn(1, 3, 6, 6)
     ep = aot.quantize(_Between(BETWEEN[name]).eval(), (x,),
                       [(torch.randn(1, 3, 6, 6),) for _ in range(4)])
-    manager = aot.to_edge(ep).to_executorch()
-    assert [r.op for r in op_rows(manager.lowered()) if r.fallback] == []
-    m = manager.lowered()
-    got = ArenaInterpreter(m.graph, m.plan)(x)[0]
-    from aot.firmware import output_scales
-    (scale,) = output_scales(manager.executorch_program)
-    assert ((got - ep.module()(x)) / scale).round().abs().max() <= 1
+    manager, got = _int8_within_one_step(ep, x)
     (c_out,) = aot.host.build(aot.generate_c(manager, name="between"))(x.numpy())
     np.testing.assert_array_equal(c_out, got.numpy())          # the C computes the same
 

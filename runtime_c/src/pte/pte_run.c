@@ -345,17 +345,13 @@ static rt_status tensor_items(const rt_pte_call *c, int32_t i, int32_t dtype, rt
                               void **ptrs, int32_t *dtypes, int32_t max, int32_t *n)
 {
     int32_t len, k;
-    uint32_t items = list_arg(c, i, EV_TENSOR_LIST, &len);
+    uint32_t list_kind, items;
     *n = 0;
-    if (len < 0 && dtypes != NULL) {
-        items = list_arg(c, i, EV_OPT_TENSOR_LIST, &len);
+    (void)arg_value(c, i, &list_kind);
+    if (dtypes == NULL || list_kind != EV_OPT_TENSOR_LIST) {
+        list_kind = EV_TENSOR_LIST; /* a Tensor?[] only where the caller takes one */
     }
-    if (len < 0) {
-        return RT_ERR_PTE_ARGS;
-    }
-    if (len > max) {
-        return RT_ERR_PTE_LIMIT;
-    }
+    RT_TRY(sized_list(c, i, list_kind, max, &items, &len));
     for (k = 0; k < len; ++k) {
         uint32_t kind;
         rt_pte_tensor t;
