@@ -35,6 +35,10 @@ aten = torch.ops.aten
 MacFn = Callable[[dict, list], int]
 
 
+# The tensor arguments the planner supplies, not the program: a kernel's working memory.
+SCRATCH_ARGS = ("scratch", "output_scratch")
+
+
 def _no_macs(args: dict, outs: list) -> int:
     return 0
 
@@ -81,7 +85,8 @@ class OpDef:
     # runtime refuses such a .pte at load ("Missing operator"); our C runs it.
     in_executorch: bool = True
     # Bytes of scratch the kernel needs (same arguments as ``macs``), for ops whose schema has a
-    # ``scratch`` tensor: the planner gives it arena space for the call's duration.
+    # ``scratch`` tensor: the planner gives it arena space for the call's duration (and an empty
+    # one to an ``output_scratch``, see SCRATCH_ARGS).
     scratch: Optional[Callable[[dict, list], int]] = None
     # The ScalarTypes each tensor argument (by name) may have, where the schema's ``Tensor``
     # cannot say it (the int8 ops: ``aot.quantization.ops.ARG_DTYPES``); the Program check
@@ -267,7 +272,7 @@ for _name, _spec in CREATE.items():
 
 def _q8_reference(name: str) -> Callable:
     """Run the functional int8 op (scratch aside) and write its result into ``out``."""
-    def run(out, scratch=None, **kwargs):
+    def run(out, scratch=None, output_scratch=None, **kwargs):
         return out.copy_(getattr(torch.ops.mcu_aot, name).default(**kwargs))
     return run
 
@@ -304,6 +309,16 @@ def _depthwise_macs(args: dict, outs: list) -> int:
     return math.prod(outs[0]) * w[1] * w[2]
 
 
+def _transpose_conv_macs(args: dict, outs: list) -> int:
+    """Every input pixel times the whole filter (the scatter form's count)."""
+    w = args["weight"]       # OHWI
+    return math.prod(args["input"][:3]) * w[0] * w[1] * w[2] * w[3]
+
+
+def _bmm_macs(args: dict, outs: list) -> int:
+    return math.prod(outs[0]) * args["lhs"][2]
+
+
 def _q8_linear_macs(args: dict, outs: list) -> int:
     return math.prod(outs[0]) * args["weights"][1]
 
@@ -315,7 +330,11 @@ _q8("quantized_conv2d_nhwc", macs=_nhwc_conv_macs, scratch=_q8_conv2d_scratch,
     preconditions=_CONV_PRE)
 _q8("quantized_depthwise_conv2d_nhwc", macs=_depthwise_macs,
     scratch=_no_scratch, preconditions=_CONV_PRE)
+_q8("quantized_transpose_conv2d_nhwc", macs=_transpose_conv_macs, scratch=_no_scratch,
+    preconditions=_CONV_PRE)
 _q8("quantized_linear", macs=_q8_linear_macs,
+    preconditions=("requant_shift", "accumulator_fits"))
+_q8("quantized_batch_matmul", macs=_bmm_macs, scratch=_no_scratch,
     preconditions=("requant_shift", "accumulator_fits"))
 _q8("quantized_add", inplace=True, preconditions=("requant_shift",))
 _q8("quantized_mul", inplace=True, preconditions=("requant_shift",))

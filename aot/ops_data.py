@@ -284,7 +284,7 @@ MOVES = {
     aten.squeeze_copy.dims: _copy(),
     aten.unsqueeze_copy.default: _copy(),
     aten.copy.default: _copy("src"),
-    aten.expand_copy.default: CallSpec(Call("rt_expand_f32", Tensor("self"), Out("out"))),
+    aten.expand_copy.default: CallSpec(Call("rt_expand", _x.elem_size, _x, Out("out", like=_x))),
     aten.slice_copy.Tensor: _SLICE,
     aten.select_copy.int: _SELECT,
     aten.permute_copy.default: _PERMUTE,

@@ -89,6 +89,39 @@ _TRANSPOSE = CallSpec(Read(_tx, _tout, _perm),
 TERM_MAX, TERM_MAX_ASYM = 1 << 15, 255 * 255
 
 
+def _conv_params(x, w, out, stride, pad, dil, lo, hi, mults, shifts) -> tuple:
+    """rt_conv_s8_params of an NHWC convolution (plain, depthwise or transposed), and the
+    windows of its two spatial axes."""
+    params = Params("rt_conv_s8_params", stride_h=stride.at(0), stride_w=stride.at(1),
+                    pad_h=pad.at(0), pad_w=pad.at(1), dilation_h=dil.at(0), dilation_w=dil.at(1),
+                    input_offset=Int("input_offset", -127, 128),
+                    output_offset=Int("output_offset", -128, 127), act_min=lo, act_max=hi,
+                    mult=mults.data, shift=shifts.data)
+    windows = (Window(x.size(1 + k), w.size(1 + k), stride.at(k), pad.at(k), dil.at(k),
+                      out.size(1 + k)) for k in (0, 1))
+    return (params, *windows)
+
+
+def _layer_checks(x, out, bias, cout, act_read, mults, shifts, params) -> tuple:
+    """A convolution's bias, output and per-channel requantization against its output
+    channels, then its parameters."""
+    return (Require(IsNone("bias") | bias.numel.eq(cout), INVALID,
+                    "a bias of another size than the output channels"),
+            Require(out.size(3).eq(cout) & out.size(0).eq(x.size(0)), INVALID,
+                    "an output of another batch or channel count"),
+            *act_read, Read(mults, shifts),
+            Require(mults.numel.eq(cout) & shifts.numel.eq(cout), INVALID,
+                    "requantization of another size than the output channels"),
+            Read(params))
+
+
+def _sums_fit(taps, bias, cout, mults, shifts) -> tuple:
+    """accumulator_fits and requant_shift of a convolution's sums of ``taps`` products."""
+    return (Pre("accumulator_fits", call=True, terms=taps, term_max=TERM_MAX, bias=bias, n=cout),
+            Pre("requant_shift", form="tensors", call=True, mult=mults, shift=shifts, n=cout,
+                terms=taps, term_max=TERM_MAX, bias=bias))
+
+
 def _conv(depthwise: bool) -> CallSpec:
     """quantized_conv2d_nhwc / quantized_depthwise_conv2d_nhwc: per-channel requantization
     from two int32 constant tensors, with the preconditions accumulator_fits, requant_shift (of
@@ -117,27 +150,12 @@ def _conv(depthwise: bool) -> CallSpec:
                            (cout % groups).eq(0), INVALID,
                            "a filter whose input channels do not divide the input's"),)
         taps = w.size(1) * w.size(2) * cin_g
-    params = Params("rt_conv_s8_params", stride_h=stride.at(0), stride_w=stride.at(1),
-                    pad_h=pad.at(0), pad_w=pad.at(1), dilation_h=dil.at(0), dilation_w=dil.at(1),
-                    input_offset=Int("input_offset", -127, 128),
-                    output_offset=Int("output_offset", -128, 127), act_min=lo, act_max=hi,
-                    mult=mults.data, shift=shifts.data)
-    h, wd = (Window(x.size(1 + k), w.size(1 + k), stride.at(k), pad.at(k), dil.at(k),
-                    out.size(1 + k)) for k in (0, 1))
+    params, h, wd = _conv_params(x, w, out, stride, pad, dil, lo, hi, mults, shifts)
     common = (
         *_nhwc(x), *_nhwc(w), *_nhwc(out), *filters,
         Read(stride, pad, dil, bias),
-        Require(IsNone("bias") | bias.numel.eq(cout), INVALID,
-                "a bias of another size than the output channels"),
-        Require(out.size(3).eq(cout) & out.size(0).eq(x.size(0)), INVALID,
-                "an output of another batch or channel count"),
-        *act_read, Read(mults, shifts),
-        Require(mults.numel.eq(cout) & shifts.numel.eq(cout), INVALID,
-                "requantization of another size than the output channels"),
-        Read(params))
-    pres = (Pre("accumulator_fits", call=True, terms=taps, term_max=TERM_MAX, bias=bias, n=cout),
-            Pre("requant_shift", form="tensors", call=True, mult=mults, shift=shifts, n=cout,
-                terms=taps, term_max=TERM_MAX, bias=bias),
+        *_layer_checks(x, out, bias, cout, act_read, mults, shifts, params))
+    pres = (*_sums_fit(taps, bias, cout, mults, shifts),
             Pre("conv_geometry_fits", struct="rt_pte_conv_geometry", h=h, w=wd, batch=x.size(0),
                 cin=x.size(3), cout=out.size(3), groups=groups, transposed=0, out_pad_h=0,
                 out_pad_w=0))
@@ -154,6 +172,34 @@ def _conv(depthwise: bool) -> CallSpec:
     return CallSpec(*common, Read(scratch), *pres,
                     If(pointwise, Call("rt_conv2d_1x1_s8", scratch, params, x, w, bias, out),
                        Call("rt_conv2d_s8", scratch, params, x, w, bias, out)))
+
+
+def _transpose_conv() -> CallSpec:
+    """quantized_transpose_conv2d_nhwc of one group (weights OHWI, O the output channels), with
+    the preconditions accumulator_fits (every tap of the filter, a bound on the taps one output
+    sums), requant_shift and conv_geometry_fits of a transposed window. The kernel gathers, so
+    neither scratch is used: ExecuTorch plans them for CMSIS-NN's scatter."""
+    x, w, out = _i8("input"), _i8("weight"), _out
+    bias = Opt("bias", "int32")
+    mults = Tensor("requantize_multipliers", "int32")
+    shifts = Tensor("requantize_shifts", "int32")
+    stride, pad, out_pad, dil = (Ints(name, n=2, lo=lo) for name, lo in
+                                 (("stride", 1), ("padding", 0), ("output_padding", 0),
+                                  ("dilation", 1)))
+    lo, hi, act_read = _act()
+    cout, taps = w.size(0), w.size(1) * w.size(2) * w.size(3)
+    params, h, wd = _conv_params(x, w, out, stride, pad, dil, lo, hi, mults, shifts)
+    return CallSpec(
+        *_nhwc(x), *_nhwc(w), *_nhwc(out),
+        Require(w.size(3).eq(x.size(3)), UNSUPPORTED,
+                "an int8 transposed convolution of more than one group"),
+        Read(stride, pad, out_pad, dil, bias),
+        *_layer_checks(x, out, bias, cout, act_read, mults, shifts, params),
+        *_sums_fit(taps, bias, cout, mults, shifts),
+        Pre("conv_geometry_fits", struct="rt_pte_conv_geometry", h=h, w=wd, batch=x.size(0),
+            cin=x.size(3), cout=cout, groups=Lit(1), transposed=Lit(1),
+            out_pad_h=out_pad.at(0), out_pad_w=out_pad.at(1)),
+        Call("rt_transpose_conv2d_s8", params, x, w, bias, out))
 
 
 # -- fully connected: weights [Cout, K] over the last dim of an input of any rank --------------
@@ -258,6 +304,31 @@ _MUL = CallSpec(Read(_a, _b, _out, _mul),
                 Call("rt_mul_s8", _mul, _a, _b, _out))
 
 
+# quantized_batch_matmul: lhs [B, M, K] times rhs [B, K, N], given as rhs_transposed [B, N, K]
+# (TFLite's BATCH_MATMUL with adj_y); both operands offset ("zero points" that are -zp, as
+# ExecuTorch's op takes them), so each product is at most 255 * 255.
+_lhs, _rhs = _i8("lhs"), _i8("rhs_transposed")
+_bm, _bs = _requant("output")
+_inner = _lhs.size(2)
+_bmm = Params("rt_bmm_s8_params", lhs_offset=Int("lhs_zero_point", -127, 128),
+              rhs_offset=Int("rhs_zero_point", -127, 128),
+              out_offset=Int("output_zero_point", -128, 127), out_mult=_bm, out_shift=_bs)
+_BMM = CallSpec(
+    Read(_lhs, _rhs, _out),
+    Require(_lhs.rank.eq(3) & _rhs.rank.eq(3) & _out.rank.eq(3), UNSUPPORTED,
+            "an int8 batch matmul of operands other than rank 3"),
+    Require(_rhs.size(0).eq(_lhs.size(0)) & _rhs.size(2).eq(_inner) &
+            _out.size(0).eq(_lhs.size(0)) & _out.size(1).eq(_lhs.size(1)) &
+            _out.size(2).eq(_rhs.size(1)), INVALID,
+            "operands or an output whose batch, rows and columns do not agree"),
+    Read(_bmm),
+    Pre("accumulator_fits", call=True, terms=_inner, term_max=TERM_MAX_ASYM,
+        bias=Lit(None, c="NULL"), n=0, what="lhs"),
+    Pre("requant_shift", mult=_bm, shift=_bs, mult_lo=0, in_max=_inner * TERM_MAX_ASYM,
+        out_max=REQUANT_OUT_MAX, what=_bm.name),
+    Call("rt_batch_matmul_s8", _bmm, _lhs, _rhs, _out))
+
+
 # -- pad: a constant border of up to rank 4 (pre_pad and post_pad name four dims, the last
 # rank of them the tensor's) --------------------------------------------------------------------
 
@@ -335,8 +406,10 @@ INT8 = {
     "pad": _pad(),
     "quantized_conv2d_nhwc": _conv(depthwise=False),
     "quantized_depthwise_conv2d_nhwc": _conv(depthwise=True),
+    "quantized_transpose_conv2d_nhwc": _transpose_conv(),
     "quantized_linear": _linear(),
     "quantized_add": _ADD,
+    "quantized_batch_matmul": _BMM,
     "quantized_mul": _MUL,
     "quantized_avg_pool2d_nhwc": _pool(average=True),
     "quantized_max_pool2d_nhwc": _pool(average=False),

@@ -88,5 +88,7 @@ def format_report(method: LoweredMethod, title: str = "") -> str:
     if quantized:
         lines.append(f"int8         {sum(1 for r in rows if r.qparams):>12} calls write int8; "
                      f"{len(fallbacks)} float fallback(s)" + (":" if fallbacks else ""))
-        lines += [f"  #{r.index} {r.op} at {r.source}" for r in fallbacks]
+        lines += [f"  #{r.index} {r.op} at {r.source}" + (
+            f": {method.fallbacks[r.index].why}" if method.fallbacks[r.index].why else "")
+            for r in fallbacks]
     return "\n".join(lines)

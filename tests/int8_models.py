@@ -80,8 +80,8 @@ class Activations(nn.Module):
 
 
 class Movement(nn.Module):
-    """cat (with requantization), padding, slicing, max/min (broadcast), a flatten of a 3x3
-    map, and a float fallback (nearest upsampling has no int8 kernel)."""
+    """cat (with requantization), padding, nearest upsampling (an expand of the int8 map),
+    slicing, max/min (broadcast) and a flatten of a 3x3 map."""
 
     def __init__(self):
         super().__init__()
@@ -129,6 +129,94 @@ class Conv1D(nn.Module):
         return self.fc(z.mean(-1))
 
 
+class Shuffle(nn.Module):
+    """ShuffleNetV2's unit: a channel split (chunk), one half through a conv, a concat and a
+    channel shuffle (view, transpose, contiguous, view), all on NHWC maps."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 8, 3, padding=1)
+        self.b = nn.Conv2d(4, 4, 1)
+        self.c = nn.Conv2d(8, 6, 3, padding=1)
+
+    def forward(self, x):
+        p, q = torch.relu(self.a(x)).chunk(2, dim=1)
+        y = torch.cat([p, torch.relu(self.b(q))], dim=1)
+        b, c, h, w = y.shape
+        y = y.view(b, 2, c // 2, h, w).transpose(1, 2).contiguous().view(b, -1, h, w)
+        return self.c(y)
+
+
+class Recurrent(nn.Module):
+    """A GRU or an LSTM over a fixed sequence, its last state classified: the cells unrolled,
+    gates as lookup tables, the state products and sums in int8."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.rnn = kind(6, 8, batch_first=True)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, x):
+        y, _ = self.rnn(x)
+        return self.fc(y[:, -1])
+
+
+class Decoder(nn.Module):
+    """A segmentation decoder: transposed convolutions (VALID k2 s2; and k4 s2 padding 1, which
+    TFLite calls SAME), one with a folded relu, between convs."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv2d(3, 8, 3, padding=1)
+        self.up1 = nn.ConvTranspose2d(8, 6, 2, stride=2)
+        self.up2 = nn.ConvTranspose2d(6, 4, 4, stride=2, padding=1)
+        self.b = nn.Conv2d(4, 2, 1)
+
+    def forward(self, x):
+        y = torch.relu(self.up1(torch.relu(self.a(x))))
+        return self.b(self.up2(y))
+
+
+class Decoder1D(nn.Module):
+    """A 1-D decoder (a signal upsampled): conv_transpose1d as a one-row transposed conv."""
+
+    def __init__(self):
+        super().__init__()
+        self.a = nn.Conv1d(2, 6, 3, padding=1)
+        self.up = nn.ConvTranspose1d(6, 4, 4, stride=2, padding=1)
+        self.b = nn.Conv1d(4, 2, 1)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.up(torch.relu(self.a(x)))))
+
+
+class Products(nn.Module):
+    """Matmuls of two activations: a @ b^T (attention's scores; the transpose costs nothing,
+    the kernel takes its right operand transposed) and a plain a @ c, over 3-D linear layers."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b, self.c = nn.Linear(6, 8), nn.Linear(6, 8), nn.Linear(6, 5)
+
+    def forward(self, x):
+        scores = torch.bmm(self.a(x), self.b(x).transpose(1, 2))       # [N, L, L]
+        return torch.matmul(scores, self.c(x))                           # [N, L, 5]
+
+
+class Attention(nn.Module):
+    """nn.MultiheadAttention (self-attention, two heads): its scaled_dot_product_attention
+    decomposed into int8 bmm calls around an int8 softmax."""
+
+    def __init__(self):
+        super().__init__()
+        self.attn = nn.MultiheadAttention(8, 2, batch_first=True)
+        self.fc = nn.Linear(8, 3)
+
+    def forward(self, x):
+        y, _ = self.attn(x, x, x, need_weights=False)
+        return self.fc(y + x)
+
+
 INT8_MODELS = {
     "conv_blocks": lambda: (_seeded(ConvBlocks(), 1), *_data((1, 3, 12, 10), 11)),
     "residual": lambda: (_seeded(Residual(), 2), *_data((1, 4, 8, 8), 12)),
@@ -136,6 +224,13 @@ INT8_MODELS = {
     "movement": lambda: (_seeded(Movement(), 4), *_data((1, 2, 6, 6), 14)),
     "mlp": lambda: (_seeded(MLP(), 5), *_data((2, 3, 12), 15)),
     "conv1d": lambda: (_seeded(Conv1D(), 6), *_data((1, 3, 40), 16)),
+    "shuffle": lambda: (_seeded(Shuffle(), 7), *_data((1, 3, 6, 6), 17)),
+    "gru": lambda: (_seeded(Recurrent(nn.GRU), 8), *_data((1, 5, 6), 18)),
+    "lstm": lambda: (_seeded(Recurrent(nn.LSTM), 9), *_data((1, 5, 6), 19)),
+    "decoder": lambda: (_seeded(Decoder(), 10), *_data((1, 3, 4, 5), 20)),
+    "decoder1d": lambda: (_seeded(Decoder1D(), 13), *_data((1, 2, 9), 23)),
+    "products": lambda: (_seeded(Products(), 11), *_data((2, 4, 6), 21)),
+    "attention": lambda: (_seeded(Attention(), 12), *_data((1, 5, 8), 22)),
 }
 
 

@@ -3,8 +3,8 @@
 ``to_tflite(method)`` walks the int8 kernel calls of a LoweredMethod (after the input's
 quantize, up to the output's dequantize) and writes the same network as TFLite builtin ops,
 from the same tensors, weights and qparams: conv (OHWI filters, per-channel quantization on
-axis 0), depthwise ([1, KH, KW, Cout], axis 3), fully connected, add/sub/mul, pooling, softmax,
-transpose, pad, reshape. TFLite pads only SAME or VALID, so an explicit padding becomes a PAD
+axis 0), depthwise ([1, KH, KW, Cout], axis 3), transposed conv (OHWI, axis 0), fully
+connected, batch matmul, add/sub/mul, pooling, softmax, transpose, pad, reshape. TFLite pads only SAME or VALID, so an explicit padding becomes a PAD
 (with the input's zero point, which is real zero) before a VALID op. TFLM then computes every
 multiplier and shift itself, from the float32 scales, so equality with our C output checks
 the whole chain: the qparams, our (multiplier, shift) pairs and the kernels.
@@ -68,7 +68,9 @@ class _Builder:
         tid = int(tid)
         t = self.g.tensors[tid]
         if tid not in self.tensors and t.alias_of is not None and \
-                self.g.tensors[t.alias_of].shape != t.shape:
+                self.g.tensors[t.alias_of].shape == t.shape:      # a view that changes nothing
+            return self.read(t.alias_of)
+        if tid not in self.tensors and t.alias_of is not None:
             src = self.read(t.alias_of)
             shape = np.array(t.shape, np.int32)
             self.op(BO.RESHAPE, [src, self.new(shape.shape, fb.TensorType.INT32, shape)],
@@ -180,6 +182,46 @@ def to_tflite(method, stop: int | None = None) -> tuple[bytes, int, int]:
                 o.fusedActivationFunction = act
                 b.op(BO.CONV_2D, [xin, wt, bt], [b.tensor(out)],
                      fb.BuiltinOptions.Conv2DOptions, o)
+        elif key == "cortex_m::quantized_transpose_conv2d_nhwc.out":
+            x, w = args["input"].id, args["weight"].id
+            (_, h, wd, _), wshape = g.tensors[x].shape, g.tensors[w].shape
+            (_, oh, ow, cout) = g.tensors[out].shape
+            st, pd = args["stride"], args["padding"]
+            if list(args["dilation"]) != [1, 1]:
+                raise NotExpressible("a dilated transposed convolution")
+            # TFLite crops (k - s) // 2 at the start under SAME and nothing under VALID; the
+            # output size says which, and the crop must be ours.
+            same = [o == i * s for o, i, s in zip((oh, ow), (h, wd), st)]
+            valid = [o == (i - 1) * s + k for o, i, s, k in zip((oh, ow), (h, wd), st,
+                                                                  wshape[1:3])]
+            crop = [(k - s) // 2 if sm else 0 for k, s, sm in zip(wshape[1:3], st, same)]
+            if not (all(same) or all(valid)) or list(pd) != crop:
+                raise NotExpressible(f"transposed-convolution padding {list(pd)}")
+            scales = [float(v) for v in _scales(g, w)]
+            wt = b.new(wshape, fb.TensorType.INT8, g.constants[w],
+                       me.Quantization(scales=scales, zero_points=[0] * len(scales), axis=0),
+                       name=g.tensors[w].name)
+            s_in = float(np.float32(g.tensors[x].qparams[0]))
+            bias, bt = args.get("bias"), None
+            if bias is not None:
+                bt = b.new((cout,), fb.TensorType.INT32, g.constants[bias.id],
+                           me.Quantization(scales=[float(np.float32(s_in * s)) for s in scales],
+                                           zero_points=[0] * cout, axis=0), name="bias")
+            s_out, z_out = g.tensors[out].qparams
+            o = fb.TransposeConvOptionsT()
+            o.padding = fb.Padding.SAME if all(same) else fb.Padding.VALID
+            o.strideH, o.strideW = st
+            o.fusedActivationFunction = _activation(args["activation_min"],
+                                                    args["activation_max"], s_out, z_out)
+            shape = np.array(g.tensors[out].shape, np.int32)
+            b.op(BO.TRANSPOSE_CONV, [b.new(shape.shape, fb.TensorType.INT32, shape), wt,
+                                     b.read(x), bt], [b.tensor(out)],
+                 fb.BuiltinOptions.TransposeConvOptions, o)
+        elif key == "cortex_m::quantized_batch_matmul.out":
+            o = fb.BatchMatMulOptionsT()
+            o.adjX, o.adjY = False, True          # our right operand comes transposed
+            b.op(BO.BATCH_MATMUL, [b.read(args["lhs"].id), b.read(args["rhs_transposed"].id)],
+                 [b.tensor(out)], fb.BuiltinOptions.BatchMatMulOptions, o)
         elif key == "cortex_m::quantized_linear.out":
             x, w = args["input"].id, args["weights"].id
             scales = [float(v) for v in _scales(g, w)]

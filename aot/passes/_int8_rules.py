@@ -10,6 +10,7 @@ nodes go before ``before``.
 from __future__ import annotations
 
 import math
+import operator
 from typing import Callable, Optional
 
 import numpy as np
@@ -157,6 +158,40 @@ def _conv(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     return _nhwc_out(L, new, scale, zp, before, one_d)
 
 
+def _transpose_conv(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """conv_transpose2d of one group (TFLite's TRANSPOSE_CONV): the filter [Cin, Cout, KH, KW]
+    repacked OHWI, O the output channels, whose per-channel scales PT2E observed on axis 1.
+    conv_transpose1d runs as one of a single row."""
+    one_d = node.target == aten.conv_transpose1d.default
+    args = list(node.args) + [None] * (8 - len(node.args))
+    x, w, b = L.act(args[0]), args[1], args[2]
+    groups = args[6] or 1
+    if x is None or x.node.meta["val"].dim() != (3 if one_d else 4) or groups != 1:
+        return None
+    stride, padding = _hw(args[3] or 1, 1, one_d), _hw(args[4] or 0, 0, one_d)
+    out_pad, dilation = _hw(args[5] or 0, 0, one_d), _hw(args[7] or 1, 1, one_d)
+    wc = _weight(L, w, node)
+    if wc is None or wc.axis != 1:
+        return None
+    if one_d:
+        wc = QConst(wc.values.unsqueeze(2), wc.scales, wc.zps, wc.axis)   # [Cin, Cout, 1, K]
+    cout = wc.values.shape[1]
+    scales = np.broadcast_to(wc.scales, (cout,))
+    mults, shifts = _channel_mults(x.scale, scales, scale, cout)
+    bias = _bias_values(L, b, x.scale, scales, node)
+    lo, hi = _out_range(bounds, scale, zp)
+    xin = L.layout(x, NHWC, before)
+    if one_d:
+        xin = _as_rows(L, xin, before)
+    weight = wc.values.permute(1, 2, 3, 0).contiguous()          # OHWI
+    new = L.call(Q8.quantized_transpose_conv2d_nhwc.default,
+                 [xin.node, L.weight(weight, wc, cout),
+                  None if bias is None else L.const(bias, "bias"), stride, padding, out_pad,
+                  dilation, -x.zp, zp, L.const(torch.tensor(mults, dtype=torch.int32), "mults"),
+                  L.const(torch.tensor(shifts, dtype=torch.int32), "shifts"), lo, hi], before)
+    return _nhwc_out(L, new, scale, zp, before, one_d)
+
+
 def _linear(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     args = list(node.args) + [None] * (3 - len(node.args))
     x, w, b = L.act(args[0]), args[1], args[2]
@@ -266,6 +301,39 @@ def _mul(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     m, s = _mult_shift(_f32(a.scale) * _f32(b.scale) / _f32(scale))
     new = L.call(Q8.quantized_mul.default, [a.node, a.zp, b.node, b.zp, zp, m, s], before)
     return L.value(new, scale, zp, a.layout)
+
+
+def _matmul(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """bmm, and matmul of two activations of one rank (2 or more, equal batch dims), as
+    quantized_batch_matmul over [B, M, K] x [B, N, K]: the right operand transposed, which is
+    the bytes it came from when it is itself a transpose of the last two dims (attention's
+    k.transpose(-2, -1)), else one transpose."""
+    a, b = L.act(node.args[0]), L.act(node.args[1])
+    if a is None or b is None or bounds != (-math.inf, math.inf):
+        return None
+    a, b = L.layout(a, NCHW, before), L.layout(b, NCHW, before)
+    sa, sb = a.node.meta["val"].shape, b.node.meta["val"].shape
+    if len(sa) != len(sb) or len(sa) < 2 or sa[:-2] != sb[:-2] or sa[-1] != sb[-2]:
+        return None
+    batch, (m, k), n = math.prod(sa[:-2]), sa[-2:], sb[-1]
+    lhs = L.call(aten.view.default, [a.node, [batch, m, k]], before)
+    src = b.node
+    if src.op == "call_function" and src.target == aten.transpose.int and \
+            sorted(d % len(sb) for d in src.args[1:]) == [len(sb) - 2, len(sb) - 1] and \
+            src.args[0].meta["val"].dtype == torch.int8:
+        rhs = L.call(aten.view.default, [src.args[0], [batch, n, k]], before)
+    else:
+        rhs = L.call(Q8.transpose.default,
+                     [L.call(aten.view.default, [b.node, [batch, k, n]], before), [0, 2, 1]],
+                     before)
+    for part, v in ((lhs, a), (rhs, b)):
+        L.mark(part, v.scale, v.zp)
+    mult, shift = _mult_shift(_f32(a.scale) * _f32(b.scale) / _f32(scale))
+    new = L.call(Q8.quantized_batch_matmul.default,
+                 [lhs, -a.zp, rhs, -b.zp, zp, mult, shift], before)
+    L.mark(new, scale, zp)
+    out = L.call(aten.view.default, [new, list(node.meta["val"].shape)], before)
+    return L.value(out, scale, zp, NCHW)
 
 
 def _lut(L, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -446,14 +514,69 @@ def _movement(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     return _shared_out(L, L.value(new, x.scale, x.zp, NCHW), scale, zp, before)
 
 
+def _map_dim(v: QValue, dim: int) -> int:
+    """Where logical dim ``dim`` of ``v`` lives in its bytes (an NHWC map keeps C last)."""
+    rank = v.node.meta["val"].dim()
+    dim %= max(rank, 1)
+    return layout_perm(rank, NHWC).index(dim) if v.layout == NHWC else dim
+
+
 def _cat(L, node, scale, zp, bounds, before) -> Optional[QValue]:
-    parts = [L.act(t) for t in node.args[0]]
+    """Concatenation of int8 values of one rank: in NHWC when every part is an NHWC map (no
+    transposes around a channel concat), else in NCHW."""
+    parts = [L.act(t) or _cat_constant(L, t, scale, zp) for t in node.args[0]]
     if any(p is None for p in parts) or bounds != (-math.inf, math.inf):
         return None
     dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
-    parts = [L.requantize(L.layout(p, NCHW, before), scale, zp, before) for p in parts]
-    new = L.call(aten.cat.default, [[p.node for p in parts], dim], before)
-    return L.value(new, scale, zp, NCHW)
+    layout = NHWC if all(p.layout == NHWC for p in parts) else NCHW
+    parts = [L.requantize(L.layout(p, layout, before), scale, zp, before) for p in parts]
+    new = L.call(aten.cat.default, [[p.node for p in parts], _map_dim(parts[0], dim)], before)
+    return L.value(new, scale, zp, layout)
+
+
+def _cat_constant(L, arg, scale, zp) -> Optional[QValue]:
+    """A constant part of a concatenation (a transformer's class token), quantized at the
+    output's qparams, which PT2E shares with it."""
+    c = L.consts.get(arg) if isinstance(arg, torch.fx.Node) else None
+    if c is None or c.values.dtype != torch.int8 or c.scales.size != 1:
+        return None
+    real = c.real().numpy()
+    q = torch.from_numpy(arith.quantize_f32(real, _f32(scale), zp).astype(np.int8))
+    return L.value(L.const(q.contiguous(), "operand"), scale, zp, NCHW)
+
+
+_SPLITS = {aten.split.Tensor, aten.split_with_sizes.default, aten.chunk.default,
+           aten.unbind.int, aten.tensor_split.sections}
+
+
+def _split_part(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """One output (``getitem``) of a split, chunk or unbind of an int8 value: the split runs
+    once on the int8 bytes, in the value's layout (a channel split of an NHWC map stays NHWC),
+    and each part is requantized to its own qparams if they differ."""
+    split, index = node.args
+    if not (isinstance(split, torch.fx.Node) and split.op == "call_function" and
+            split.target in _SPLITS) or bounds != (-math.inf, math.inf):
+        return None
+    x = L.act(split.args[0])
+    if x is None or any(isinstance(a, torch.fx.Node) for a in split.args[1:]):
+        return None
+    if split not in L.splits:
+        if split.target == aten.unbind.int:
+            dim = split.args[1] if len(split.args) > 1 else split.kwargs.get("dim", 0)
+            x = L.layout(x, NCHW, before)              # the parts lose the split dim
+            sizes = [1] * x.node.meta["val"].shape[dim]
+        else:
+            dim = split.args[2] if len(split.args) > 2 else split.kwargs.get("dim", 0)
+            sizes = [int(t.shape[dim]) for t in split.meta["val"]]
+        parts = L.call(aten.split_with_sizes.default, [x.node, sizes, _map_dim(x, dim)],
+                       before, after=x.node)
+        L.splits[split] = (parts, x, split.target == aten.unbind.int)
+    parts, x, unbind = L.splits[split]
+    part = L.call(operator.getitem, [parts, index], before)
+    if unbind:
+        shape = list(node.meta["val"].shape)
+        part = L.call(aten.view.default, [part, shape], before)
+    return _shared_out(L, L.value(part, x.scale, x.zp, x.layout), scale, zp, before)
 
 
 def _pad(L, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -484,9 +607,39 @@ def _pad(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     return _shared_out(L, L.value(new, x.scale, x.zp, x.layout), scale, zp, before)
 
 
+def _upsample_nearest(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """Nearest upsampling by whole factors (the usual x2), on an NHWC map: each pixel's C bytes
+    repeated kh x kw times, as one expand of the map viewed (N, H, 1, W, 1, C), then viewed
+    (N, H*kh, W*kw, C). Other factors keep the float op."""
+    x = L.act(node.args[0])
+    if x is None or x.node.meta["val"].dim() != 4 or bounds != (-math.inf, math.inf) or \
+            any(isinstance(a, torch.fx.Node) for a in node.args[1:]):
+        return None
+    n, c, h, w = node.args[0].meta["val"].shape
+    oh, ow = node.meta["val"].shape[2:]
+    if oh % h or ow % w:
+        return None
+    kh, kw = oh // h, ow // w
+    # The source row and column of each output pixel, as the float op computes them (its
+    # scale arithmetic is float): the rule holds only where that is dst // k.
+    index = torch.arange(h * w, dtype=torch.float32).reshape(1, 1, h, w)
+    with torch.no_grad():
+        src = node.target(index, *node.args[1:], **node.kwargs)
+    want = (torch.arange(oh) // kh).reshape(-1, 1) * w + torch.arange(ow) // kw
+    if not torch.equal(src.reshape(oh, ow), want.to(torch.float32)):
+        return None
+    xin = L.layout(x, NHWC, before)
+    rows = L.call(aten.view.default, [xin.node, [n, h, 1, w, 1, c]], before)
+    wide = L.call(aten.expand_copy.default, [rows, [n, h, kh, w, kw, c]], before)
+    new = L.call(aten.view.default, [wide, [n, oh, ow, c]], before)
+    for step in (rows, wide):
+        L.mark(step, x.scale, x.zp)
+    return _shared_out(L, L.value(new, x.scale, x.zp, NHWC), scale, zp, before)
+
+
 FUSES = {aten.conv2d.default, aten.conv1d.default, aten.linear.default, aten.add.Tensor,
-         aten.sub.Tensor}
-_VIEWS = {aten.view.default, aten.reshape.default, aten.flatten.using_ints,
+         aten.sub.Tensor, aten.conv_transpose2d.input, aten.conv_transpose1d.default}
+_VIEWS = {aten.view.default, aten.reshape.default, aten.flatten.using_ints, aten.unflatten.int,
           aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default}
 _LUT_OPS = (aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.gelu.default,
             aten.silu.default, aten.hardsigmoid.default, aten.exp.default, aten.log.default,
@@ -496,13 +649,18 @@ _LUT_OPS = (aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, ate
 
 RULES: dict[object, Callable] = {
     aten.conv2d.default: _conv, aten.conv1d.default: _conv, aten.linear.default: _linear,
+    aten.conv_transpose2d.input: _transpose_conv, aten.conv_transpose1d.default: _transpose_conv,
     aten.add.Tensor: _add_sub, aten.sub.Tensor: _add_sub, aten.mul.Tensor: _mul,
+    aten.bmm.default: _matmul, aten.matmul.default: _matmul,
     aten.avg_pool2d.default: _avg_pool, aten.adaptive_avg_pool2d.default: _adaptive_avg_pool,
     aten.mean.dim: _mean, aten.max_pool2d.default: _max_pool,
     aten.max_pool1d.default: _max_pool, aten.avg_pool1d.default: _avg_pool,
     aten.softmax.int: _softmax, aten._softmax.default: _softmax,
     aten.maximum.default: _minmax, aten.minimum.default: _minmax,
-    aten.cat.default: _cat, aten.pad.default: _pad, aten.constant_pad_nd.default: _pad,
+    aten.upsample_nearest2d.vec: _upsample_nearest,
+    aten.upsample_nearest2d.default: _upsample_nearest,
+    aten.cat.default: _cat, operator.getitem: _split_part, aten.pad.default: _pad,
+    aten.constant_pad_nd.default: _pad,
     **{op: _lut for op in ACTIVATION_BOUNDS},    # a relu no producer took (may requantize)
     **{op: _lut for op in _LUT_OPS},
     **{op: _movement for op in (*_VIEWS, aten.permute.default, aten.transpose.int,

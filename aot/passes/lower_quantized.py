@@ -73,8 +73,9 @@ _DYNAMIC = {"quantize_per_tensor.tensor", "quantize_per_tensor.tensor2",
 @dataclass(frozen=True)
 class Fallback:
     """A float op the lowering left between int8 ones (no int8 rule took it)."""
-    op: str          # the op as the user's program wrote it, e.g. "aten.upsample_nearest2d.vec"
+    op: str          # the op as the user's program wrote it, e.g. "aten.cumsum.default"
     source: str      # the user's line
+    why: str = ""    # why it stays float, as the report prints it
 
 
 @dataclass(frozen=True)
@@ -107,6 +108,7 @@ class _Lowering:
         self.consts: dict[torch.fx.Node, QConst] = {}     # dq node -> quantized constant
         self.int8: dict[torch.fx.Node, QValue] = {}       # int8 node -> its value
         self.converted: dict[tuple, torch.fx.Node] = {}   # (node, layout) -> transposed node
+        self.splits: dict[torch.fx.Node, tuple] = {}      # float split -> (int8 split, ...)
         self.dequantized: set[torch.fx.Node] = set()      # int8 -> float, for float ops
         self.qparams: dict[torch.fx.Node, QParams] = {}   # int8 node -> its scale, zero point
 
@@ -366,9 +368,13 @@ class _Lowering:
                 dq.replace_all_uses_with(self.const(c.real(), "dequantized"))
 
     def fallbacks(self) -> dict[str, Fallback]:
-        """The float ops that read a dequantized int8 value, directly or through other such
-        ops: where the network runs float because no int8 rule took the op."""
-        floating, found = set(self.dequantized), {}
+        """The float ops that read a dequantized int8 value or a float model input, directly
+        or through other such ops: where the network runs float because no int8 rule took the
+        op (or the quantizer left it unannotated, as a layer it does not know)."""
+        floating = set(self.dequantized) | {
+            n for n in self.graph.nodes if n.op == "placeholder" and not self.ed.is_const(n)
+            and self.ed.spec_of(n) is not None and n.meta["val"].is_floating_point()}
+        found = {}
         for node in self.graph.nodes:
             if node.op != "call_function" or node in floating or \
                     getattr(node.target, "namespace", None) == LIB.ns or \
@@ -376,7 +382,8 @@ class _Lowering:
                 continue
             floating.add(node)
             if node.target is not operator.getitem:
-                found[node.name] = Fallback(str(node.target), str(source_of(node)))
+                found[node.name] = Fallback(str(node.target), str(source_of(node)),
+                                            _why_float(node))
         return found
 
     # -- one float op, read as int8 ------------------------------------------------------------
@@ -395,6 +402,13 @@ class _Lowering:
         if rule is None:
             return None
         return rule(self, core, scale, zp, (lo, hi), before)
+
+
+def _why_float(node: torch.fx.Node) -> str:
+    if node.target in RULES:
+        return ("its int8 rule does not take this call (its arguments, operands or layout; "
+                "docs/int8.md lists what each rule takes)")
+    return "mcu-aot has no int8 kernel for this op"
 
 
 def has_quantized_ops(ep: ExportedProgram) -> bool:

@@ -25,7 +25,7 @@ from ..config import MemoryPlanningPass
 from ..errors import BackendError
 from ..ir import (DelegateCallSpec, MethodGraph, OpCall, Ref, TensorKind, TensorSpec,
                   is_delegate_call)
-from ..ops import OPS, OUT, bind_out_args
+from ..ops import OPS, OUT, SCRATCH_ARGS, bind_out_args
 from ..source import UNKNOWN, source_of
 from ._editor import ProgramEditor
 from ._int8_values import QParams
@@ -153,8 +153,8 @@ class _Builder:
         vals = list(val) if isinstance(val, (list, tuple)) else [val]
         args, outs = [], []
         for a, given in bind_out_args(op, node):
-            if a.name == "scratch" and op.scratch is not None:
-                args.append((a.name, Ref(self.scratch(node, op))))
+            if a.name in SCRATCH_ARGS and op.scratch is not None:
+                args.append((a.name, Ref(self.scratch(node, op, a.name))))
             elif given is not OUT:
                 args.append((a.name, self.value(given)))
             elif isinstance(a.type, torch.ListType):   # e.g. split_with_sizes_copy's out list
@@ -175,12 +175,15 @@ class _Builder:
         for tid in outs:
             self.note_reads(node, tid)
 
-    def scratch(self, node, op) -> int:
-        """A scratch buffer for this call: planned in the arena, live for the call only."""
+    def scratch(self, node, op, name: str) -> int:
+        """A scratch buffer for this call: planned in the arena, live for the call only.
+        ``op.scratch`` sizes the one named "scratch"; ExecuTorch's "output_scratch" (CMSIS-NN's
+        accumulator for a transposed convolution, which our kernel does not need) is empty."""
         shapes = {a.name: tuple(v.meta["val"].shape) if isinstance(v, torch.fx.Node) else v
                   for a, v in bind_out_args(op, node) if v is not OUT}
-        nbytes = int(op.scratch(shapes, [tuple(node.meta["val"].shape)]))
-        return self.new_tensor(f"{node.name}_scratch", torch.empty(nbytes, dtype=torch.int8),
+        nbytes = int(op.scratch(shapes, [tuple(node.meta["val"].shape)])) \
+            if name == "scratch" else 0
+        return self.new_tensor(f"{node.name}_{name}", torch.empty(nbytes, dtype=torch.int8),
                                TensorKind.ACTIVATION)
 
     def delegate(self, node):

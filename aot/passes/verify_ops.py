@@ -21,7 +21,7 @@ from ..codegen.renderers import check_call
 from ..emit import MEMORY_FORMATS
 from ..errors import UnsupportedOpError
 from ..ir import SCALAR_TYPES, is_delegate_call
-from ..ops import OPS, OUT, bind_out_args
+from ..ops import OPS, OUT, SCRATCH_ARGS, bind_out_args
 from ..source import source_of
 
 _STRUCTURAL = {operator.getitem}
@@ -69,7 +69,7 @@ def node_values(op, node: torch.fx.Node) -> dict[str, Any]:
     outs = list(val) if isinstance(val, (list, tuple)) else [val]
     values, k = {}, 0
     for a, given in bind_out_args(op, node):
-        if a.name == "scratch" and op.scratch is not None:   # the planner adds it
+        if a.name in SCRATCH_ARGS and op.scratch is not None:   # the planner adds it
             values[a.name] = _tensor(torch.empty(0, dtype=torch.int8))
         elif given is not OUT:
             values[a.name] = _value(given)

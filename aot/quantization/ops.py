@@ -35,10 +35,19 @@ SCHEMAS = {
                                        "Tensor requantize_multipliers, "
                                        "Tensor requantize_shifts, int activation_min, "
                                        "int activation_max) -> Tensor",
+    "quantized_transpose_conv2d_nhwc": "(Tensor input, Tensor weight, Tensor? bias, "
+                                       "int[] stride, int[] padding, int[] output_padding, "
+                                       "int[] dilation, int input_offset, int output_offset, "
+                                       "Tensor requantize_multipliers, "
+                                       "Tensor requantize_shifts, int activation_min, "
+                                       "int activation_max) -> Tensor",
     "quantized_linear": "(Tensor input, Tensor weights, Tensor? bias, Tensor? kernel_sum, "
                         "int input_offset, int filter_offset, int output_offset, "
                         "int[] requantize_multipliers, int[] requantize_shifts, "
                         "int activation_max, int activation_min) -> Tensor",
+    "quantized_batch_matmul": "(Tensor lhs, int lhs_zero_point, Tensor rhs_transposed, "
+                              "int rhs_zero_point, int output_zero_point, "
+                              "int output_multiplier, int output_shift) -> Tensor",
     "quantized_add": "(Tensor self, int self_zero_point, int self_multiplier, int self_shift, "
                      "Tensor other, int other_zero_point, int other_multiplier, int other_shift, "
                      "int output_zero_point, int output_multiplier, int output_shift, "
@@ -62,11 +71,14 @@ SCHEMAS = {
 }
 
 # The .pte name of each: ExecuTorch's cortex_m out-variant, with its scratch argument(s).
+_SCRATCH = {"quantized_conv2d_nhwc": ", Tensor scratch",
+            "quantized_depthwise_conv2d_nhwc": ", Tensor scratch",
+            "quantized_avg_pool2d_nhwc": ", Tensor scratch",
+            "quantized_transpose_conv2d_nhwc": ", Tensor scratch, Tensor output_scratch",
+            "quantized_batch_matmul": ", Tensor scratch"}
 PTE_SCHEMAS = {name: "cortex_m::" + name + ".out" + sig.replace(
-    ") -> Tensor", (", Tensor scratch" if name in ("quantized_conv2d_nhwc",
-                                                   "quantized_depthwise_conv2d_nhwc",
-                                                   "quantized_avg_pool2d_nhwc") else "")
-    + ", *, Tensor(a!) out) -> Tensor(a!)") for name, sig in SCHEMAS.items()}
+    ") -> Tensor", _SCRATCH.get(name, "") + ", *, Tensor(a!) out) -> Tensor(a!)")
+    for name, sig in SCHEMAS.items()}
 
 # The dtypes each tensor argument of the .pte op (PTE_SCHEMAS) may have, where the schema's
 # ``Tensor`` cannot say it: the op table carries them (``aot.ops.OpDef.arg_dtypes``) and the
@@ -82,7 +94,9 @@ ARG_DTYPES: dict[str, dict[str, tuple[ScalarType, ...]]] = {
     "dequantize_per_tensor": dict(input=I8, out=F32),
     "quantized_conv2d_nhwc": _CONV,
     "quantized_depthwise_conv2d_nhwc": _CONV,
+    "quantized_transpose_conv2d_nhwc": dict(_CONV, output_scratch=BYTES),
     "quantized_linear": dict(input=I8, weights=I8, bias=I32, kernel_sum=I32, out=I8),
+    "quantized_batch_matmul": dict(lhs=I8, rhs_transposed=I8, scratch=BYTES, out=I8),
     "quantized_add": dict(self=I8, other=I8, out=I8),
     "quantized_mul": dict(self=I8, other=I8, out=I8),
     "quantized_activation": dict(input=I8, lut=I8, out=I8),
@@ -165,6 +179,20 @@ def _depthwise(input, weight, bias, stride, padding, dilation, depth_multiplier,
                 activation_min, activation_max)
 
 
+def _transpose_conv(input, weight, bias, stride, padding, output_padding, dilation,
+                    input_offset, output_offset, requantize_multipliers, requantize_shifts,
+                    activation_min, activation_max):
+    """A transposed convolution of one group, weights OHWI (O the output channels)."""
+    x = torch.from_numpy(_i64(input) + input_offset).double().permute(0, 3, 1, 2)
+    w = torch.from_numpy(_i64(weight).transpose(3, 0, 1, 2)).double()    # OHWI -> IOHW
+    acc = F.conv_transpose2d(x, w, None, tuple(stride), tuple(padding), tuple(output_padding),
+                             1, tuple(dilation))
+    acc = np.rint(acc.permute(0, 2, 3, 1).numpy()).astype(np.int64)
+    acc = acc if bias is None else acc + _i64(bias)
+    return _out(acc, _i64(requantize_multipliers), _i64(requantize_shifts), output_offset,
+                activation_min, activation_max)
+
+
 def _linear(input, weights, bias, kernel_sum, input_offset, filter_offset, output_offset,
             requantize_multipliers, requantize_shifts, activation_max, activation_min):
     w = _i64(weights) + filter_offset
@@ -177,6 +205,16 @@ def _linear(input, weights, bias, kernel_sum, input_offset, filter_offset, outpu
     mult = np.asarray(requantize_multipliers, np.int64)
     shift = np.asarray(requantize_shifts, np.int64)
     return _out(acc, mult, shift, output_offset, activation_min, activation_max)
+
+
+def _batch_matmul(lhs, lhs_zero_point, rhs_transposed, rhs_zero_point, output_zero_point,
+                  output_multiplier, output_shift):
+    """lhs [B, M, K] times rhs [B, K, N] given as rhs_transposed [B, N, K]; the "zero point"
+    arguments are offsets (-zp), as ExecuTorch's cortex_m op takes them."""
+    a = _i64(lhs) + lhs_zero_point
+    b = _i64(rhs_transposed) + rhs_zero_point
+    acc = np.einsum("bmk,bnk->bmn", a, b)
+    return _out(acc, output_multiplier, output_shift, output_zero_point, -128, 127)
 
 
 def _add(self, self_zero_point, self_multiplier, self_shift, other, other_zero_point,
@@ -283,7 +321,9 @@ def _transpose(input, perm):
 IMPLS = {
     "quantize_per_tensor": _quantize, "dequantize_per_tensor": _dequantize,
     "quantized_conv2d_nhwc": _conv, "quantized_depthwise_conv2d_nhwc": _depthwise,
-    "quantized_linear": _linear, "quantized_add": _add, "quantized_mul": _mul,
+    "quantized_transpose_conv2d_nhwc": _transpose_conv,
+    "quantized_linear": _linear, "quantized_batch_matmul": _batch_matmul, "quantized_add": _add,
+    "quantized_mul": _mul,
     "quantized_activation": _lut, "maximum": _maximum, "minimum": _minimum,
     "softmax": _softmax, "transpose": _transpose, "pad": _pad,
     "quantized_avg_pool2d_nhwc": _avg_pool, "quantized_max_pool2d_nhwc": _max_pool,
@@ -308,6 +348,13 @@ def _fake(name):
         return empty(_conv_shape(input, weight.shape[1:3], stride, padding, dilation, cout),
                      input)
 
+    def transpose_conv(input, weight, bias, stride, padding, output_padding, dilation, *rest):
+        n, h, w, _ = input.shape
+        oh, ow = ((size - 1) * stride[i] - 2 * padding[i] + dilation[i] *
+                  (weight.shape[1 + i] - 1) + output_padding[i] + 1
+                  for i, size in enumerate((h, w)))
+        return empty((n, oh, ow, weight.shape[0]), input)
+
     def pool(input, kernel_size, stride, padding, *rest):
         dilation = rest[0] if name == "quantized_max_pool2d_nhwc" else (1, 1)
         ceil_mode = rest[1] if name == "quantized_max_pool2d_nhwc" else rest[0]
@@ -324,8 +371,11 @@ def _fake(name):
         "quantize_per_tensor": lambda input, *a: empty(input.shape, input, a[-1]),
         "dequantize_per_tensor": lambda input, *a: empty(input.shape, input, torch.float32),
         "quantized_conv2d_nhwc": conv, "quantized_depthwise_conv2d_nhwc": conv,
+        "quantized_transpose_conv2d_nhwc": transpose_conv,
         "quantized_linear": lambda input, weights, *a: empty(
             (*input.shape[:-1], weights.shape[0]), input),
+        "quantized_batch_matmul": lambda lhs, a, rhs, *r: empty(
+            (lhs.shape[0], lhs.shape[1], rhs.shape[1]), lhs),
         "quantized_add": lambda self, a, b, c, other, *r: empty(
             torch.broadcast_shapes(self.shape, other.shape), self),
         "quantized_mul": lambda self, a, other, *r: empty(

@@ -1,9 +1,10 @@
 """Int8Quantizer: PT2E annotations that follow the TFLite int8 spec, and ``quantize``.
 
-- conv2d/conv1d and linear: per-channel symmetric int8 weights in [-127, 127] (axis 0), int32
+- conv2d/conv1d, linear and conv_transpose2d/1d: per-channel symmetric int8 weights in
+  [-127, 127] (axis 0; a transposed convolution's output channels, axis 1), int32
   bias with scale = input scale x weight scale, per-tensor asymmetric int8 activations;
-- add, sub, mul, hardswish, gelu, silu, and division by (or subtraction from) a number: free
-  output qparams;
+- add, sub, mul, bmm and matmul, hardswish, gelu, silu, and division by (or subtraction from)
+  a number: free output qparams;
 - relu, relu6, hardtanh and clamp right after conv/linear/add/sub are annotated as part of
   that op (its output is observed after the activation), so the lowering folds them into the
   producer's output range;
@@ -27,6 +28,7 @@ from torch.export import ExportedProgram
 from ..errors import AotError, QuantizationError
 from .. import api, quiet
 from ..passes.fold_batch_norm import fold_batch_norm_aten
+from ..passes.decompose_layers import decompose_layers
 from ..passes.functional_spellings import functional_spellings
 from ..passes._int8_values import observed
 
@@ -52,8 +54,13 @@ SOFTMAX_OUT = FixedQParamsQuantizationSpec(torch.int8, 1.0 / 256, -128, -128, 12
 TANH_OUT = FixedQParamsQuantizationSpec(torch.int8, 1.0 / 128, 0, -128, 127,
                                         torch.per_tensor_affine)
 
-WEIGHTED = {aten.conv2d.default, aten.conv1d.default, aten.linear.default}
-ARITH = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor}
+WEIGHT_IO = QuantizationSpec(torch.int8, PerChannelMinMaxObserver.with_args(eps=2 ** -12), -127,
+                             127, torch.per_channel_symmetric, ch_axis=1)   # [Cin, Cout, ...]
+
+TRANSPOSED = {aten.conv_transpose2d.input, aten.conv_transpose1d.default}
+WEIGHTED = {aten.conv2d.default, aten.conv1d.default, aten.linear.default, *TRANSPOSED}
+ARITH = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor, aten.bmm.default,
+         aten.matmul.default}
 FREE_OUT = {aten.hardswish.default, aten.gelu.default, aten.silu.default}
 # One tensor and a number (x / 2, 1 - x): free output qparams, the number folded in.
 BY_NUMBER = {aten.div.Tensor, aten.rsub.Scalar}
@@ -65,9 +72,11 @@ ACTIVATIONS = {aten.relu.default, aten.relu6.default, aten.hardtanh.default,
 SHARED = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default,
           aten.mean.dim, aten.cat.default, aten.pad.default, aten.constant_pad_nd.default,
           aten.maximum.default, aten.minimum.default, aten.flatten.using_ints,
-          aten.view.default, aten.reshape.default, aten.permute.default,
+          aten.view.default, aten.reshape.default, aten.permute.default, aten.unflatten.int,
           aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default, aten.transpose.int,
-          aten.slice.Tensor, aten.max_pool1d.default, aten.avg_pool1d.default,
+          aten.slice.Tensor, aten.split.Tensor, aten.split_with_sizes.default,
+          aten.chunk.default, aten.unbind.int, aten.upsample_nearest2d.vec,
+          aten.upsample_nearest2d.default, aten.max_pool1d.default, aten.avg_pool1d.default,
           aten.dropout.default, aten.clone.default, aten.contiguous.default,
           aten.relu.default, aten.relu6.default, aten.hardtanh.default, aten.clamp.default}
 
@@ -156,7 +165,7 @@ class Int8Quantizer(Quantizer):
         b = node.args[2] if len(node.args) > 2 else None
         if not isinstance(w, torch.fx.Node):
             return
-        spec = {x: self.act, w: WEIGHT}
+        spec = {x: self.act, w: WEIGHT_IO if node.target in TRANSPOSED else WEIGHT}
         if isinstance(b, torch.fx.Node):
             spec[b] = DerivedQuantizationSpec([(x, node), (w, node)], _bias_qparams, torch.int32,
                                               -(2 ** 31), 2 ** 31 - 1,
@@ -167,9 +176,9 @@ class Int8Quantizer(Quantizer):
         ins = _tensor_args(node)
         if not ins:
             return
-        # add/sub take a folded relu (their int8 kernel clamps); mul has no output range in
-        # ExecuTorch's cortex_m op, so a relu after it is its own (shared-qparams) op.
-        fused = node.target != aten.mul.Tensor
+        # add/sub take a folded relu (their int8 kernel clamps); mul and the matmuls have no
+        # output range in ExecuTorch's cortex_m ops, so a relu after them is its own op.
+        fused = node.target in (aten.add.Tensor, aten.sub.Tensor)
         self._mark(node, {a: self.act for a in ins},
                    self._output(node, self.act) if fused else self.act)
 
@@ -215,7 +224,7 @@ def quantize(model: torch.nn.Module, example_inputs: tuple, calibration: Iterabl
     quantizer = quantizer or Int8Quantizer()
     example_inputs = tuple(example_inputs)
     ep = api.export(model.eval(), example_inputs)
-    ep = fold_batch_norm_aten(functional_spellings(ep))
+    ep = fold_batch_norm_aten(functional_spellings(decompose_layers(ep)))
     prepared = prepare_pt2e(ep.module(check_guards=False), quantizer)
     seen = 0
     with torch.no_grad():

@@ -257,7 +257,8 @@ rt_status rt_to_copy(int32_t in_dtype, int32_t out_dtype,
                      const rt_shape *in_s, const void *in,
                      const rt_shape *out_s, void *out);
 /* expand: broadcast in to out (size-1 or missing leading dims repeat). */
-rt_status rt_expand_f32(RT_F32_UNARY_TENSORS);
+rt_status rt_expand(int32_t elem_size, const rt_shape *in_s, const void *in,
+                    const rt_shape *out_s, void *out);
 
 /* Constant padding: before[i] elements added before dim i (rank entries, in dim order;
  * negative crops), the amount after dim i being out.d[i] - in.d[i] - before[i], filled with

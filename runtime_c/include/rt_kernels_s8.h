@@ -54,6 +54,13 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT
 rt_status rt_conv2d_1x1_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                            RT_S8_LAYER_TENSORS);
 
+/* Transposed convolution of one group. in [N,H,W,Cin], w [Cout,KH,KW,Cin] (OHWI, O the output
+ * channels), bias [Cout] int32 or (NULL, NULL), out [N,OH,OW,Cout] with
+ * OH = (H - 1) * stride - 2 * pad + dilation * (KH - 1) + 1 + output_padding, output_padding
+ * below the larger of stride and dilation (OW alike). Bit-exact with TFLite Micro's
+ * TRANSPOSE_CONV; no scratch. */
+rt_status rt_transpose_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS);
+
 /* Depthwise convolution. in [N,H,W,Cin], w [1,KH,KW,Cout] with Cout a
  * multiple of Cin (channel multiplier Cout / Cin; output channel c reads
  * input channel c / multiplier), bias [Cout] or (NULL, NULL),
@@ -107,6 +114,17 @@ typedef struct rt_mul_s8_params {
 rt_status rt_mul_s8(const rt_mul_s8_params *p, const rt_shape *a_s, const int8_t *a,
                     const rt_shape *b_s, const int8_t *b,
                     const rt_shape *out_s, int8_t *out);
+
+typedef struct rt_bmm_s8_params {
+    int32_t lhs_offset, rhs_offset;            /* -z_lhs, -z_rhs */
+    int32_t out_offset, out_mult, out_shift;   /* M = s_lhs s_rhs / s_out */
+} rt_bmm_s8_params;
+
+/* Batch matmul: lhs [B, M, K] times rhs [B, K, N], rhs given transposed [B, N, K]; out
+ * [B, M, N]. Bit-exact with TFLite Micro's BATCH_MATMUL (adj_y). */
+rt_status rt_batch_matmul_s8(const rt_bmm_s8_params *p, const rt_shape *lhs_s,
+                             const int8_t *lhs, const rt_shape *rhs_s, const int8_t *rhs,
+                             const rt_shape *out_s, int8_t *out);
 
 /* Elementwise max / min of two int8 tensors sharing qparams, with
  * broadcasting. */

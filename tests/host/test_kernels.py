@@ -520,7 +520,11 @@ def test_data_movement(rt, case):
         x = randn(*case[1], seed=1)
         ref = T(x).expand(case[2]).contiguous()
         out = rt.empty(case[2])
-        rt.call("rt_expand_f32", x, out)
+        rt.call("rt_expand", 4, x, out)
+        xi = np.arange(x.size, dtype=np.int8).reshape(x.shape)    # any element width
+        oi = np.zeros(case[2], np.int8)
+        rt.call("rt_expand", 1, xi, oi)
+        np.testing.assert_array_equal(oi, np.broadcast_to(xi, case[2]))
     else:
         x = randn(*case[1], seed=1)
         ref = aten.constant_pad_nd(T(x), list(case[2]), case[3])

@@ -560,3 +560,74 @@ def test_bad_shapes_and_params_give_statuses(rt):
                 np.zeros((2, 3), np.int8), np.zeros((4,), np.int8), rt.empty((2, 3), np.int8))
     with pytest.raises(KernelError, match="RT_ERR_PARAM"):
         rt.call("rt_clamp_s8", 5, -5, x, rt.empty(x.shape, np.int8))
+
+
+# -- transposed convolution and batch matmul ---------------------------------------------------
+
+@SETTINGS
+@given(hw=st.tuples(st.integers(1, 6), st.integers(1, 6)), cin=st.integers(1, 6),
+       cout=st.integers(1, 6), ks=st.sampled_from([(2, 2, 0), (3, 1, 1), (4, 2, 1), (3, 2, 0),
+                                                   (1, 3, 0), (3, 3, 0)]),
+       z_in=st.integers(-128, 127), z_out=st.integers(-128, 127), relu=st.booleans(),
+       bias=st.booleans(), seed=st.integers(0, 10 ** 6))
+def test_transpose_conv_equals_tflm(rt, lite, hw, cin, cout, ks, z_in, z_out, relu, bias, seed):
+    """TRANSPOSE_CONV: VALID (no padding) and SAME (padding (k - s) // 2, output in * s)."""
+    _, _, fb = lite
+    k, s, pad = ks
+    same = pad == (k - s) // 2 and pad > 0
+    oh, ow = ((i * s) if same else (i - 1) * s + k for i in hw)
+    rng = np.random.default_rng(seed)
+    x, w = i8(rng, (1, *hw, cin)), i8(rng, (cout, k, k, cin), -127, 127)
+    b = rng.integers(-3000, 3000, cout).astype(np.int32) if bias else None
+    s_in, s_out = f32(rng.uniform(0.01, 0.1)), f32(rng.uniform(0.05, 0.5))
+    s_w = [f32(v) for v in rng.uniform(0.002, 0.02, cout)]
+    mults, shifts = arith.quantize_multipliers([s_in * v / s_out for v in s_w])
+    lo, hi = arith.activation_bounds(0.0, math.inf, s_out, z_out) if relu else (-128, 127)
+    m_arr, s_arr = rt.int32s(mults), rt.int32s(shifts)
+    p = rt.params("rt_conv_s8_params", stride_h=s, stride_w=s, pad_h=pad, pad_w=pad,
+                  dilation_h=1, dilation_w=1, input_offset=-z_in, output_offset=z_out,
+                  act_min=lo, act_max=hi, mult=m_arr, shift=s_arr)
+    got = rt.empty((1, oh, ow, cout), np.int8)
+    rt.call("rt_transpose_conv2d_s8", p, x, w, b, got)
+    o = fb.TransposeConvOptionsT()
+    o.padding = fb.Padding.SAME if same else fb.Padding.VALID
+    o.strideH = o.strideW = s
+    o.fusedActivationFunction = fb.ActivationFunctionType.RELU if relu else \
+        fb.ActivationFunctionType.NONE
+    shape = np.array(got.shape, np.int32)
+    bias_in = (b, ([f32(s_in * v) for v in s_w], [0] * cout, 0), True) if bias else \
+        (None, None, True)
+    want = run_tflm(lite, fb.BuiltinOperator.TRANSPOSE_CONV, [
+        (shape, None, True), (w, (s_w, [0] * cout, 0), True), (x, ([s_in], [z_in], None), False),
+        bias_in], got.shape, ([s_out], [z_out]), (fb.BuiltinOptions.TransposeConvOptions, o))
+    np.testing.assert_array_equal(got, want)
+    if not same:      # the Python twin (the .pte interpreter's reference) agrees
+        from aot.quantization.ops import OPS as Q8
+        ref = Q8.quantized_transpose_conv2d_nhwc.default(
+            torch.from_numpy(x), torch.from_numpy(w), None if b is None else torch.from_numpy(b),
+            [s, s], [pad, pad], [0, 0], [1, 1], -z_in, z_out, torch.tensor(mults),
+            torch.tensor(shifts), lo, hi)
+        np.testing.assert_array_equal(ref.numpy(), got)
+
+
+@SETTINGS
+@given(b=st.integers(1, 3), m=st.integers(1, 6), k=st.integers(1, 40), n=st.integers(1, 6),
+       za=st.integers(-128, 127), zb=st.integers(-128, 127), zo=st.integers(-128, 127),
+       seed=st.integers(0, 10 ** 6))
+def test_batch_matmul_equals_tflm(rt, lite, b, m, k, n, za, zb, zo, seed):
+    """BATCH_MATMUL with adj_y: the right operand given [B, N, K]."""
+    _, _, fb = lite
+    rng = np.random.default_rng(seed)
+    lhs, rhs = i8(rng, (b, m, k)), i8(rng, (b, n, k))
+    sa, sb, so = (f32(rng.uniform(lo, hi)) for lo, hi in ((0.01, 0.1), (0.01, 0.1), (0.1, 1.0)))
+    mult, shift = arith.quantize_multiplier(sa * sb / so)
+    p = rt.params("rt_bmm_s8_params", lhs_offset=-za, rhs_offset=-zb, out_offset=zo,
+                  out_mult=mult, out_shift=shift)
+    got = rt.empty((b, m, n), np.int8)
+    rt.call("rt_batch_matmul_s8", p, lhs, rhs, got)
+    o = fb.BatchMatMulOptionsT()
+    o.adjX, o.adjY = False, True
+    want = run_tflm(lite, fb.BuiltinOperator.BATCH_MATMUL, [
+        (lhs, ([sa], [za], None), False), (rhs, ([sb], [zb], None), False)], got.shape,
+        ([so], [zo]), (fb.BuiltinOptions.BatchMatMulOptions, o))
+    np.testing.assert_array_equal(got, want)

@@ -62,14 +62,27 @@ def test_quantize_multiplier_rounds_half_away_from_zero():
     assert arith.quantize_multiplier(0.0) == (0, 0)
 
 
+class _RunningSum(nn.Module):
+    """A running sum over the width has no int8 rule: it stays float between two convs."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Conv2d(2, 4, 3, padding=1), nn.Conv2d(4, 3, 1)
+
+    def forward(self, x):
+        return self.b(torch.cumsum(self.a(x), dim=-1))
+
+
 def test_fallback_is_listed_in_the_report_and_runs():
-    _, example, ep = _quantize("movement")
+    example = (torch.randn(1, 2, 6, 6),)
+    ep = aot.quantize(_RunningSum().eval(), example, [(torch.randn(1, 2, 6, 6),)
+                                                      for _ in range(4)])
     manager = aot.to_edge(ep).to_executorch()
     rows = op_rows(manager.lowered())
     fallbacks = [r for r in rows if r.fallback]
-    assert [r.op for r in fallbacks] == ["aten::upsample_nearest2d.vec_out"]
+    assert [r.op for r in fallbacks] == ["aten::cumsum.out"]
     text = format_report(manager.lowered())
-    assert "FALLBACK" in text and "upsample_nearest2d" in text and "int8_models.py" in text
+    assert "FALLBACK" in text and "cumsum" in text and "test_int8_lowering.py" in text
     m = manager.lowered()
     got = ArenaInterpreter(m.graph, m.plan)(*example)[0]
     want = ep.module()(*example)
@@ -77,9 +90,34 @@ def test_fallback_is_listed_in_the_report_and_runs():
     assert (got - want).abs().max() <= 3 * scale
 
 
+def test_nearest_upsampling_is_an_int8_expand():
+    """Nearest upsampling by whole factors runs on the int8 NHWC map (an expand of it viewed
+    with unit dims); its output equals PT2E's bit for bit, and a factor that is not whole
+    stays float."""
+    class Up(nn.Module):
+        def __init__(self, factor):
+            super().__init__()
+            self.factor = factor
+            self.a, self.b = nn.Conv2d(2, 4, 3, padding=1), nn.Conv2d(4, 3, 1)
+
+        def forward(self, x):
+            return self.b(nn.functional.interpolate(self.a(x), scale_factor=self.factor))
+    cal = [(torch.randn(1, 2, 5, 4),) for _ in range(4)]
+    for factor, int8 in ((2.0, True), ((3.0, 2.0), True), (1.5, False)):
+        ep = aot.quantize(Up(factor).eval(), cal[0], cal)
+        m = aot.to_edge(ep).to_executorch().lowered()
+        ops = [c.op.key for c in m.graph.calls]
+        assert ("aten::expand_copy.out" in ops) == int8, (factor, ops)
+        assert (not m.fallbacks) == int8
+        got = ArenaInterpreter(m.graph, m.plan)(*cal[1])[0]
+        want = ep.module()(*cal[1])
+        (scale,) = output_scales(aot.to_edge(ep).to_executorch().executorch_program)
+        assert (got - want).abs().max() <= 1.01 * scale
+
+
 class _FloatMiddle(nn.Module):
-    """A matmul of two activations and layer_norm have no int8 rule here; the matmul is one op
-    in the user's program and three calls after decomposition (two expands and a bmm)."""
+    """layer_norm has no int8 rule here: one op in the user's program, one float call after
+    decomposition, between the int8 matmul of two activations and the int8 linear."""
     def __init__(self):
         super().__init__()
         self.lin, self.norm, self.out = nn.Linear(8, 8), nn.LayerNorm(4), nn.Linear(4, 5)
@@ -97,16 +135,16 @@ def test_lowering_hands_on_its_fallbacks_through_every_later_pass():
     ep = aot.quantize(_FloatMiddle().eval(), (x,), [(torch.randn(1, 4, 8),) for _ in range(4)])
     got = lower_quantized(ep)
     assert isinstance(got, Int8Lowering)
-    assert sorted(f.op for f in got.facts.fallbacks.values()) == [
-        "aten.layer_norm.default", "aten.matmul.default"]
+    assert sorted(f.op for f in got.facts.fallbacks.values()) == ["aten.layer_norm.default"]
+    assert all(f.why == "mcu-aot has no int8 kernel for this op"
+               for f in got.facts.fallbacks.values())
     assert all("test_int8_lowering.py" in f.source for f in got.facts.fallbacks.values())
 
     edge = aot.to_edge(ep)
     for manager in (edge, edge.to_backend({})):
         m = manager.to_executorch().lowered()
         float_calls = [m.graph.calls[i].op.key for i in sorted(m.fallbacks)]
-        assert float_calls == ["aten::expand_copy.out", "aten::expand_copy.out",
-                               "aten::bmm.out", "aten::native_layer_norm.out"]
+        assert float_calls == ["aten::native_layer_norm.out"]
         # the rows the report marks are exactly those calls, each named by its user's op
         assert [r.index for r in op_rows(m) if r.fallback] == sorted(m.fallbacks)
         assert {f.op for f in m.fallbacks.values()} == {f.op for f in got.facts.fallbacks.values()}

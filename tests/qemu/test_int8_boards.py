@@ -41,7 +41,11 @@ def _write_figures():
         out.write_text(json.dumps(old, indent=1, sort_keys=True))
 
 
-@pytest.mark.parametrize("net", sorted(ZOO) + ["residual", "conv_blocks", "activations"])
+# The zoo, and the op models of every int8 kernel and lowering (conv1d as rows, transposed
+# conv, batch matmul, nearest upsampling, split and shuffle, the unrolled recurrent cells).
+@pytest.mark.parametrize("net", sorted(ZOO) + ["residual", "conv_blocks", "activations", "conv1d",
+                                               "decoder", "products", "attention", "movement",
+                                               "shuffle", "gru"])
 @pytest.mark.parametrize("board_name", BOARDS)
 def test_int8_network_on_board_equals_host_c(board_name, net):
     board = require_board(board_name)
