@@ -534,6 +534,30 @@ def _cat(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     return L.value(new, scale, zp, layout)
 
 
+def _pixel_shuffle(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """pixel_shuffle / pixel_unshuffle of an NHWC map: one permute of its bytes, as
+    (N, H, W, C, r, r) -> (N, H, r, W, r, C) and back. (In NCHW the same op costs a transpose
+    on each side.)"""
+    x = L.act(node.args[0])
+    if x is None or x.node.meta["val"].dim() != 4 or bounds != (-math.inf, math.inf):
+        return None
+    r = int(node.args[1])
+    n, c, h, w = node.args[0].meta["val"].shape
+    xin = L.layout(x, NHWC, before)
+    if node.target == aten.pixel_shuffle.default:
+        c //= r * r
+        view, perm, out = [n, h, w, c, r, r], [0, 1, 4, 2, 5, 3], [n, h * r, w * r, c]
+    else:
+        h, w = h // r, w // r
+        view, perm, out = [n, h, r, w, r, c], [0, 1, 3, 5, 2, 4], [n, h, w, c * r * r]
+    parts = L.call(aten.view.default, [xin.node, view], before)
+    moved = L.call(Q8.transpose.default, [parts, perm], before)
+    for step in (parts, moved):
+        L.mark(step, x.scale, x.zp)
+    new = L.call(aten.view.default, [moved, out], before)
+    return _shared_out(L, L.value(new, x.scale, x.zp, NHWC), scale, zp, before)
+
+
 def _cat_constant(L, arg, scale, zp) -> Optional[QValue]:
     """A constant part of a concatenation (a transformer's class token), quantized at the
     output's qparams, which PT2E shares with it."""
@@ -657,6 +681,7 @@ RULES: dict[object, Callable] = {
     aten.max_pool1d.default: _max_pool, aten.avg_pool1d.default: _avg_pool,
     aten.softmax.int: _softmax, aten._softmax.default: _softmax,
     aten.maximum.default: _minmax, aten.minimum.default: _minmax,
+    aten.pixel_shuffle.default: _pixel_shuffle, aten.pixel_unshuffle.default: _pixel_shuffle,
     aten.upsample_nearest2d.vec: _upsample_nearest,
     aten.upsample_nearest2d.default: _upsample_nearest,
     aten.cat.default: _cat, operator.getitem: _split_part, aten.pad.default: _pad,

@@ -76,7 +76,8 @@ SHARED = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.adaptive_avg_po
           aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default, aten.transpose.int,
           aten.slice.Tensor, aten.split.Tensor, aten.split_with_sizes.default,
           aten.chunk.default, aten.unbind.int, aten.upsample_nearest2d.vec,
-          aten.upsample_nearest2d.default, aten.max_pool1d.default, aten.avg_pool1d.default,
+          aten.upsample_nearest2d.default, aten.pixel_shuffle.default,
+          aten.pixel_unshuffle.default, aten.max_pool1d.default, aten.avg_pool1d.default,
           aten.dropout.default, aten.clone.default, aten.contiguous.default,
           aten.relu.default, aten.relu6.default, aten.hardtanh.default, aten.clamp.default}
 

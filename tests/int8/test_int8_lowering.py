@@ -10,6 +10,7 @@ import torch
 from torch import nn
 
 import aot
+import aot.host
 from aot.config import EdgeCompileConfig
 from aot.errors import AotError, QuantizationError
 from aot.firmware import output_scales
@@ -113,6 +114,31 @@ def test_nearest_upsampling_is_an_int8_expand():
         want = ep.module()(*cal[1])
         (scale,) = output_scales(aot.to_edge(ep).to_executorch().executorch_program)
         assert (got - want).abs().max() <= 1.01 * scale
+
+
+def test_pixel_shuffle_is_one_int8_permute_of_the_nhwc_map():
+    """pixel_shuffle and pixel_unshuffle between convs: one transpose of the NHWC bytes each,
+    no fallback, and the bytes PT2E's graph moves (within the convs' rounding)."""
+    class Shuffle(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = nn.Conv2d(3, 8, 3, padding=1), nn.Conv2d(2, 4, 1)
+
+        def forward(self, x):
+            y = self.b(nn.functional.pixel_shuffle(self.a(x), 2))
+            return nn.functional.pixel_unshuffle(y, 2)
+    cal = [(torch.randn(1, 3, 4, 6),) for _ in range(4)]
+    ep = aot.quantize(Shuffle().eval(), cal[0], cal)
+    manager = aot.to_edge(ep).to_executorch()
+    m = manager.lowered()
+    ops = [c.op.key for c in m.graph.calls]
+    assert not m.fallbacks
+    assert ops.count("cortex_m::transpose.out") == 4     # the model's edges, and one each
+    got = ArenaInterpreter(m.graph, m.plan)(*cal[1])[0]
+    (scale,) = output_scales(manager.executorch_program)
+    assert (got - ep.module()(*cal[1])).abs().max() <= 1.01 * scale
+    (c_out,) = aot.host.build(aot.generate_c(manager, name="q_pixel_shuffle"))(cal[1][0].numpy())
+    np.testing.assert_array_equal(c_out, got.numpy())
 
 
 class _FloatMiddle(nn.Module):
