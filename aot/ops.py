@@ -336,6 +336,7 @@ _q8("quantized_linear", macs=_q8_linear_macs,
     preconditions=("requant_shift", "accumulator_fits"))
 _q8("quantized_batch_matmul", macs=_bmm_macs, scratch=_no_scratch,
     preconditions=("requant_shift", "accumulator_fits"))
+_q8("quantized_layer_norm")
 _q8("quantized_add", inplace=True, preconditions=("requant_shift",))
 _q8("quantized_mul", inplace=True, preconditions=("requant_shift",))
 _q8("quantized_activation", inplace=True)

@@ -329,6 +329,26 @@ _BMM = CallSpec(
     Call("rt_batch_matmul_s8", _bmm, _lhs, _rhs, _out))
 
 
+# quantized_layer_norm (ours, not ExecuTorch's): layer norm over the last dim of an int8 tensor,
+# float32 weight and bias of that size; the output's float32 reciprocal scale, as quantize's.
+_lx, _out_scale = _i8("input"), Number("output_scale")
+_lw, _lb = Opt("weight"), Opt("bias")
+_norm = Params("rt_layer_norm_s8_params", in_scale=F32(Number("input_scale")),
+               eps=F32(Number("eps")), inv_out_scale=F32(1.0 / _out_scale),
+               out_zero_point=Int("output_zero_point", -128, 127))
+_LAYER_NORM = CallSpec(
+    Read(_lx, _out, _lw, _lb, _out_scale),
+    Require(_lx.rank >= 1, UNSUPPORTED, "an int8 layer norm of a scalar"),
+    Require(_lx.same_shape(_out), INVALID, "an output of another shape"),
+    Require((IsNone("weight") | _lw.numel.eq(_lx.size(_lx.rank - 1))) &
+            (IsNone("bias") | _lb.numel.eq(_lx.size(_lx.rank - 1))), INVALID,
+            "a weight or bias of another size than the last dim"),
+    Require((Number("input_scale") > 0.0) & (_out_scale > 0.0) & (Number("eps") >= 0.0),
+            INVALID, "a scale that is not positive, or a negative eps"),
+    Read(_norm),
+    Call("rt_layer_norm_s8", _norm, _lx, _lw, _lb, _out))
+
+
 # -- pad: a constant border of up to rank 4 (pre_pad and post_pad name four dims, the last
 # rank of them the tensor's) --------------------------------------------------------------------
 
@@ -410,6 +430,7 @@ INT8 = {
     "quantized_linear": _linear(),
     "quantized_add": _ADD,
     "quantized_batch_matmul": _BMM,
+    "quantized_layer_norm": _LAYER_NORM,
     "quantized_mul": _MUL,
     "quantized_avg_pool2d_nhwc": _pool(average=True),
     "quantized_max_pool2d_nhwc": _pool(average=False),

@@ -217,6 +217,19 @@ class Attention(nn.Module):
         return self.fc(y + x)
 
 
+class Norm(nn.Module):
+    """A transformer block's layer norm on 3-D tokens, between two linear layers, and one ending
+    the network (its output is the layer norm's)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(6, 12), nn.Linear(12, 12)
+        self.n1, self.n2 = nn.LayerNorm(12), nn.LayerNorm(12)
+
+    def forward(self, x):
+        return self.n2(self.b(self.n1(self.a(x))))
+
+
 INT8_MODELS = {
     "conv_blocks": lambda: (_seeded(ConvBlocks(), 1), *_data((1, 3, 12, 10), 11)),
     "residual": lambda: (_seeded(Residual(), 2), *_data((1, 4, 8, 8), 12)),
@@ -231,6 +244,7 @@ INT8_MODELS = {
     "decoder1d": lambda: (_seeded(Decoder1D(), 13), *_data((1, 2, 9), 23)),
     "products": lambda: (_seeded(Products(), 11), *_data((2, 4, 6), 21)),
     "attention": lambda: (_seeded(Attention(), 12), *_data((1, 5, 8), 22)),
+    "norm": lambda: (_seeded(Norm(), 14), *_data((1, 4, 6), 24)),
 }
 
 

@@ -336,6 +336,29 @@ def _matmul(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     return L.value(out, scale, zp, NCHW)
 
 
+def _layer_norm(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """layer_norm over the last dim: quantized_layer_norm (ours; no TFLite kernel to match),
+    its weight and bias the float32 constants they are."""
+    x = L.act(node.args[0])
+    args = list(node.args) + [None] * (5 - len(node.args))
+    if x is None or bounds != (-math.inf, math.inf) or len(args[1]) != 1:
+        return None
+    x = L.layout(x, NCHW, before) if not (x.layout == NHWC and L.nchw_view_ok(x)) else x
+    if x.layout == NHWC or x.node.meta["val"].shape[-1] != args[1][0]:
+        return None
+    affine = []
+    for arg in args[2:4]:
+        value = L.ed.const_value(arg) if isinstance(arg, torch.fx.Node) else None
+        if arg is not None and value is None:
+            return None
+        affine.append(None if value is None else
+                      L.const(value.detach().float().contiguous(), "layer_norm"))
+    eps = 1e-5 if args[4] is None else float(args[4])
+    new = L.call(Q8.quantized_layer_norm.default,
+                 [x.node, *affine, float(x.scale), eps, float(scale), zp], before)
+    return L.value(new, scale, zp, NCHW)
+
+
 def _lut(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     """Any one-input elementwise float op: PT2E's dq -> op -> q over all 256 int8 codes."""
     x = L.act(node.args[0])
@@ -676,6 +699,7 @@ RULES: dict[object, Callable] = {
     aten.conv_transpose2d.input: _transpose_conv, aten.conv_transpose1d.default: _transpose_conv,
     aten.add.Tensor: _add_sub, aten.sub.Tensor: _add_sub, aten.mul.Tensor: _mul,
     aten.bmm.default: _matmul, aten.matmul.default: _matmul,
+    aten.layer_norm.default: _layer_norm,
     aten.avg_pool2d.default: _avg_pool, aten.adaptive_avg_pool2d.default: _adaptive_avg_pool,
     aten.mean.dim: _mean, aten.max_pool2d.default: _max_pool,
     aten.max_pool1d.default: _max_pool, aten.avg_pool1d.default: _avg_pool,

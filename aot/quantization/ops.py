@@ -48,6 +48,8 @@ SCHEMAS = {
     "quantized_batch_matmul": "(Tensor lhs, int lhs_zero_point, Tensor rhs_transposed, "
                               "int rhs_zero_point, int output_zero_point, "
                               "int output_multiplier, int output_shift) -> Tensor",
+    "quantized_layer_norm": "(Tensor input, Tensor? weight, Tensor? bias, float input_scale, "
+                            "float eps, float output_scale, int output_zero_point) -> Tensor",
     "quantized_add": "(Tensor self, int self_zero_point, int self_multiplier, int self_shift, "
                      "Tensor other, int other_zero_point, int other_multiplier, int other_shift, "
                      "int output_zero_point, int output_multiplier, int output_shift, "
@@ -76,9 +78,13 @@ _SCRATCH = {"quantized_conv2d_nhwc": ", Tensor scratch",
             "quantized_avg_pool2d_nhwc": ", Tensor scratch",
             "quantized_transpose_conv2d_nhwc": ", Tensor scratch, Tensor output_scratch",
             "quantized_batch_matmul": ", Tensor scratch"}
-PTE_SCHEMAS = {name: "cortex_m::" + name + ".out" + sig.replace(
-    ") -> Tensor", _SCRATCH.get(name, "") + ", *, Tensor(a!) out) -> Tensor(a!)")
-    for name, sig in SCHEMAS.items()}
+# ExecuTorch's cortex_m has no int8 layer norm: ours keeps our own namespace in the .pte, so no
+# runtime mistakes it for one of theirs.
+_OURS = {"quantized_layer_norm"}
+PTE_SCHEMAS = {name: ("mcu_aot::" if name in _OURS else "cortex_m::") + name + ".out" +
+               sig.replace(") -> Tensor", _SCRATCH.get(name, "") +
+                           ", *, Tensor(a!) out) -> Tensor(a!)")
+               for name, sig in SCHEMAS.items()}
 
 # The dtypes each tensor argument of the .pte op (PTE_SCHEMAS) may have, where the schema's
 # ``Tensor`` cannot say it: the op table carries them (``aot.ops.OpDef.arg_dtypes``) and the
@@ -97,6 +103,7 @@ ARG_DTYPES: dict[str, dict[str, tuple[ScalarType, ...]]] = {
     "quantized_transpose_conv2d_nhwc": dict(_CONV, output_scratch=BYTES),
     "quantized_linear": dict(input=I8, weights=I8, bias=I32, kernel_sum=I32, out=I8),
     "quantized_batch_matmul": dict(lhs=I8, rhs_transposed=I8, scratch=BYTES, out=I8),
+    "quantized_layer_norm": dict(input=I8, weight=F32, bias=F32, out=I8),
     "quantized_add": dict(self=I8, other=I8, out=I8),
     "quantized_mul": dict(self=I8, other=I8, out=I8),
     "quantized_activation": dict(input=I8, lut=I8, out=I8),
@@ -217,6 +224,26 @@ def _batch_matmul(lhs, lhs_zero_point, rhs_transposed, rhs_zero_point, output_ze
     return _out(acc, output_multiplier, output_shift, output_zero_point, -128, 127)
 
 
+def _layer_norm(input, weight, bias, input_scale, eps, output_scale, output_zero_point):
+    """Layer norm over the last dim, as rt_layer_norm_s8 computes it: exact integer row sums,
+    then the same float32 operations in the same order."""
+    f = np.float32
+    shape = input.shape
+    x = _i64(input).reshape(-1, shape[-1]) if input.numel() else _i64(input).reshape(0, 1)
+    d = x.shape[1]
+    total, squares = x.sum(1, keepdims=True), (x * x).sum(1, keepdims=True)
+    s_in, inv_out = f(input_scale), f(1.0 / output_scale)
+    var = (squares * d - total * total).astype(f) / (f(d) * f(d))
+    rstd = f(1.0) / np.sqrt(var * s_in * s_in + f(eps))
+    y = (x * d - total).astype(f) / f(d) * s_in * rstd
+    if weight is not None:
+        y = y * weight.detach().numpy().astype(f)
+    if bias is not None:
+        y = y + bias.detach().numpy().astype(f)
+    q = np.rint(y * inv_out) + f(output_zero_point)
+    return _i8(np.clip(np.nan_to_num(q, nan=-128.0), -128, 127).reshape(shape))
+
+
 def _add(self, self_zero_point, self_multiplier, self_shift, other, other_zero_point,
          other_multiplier, other_shift, output_zero_point, output_multiplier, output_shift,
          activation_min, activation_max):
@@ -323,6 +350,7 @@ IMPLS = {
     "quantized_conv2d_nhwc": _conv, "quantized_depthwise_conv2d_nhwc": _depthwise,
     "quantized_transpose_conv2d_nhwc": _transpose_conv,
     "quantized_linear": _linear, "quantized_batch_matmul": _batch_matmul, "quantized_add": _add,
+    "quantized_layer_norm": _layer_norm,
     "quantized_mul": _mul,
     "quantized_activation": _lut, "maximum": _maximum, "minimum": _minimum,
     "softmax": _softmax, "transpose": _transpose, "pad": _pad,
@@ -374,6 +402,7 @@ def _fake(name):
         "quantized_transpose_conv2d_nhwc": transpose_conv,
         "quantized_linear": lambda input, weights, *a: empty(
             (*input.shape[:-1], weights.shape[0]), input),
+        "quantized_layer_norm": lambda input, *a: empty(input.shape, input),
         "quantized_batch_matmul": lambda lhs, a, rhs, *r: empty(
             (lhs.shape[0], lhs.shape[1], rhs.shape[1]), lhs),
         "quantized_add": lambda self, a, b, c, other, *r: empty(

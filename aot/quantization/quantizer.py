@@ -3,8 +3,8 @@
 - conv2d/conv1d, linear and conv_transpose2d/1d: per-channel symmetric int8 weights in
   [-127, 127] (axis 0; a transposed convolution's output channels, axis 1), int32
   bias with scale = input scale x weight scale, per-tensor asymmetric int8 activations;
-- add, sub, mul, bmm and matmul, hardswish, gelu, silu, and division by (or subtraction from)
-  a number: free output qparams;
+- add, sub, mul, bmm and matmul, hardswish, gelu, silu, layer_norm (its weight and bias stay
+  float32), and division by (or subtraction from) a number: free output qparams;
 - relu, relu6, hardtanh and clamp right after conv/linear/add/sub are annotated as part of
   that op (its output is observed after the activation), so the lowering folds them into the
   producer's output range;
@@ -61,7 +61,8 @@ TRANSPOSED = {aten.conv_transpose2d.input, aten.conv_transpose1d.default}
 WEIGHTED = {aten.conv2d.default, aten.conv1d.default, aten.linear.default, *TRANSPOSED}
 ARITH = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor, aten.bmm.default,
          aten.matmul.default}
-FREE_OUT = {aten.hardswish.default, aten.gelu.default, aten.silu.default}
+FREE_OUT = {aten.hardswish.default, aten.gelu.default, aten.silu.default,
+            aten.layer_norm.default}
 # One tensor and a number (x / 2, 1 - x): free output qparams, the number folded in.
 BY_NUMBER = {aten.div.Tensor, aten.rsub.Scalar}
 FIXED_OUT = {aten.softmax.int: SOFTMAX_OUT, aten._softmax.default: SOFTMAX_OUT,

@@ -175,6 +175,23 @@ typedef struct rt_softmax_s8_params {
 rt_status rt_softmax_s8(const rt_softmax_s8_params *p, const rt_shape *in_s, const int8_t *in,
                         const rt_shape *out_s, int8_t *out);
 
+/* ---- normalization -------------------------------------------------------- */
+
+typedef struct rt_layer_norm_s8_params {
+    float in_scale;          /* the input's scale (its zero point cancels in x - mean) */
+    float eps;
+    float inv_out_scale;     /* float32(1 / output scale) */
+    int32_t out_zero_point;
+} rt_layer_norm_s8_params;
+
+/* Layer norm over the last dim of an int8 tensor, weight and bias float32 [D] or (NULL, NULL):
+ * exact integer row statistics, the normalization in float32, PT2E's rounding. Within one
+ * output step of PT2E's float reference (TFLite Micro has no such kernel). */
+rt_status rt_layer_norm_s8(const rt_layer_norm_s8_params *p, const rt_shape *in_s,
+                           const int8_t *in, const rt_shape *w_s, const float *weight,
+                           const rt_shape *b_s, const float *bias, const rt_shape *out_s,
+                           int8_t *out);
+
 /* ---- float boundary ------------------------------------------------------ */
 
 typedef struct rt_quant_params {

@@ -631,3 +631,33 @@ def test_batch_matmul_equals_tflm(rt, lite, b, m, k, n, za, zb, zo, seed):
         (lhs, ([sa], [za], None), False), (rhs, ([sb], [zb], None), False)], got.shape,
         ([so], [zo]), (fb.BuiltinOptions.BatchMatMulOptions, o))
     np.testing.assert_array_equal(got, want)
+
+
+# -- layer norm (ours: TFLite Micro has none) ----------------------------------------------------
+
+@SETTINGS
+@given(rows=st.integers(1, 5), d=st.integers(1, 70), z_in=st.integers(-128, 127),
+       z_out=st.integers(-128, 127), affine=st.booleans(), seed=st.integers(0, 10 ** 6))
+def test_layer_norm_equals_its_twin_and_pt2e_within_one_step(rt, rows, d, z_in, z_out, affine,
+                                                             seed):
+    """rt_layer_norm_s8 equals the Python twin (the .pte interpreter's reference) bit for bit,
+    and PT2E's float reference (dequantize, F.layer_norm, quantize) within one output step."""
+    from aot.quantization.ops import OPS as Q8
+    rng = np.random.default_rng(seed)
+    x = i8(rng, (rows, d))
+    s_in, s_out = f32(rng.uniform(0.005, 0.1)), f32(rng.uniform(0.005, 0.05))
+    w = rng.uniform(0.5, 1.5, d).astype(np.float32) if affine else None
+    b = rng.uniform(-0.3, 0.3, d).astype(np.float32) if affine else None
+    eps = 1e-5
+    p = rt.params("rt_layer_norm_s8_params", in_scale=s_in, eps=f32(eps),
+                  inv_out_scale=f32(1.0 / s_out), out_zero_point=z_out)
+    got = rt.empty((rows, d), np.int8)
+    rt.call("rt_layer_norm_s8", p, x, w, b, got)
+    tw = None if w is None else torch.from_numpy(w)
+    tb = None if b is None else torch.from_numpy(b)
+    twin = Q8.quantized_layer_norm.default(torch.from_numpy(x), tw, tb, s_in, eps, s_out, z_out)
+    np.testing.assert_array_equal(got, twin.numpy())
+    real = torch.from_numpy(arith.dequantize_f32(x.astype(np.int64), s_in, z_in))
+    ref = torch.nn.functional.layer_norm(real, (d,), tw, tb, eps)
+    want = arith.quantize_f32(ref.numpy(), s_out, z_out)
+    assert np.abs(got.astype(np.int64) - want).max() <= 1

@@ -45,7 +45,7 @@ def _write_figures():
 # conv, batch matmul, nearest upsampling, split and shuffle, the unrolled recurrent cells).
 @pytest.mark.parametrize("net", sorted(ZOO) + ["residual", "conv_blocks", "activations", "conv1d",
                                                "decoder", "products", "attention", "movement",
-                                               "shuffle", "gru"])
+                                               "shuffle", "gru", "norm"])
 @pytest.mark.parametrize("board_name", BOARDS)
 def test_int8_network_on_board_equals_host_c(board_name, net):
     board = require_board(board_name)

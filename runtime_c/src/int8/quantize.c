@@ -3,24 +3,6 @@
  * product in float32, and x = (q - zp) * scale in float32. */
 #include "s8_internal.h"
 
-/* v rounded half to even, without the floating-point environment or libm. */
-static float round_even(float v)
-{
-    int32_t t;
-    float diff;
-    if (!(v < 8388608.0f && v > -8388608.0f)) {
-        return v;                           /* |v| >= 2^23 is an integer already (or NaN) */
-    }
-    t = (int32_t)v;                         /* truncates toward zero, exactly */
-    diff = v - (float)t;
-    if (diff > 0.5f || (diff == 0.5f && (t & 1) != 0)) {
-        ++t;
-    } else if (diff < -0.5f || (diff == -0.5f && (t & 1) != 0)) {
-        --t;
-    }
-    return (float)t;
-}
-
 rt_status rt_quantize_f32_s8(const rt_quant_params *p, const rt_shape *in_s, const float *in,
                              const rt_shape *out_s, int8_t *out)
 {
@@ -29,7 +11,7 @@ rt_status rt_quantize_f32_s8(const rt_quant_params *p, const rt_shape *in_s, con
     RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &n));
     RT_CHECK(p->qmin >= -128 && p->qmin <= p->qmax && p->qmax <= 127, RT_ERR_PARAM);
     for (i = 0; i < n; ++i) {
-        const float v = round_even(in[i] * p->scale) + (float)p->zero_point;
+        const float v = rt_s8_round_even(in[i] * p->scale) + (float)p->zero_point;
         /* NaN goes to qmin, as the clamp of a NaN cast does in torch's kernel */
         out[i] = (int8_t)(v >= (float)p->qmax ? p->qmax : (v > (float)p->qmin ? (int32_t)v
                                                                                 : p->qmin));

@@ -104,6 +104,32 @@ static inline int8_t rt_s8_avg_out(int32_t sum, int32_t count, int32_t lo, int32
 }
 
 /* The shared checks of an activation range. */
+/* v rounded half to even, without the floating-point environment or libm. */
+static inline float rt_s8_round_even(float v)
+{
+    int32_t t;
+    float diff;
+    if (!(v < 8388608.0f && v > -8388608.0f)) {
+        return v;                           /* |v| >= 2^23 is an integer already (or NaN) */
+    }
+    t = (int32_t)v;                         /* truncates toward zero, exactly */
+    diff = v - (float)t;
+    if (diff > 0.5f || (diff == 0.5f && (t & 1) != 0)) {
+        ++t;
+    } else if (diff < -0.5f || (diff == -0.5f && (t & 1) != 0)) {
+        --t;
+    }
+    return (float)t;
+}
+
+/* float32 v as int8 at zero point zp (v already divided by the scale): PT2E's rounding, then
+ * the clamp (NaN to -128, as torch's cast of a NaN clamp). */
+static inline int8_t rt_s8_from_float(float v, int32_t zp)
+{
+    const float q = rt_s8_round_even(v) + (float)zp;
+    return (int8_t)(q >= 127.0f ? 127 : (q > -128.0f ? (int32_t)q : -128));
+}
+
 #define RT_S8_RANGE_OK(lo, hi) ((lo) >= -128 && (lo) <= (hi) && (hi) <= 127)
 
 #endif /* RT_S8_INTERNAL_H */
