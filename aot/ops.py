@@ -271,9 +271,11 @@ for _name, _spec in CREATE.items():
 # -- int8 (aot.quantization.ops): ExecuTorch cortex_m names and argument lists -------------------
 
 def _q8_reference(name: str) -> Callable:
-    """Run the functional int8 op (scratch aside) and write its result into ``out``."""
-    def run(out, scratch=None, output_scratch=None, **kwargs):
-        return out.copy_(getattr(torch.ops.mcu_aot, name).default(**kwargs))
+    """Run the functional int8 op (the planner's SCRATCH_ARGS aside) and write its result into
+    ``out``."""
+    def run(out, **kwargs):
+        return out.copy_(getattr(torch.ops.mcu_aot, name).default(
+            **{k: v for k, v in kwargs.items() if k not in SCRATCH_ARGS}))
     return run
 
 

@@ -93,6 +93,19 @@ def _channel_mults(s_in, s_w: np.ndarray, s_out, n: int) -> tuple[list[int], lis
         [float(np.float32(s_in)) * float(sw) / float(np.float32(s_out)) for sw in s_w])
 
 
+def _requant_tensors(L, mults: list[int], shifts: list[int]) -> tuple:
+    """A layer's per-channel (multiplier, shift) pairs as two int32 constant tensors."""
+    return (L.const(torch.tensor(mults, dtype=torch.int32), "mults"),
+            L.const(torch.tensor(shifts, dtype=torch.int32), "shifts"))
+
+
+def _rows_of(L, x: QValue, before) -> Optional[QValue]:
+    """``x`` for an op over its last dim: in NCHW (a map's logical order), or None where it
+    stays an NHWC map whose bytes are already that order."""
+    x = L.layout(x, NCHW, before) if not (x.layout == NHWC and L.nchw_view_ok(x)) else x
+    return None if x.layout == NHWC else x
+
+
 def _as_rows(L, v: QValue, before) -> QValue:
     """A 1-D NHWC map (N, L, C) viewed as one row of a 2-D one, (N, 1, L, C): the same bytes."""
     n, length, c = v.node.meta["val"].shape
@@ -137,8 +150,7 @@ def _conv(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     bias = _bias_values(L, b, x.scale, np.broadcast_to(wc.scales, (cout,)), node)
     lo, hi = _out_range(bounds, scale, zp)
     xin = L.layout(x, NHWC, before)
-    mult_t = L.const(torch.tensor(mults, dtype=torch.int32), "mults")
-    shift_t = L.const(torch.tensor(shifts, dtype=torch.int32), "shifts")
+    mult_t, shift_t = _requant_tensors(L, mults, shifts)
     bias_n = None if bias is None else L.const(bias, "bias")
     if one_d:
         xin = _as_rows(L, xin, before)
@@ -187,8 +199,7 @@ def _transpose_conv(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     new = L.call(Q8.quantized_transpose_conv2d_nhwc.default,
                  [xin.node, L.weight(weight, wc, cout),
                   None if bias is None else L.const(bias, "bias"), stride, padding, out_pad,
-                  dilation, -x.zp, zp, L.const(torch.tensor(mults, dtype=torch.int32), "mults"),
-                  L.const(torch.tensor(shifts, dtype=torch.int32), "shifts"), lo, hi], before)
+                  dilation, -x.zp, zp, *_requant_tensors(L, mults, shifts), lo, hi], before)
     return _nhwc_out(L, new, scale, zp, before, one_d)
 
 
@@ -198,8 +209,8 @@ def _linear(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     wc = _weight(L, w, node)
     if x is None or wc is None:
         return None
-    x = L.layout(x, NCHW, before) if not (x.layout == NHWC and L.nchw_view_ok(x)) else x
-    if x.layout == NHWC:
+    x = _rows_of(L, x, before)
+    if x is None:
         return None
     cout = wc.values.shape[0]
     per_channel = wc.scales.size > 1
@@ -343,8 +354,8 @@ def _layer_norm(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     args = list(node.args) + [None] * (5 - len(node.args))
     if x is None or bounds != (-math.inf, math.inf) or len(args[1]) != 1:
         return None
-    x = L.layout(x, NCHW, before) if not (x.layout == NHWC and L.nchw_view_ok(x)) else x
-    if x.layout == NHWC or x.node.meta["val"].shape[-1] != args[1][0]:
+    x = _rows_of(L, x, before)
+    if x is None or x.node.meta["val"].shape[-1] != args[1][0]:
         return None
     affine = []
     for arg in args[2:4]:
