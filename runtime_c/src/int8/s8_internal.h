@@ -55,6 +55,21 @@ int32_t rt_s8_dot(const int8_t *x, const int8_t *w, int32_t n, int32_t x_off);
 void rt_s8_dot4(const int8_t *x, const int8_t *w, int32_t stride, int32_t n, int32_t x_off,
                 int32_t *a);
 
+/* rt_s8_dot4 for a run of up to four filters: a[j] += the dot product with w[j * stride],
+ * j < run (a run of four in one pass over x). */
+static inline void rt_s8_dot_run(const int8_t *x, const int8_t *w, int32_t stride, int32_t n,
+                                 int32_t x_off, int32_t run, int32_t *a)
+{
+    int32_t j;
+    if (run == 4) {
+        rt_s8_dot4(x, w, stride, n, x_off, a);
+        return;
+    }
+    for (j = 0; j < run; ++j) {
+        a[j] += rt_s8_dot(x, w + j * stride, n, x_off);
+    }
+}
+
 /* One input row of rt_fully_connected_s8 (fc_row_s8.c, which an arch folder may replace):
  * out[oc] for every oc < cout, from x[k] and the filters w[cout][k]; p is checked. */
 void rt_s8_fc_row(const rt_fc_s8_params *p, const int8_t *x, const int8_t *w, int32_t k,

@@ -50,26 +50,29 @@ rt_status rt_transpose_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
         const int8_t *img = in + n * h * iw * cin;
         for (oy = 0; oy < oh; ++oy) {
             for (ox = 0; ox < ow; ++ox) {
-                for (oc = 0; oc < cout; ++oc) {
-                    const int8_t *filter = w + oc * kh * kw * cin;
-                    int32_t acc = bias != NULL ? bias[oc] : 0;
+                for (oc = 0; oc < cout; oc += 4) {   /* four channels share each input load */
+                    const int32_t run = cout - oc < 4 ? cout - oc : 4;
+                    int32_t a[4], j;
+                    for (j = 0; j < 4; ++j) {
+                        a[j] = bias != NULL && j < run ? bias[oc + j] : 0;
+                    }
                     for (ky = 0; ky < kh; ++ky) {
                         const int32_t iy = source(oy, ky, p->stride_h, p->pad_h, p->dilation_h, h);
-                        if (iy < 0) {
-                            continue;
-                        }
-                        for (kx = 0; kx < kw; ++kx) {
+                        for (kx = 0; iy >= 0 && kx < kw; ++kx) {
                             const int32_t ix = source(ox, kx, p->stride_w, p->pad_w,
                                                       p->dilation_w, iw);
                             if (ix >= 0) {
-                                acc += rt_s8_dot(img + (iy * iw + ix) * cin,
-                                                 filter + (ky * kw + kx) * cin, cin,
-                                                 p->input_offset);
+                                rt_s8_dot_run(img + (iy * iw + ix) * cin,
+                                              w + (oc * kh * kw + ky * kw + kx) * cin,
+                                              kh * kw * cin, cin, p->input_offset, run, a);
                             }
                         }
                     }
-                    *out++ = rt_s8_clamp(rt_s8_requant(acc, p->mult[oc], p->shift[oc]) +
-                                         p->output_offset, p->act_min, p->act_max);
+                    for (j = 0; j < run; ++j) {
+                        *out++ = rt_s8_clamp(rt_s8_requant(a[j], p->mult[oc + j],
+                                                           p->shift[oc + j]) +
+                                             p->output_offset, p->act_min, p->act_max);
+                    }
                 }
             }
         }
