@@ -244,6 +244,12 @@ rt_status rt_slice(int32_t elem_size, int32_t dim, int32_t start, int32_t end, i
     inner = rt_dims_prod(in_s, d + 1, in_s->rank);
     RT_CHECK(rt_shape_numel(out_s) == outer * count * inner, RT_ERR_SHAPE);
     for (i = 0; i < outer; ++i) {
+        if (step == 1) {    /* the kept part of each outer row is one run of bytes */
+            copy_elems(dst, src + byte_offset((i * size + start) * inner, elem_size),
+                       count * inner, elem_size);
+            dst += (size_t)count * (size_t)inner * (size_t)elem_size;
+            continue;
+        }
         for (j = 0; j < count; ++j) {
             copy_elems(dst, src + byte_offset((i * size + start + j * step) * inner, elem_size),
                        inner, elem_size);
