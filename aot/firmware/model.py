@@ -64,10 +64,12 @@ def _in_executorch(program) -> bool:
     return True
 
 
-def _executorch(pte: Callable[[], bytes], method: str) -> tuple[Optional[Reference], Optional[str]]:
+def _executorch(program, pte: Callable[[], bytes],
+                method: str) -> tuple[Optional[Reference], Optional[str]]:
     """ExecuTorch's own runtime on the .pte bytes, when the executorch package is installed
-    (imported only when the reference runs: it is slow to load)."""
-    if importlib.util.find_spec("executorch") is None:
+    (imported only when the reference runs: it is slow to load) and its kernels run every
+    operator of the program."""
+    if importlib.util.find_spec("executorch") is None or not _in_executorch(program):
         return None, None
 
     def run(*xs):
@@ -132,9 +134,8 @@ def _resolve(model, method: str, int8_io: bool = False) -> _Model:
             if not path.is_file():
                 raise AotError(f"{path}: no such file")
             program = load_program(str(path))
-            reference = _executorch(path.read_bytes, method) if _in_executorch(program) \
-                else (None, None)
-            return _Model(program, path.name, *reference, output_scales(program, method))
+            return _Model(program, path.name, *_executorch(program, path.read_bytes, method),
+                          output_scales(program, method))
         return dataclasses.replace(_resolve(load_pt2(str(path)), method, int8_io),
                                    label=path.name)
     if isinstance(model, ExportedProgram):
@@ -150,11 +151,11 @@ def _resolve(model, method: str, int8_io: bool = False) -> _Model:
                       output_scales(program, method))
     if isinstance(model, ExecutorchProgramManager):
         return _Model(model.executorch_program, "program",
-                      *_executorch(lambda: model.buffer, method),
+                      *_executorch(model.executorch_program, lambda: model.buffer, method),
                       output_scales(model.executorch_program, method))
     if isinstance(model, Program):
         return _Model(model, "program",
-                      *_executorch(lambda: serialize_pte(model).to_bytes(), method))
+                      *_executorch(model, lambda: serialize_pte(model).to_bytes(), method))
     raise AotError("a firmware model is a .pt2 or .pte path, an ExportedProgram, a manager "
                    f"from to_executorch(), a Program or CSources, not {type(model).__name__}")
 
