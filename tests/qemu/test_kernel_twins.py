@@ -1,13 +1,13 @@
 """Every fast kernel equals its portable twin, on every board that has fast kernels.
 
-fixtures/twins links a board's runtime arch (runtime_c/src/arch/<arch>/: the SMLAD kernels
-of the M4 and M7 boards, the Helium ones of the M55 on top of those) beside the portable int8
-kernels renamed ref_*, runs thousands of random layers through both under QEMU (shapes,
-strides, padding, dilation, groups, channel multipliers, offsets, per-channel requantization,
-activation ranges, with and without scratch; 1-D convolutions and depthwise ones of one row;
-transposed convolutions and batch matmuls, which run on the arch's dot products; average and
-max pooling windows up to whole maps; a permute's strided byte rows) and requires every
-status and output byte to agree; the arch's requantization shortcut is swept against the
+fixtures/twins links a board's runtime arch (runtime_c/src/arch/<arch>/: the SMLAD kernels of
+the M4 and M7 boards, the Helium ones of the M55 on top of those) beside the portable int8
+kernels renamed ref_*, runs thousands of random layers through both under QEMU (shapes, strides,
+padding, dilation, groups, channel multipliers, offsets, per-channel requantization, activation
+ranges, with and without scratch; 1-D convolutions and depthwise ones of one row; transposed
+convolutions and batch matmuls, which run on the arch's dot products; average and max pooling
+windows up to whole maps; a permute's strided byte rows; a lookup table's row) and requires
+every status and output byte to agree; the arch's requantization shortcut is swept against the
 portable one too. The float32 kernels an arch replaces (the Helium conv2d, conv2d_1x1,
 conv2d_depthwise and gemm of the M55; the FPU register blocks of the M4 and M7 in conv2d,
 conv2d_1x1, conv2d_depthwise and gemm) go through the same against the portable float kernels
@@ -15,8 +15,8 @@ conv2d_1x1, conv2d_depthwise and gemm) go through the same against the portable 
 infinite inputs, NaN guards around every tensor): equal statuses, and outputs equal to float32
 rounding (fused multiply-adds and another summation order). The -O0 build checks the C loops
 that stand in for the written-out inner loops. Boards whose CPU has no such extension (M3,
-RISC-V) use the portable kernels only: tests/qemu/test_board_registry.py checks that they
-cannot ask for a DSP arch."""
+RISC-V) use the portable kernels only: tests/qemu/test_board_registry.py checks that they cannot
+ask for a DSP arch."""
 from __future__ import annotations
 
 import re
@@ -33,7 +33,7 @@ from conftest import require_board, require_tool
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "twins"
 FAST_BOARDS = [b for b in list_boards() if load_board(b).runtime_arch != PORTABLE]
 KERNELS = {"requantize", "conv", "depthwise", "fully_connected", "add", "pool", "strided",
-           "transpose_conv", "batch_matmul"}
+           "transpose_conv", "batch_matmul", "lut"}
 # The float32 kernels' files, and the line each prints where the arch replaces it (no line
 # elsewhere: the "fast" kernel would be the portable one).
 F32_KERNELS = {"conv2d.c": "conv_f32", "conv2d_1x1.c": "conv_1x1_f32",

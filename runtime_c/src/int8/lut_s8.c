@@ -1,16 +1,14 @@
-/* lut_s8.c - rt_lut_s8 (a 256-entry lookup table: sigmoid, tanh, hardswish, requantize, ...)
- * and rt_clamp_s8. Both allow out == in. */
+/* lut_s8.c - rt_lut_s8 (a 256-entry lookup table: sigmoid, tanh, hardswish, requantize, ...;
+ * its row in lut_row_s8.c) and rt_clamp_s8. Both allow out == in. */
 #include "s8_internal.h"
 
 rt_status rt_lut_s8(const int8_t *table, const rt_shape *in_s, const int8_t *in,
                     const rt_shape *out_s, int8_t *out)
 {
-    int32_t n, i;
+    int32_t n;
     RT_CHECK(table != NULL, RT_ERR_NULL);
     RT_TRY(rt_elementwise_numel(in_s, in, out_s, out, &n));
-    for (i = 0; i < n; ++i) {
-        out[i] = table[(int32_t)in[i] + 128];
-    }
+    rt_s8_lut_row(table, in, out, n);
     return RT_OK;
 }
 

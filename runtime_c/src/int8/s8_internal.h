@@ -75,6 +75,10 @@ static inline void rt_s8_dot_run(const int8_t *x, const int8_t *w, int32_t strid
 void rt_s8_fc_row(const rt_fc_s8_params *p, const int8_t *x, const int8_t *w, int32_t k,
                   int32_t cout, const int32_t *bias, int8_t *out);
 
+/* The row of rt_lut_s8 (lut_row_s8.c, which an arch folder may replace): out[i] =
+ * table[in[i] + 128], i < n; out may be in. */
+void rt_s8_lut_row(const int8_t *table, const int8_t *in, int8_t *out, int32_t n);
+
 /* One row of rt_add_s8 (add_row_s8.c, which an arch folder may replace): out[i] = a[i * a_step]
  * + b[i * b_step] (or minus, for a negative in2_mult), i < n, in the output's qparams. */
 void rt_s8_add_row(const rt_add_s8_params *p, const int8_t *a, int32_t a_step, const int8_t *b,
