@@ -346,6 +346,7 @@ _q8("maximum", inplace=True)
 _q8("minimum", inplace=True)
 _q8("softmax", preconditions=("softmax_scaling_fits",))
 _q8("transpose")
+_q8("resize_bilinear_nhwc")
 _q8("pad")
 _q8("quantized_avg_pool2d_nhwc", scratch=_no_scratch,
     preconditions=("pool_geometry_fits", "accumulator_fits"))

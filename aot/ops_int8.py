@@ -349,6 +349,23 @@ _LAYER_NORM = CallSpec(
     Call("rt_layer_norm_s8", _norm, _lx, _lw, _lb, _out))
 
 
+# resize_bilinear_nhwc (ours: ExecuTorch's cortex_m has no resize): an NHWC int8 map to
+# output_size, input and output sharing qparams, as TFLite Micro's RESIZE_BILINEAR.
+def _resize() -> CallSpec:
+    x, out, size = _i8("input"), _out, Ints("output_size", n=2, lo=1)
+    align, half = Bool("align_corners"), Bool("half_pixel_centers")
+    return CallSpec(*_nhwc(x), *_nhwc(out), Read(size, align, half),
+                    Require(out.size(0).eq(x.size(0)) & out.size(3).eq(x.size(3)) &
+                            out.size(1).eq(size.at(0)) & out.size(2).eq(size.at(1)), INVALID,
+                            "an output of another shape than output_size gives"),
+                    Require(~(align & half), INVALID,
+                            "align_corners and half_pixel_centers together"),
+                    Require((x.size(1) <= 1 << 20) & (x.size(2) <= 1 << 20) &
+                            (size.at(0) <= 1 << 20) & (size.at(1) <= 1 << 20), UNSUPPORTED,
+                            "a side of over 2^20 pixels (its positions in 1/1024ths overflow)"),
+                    Call("rt_resize_bilinear_s8", align, half, x, out))
+
+
 # -- pad: a constant border of up to rank 4 (pre_pad and post_pad name four dims, the last
 # rank of them the tensor's) --------------------------------------------------------------------
 
@@ -423,6 +440,7 @@ INT8 = {
     "quantized_activation": _LUT,
     "softmax": _SOFTMAX,
     "transpose": _TRANSPOSE,
+    "resize_bilinear_nhwc": _resize(),
     "pad": _pad(),
     "quantized_conv2d_nhwc": _conv(depthwise=False),
     "quantized_depthwise_conv2d_nhwc": _conv(depthwise=True),

@@ -230,6 +230,33 @@ class Norm(nn.Module):
         return self.n2(self.b(self.n1(self.a(x))))
 
 
+class Resize(nn.Module):
+    """A segmentation head: maps resized bilinearly (x2 with half-pixel centers; to a size with
+    corners aligned), between convs."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Conv2d(3, 6, 3, padding=1), nn.Conv2d(6, 4, 3, padding=1)
+
+    def forward(self, x):
+        y = F.interpolate(torch.relu(self.a(x)), scale_factor=2, mode="bilinear")
+        return F.interpolate(self.b(y), size=(7, 9), mode="bilinear", align_corners=True)
+
+
+class Reduce(nn.Module):
+    """CBAM's spatial attention: a map's channel-wise max and mean, concatenated, a conv, and a
+    softmax over its rows (not the last dim)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Conv2d(3, 6, 3, padding=1), nn.Conv2d(2, 3, 3, padding=1)
+
+    def forward(self, x):
+        y = self.a(x)
+        s = torch.cat([y.amax(1, keepdim=True), y.mean(1, keepdim=True)], 1)
+        return self.b(s).softmax(2)
+
+
 INT8_MODELS = {
     "conv_blocks": lambda: (_seeded(ConvBlocks(), 1), *_data((1, 3, 12, 10), 11)),
     "residual": lambda: (_seeded(Residual(), 2), *_data((1, 4, 8, 8), 12)),
@@ -245,6 +272,8 @@ INT8_MODELS = {
     "products": lambda: (_seeded(Products(), 11), *_data((2, 4, 6), 21)),
     "attention": lambda: (_seeded(Attention(), 12), *_data((1, 5, 8), 22)),
     "norm": lambda: (_seeded(Norm(), 14), *_data((1, 4, 6), 24)),
+    "resize": lambda: (_seeded(Resize(), 15), *_data((1, 3, 5, 4), 25)),
+    "reduce": lambda: (_seeded(Reduce(), 16), *_data((1, 3, 6, 5), 26)),
 }
 
 

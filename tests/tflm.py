@@ -288,6 +288,14 @@ def to_tflite(method, stop: int | None = None) -> tuple[bytes, int, int]:
             o.beta = 1.0
             b.op(BO.SOFTMAX, [b.read(args["input"].id)], [b.tensor(out)],
                  fb.BuiltinOptions.SoftmaxOptions, o)
+        elif key == "mcu_aot::resize_bilinear_nhwc.out":
+            o = fb.ResizeBilinearOptionsT()
+            o.alignCorners, o.halfPixelCenters = args["align_corners"], \
+                args["half_pixel_centers"]
+            size = np.array(args["output_size"], np.int32)
+            b.op(BO.RESIZE_BILINEAR, [b.read(args["input"].id),
+                                      b.new(size.shape, fb.TensorType.INT32, size)],
+                 [b.tensor(out)], fb.BuiltinOptions.ResizeBilinearOptions, o)
         elif key == "cortex_m::pad.out":
             x = args["input"].id
             rank = len(g.tensors[x].shape)

@@ -455,17 +455,74 @@ def _adaptive_avg_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
                           before)
 
 
+def _reduced_rows(L, x: QValue, dims, before) -> Optional[tuple[QValue, int]]:
+    """``x`` viewed as an NHWC map (A, R, 1, B) whose R rows are the reduction's, and R: the
+    reduced dims must be one run in memory order (the value's own, else NCHW's, a transpose
+    away), the kept dims in their logical order around it. None, with the graph untouched,
+    where neither order has them so."""
+    rank = x.node.meta["val"].dim()
+    dims = sorted({d % rank for d in dims}) if dims else list(range(rank))
+
+    def order_of(layout: str) -> Optional[tuple[int, ...]]:
+        order = layout_perm(rank, NHWC) if layout == NHWC else tuple(range(rank))
+        where = [order.index(d) for d in dims]
+        kept = [d for d in order if d not in dims]
+        run = where == list(range(where[0], where[0] + len(dims)))
+        return order if run and kept == sorted(kept) else None
+
+    order = order_of(x.layout)
+    if order is None and x.layout == NHWC and order_of(NCHW) is not None:
+        x, order = L.layout(x, NCHW, before), order_of(NCHW)
+    if order is None:
+        return None
+    size = dict(zip(order, x.node.meta["val"].shape))   # (an NHWC node's shape is physical)
+    first, last = order.index(dims[0]), order.index(dims[-1])
+    a = math.prod(size[d] for d in order[:first])
+    r = math.prod(size[d] for d in dims)
+    b = math.prod(size[d] for d in order[last + 1:])
+    view = L.call(aten.view.default, [x.node, [a, r, 1, b]], before)
+    return L.value(view, x.scale, x.zp, NHWC), r
+
+
+def _reduction(L, node, before) -> Optional[tuple[QValue, int]]:
+    """A mean or amax's input as (A, R, 1, B) rows (see _reduced_rows), and R."""
+    x = L.act(node.args[0])
+    if x is None:
+        return None
+    dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", None)
+    return _reduced_rows(L, x, [dims] if isinstance(dims, int) else dims, before)
+
+
+def _reduced_out(L, pooled: QValue, node, scale, zp, before) -> QValue:
+    """A pool over (A, R, 1, B) rows, (A, 1, 1, B), as the reduction's output (its kept dims in
+    logical order: NCHW)."""
+    L.mark(pooled.node, pooled.scale, pooled.zp)
+    view = L.call(aten.view.default, [pooled.node, list(node.meta["val"].shape)], before)
+    return _shared_out(L, L.value(view, pooled.scale, pooled.zp, NCHW), scale, zp, before)
+
+
 def _mean(L, node, scale, zp, bounds, before) -> Optional[QValue]:
-    """The mean of a map over its spatial dims (H, W; or L of a rank-3 map): one average pool
-    window over the whole map."""
+    """The mean over any dims that are one run in memory (a map's H and W, tokens, features):
+    one average pool window over the rows they make."""
+    if bounds != (-math.inf, math.inf):
+        return None
     x = L.act(node.args[0])
     rank = x.node.meta["val"].dim() if x is not None else 0
-    if rank not in (3, 4) or bounds != (-math.inf, math.inf):
+    dims = sorted(d % rank for d in node.args[1]) if rank else []
+    if rank in (3, 4) and dims == list(range(2, rank)):
+        return _mean_spatial(L, node, x, rank, scale, zp, before)
+    rows = _reduction(L, node, before)
+    if rows is None:
         return None
-    dims = sorted(d % rank for d in node.args[1])
+    xin, r = rows
+    pooled = _avg_pool_nhwc(L, xin, [r, 1], [r, 1], [0, 0], xin.scale, xin.zp, before)
+    return _reduced_out(L, pooled, node, scale, zp, before)
+
+
+def _mean_spatial(L, node, x: QValue, rank: int, scale, zp, before) -> QValue:
+    """The mean of a map over its spatial dims (H, W; or L of a rank-3 map): one average pool
+    window over the whole NHWC map."""
     keepdim = node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False)
-    if dims != list(range(2, rank)):
-        return None
     xin = L.layout(x, NHWC, before)
     if rank == 3:
         xin = _as_rows(L, xin, before)
@@ -476,6 +533,20 @@ def _mean(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     view = L.call(aten.view.default, [pooled.node, [n, c] + [1] * (rank - 2) * keepdim],
                   before)
     return L.value(view, scale, zp, NCHW)
+
+
+def _amax(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """The largest value over any dims that are one run in memory: one max pool window over
+    the rows they make (exact: the input's qparams, which the output shares)."""
+    rows = _reduction(L, node, before) if bounds == (-math.inf, math.inf) else None
+    if rows is None:
+        return None
+    xin, r = rows
+    lo, hi = _out_range(bounds, xin.scale, xin.zp)
+    new = L.call(Q8.quantized_max_pool2d_nhwc.default,
+                 [xin.node, [r, 1], [r, 1], [0, 0], [1, 1], False, xin.zp, xin.zp, lo, hi],
+                 before)
+    return _reduced_out(L, L.value(new, xin.scale, xin.zp, NHWC), node, scale, zp, before)
 
 
 def _max_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -503,17 +574,22 @@ def _softmax(L, node, scale, zp, bounds, before) -> Optional[QValue]:
         return None
     rank = x.node.meta["val"].dim()
     dim = node.args[1] % max(rank, 1)
+    real = min(_f32(x.scale) * float(1 << 26), float((1 << 31) - 1))
+    m, s = _mult_shift(real)
+    if _f32(scale) != _f32(1 / 256) or zp != -128 or s < 0:
+        return None        # (decided before the graph changes: a fallback reads x as it is)
     if x.layout == NHWC and dim != 1:
         x = L.layout(x, NCHW, before)
     last = (x.layout == NHWC and dim == 1) or (x.layout == NCHW and dim == rank - 1)
-    if not last or _f32(scale) != _f32(1 / 256) or zp != -128:
-        return None
-    real = min(_f32(x.scale) * float(1 << 26), float((1 << 31) - 1))
-    m, s = _mult_shift(real)
-    if s < 0:
-        return None
     diff_min = -math.floor(31.0 * (1 << 26) / (1 << s))
+    # Over another dim: that dim moved last and back, a transpose each way.
+    perm = list(range(rank)) if last else [d for d in range(rank) if d != dim] + [dim]
+    if not last:
+        x = L.value(L.call(Q8.transpose.default, [x.node, perm], before), x.scale, x.zp)
     new = L.call(Q8.softmax.default, [x.node, rank - 1, x.zp, zp, m, s, diff_min], before)
+    if not last:
+        L.mark(new, scale, zp)
+        new = L.call(Q8.transpose.default, [new, [perm.index(d) for d in range(rank)]], before)
     return L.value(new, scale, zp, x.layout)
 
 
@@ -695,6 +771,30 @@ def _upsample_nearest(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     return _shared_out(L, L.value(new, x.scale, x.zp, NHWC), scale, zp, before)
 
 
+def _upsample_bilinear(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """Bilinear resize of an NHWC map (TFLite's RESIZE_BILINEAR: the input's qparams, which
+    PT2E shares with the output). Taken where torch's source positions are TFLite's: an output
+    size, or scale factors that give it exactly (torch otherwise uses the factor itself)."""
+    x = L.act(node.args[0])
+    if x is None or x.node.meta["val"].dim() != 4 or bounds != (-math.inf, math.inf) or \
+            any(isinstance(a, torch.fx.Node) for a in node.args[1:]):
+        return None
+    a = dict(zip(("input", "output_size", "align_corners", "scale_factors"), node.args))
+    a.update(node.kwargs)
+    h, w = node.args[0].meta["val"].shape[2:]
+    oh, ow = node.meta["val"].shape[2:]
+    factors = a.get("scale_factors") if node.target == aten.upsample_bilinear2d.vec else \
+        [v for v in node.args[3:5]] if len(node.args) > 3 else None
+    if factors and any(f is not None and f * size != out
+                       for f, size, out in zip(factors, (h, w), (oh, ow))):
+        return None
+    align = bool(a.get("align_corners", False))
+    xin = L.layout(x, NHWC, before)
+    new = L.call(Q8.resize_bilinear_nhwc.default, [xin.node, [oh, ow], align, not align],
+                 before)
+    return _shared_out(L, L.value(new, x.scale, x.zp, NHWC), scale, zp, before)
+
+
 FUSES = {aten.conv2d.default, aten.conv1d.default, aten.linear.default, aten.add.Tensor,
          aten.sub.Tensor, aten.conv_transpose2d.input, aten.conv_transpose1d.default}
 _VIEWS = {aten.view.default, aten.reshape.default, aten.flatten.using_ints, aten.unflatten.int,
@@ -712,13 +812,15 @@ RULES: dict[object, Callable] = {
     aten.bmm.default: _matmul, aten.matmul.default: _matmul,
     aten.layer_norm.default: _layer_norm,
     aten.avg_pool2d.default: _avg_pool, aten.adaptive_avg_pool2d.default: _adaptive_avg_pool,
-    aten.mean.dim: _mean, aten.max_pool2d.default: _max_pool,
+    aten.mean.dim: _mean, aten.amax.default: _amax, aten.max_pool2d.default: _max_pool,
     aten.max_pool1d.default: _max_pool, aten.avg_pool1d.default: _avg_pool,
     aten.softmax.int: _softmax, aten._softmax.default: _softmax,
     aten.maximum.default: _minmax, aten.minimum.default: _minmax,
     aten.pixel_shuffle.default: _pixel_shuffle, aten.pixel_unshuffle.default: _pixel_shuffle,
     aten.upsample_nearest2d.vec: _upsample_nearest,
     aten.upsample_nearest2d.default: _upsample_nearest,
+    aten.upsample_bilinear2d.vec: _upsample_bilinear,
+    aten.upsample_bilinear2d.default: _upsample_bilinear,
     aten.cat.default: _cat, operator.getitem: _split_part, aten.pad.default: _pad,
     aten.constant_pad_nd.default: _pad,
     **{op: _lut for op in ACTIVATION_BOUNDS},    # a relu no producer took (may requantize)

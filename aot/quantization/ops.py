@@ -62,6 +62,8 @@ SCHEMAS = {
     "softmax": "(Tensor input, int dim, int input_zero_point, int output_zero_point, "
                "int input_multiplier, int input_shift, int diff_min) -> Tensor",
     "transpose": "(Tensor input, int[] perm) -> Tensor",
+    "resize_bilinear_nhwc": "(Tensor input, int[] output_size, bool align_corners, "
+                            "bool half_pixel_centers) -> Tensor",
     "pad": "(Tensor input, int[] pre_pad, int[] post_pad, int pad_value) -> Tensor",
     "quantized_avg_pool2d_nhwc": "(Tensor input, int[] kernel_size, int[] stride, "
                                  "int[] padding, bool ceil_mode, int zero_point, int multiplier, "
@@ -78,9 +80,9 @@ _SCRATCH = {"quantized_conv2d_nhwc": ", Tensor scratch",
             "quantized_avg_pool2d_nhwc": ", Tensor scratch",
             "quantized_transpose_conv2d_nhwc": ", Tensor scratch, Tensor output_scratch",
             "quantized_batch_matmul": ", Tensor scratch"}
-# ExecuTorch's cortex_m has no int8 layer norm: ours keeps our own namespace in the .pte, so no
-# runtime mistakes it for one of theirs.
-_OURS = {"quantized_layer_norm"}
+# ExecuTorch's cortex_m has no int8 layer norm or resize: ours keep our own namespace in the
+# .pte, so no runtime mistakes them for theirs.
+_OURS = {"quantized_layer_norm", "resize_bilinear_nhwc"}
 PTE_SCHEMAS = {name: ("mcu_aot::" if name in _OURS else "cortex_m::") + name + ".out" +
                sig.replace(") -> Tensor", _SCRATCH.get(name, "") +
                            ", *, Tensor(a!) out) -> Tensor(a!)")
@@ -111,6 +113,7 @@ ARG_DTYPES: dict[str, dict[str, tuple[ScalarType, ...]]] = {
     "minimum": dict(self=I8, other=I8, out=I8),
     "softmax": dict(input=I8, out=I8),
     "transpose": dict(input=I8, out=I8),
+    "resize_bilinear_nhwc": dict(input=I8, out=I8),
     "pad": dict(input=I8, out=I8),
     "quantized_avg_pool2d_nhwc": dict(input=I8, scratch=BYTES, out=I8),
     "quantized_max_pool2d_nhwc": dict(input=I8, out=I8),
@@ -281,6 +284,37 @@ def _pad(input, pre_pad, post_pad, pad_value):
     return _i8(np.pad(_i64(input), widths, constant_values=pad_value))
 
 
+def _trunc_div(a: np.ndarray, b: int) -> np.ndarray:
+    """a / b rounded toward zero, as C's integer division."""
+    return np.sign(a) * (np.abs(a) // b)
+
+
+def _resize_axis(out: int, size: int, align_corners: bool, half_pixel: bool) -> tuple:
+    """Per output position along one axis: the two source positions and the position in
+    1/1024ths, as TFLite's integer RESIZE_BILINEAR computes them."""
+    scale = ((1 << 10) * size + out // 2) // out
+    if align_corners and out > 1:
+        scale = ((1 << 10) * (size - 1) + (out - 1) // 2) // (out - 1)
+    pos = np.arange(out, dtype=np.int64) * scale + (scale // 2 - (1 << 9) if half_pixel else 0)
+    lo = np.clip(_trunc_div(pos, 1 << 10), 0, size - 1)      # (TFLM's may pass the map)
+    hi = np.minimum(_trunc_div(pos + (1 << 10) - 1, 1 << 10), size - 1)
+    return lo, hi, pos - (lo << 10)
+
+
+def _resize_bilinear(input, output_size, align_corners, half_pixel_centers):
+    """Bilinear resize of an NHWC int8 map in 1/1024ths, the four products summed exactly and
+    rounded half away from zero, as TFLite Micro's RESIZE_BILINEAR (input and output share
+    qparams, so the codes themselves are interpolated)."""
+    x = _i64(input)
+    y0, y1, fy = _resize_axis(output_size[0], x.shape[1], align_corners, half_pixel_centers)
+    x0, x1, fx = _resize_axis(output_size[1], x.shape[2], align_corners, half_pixel_centers)
+    wy, wx = ((1 << 10) - fy)[:, None, None], ((1 << 10) - fx)[None, :, None]
+    fy, fx = fy[:, None, None], fx[None, :, None]
+    acc = x[:, y0][:, :, x0] * wy * wx + x[:, y1][:, :, x0] * fy * wx + \
+        x[:, y0][:, :, x1] * wy * fx + x[:, y1][:, :, x1] * fy * fx
+    return _i8(_trunc_div(acc + np.where(acc > 0, 1 << 19, -(1 << 19)), 1 << 20))
+
+
 def _pool_windows(input, kernel_size, stride, padding, dilation, ceil_mode):
     """Yield (oh, ow, taps) over an NHWC input, taps as [N, k, C] of the valid positions."""
     x = _i64(input)
@@ -354,6 +388,7 @@ IMPLS = {
     "quantized_mul": _mul,
     "quantized_activation": _lut, "maximum": _maximum, "minimum": _minimum,
     "softmax": _softmax, "transpose": _transpose, "pad": _pad,
+    "resize_bilinear_nhwc": _resize_bilinear,
     "quantized_avg_pool2d_nhwc": _avg_pool, "quantized_max_pool2d_nhwc": _max_pool,
 }
 
@@ -416,6 +451,8 @@ def _fake(name):
                                              self),
         "softmax": lambda input, *a: empty(input.shape, input),
         "transpose": lambda input, perm: empty([input.shape[p] for p in perm], input),
+        "resize_bilinear_nhwc": lambda input, size, *a: empty(
+            (input.shape[0], *size, input.shape[3]), input),
         "pad": pad,
         "quantized_avg_pool2d_nhwc": pool, "quantized_max_pool2d_nhwc": pool,
     }

@@ -71,16 +71,18 @@ ACTIVATIONS = {aten.relu.default, aten.relu6.default, aten.hardtanh.default,
                aten.clamp.default}
 # Output takes the first input's qparams (every tensor input shares them).
 SHARED = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default,
-          aten.mean.dim, aten.cat.default, aten.pad.default, aten.constant_pad_nd.default,
-          aten.maximum.default, aten.minimum.default, aten.flatten.using_ints,
-          aten.view.default, aten.reshape.default, aten.permute.default, aten.unflatten.int,
-          aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default, aten.transpose.int,
-          aten.slice.Tensor, aten.split.Tensor, aten.split_with_sizes.default,
+          aten.mean.dim, aten.amax.default, aten.cat.default, aten.pad.default,
+          aten.constant_pad_nd.default, aten.maximum.default, aten.minimum.default,
+          aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.permute.default,
+          aten.unflatten.int, aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default,
+          aten.transpose.int, aten.slice.Tensor, aten.split.Tensor, aten.split_with_sizes.default,
           aten.chunk.default, aten.unbind.int, aten.upsample_nearest2d.vec,
-          aten.upsample_nearest2d.default, aten.pixel_shuffle.default,
-          aten.pixel_unshuffle.default, aten.max_pool1d.default, aten.avg_pool1d.default,
-          aten.dropout.default, aten.clone.default, aten.contiguous.default,
-          aten.relu.default, aten.relu6.default, aten.hardtanh.default, aten.clamp.default}
+          aten.upsample_nearest2d.default, aten.upsample_bilinear2d.vec,
+          aten.upsample_bilinear2d.default, aten.pixel_shuffle.default,
+          aten.pixel_unshuffle.default,
+          aten.max_pool1d.default, aten.avg_pool1d.default, aten.dropout.default,
+          aten.clone.default, aten.contiguous.default, aten.relu.default, aten.relu6.default,
+          aten.hardtanh.default, aten.clamp.default}
 
 
 def _bias_qparams(obs):

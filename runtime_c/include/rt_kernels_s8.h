@@ -142,6 +142,12 @@ rt_status rt_lut_s8(const int8_t *table, const rt_shape *in_s, const int8_t *in,
 rt_status rt_clamp_s8(int32_t lo, int32_t hi, const rt_shape *in_s, const int8_t *in,
                       const rt_shape *out_s, int8_t *out);
 
+/* Bilinear resize of an NHWC map to out_s's H and W, input and output sharing qparams, as
+ * TensorFlow Lite Micro's RESIZE_BILINEAR: align_corners, or half_pixel (torch's
+ * align_corners=False), not both; sides of up to 2^20 pixels. */
+rt_status rt_resize_bilinear_s8(int32_t align_corners, int32_t half_pixel, const rt_shape *in_s,
+                                const int8_t *in, const rt_shape *out_s, int8_t *out);
+
 /* ---- pooling ------------------------------------------------------------- */
 
 typedef struct rt_pool_s8_params {

@@ -450,9 +450,10 @@ def test_avg_pool_rounds_half_away_from_zero(rt):
 
 
 @SETTINGS
-@given(rows=st.integers(1, 4), n=st.integers(1, 40), s_in=st.floats(0.001, 1.0),
+@given(rows=st.integers(1, 12), n=st.integers(1, 80), s_in=st.floats(0.001, 1.0),
        z_in=st.integers(-128, 127), seed=st.integers(0, 10 ** 6))
 def test_softmax_equals_tflm(rt, lite, rows, n, s_in, z_in, seed):
+    """Tensors of up to 256 elements compute each exp; larger ones read a table of 256."""
     _, _, fb = lite
     rng = np.random.default_rng(seed)
     x = i8(rng, (rows, n))
@@ -468,6 +469,31 @@ def test_softmax_equals_tflm(rt, lite, rows, n, s_in, z_in, seed):
     want = run_tflm(lite, fb.BuiltinOperator.SOFTMAX, [(x, ([s_in], [z_in], None), False)],
                     x.shape, ([1 / 256], [-128]), (fb.BuiltinOptions.SoftmaxOptions, o))
     np.testing.assert_array_equal(got, want)
+
+
+@SETTINGS
+@given(n=st.integers(1, 2), h=st.integers(1, 7), w=st.integers(1, 7), c=st.integers(1, 5),
+       oh=st.integers(1, 16), ow=st.integers(1, 16), mode=st.sampled_from(["half", "align"]),
+       z=st.integers(-128, 127), seed=st.integers(0, 10 ** 6))
+def test_resize_bilinear_equals_tflm_and_its_twin(rt, lite, n, h, w, c, oh, ow, mode, z, seed):
+    """RESIZE_BILINEAR with half-pixel centers (torch's align_corners=False) or aligned
+    corners, up and down, one qparams in and out; the Python twin (the .pte interpreter's
+    reference) computes the same bytes."""
+    from aot.quantization.ops import OPS as Q8
+    _, _, fb = lite
+    x = i8(np.random.default_rng(seed), (n, h, w, c))
+    align = mode == "align"
+    got = rt.empty((n, oh, ow, c), np.int8)
+    rt.call("rt_resize_bilinear_s8", int(align), int(not align), x, got)
+    o = fb.ResizeBilinearOptionsT()
+    o.alignCorners, o.halfPixelCenters = align, not align
+    q = ([0.05], [z], None)
+    want = run_tflm(lite, fb.BuiltinOperator.RESIZE_BILINEAR,
+                    [(x, q, False), (np.array([oh, ow], np.int32), None, True)], got.shape,
+                    q[:2], (fb.BuiltinOptions.ResizeBilinearOptions, o))
+    np.testing.assert_array_equal(got, want)
+    twin = Q8.resize_bilinear_nhwc.default(torch.from_numpy(x), [oh, ow], align, not align)
+    np.testing.assert_array_equal(twin.numpy(), got)
 
 
 # -- float boundary, lookup tables, data movement --------------------------------------------------

@@ -18,6 +18,7 @@ from aot.interpret import ArenaInterpreter
 from aot.quantization import arith
 from aot.report import format_report, op_rows
 
+from conftest import require_module
 from int8_models import INT8_MODELS
 
 
@@ -241,6 +242,20 @@ def test_pte_names_the_cortex_m_ops():
             "cortex_m::quantized_avg_pool2d_nhwc.out"} <= names
 
 
+def test_a_board_run_of_an_int8_program_skips_the_executorch_reference():
+    """ExecuTorch's runtime has no cortex_m kernels: run_on_board given an int8 program as a
+    manager or a Program (not the ExportedProgram, whose reference is PT2E) compares it with
+    nothing rather than failing to load it; a float program keeps the runtime as reference."""
+    from aot.firmware.model import _resolve
+    model, example, ep = _quantize("conv_blocks")
+    manager = aot.to_edge(ep).to_executorch()
+    for given in (manager, manager.executorch_program):
+        assert _resolve(given, "forward").reference is None
+    f32 = aot.to_edge(aot.export(model, example)).to_executorch()
+    require_module("executorch")   # the interop oracle (a dev extra)
+    assert _resolve(f32, "forward").reference_name == "ExecuTorch runtime"
+
+
 def test_lowering_is_deterministic():
     _, _, ep = _quantize("activations")
     a = aot.to_edge(ep).to_executorch()
@@ -369,6 +384,17 @@ def _int8_within_one_step(ep, x):
     return manager, got
 
 
+def _int8_and_its_c(model: nn.Module, shape) -> None:
+    """``model`` quantized on seeded data: int8 within one step of PT2E (as above), and its C
+    computes the same bytes as the planned program."""
+    torch.manual_seed(0)
+    x = torch.randn(shape)
+    ep = aot.quantize(model.eval(), (x,), [(torch.randn(shape),) for _ in range(4)])
+    manager, got = _int8_within_one_step(ep, x)
+    (c_out,) = aot.host.build(aot.generate_c(manager, name="m"))(x.numpy())
+    np.testing.assert_array_equal(c_out, got.numpy())
+
+
 def test_a_top_level_sequential_lowers_to_int8():
     """nn.Sequential's forward names its input ``input``, which shadows a Python builtin: the
     lowering's copy of the program renames that placeholder, and its signature follows."""
@@ -437,13 +463,48 @@ def test_a_number_operand_and_a_repeated_input_lower_to_int8(name):
     (exactly PT2E's dq -> op -> q); a cat of one tensor twice shares its qparams (it recursed
     without end in the quantizer's annotation); a parameter operand of add, sub or mul is an
     int8 constant in the map's layout, broadcast by the kernel."""
-    torch.manual_seed(0)
-    x = torch.randn(1, 3, 6, 6)
-    ep = aot.quantize(_Between(BETWEEN[name]).eval(), (x,),
-                      [(torch.randn(1, 3, 6, 6),) for _ in range(4)])
-    manager, got = _int8_within_one_step(ep, x)
-    (c_out,) = aot.host.build(aot.generate_c(manager, name="between"))(x.numpy())
-    np.testing.assert_array_equal(c_out, got.numpy())          # the C computes the same
+    _int8_and_its_c(_Between(BETWEEN[name]), (1, 3, 6, 6))
+
+
+class _After(nn.Module):
+    """``tail`` after a conv: its output is the model's."""
+
+    def __init__(self, tail):
+        super().__init__()
+        self.a, self.tail = nn.Conv2d(3, 4, 3, padding=1), tail
+
+    def forward(self, x):
+        return self.tail(self.a(x))
+
+
+# Reductions over any dims that are one run in memory (the map's own NHWC order, else NCHW's),
+# softmax over any dim, on an NHWC map and on tokens, and bilinear resizes.
+AFTER = {
+    "x.mean(1)": lambda y: y.mean(1),
+    "x.mean(-1)": lambda y: y.mean(-1),
+    "x.mean((1, 2), keepdim=True)": lambda y: y.mean((1, 2), keepdim=True),
+    "tokens.mean(1)": lambda y: y.flatten(2).transpose(1, 2).mean(1),
+    "tokens.mean(-1)": lambda y: y.flatten(2).transpose(1, 2).mean(-1),
+    "x.amax(1, keepdim=True)": lambda y: y.amax(1, keepdim=True),
+    "x.amax((2, 3))": lambda y: y.amax((2, 3)),
+    "torch.amax(x, -2)": lambda y: torch.amax(y, -2),
+    "x.softmax(2)": lambda y: y.softmax(2),
+    "tokens.softmax(1)": lambda y: y.flatten(2).transpose(1, 2).softmax(1),
+    "F.softmax(x, 1)": lambda y: nn.functional.softmax(y, 1),
+    "bilinear x2": lambda y: nn.functional.interpolate(y, scale_factor=2, mode="bilinear"),
+    "bilinear to (9, 7), corners aligned": lambda y: nn.functional.interpolate(
+        y, size=(9, 7), mode="bilinear", align_corners=True),
+    "nn.Upsample(bilinear) down": lambda y: nn.Upsample(size=(4, 3), mode="bilinear")(y),
+}
+
+
+@pytest.mark.parametrize("name", sorted(AFTER))
+def test_reductions_softmax_and_resizes_lower_to_int8(name):
+    """mean and amax pool the rows their dims make (amax exactly, in the input's qparams);
+    softmax over a dim other than the last runs between two transposes; a bilinear resize is
+    TFLite's RESIZE_BILINEAR on the NHWC map. Within one step of PT2E, and the C computes the
+    same bytes as the planned program."""
+    _int8_and_its_c(_After(AFTER[name]), (1, 3, 6, 5))
 
 
 def test_a_1d_network_is_int8_and_stays_channels_last():

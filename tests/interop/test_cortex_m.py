@@ -181,6 +181,33 @@ def test_pte_on_executorchs_reference_kernels_equals_c(et, name):
     assert used, "no call ran on ExecuTorch's kernels"
 
 
+def _follows_the_quantized_module(manager, ep, example) -> None:
+    """The planned program, run in torch over its arena, within 3 output steps of the PT2E
+    module (or, for an output a float fallback computes, a few percent of it)."""
+    from aot.firmware import output_scales
+    from aot.interpret import ArenaInterpreter
+    m = manager.lowered()
+    got = ArenaInterpreter(m.graph, m.plan)(*example)[0]
+    want = ep.module()(*example)
+    (scale,) = output_scales(manager.executorch_program)
+    if scale is None:
+        scale = 0.02 * float(want.abs().max())
+    assert ((got - want) / scale).round().abs().max() <= 3      # in whole steps
+
+
+# The op models of issue 37's lowerings (1-D, transposed conv, matmuls of activations,
+# attention, layer norm, recurrent cells, resizes, reductions).
+@pytest.mark.parametrize("name", ["conv1d", "decoder", "products", "attention", "norm", "gru",
+                                  "resize", "reduce"])
+def test_cortex_m_quantized_graphs_of_new_layers_lower(et, name):
+    """What ExecuTorch's CortexMQuantizer annotates lowers to int8, what it leaves float runs
+    as a float fallback, and the program follows the quantized module."""
+    ep = _cortex_m_quantized(name)
+    manager = aot.to_edge(ep).to_executorch()
+    _, example, _ = _model(name)
+    _follows_the_quantized_module(manager, ep, tuple(_channels_last(t) for t in example))
+
+
 @pytest.mark.parametrize("name", ["residual", "mlp", "conv_blocks"])
 def test_xnnpack_quantized_graphs_lower(et, name):
     """ExecuTorch's XNNPACKQuantizer leaves the bias in float: the lowering quantizes it at
@@ -188,8 +215,6 @@ def test_xnnpack_quantized_graphs_lower(et, name):
     from executorch.backends.xnnpack.quantizer.xnnpack_quantizer import (
         XNNPACKQuantizer, get_symmetric_quantization_config)
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
-    from aot.firmware import output_scales
-    from aot.interpret import ArenaInterpreter
     model, example, cal = INT8_MODELS[name]()
     quantizer = XNNPACKQuantizer().set_global(
         get_symmetric_quantization_config(is_per_channel=True))
@@ -202,10 +227,4 @@ def test_xnnpack_quantized_graphs_lower(et, name):
     ops = {c.op.key for c in manager.lowered().graph.calls}
     assert "cortex_m::quantized_conv2d_nhwc.out" in ops or \
         "cortex_m::quantized_linear.out" in ops
-    m = manager.lowered()
-    got = ArenaInterpreter(m.graph, m.plan)(*example)[0]
-    want = ep.module()(*example)
-    (scale,) = output_scales(manager.executorch_program)
-    if scale is None:        # the output comes from a float fallback: a few percent of it
-        scale = 0.02 * float(want.abs().max())
-    assert (got - want).abs().max() <= 3 * scale
+    _follows_the_quantized_module(manager, ep, example)

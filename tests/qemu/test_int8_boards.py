@@ -9,8 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 import aot
+import aot.host
 from aot.boards import list_boards
 from aot.firmware import run_on_board
 from aot.zoo import ZOO
@@ -42,10 +44,12 @@ def _write_figures():
 
 
 # The zoo, and the op models of every int8 kernel and lowering (conv1d as rows, transposed
-# conv, batch matmul, nearest upsampling, split and shuffle, the unrolled recurrent cells).
+# conv, batch matmul, nearest upsampling, split and shuffle, the unrolled recurrent cells,
+# bilinear resizes, reductions and softmax over rows).
 @pytest.mark.parametrize("net", sorted(ZOO) + ["residual", "conv_blocks", "activations", "conv1d",
                                                "decoder", "products", "attention", "movement",
-                                               "shuffle", "gru", "norm"])
+                                               "shuffle", "gru", "norm", "resize",
+                                               "reduce"])
 @pytest.mark.parametrize("board_name", BOARDS)
 def test_int8_network_on_board_equals_host_c(board_name, net):
     board = require_board(board_name)
@@ -68,3 +72,39 @@ def test_float_io_int8_on_board_is_close_to_pt2e(board_name):
     assert report.ok, report
     assert report.reference_name == "PT2E quantized torch"
     assert report.lsb and report.lsb[0] is not None and report.lsb[0] <= 3
+
+
+# The models people bring (tests/user_models.py) that fit every board's memory, int8 I/O: the
+# board prints the host C's bytes. (torchvision's classifiers need more flash than the boards
+# have for their weights; bench/int8_models.py --boards runs the ones that fit the M3 and M55.)
+USER_NETS = ["activity_conv1d", "gru_keywords", "lstm", "keyword_transformer", "unet"]
+_USER: dict = {}
+
+
+def _user_program(name: str):
+    if name not in _USER:
+        from aot.config import EdgeCompileConfig
+        from aot.quantization import arith
+        from user_models import USER_MODELS
+        model, example, cal = USER_MODELS[name]()
+        manager = aot.to_edge(aot.quantize(model, example, cal),
+                              compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
+        g = manager.lowered().graph
+        gen = torch.Generator().manual_seed(0)
+        xs = [arith.quantize_f32(torch.randn(x.shape, generator=gen).numpy(),
+                                 *g.tensors[tid].qparams).astype(np.int8)
+              for tid, x in zip(g.inputs, example)]
+        sources = aot.generate_c(manager, name=f"u_{name}")
+        _USER[name] = (sources, xs, aot.host.build(sources)(*xs))
+    return _USER[name]
+
+
+@pytest.mark.parametrize("net", USER_NETS)
+@pytest.mark.parametrize("board_name", BOARDS)
+def test_user_model_on_board_equals_host_c(board_name, net):
+    board = require_board(board_name)
+    sources, xs, want = _user_program(net)
+    report = run_on_board(sources, board, inputs=xs, timeout=300)
+    assert report.status == 0 and report.exit_code == 0 and report.fault is None, report
+    for got, w in zip(report.outputs, want):
+        np.testing.assert_array_equal(got, w)
