@@ -92,8 +92,10 @@ def test_commands_print_only_our_own_output(autoencoder_pt2, tmp_path):
         r = _aot(*args)
         assert r.returncode == 0 and r.stderr == "", (args, r.stderr)
     probe = ("import sys, numpy as np\n"
+             "from aot import load_program\n"
              "from aot.firmware import _executorch\n"
-             "run, _ = _executorch(lambda: open(sys.argv[1], 'rb').read(), 'forward')\n"
+             "data = open(sys.argv[1], 'rb').read()\n"
+             "run, _ = _executorch(load_program(data), lambda: data, 'forward')\n"
              "run(np.zeros((1, 640), np.float32))\n")
     r = subprocess.run([sys.executable, "-c", probe, str(tmp_path / "c" / "ae.pte")],
                        capture_output=True, text=True, timeout=600)
