@@ -310,17 +310,19 @@ def host_model(name: str, int8_io: bool):
     return _CACHE[key]
 
 
+def quantized_randn(manager, example, seed: int = 0) -> list[np.ndarray]:
+    """Seeded standard-normal inputs shaped as ``example``, quantized with the int8 I/O
+    program's own input qparams."""
+    from aot.quantization import arith
+    g = manager.lowered().graph
+    gen = torch.Generator().manual_seed(seed)
+    return [arith.quantize_f32(torch.randn(x.shape, generator=gen).numpy(),
+                               *g.tensors[tid].qparams).astype(np.int8)
+            for tid, x in zip(g.inputs, example)]
+
+
 def int8_inputs(name: str, seed: int = 0) -> list[np.ndarray]:
     """Real-valued inputs quantized with the model's own input qparams."""
-    from aot.quantization import arith
-    g = lowered(name, True).lowered().graph
-    _, example, _ = quantized(name)
-    gen = torch.Generator().manual_seed(seed)
-    out = []
-    for tid, x in zip(g.inputs, example):
-        s, z = g.tensors[tid].qparams
-        real = torch.randn(x.shape, generator=gen).numpy()
-        out.append(arith.quantize_f32(real, s, z).astype(np.int8))
-    return out
+    return quantized_randn(lowered(name, True), quantized(name)[1], seed)
 
 

@@ -455,13 +455,19 @@ def _adaptive_avg_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
                           before)
 
 
-def _reduced_rows(L, x: QValue, dims, before) -> Optional[tuple[QValue, int]]:
-    """``x`` viewed as an NHWC map (A, R, 1, B) whose R rows are the reduction's, and R: the
-    reduced dims must be one run in memory order (the value's own, else NCHW's, a transpose
-    away), the kept dims in their logical order around it. None, with the graph untouched,
-    where neither order has them so."""
+def _reduced_dims(node, rank: int) -> list[int]:
+    """A mean or amax's dims, normalized and sorted (none given, or [], is every dim)."""
+    dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", None)
+    dims = [dims] if isinstance(dims, int) else dims
+    return sorted({d % rank for d in dims}) if dims else list(range(rank))
+
+
+def _reduced_rows(L, x: QValue, dims: list[int], before) -> Optional[tuple[QValue, int]]:
+    """``x`` viewed as an NHWC map (A, R, 1, B) whose R rows are the reduced ``dims`` (see
+    _reduced_dims), and R: they must be one run in memory order (the value's own, else NCHW's,
+    a transpose away), the kept dims in their logical order around it. None, with the graph
+    untouched, where neither order has them so."""
     rank = x.node.meta["val"].dim()
-    dims = sorted({d % rank for d in dims}) if dims else list(range(rank))
 
     def order_of(layout: str) -> Optional[tuple[int, ...]]:
         order = layout_perm(rank, NHWC) if layout == NHWC else tuple(range(rank))
@@ -489,8 +495,7 @@ def _reduction(L, node, before) -> Optional[tuple[QValue, int]]:
     x = L.act(node.args[0])
     if x is None:
         return None
-    dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", None)
-    return _reduced_rows(L, x, [dims] if isinstance(dims, int) else dims, before)
+    return _reduced_rows(L, x, _reduced_dims(node, x.node.meta["val"].dim()), before)
 
 
 def _reduced_out(L, pooled: QValue, node, scale, zp, before) -> QValue:
@@ -508,8 +513,7 @@ def _mean(L, node, scale, zp, bounds, before) -> Optional[QValue]:
         return None
     x = L.act(node.args[0])
     rank = x.node.meta["val"].dim() if x is not None else 0
-    dims = sorted(d % rank for d in node.args[1]) if rank else []
-    if rank in (3, 4) and dims == list(range(2, rank)):
+    if rank in (3, 4) and _reduced_dims(node, rank) == list(range(2, rank)):
         return _mean_spatial(L, node, x, rank, scale, zp, before)
     rows = _reduction(L, node, before)
     if rows is None:
@@ -779,13 +783,12 @@ def _upsample_bilinear(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     if x is None or x.node.meta["val"].dim() != 4 or bounds != (-math.inf, math.inf) or \
             any(isinstance(a, torch.fx.Node) for a in node.args[1:]):
         return None
-    a = dict(zip(("input", "output_size", "align_corners", "scale_factors"), node.args))
-    a.update(node.kwargs)
+    a = dict(zip((arg.name for arg in node.target._schema.arguments), node.args))
+    a.update(node.kwargs)       # (.vec: scale_factors; .default: scales_h, scales_w)
     h, w = node.args[0].meta["val"].shape[2:]
     oh, ow = node.meta["val"].shape[2:]
-    factors = a.get("scale_factors") if node.target == aten.upsample_bilinear2d.vec else \
-        [v for v in node.args[3:5]] if len(node.args) > 3 else None
-    if factors and any(f is not None and f * size != out
+    factors = a.get("scale_factors") or [a.get("scales_h"), a.get("scales_w")]
+    if any(f is not None and f * size != out
                        for f, size, out in zip(factors, (h, w), (oh, ow))):
         return None
     align = bool(a.get("align_corners", False))

@@ -21,6 +21,7 @@ from aot.config import EdgeCompileConfig
 from aot.report import op_rows
 from conftest import require, require_module
 
+from int8_models import quantized_randn
 from user_models import USER_MODELS, torchvision_models
 
 _CACHE: dict = {}
@@ -59,15 +60,11 @@ def test_the_transformer_runs_attention_and_its_norms_in_int8():
 def test_mobilenet_v2_equals_tflite_micro():
     require_module("tflite_micro")
     import tflm
-    from aot.quantization import arith
     example, _, int8, _ = _lowered("mobilenet_v2")
-    g = int8.lowered().graph
     model, _, _ = tflm.to_tflite(int8.lowered())
-    s, z = g.tensors[g.inputs[0]].qparams
     host = aot.host.build(aot.generate_c(int8, name="um_mobilenet_v2"))
     for seed in range(2):
-        x = torch.randn(example[0].shape, generator=torch.Generator().manual_seed(seed))
-        xq = arith.quantize_f32(x.numpy(), s, z).astype(np.int8)
+        (xq,) = quantized_randn(int8, example, seed)
         (want,), _ = tflm.run_tflm(model, [xq])
         (got,) = host(xq)
         np.testing.assert_array_equal(got, want.reshape(got.shape))

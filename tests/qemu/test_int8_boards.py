@@ -9,7 +9,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-import torch
 
 import aot
 import aot.host
@@ -18,7 +17,7 @@ from aot.firmware import run_on_board
 from aot.zoo import ZOO
 from conftest import require_board
 
-from int8_models import host_model, int8_inputs, lowered, quantized
+from int8_models import host_model, int8_inputs, lowered, quantized, quantized_randn
 
 REPO = Path(__file__).resolve().parents[2]
 BOARDS = list_boards()
@@ -84,16 +83,11 @@ _USER: dict = {}
 def _user_program(name: str):
     if name not in _USER:
         from aot.config import EdgeCompileConfig
-        from aot.quantization import arith
         from user_models import USER_MODELS
         model, example, cal = USER_MODELS[name]()
         manager = aot.to_edge(aot.quantize(model, example, cal),
                               compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
-        g = manager.lowered().graph
-        gen = torch.Generator().manual_seed(0)
-        xs = [arith.quantize_f32(torch.randn(x.shape, generator=gen).numpy(),
-                                 *g.tensors[tid].qparams).astype(np.int8)
-              for tid, x in zip(g.inputs, example)]
+        xs = quantized_randn(manager, example)
         sources = aot.generate_c(manager, name=f"u_{name}")
         _USER[name] = (sources, xs, aot.host.build(sources)(*xs))
     return _USER[name]
