@@ -65,7 +65,8 @@ class _MethodEmitter:
         root = self.graph.root(t.id)
         alloc = None
         if self.plan is not None and root in self.plan.offsets:
-            alloc = P.AllocationDetails.at(P.ARENA_MEMORY_ID, self.plan.offsets[root])
+            alloc = P.AllocationDetails.at(P.ARENA_MEMORY_ID, self.plan.offsets[root] +
+                                           self.graph.root_offset(t.id))
         data_idx = 0
         if t.kind == TensorKind.CONSTANT:
             data_idx = constants.add(self.graph.constants[t.id].tobytes())

@@ -25,7 +25,7 @@ class ArenaInterpreter:
 
     def _view(self, tid: int) -> torch.Tensor:
         t = self.graph.tensors[tid]
-        offset = self.plan.offsets[self.graph.root(tid)]
+        offset = self.plan.offsets[self.graph.root(tid)] + self.graph.root_offset(tid)
         flat = torch.frombuffer(self.arena, dtype=t.dtype, count=t.numel, offset=offset) \
             if t.numel else torch.empty(0, dtype=t.dtype)
         return flat.view(t.shape)
@@ -49,7 +49,8 @@ class ArenaInterpreter:
                 values[tid] = x
         for t in g.tensors:  # unplanned aliases (none in practice) share their root's tensor
             if t.id not in values:
-                values[t.id] = values[g.root(t.id)].view(t.shape)
+                start = g.root_offset(t.id) // t.dtype.itemsize
+                values[t.id] = values[g.root(t.id)].view(-1)[start:start + t.numel].view(t.shape)
 
         def arg(v):
             if isinstance(v, Ref):

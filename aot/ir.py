@@ -44,10 +44,12 @@ class TensorSpec:
     shape: tuple[int, ...]
     dtype: torch.dtype
     kind: TensorKind
-    # A zero-copy view: this tensor is the bytes of tensor `alias_of` under another shape.
+    # A zero-copy view: this tensor is the bytes of tensor `alias_of` under another shape,
+    # from `alias_offset` bytes in (a contiguous part of it, e.g. one output of a split).
     alias_of: Optional[int] = None
     # An int8 tensor's (scale, zero point): real = (q - zero_point) * scale.
     qparams: Optional[tuple[float, int]] = None
+    alias_offset: int = 0
 
     @property
     def numel(self) -> int:
@@ -178,3 +180,11 @@ class MethodGraph:
         while self.tensors[tid].alias_of is not None:
             tid = self.tensors[tid].alias_of
         return tid
+
+    def root_offset(self, tid: int) -> int:
+        """Where ``tid``'s bytes start in its root's storage."""
+        offset = 0
+        while self.tensors[tid].alias_of is not None:
+            offset += self.tensors[tid].alias_offset
+            tid = self.tensors[tid].alias_of
+        return offset

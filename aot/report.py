@@ -40,7 +40,8 @@ def op_rows(method: LoweredMethod) -> list[OpRow]:
                 if name == "scratch" and t.nbytes:
                     scratch = (t.nbytes, plan.offsets.get(g.root(t.id), -1))
         macs = call.op.macs(shapes, [g.tensors[t].shape for t in call.outs])
-        offset = plan.offsets.get(g.root(out.id), -1) if out is not None else -1
+        offset = plan.offsets[g.root(out.id)] + g.root_offset(out.id) \
+            if out is not None and g.root(out.id) in plan.offsets else -1
         fallback = i in method.fallbacks
         rows.append(OpRow(i, call.op.key, out.shape if out else (), sum(
             g.tensors[t].nbytes for t in call.outs), macs, offset, str(call.source),

@@ -56,7 +56,7 @@ def lifetimes(graph: MethodGraph, planning: MemoryPlanningPass) -> list[Buffer]:
     sizes: dict[int, int] = {}
     for t in graph.tensors:
         r = graph.root(t.id)
-        sizes[r] = max(sizes.get(r, 0), t.nbytes)
+        sizes[r] = max(sizes.get(r, 0), graph.root_offset(t.id) + t.nbytes)
     return [Buffer(r, sizes[r], first.get(r, 0), last.get(r, first.get(r, 0)),
                    graph.tensors[r].name) for r in sorted(roots)]
 

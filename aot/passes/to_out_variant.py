@@ -3,14 +3,17 @@
 Every op becomes a call to its out overload (the op table says which) with arguments laid out
 as that overload's schema lists them; every tensor gets a TensorSpec. Views that keep bytes
 (view_copy, squeeze_copy, unsqueeze_copy) become zero-copy aliases when both sides live in the
-arena, and emit no call. Elementwise ops write in place over their first input when that input
-dies at the op (the op table marks which ops are safe), so relu after conv costs no memory. Buffers that the graph mutates become STATE tensors, and a final
-``copy.out`` writes their new value back so the state survives to the next call. A delegate
+arena, and emit no call; so do splits, slices and selects whose every part is one run of the
+input's bytes (the dims before the cut all 1: a GRU's gates), as aliases at an offset.
+Elementwise ops write in place over their first input when that input dies at the op (the op
+table marks which ops are safe), so relu after conv costs no memory. Buffers that the graph
+mutates become STATE tensors, and a final ``copy.out`` writes their new value back so the state survives to the next call. A delegate
 call (``executorch_call_delegate``) becomes a DelegateCallSpec: the backend's blob, the tensors
 it reads and fresh activations for the tensors it writes.
 """
 from __future__ import annotations
 
+import math
 import operator
 from types import MappingProxyType
 from typing import Mapping, Optional
@@ -40,6 +43,40 @@ def _numpy(t: torch.Tensor) -> np.ndarray:
     return t.numpy().copy()
 
 
+def _contiguous_parts(node) -> Optional[list[int]]:
+    """The byte offset of each output of a split, slice (step 1) or select into its input,
+    where every output is one contiguous run of the input's bytes (the dims before the one cut
+    are all 1), else None."""
+    x = node.args[0].meta["val"]
+    if x.dim() == 0:
+        return None
+    dims = dict(split=2, slice=1, select=1)
+    kind = {aten.split_with_sizes_copy.default: "split", aten.slice_copy.Tensor: "slice",
+            aten.select_copy.int: "select"}[node.target]
+    args = list(node.args) + [None] * 5
+    dim = (args[dims[kind]] if args[dims[kind]] is not None else 0) % x.dim()
+    size = int(x.shape[dim])
+    if math.prod(x.shape[:dim]) != 1:
+        return None
+    step = math.prod(x.shape[dim + 1:]) * x.element_size()
+    if kind == "split":
+        starts = [0]
+        for part in args[1][:-1]:
+            starts.append(starts[-1] + int(part))
+        return [start * step for start in starts]
+    if kind == "select":
+        return [(int(args[2]) % size) * step]
+    start = node.kwargs.get("start", args[2])
+    if (node.kwargs.get("step", args[4]) or 1) != 1:
+        return None
+    start = 0 if start is None else int(start)
+    start = min(max(start + size if start < 0 else start, 0), size)
+    return [start * step]
+
+
+_PARTS = (aten.split_with_sizes_copy.default, aten.slice_copy.Tensor, aten.select_copy.int)
+
+
 class _Builder:
     def __init__(self, ep: ExportedProgram, planning: MemoryPlanningPass,
                  qparams: Mapping[str, QParams]):
@@ -59,12 +96,12 @@ class _Builder:
         self.root_last: dict[int, int] = {}   # root tensor id -> last read of any alias of it
 
     def new_tensor(self, name, val: torch.Tensor, kind: TensorKind, alias_of=None,
-                   node: Optional[torch.fx.Node] = None) -> int:
+                   node: Optional[torch.fx.Node] = None, alias_offset: int = 0) -> int:
         tid = len(self.tensors)
         qparams = self.qparams.get(node.name) \
             if node is not None and val.dtype == torch.int8 else None
         self.tensors.append(TensorSpec(tid, name, tuple(int(s) for s in val.shape), val.dtype,
-                                       kind, alias_of, qparams))
+                                       kind, alias_of, qparams, alias_offset))
         return tid
 
     def root(self, tid: int) -> int:
@@ -140,7 +177,22 @@ class _Builder:
             return self.delegate(node)
         op = OPS[node.target]
         val = node.meta["val"]
-        is_output = any(u.op == "output" for u in node.users)
+        is_output = any(u.op == "output" or u.target is operator.getitem and
+                        any(v.op == "output" for v in u.users) for u in node.users)
+        if node.target in _PARTS and isinstance(node.args[0], torch.fx.Node):
+            src = self.env[node.args[0]]
+            starts = _contiguous_parts(node)
+            if starts is not None and self._can_alias(src, is_output):
+                vals = list(val) if isinstance(val, (list, tuple)) else [val]
+                ids = tuple(self.new_tensor(node.name if len(vals) == 1 else f"{node.name}_{i}",
+                                            v, TensorKind.ACTIVATION, alias_of=src,
+                                            node=node if len(vals) == 1 else None,
+                                            alias_offset=start)
+                            for i, (v, start) in enumerate(zip(vals, starts)))
+                self.env[node] = ids if isinstance(val, (list, tuple)) else ids[0]
+                for tid in ids:
+                    self.note_reads(node, tid)
+                return
         if op.alias and isinstance(node.args[0], torch.fx.Node):
             src = self.env[node.args[0]]
             if self._can_alias(src, is_output):

@@ -96,3 +96,40 @@ def test_a_model_with_no_kernel_call_compiles():
     sources = aot.generate_c(aot.to_edge(torch.export.export(m, (x,))).to_executorch(), name="v")
     assert not sources.ops   # every step was a zero-copy view
     np.testing.assert_array_equal(aot.host.build(sources)(x.numpy())[0], m(x).numpy())
+
+
+class _Parts(torch.nn.Module):
+    """A split along dim 1 (each part then used), a slice of dim 1 and a select of row 0."""
+
+    def __init__(self, sizes, lo, hi):
+        super().__init__()
+        self.sizes, self.lo, self.hi = sizes, lo, hi
+
+    def forward(self, x):
+        y = x * 2
+        parts = [p + i for i, p in enumerate(y.split(self.sizes, 1))]
+        return (*parts, y[:, self.lo:self.hi] * 3, y[0] - 1)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.integers(1, 4), min_size=1, max_size=4), st.integers(1, 2),
+       st.integers(-6, 6), st.integers(-6, 6), st.integers(1, 3))
+def test_parts_that_are_runs_of_their_input_are_aliases_at_an_offset(sizes, batch, lo, hi, w):
+    """With a batch of one, every part of a split along dim 1, the slice and the select are one
+    run of the product's bytes: aliases at an offset, with no call. With a batch of two they
+    are not, and stay copies. The C, the planned program run over its arena and eager agree."""
+    from aot.interpret import ArenaInterpreter
+    m = _Parts(sizes, lo, hi).eval()
+    x = torch.randn(batch, sum(sizes), w)
+    manager = aot.to_edge(torch.export.export(m, (x,))).to_executorch()
+    method = manager.lowered()
+    moves = [c.op.key for c in method.graph.calls
+             if c.op.key.split("::")[1].split(".")[0] in ("split_with_sizes_copy", "slice_copy",
+                                                          "select_copy")]
+    assert (moves == []) == (batch == 1)
+    want = [t.numpy() for t in m(x)]
+    got = aot.host.build(aot.generate_c(manager, name="parts"))(x.numpy())
+    planned = ArenaInterpreter(method.graph, method.plan)(x)
+    for g, p, e in zip(got, planned, want):
+        np.testing.assert_array_equal(g, e)
+        np.testing.assert_array_equal(p.numpy(), e)
