@@ -148,10 +148,15 @@ def exp_on_negative_values(a) -> np.ndarray:
     return np.where(a == 0, INT32_MAX, result)
 
 
+def _rounding_half_sum(a, b) -> np.ndarray:
+    """(a + b) / 2 rounded half away from zero: C's (sum + sign) / 2."""
+    total = _i64(a) + _i64(b)
+    return np.where(total >= 0, (total + 1) // 2, -((-total + 1) // 2))
+
+
 def _one_over_one_plus_x(a) -> np.ndarray:
     """1 / (1 + a) for a in [0, 1) in Q0.31, as Q0.31 (Newton-Raphson, three steps)."""
-    total = _i64(a) + INT32_MAX
-    half = np.where(total >= 0, (total + 1) // 2, -((-total + 1) // 2))  # C: (sum + sign) / 2
+    half = _rounding_half_sum(a, INT32_MAX)
     x = 1515870810 + _srdhm(half, -1010580540)
     for _ in range(3):
         one_minus = (1 << 29) - _srdhm(half, x)
@@ -181,6 +186,108 @@ def softmax_s8(x, mult: int, shift: int, diff_min: int) -> np.ndarray:
     q = np.stack([divide_by_pow2(p, s) for p, s in zip(flat_prod, flat_exp)]).reshape(x.shape)
     out = np.where(live, np.clip(q - 128, -128, 127), -128)
     return out
+
+
+# -- log softmax: TFLite's integer LOG_SOFTMAX (output scale 16/256, zero point 127) ----------
+
+LOG_SOFTMAX_SCALE, LOG_SOFTMAX_ZERO_POINT = 16 / 256, 127
+# The longest row: its exps, each at most 1 in Q12.19, sum without overflow.
+LOG_SOFTMAX_ROW_MAX = (1 << 12) - 1
+
+
+def log_softmax_params(input_scale: float) -> tuple[int, int, int, int, int]:
+    """(mult, shift, rev_mult, rev_shift, diff_min) for an int8 input of this scale, as TFLite
+    Micro's LOG_SOFTMAX Prepare computes them (PreprocessLogSoftmaxScalingExp and
+    CalculateInputRadius, in double from the float32 scale):
+    - (mult, shift): M = min(s * 2^26, 2^31 - 1), a difference of input steps into Q5.26;
+      shift in [1, 31];
+    - (rev_mult, rev_shift): 2^(31 - shift) / mult, about 1 / M, back from Q5.26 to input
+      steps; rev_shift in [-31, 0];
+    - diff_min = -floor(31 * 2^26 / 2^shift): differences below it are too far under the
+      row's maximum to count.
+    Refuses (ValueError) the scales TFLM refuses: s * 2^26 must exceed 1 (s > 2^-26)."""
+    scale = float(np.float32(input_scale))
+    real = min(scale * float(1 << 26), float((1 << 31) - 1))
+    if not real > 1.0:
+        raise ValueError(f"log_softmax input scale {scale} is not above 2^-26")
+    mult, shift = quantize_multiplier(real)
+    reverse = float(1 << (31 - shift)) / float(mult)
+    if not 0.0 < reverse < 1.0:
+        raise ValueError(f"log_softmax input scale {scale}: reverse multiplier {reverse}")
+    rev_mult, rev_shift = quantize_multiplier(reverse)
+    diff_min = -math.floor(31.0 * float(1 << 26) / float(1 << shift))
+    return mult, shift, rev_mult, rev_shift, diff_min
+
+
+def _wrap32(x) -> np.ndarray:
+    """x as the C int32 holds it (two's complement, wrapping)."""
+    return (_i64(x) + (1 << 31)) % (1 << 32) - (1 << 31)
+
+
+def _shift_left_sat(x, exponent) -> np.ndarray:
+    """x * 2^exponent, exponent >= 0 (an array too), saturated to int32."""
+    return np.clip(_i64(x) << _i64(exponent), INT32_MIN, INT32_MAX)
+
+
+def _leading_zeros(x) -> np.ndarray:
+    """Leading zero bits of x as a uint32 (32 for 0)."""
+    x = _i64(x) & 0xFFFFFFFF
+    return 32 - sum(((x >> k) > 0).astype(np.int64) for k in range(32))
+
+
+# Q0.31 constants of gemmlowp's log: log(2), 2^-1/4, 2^-1/2 and its polynomial's alphas.
+_LOG_2, _SQRT_SQRT_HALF, _SQRT_HALF = 1488522236, 1805811301, 1518500250
+_ALPHA_N, _ALPHA_D, _ALPHA_I, _ALPHA_F = 117049297, 127690142, 1057819769, 638450708
+
+
+def _log_q5_of_q12(z) -> np.ndarray:
+    """log(z) for z >= 1 in Q12.19, as Q5.26 (gemmlowp's log_x_for_x_greater_than_or_equal_to_1,
+    accumulating in Q6.25). z = r 2^(k + 1/4), r in [1/sqrt(2), 1), the power of two from the
+    headroom of z or of z / sqrt(2) (the other choice saturates r); log(z) = k log(2) +
+    log(r 2^1/4), a rational polynomial in q = 2 (r - 2^-1/4). For z in [1, 4096) no step
+    saturates and no sum leaves int32, as the C relies on."""
+    z = _i64(z)
+    quarter = 1 << 23                                       # 1/4 in Q6.25
+    head_a = _leading_zeros(z)
+    r_a = _mul_pot(_srdhm(_shift_left_sat(z, head_a - 1), _SQRT_HALF), 1)
+    k_a = _shift_left_sat(12 - head_a, 25) + quarter
+    head_b = _leading_zeros(_srdhm(z, _SQRT_HALF)) - 1
+    r_b = _shift_left_sat(z, head_b)
+    k_b = _shift_left_sat(12 - head_b, 25) - quarter
+    r, k = np.minimum(r_a, r_b), np.maximum(k_a, k_b)
+    p = _rounding_half_sum(r, _SQRT_SQRT_HALF)
+    q = 2 * (r - _SQRT_SQRT_HALF)
+    q2 = _srdhm(q, q)
+    num = _srdhm(q, r) + _srdhm(_srdhm(q, q2), _ALPHA_N)
+    den = _srdhm(p, _ALPHA_I + q + _srdhm(_ALPHA_D, q2)) + _srdhm(_ALPHA_F, q)
+    acc = _srdhm(k, _LOG_2) + _srdhm(_mul_pot(num, -6), _one_over_one_plus_x(den))
+    return _mul_pot(acc, 1)
+
+
+def log_softmax_s8(x, mult: int, shift: int, rev_mult: int, rev_shift: int,
+                   diff_min: int) -> np.ndarray:
+    """int8 log softmax over the last axis (scale 16/256, zero point 127 out), as TFLite
+    Micro's reference kernel computes it; the parameters are log_softmax_params'. Per row: each
+    difference d = x - max in Q5.26; the sum of their exps in Q12.19; its log L in Q5.26; then
+    each output is (d - L) rounded to 4 fractional bits, + 127, or -128 where d - L would not
+    fit in Q5.26 (d at most the reverse-scaled L - 32, or below diff_min)."""
+    x = _i64(x)
+    if x.ndim == 0:                                     # one row of one
+        return log_softmax_s8(x.reshape(1), mult, shift, rev_mult, rev_shift,
+                              diff_min).reshape(())
+    if x.size == 0:
+        return x.copy()
+    if x.shape[-1] > LOG_SOFTMAX_ROW_MAX:
+        raise ValueError(f"log_softmax rows of {x.shape[-1]} > {LOG_SOFTMAX_ROW_MAX}")
+    diff = x - x.max(axis=-1, keepdims=True)
+    live = diff >= diff_min
+    scaled = requantize(np.where(live, diff, 0), mult, shift)
+    e = exp_on_negative_values(scaled)
+    total = np.where(live, _mul_pot(e, -12), 0).sum(axis=-1, keepdims=True)
+    log_sum = _log_q5_of_q12(total)
+    low = np.maximum(diff_min - 1, requantize(_wrap32(log_sum + INT32_MIN), rev_mult, rev_shift))
+    q = divide_by_pow2(_wrap32(scaled - log_sum), 31 - 5 - 4) + LOG_SOFTMAX_ZERO_POINT
+    return np.where(diff > low, np.clip(q, INT8_MIN, INT8_MAX), INT8_MIN)
 
 
 # What the int8 kernels add to a requantized value is an output offset in [-128, 127].

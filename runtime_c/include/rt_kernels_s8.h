@@ -170,6 +170,22 @@ rt_status rt_max_pool2d_s8(const rt_pool_s8_params *p, const rt_shape *in_s, con
 rt_status rt_global_avg_pool2d_s8(const rt_pool_s8_params *p, const rt_shape *in_s,
                                   const int8_t *in, const rt_shape *out_s, int8_t *out);
 
+/* ---- reductions over rows ------------------------------------------------ */
+
+typedef struct rt_reduce_s8_params {
+    int32_t in_offset;     /* -z_in, in [-127, 128] */
+    int32_t out_offset;    /* +z_out, in [-128, 127] */
+    int32_t mult, shift;   /* s_in / s_out */
+} rt_reduce_s8_params;
+
+/* Over the middle dim of an (A, R, B) int8 tensor (R >= 1) into (A, 1, B). Sum: TFLite's SUM,
+ * the sum of (x + in_offset) requantized and clamped. Min: REDUCE_MIN, one qparams in and
+ * out. Any dims that are one run in memory reduce so, viewed (A, R, B). */
+rt_status rt_reduce_sum_s8(const rt_reduce_s8_params *p, const rt_shape *in_s,
+                           const int8_t *in, const rt_shape *out_s, int8_t *out);
+rt_status rt_reduce_min_s8(const rt_shape *in_s, const int8_t *in, const rt_shape *out_s,
+                           int8_t *out);
+
 /* ---- softmax ------------------------------------------------------------- */
 
 typedef struct rt_softmax_s8_params {
@@ -180,6 +196,22 @@ typedef struct rt_softmax_s8_params {
 /* Softmax over the last dim (arm_softmax_s8); output scale 1/256, zp -128. */
 rt_status rt_softmax_s8(const rt_softmax_s8_params *p, const rt_shape *in_s, const int8_t *in,
                         const rt_shape *out_s, int8_t *out);
+
+/* ---- log softmax --------------------------------------------------------- */
+
+typedef struct rt_log_softmax_s8_params {
+    int32_t mult, shift;           /* M = min(s_in * 2^26, 2^31 - 1) > 1: input steps to Q5.26;
+                                      shift in [0, 31] */
+    int32_t rev_mult, rev_shift;   /* 2^(31 - shift) / mult (about 1 / M): Q5.26 back to input
+                                      steps; rev_shift in [-31, 0] */
+    int32_t diff_min;              /* -floor(31 * 2^26 / 2^shift), in (INT32_MIN, 0] */
+} rt_log_softmax_s8_params;
+
+/* Log softmax over the last dim, bit-exact with TensorFlow Lite Micro's LOG_SOFTMAX; output
+ * scale 16/256, zp 127. in and out have one shape (rank 0: one row of one); rows of up to 4095
+ * (the sum of their exps fits Q12.19), RT_ERR_SHAPE above. */
+rt_status rt_log_softmax_s8(const rt_log_softmax_s8_params *p, const rt_shape *in_s,
+                            const int8_t *in, const rt_shape *out_s, int8_t *out);
 
 /* ---- normalization -------------------------------------------------------- */
 

@@ -402,6 +402,40 @@ def test_pooling_equals_tflm(rt, lite, kind, k, s, hw, c, same, seed):
 
 
 @SETTINGS
+@given(a=st.integers(1, 3), r=st.integers(1, 300), b=st.integers(1, 9),
+       kind=st.sampled_from(["sum", "min"]), s_in=st.floats(0.001, 1.0),
+       s_out=st.floats(0.001, 8.0), z_in=st.integers(-128, 127), z_out=st.integers(-128, 127),
+       seed=st.integers(0, 10 ** 6))
+def test_reductions_equal_tflm_and_their_twins(rt, lite, a, r, b, kind, s_in, s_out, z_in,
+                                               z_out, seed):
+    """rt_reduce_sum_s8 / rt_reduce_min_s8 over the middle dim of (A, R, B) equal TFLite
+    Micro's SUM / REDUCE_MIN over that axis (keep_dims), and the ops' Python twins."""
+    from aot.quantization.ops import OPS as Q8
+    _, _, fb = lite
+    x = i8(np.random.default_rng(seed), (a, r, b))
+    got = rt.empty((a, 1, b), np.int8)
+    s_in, s_out = f32(s_in), f32(s_out)
+    if kind == "min":
+        s_out, z_out = s_in, z_in
+        rt.call("rt_reduce_min_s8", x, got)
+        twin = Q8.reduce_min.default(torch.from_numpy(x))
+    else:
+        m, s = arith.quantize_multiplier(float(np.float64(s_in) / np.float64(s_out)))
+        assume((r * 255) << max(s, 0) < 1 << 31)
+        rt.call("rt_reduce_sum_s8", rt.params("rt_reduce_s8_params", in_offset=-z_in,
+                                              out_offset=z_out, mult=m, shift=s), x, got)
+        twin = Q8.quantized_reduce_sum.default(torch.from_numpy(x), z_in, z_out, m, s)
+    o = fb.ReducerOptionsT()
+    o.keepDims = True
+    code = fb.BuiltinOperator.SUM if kind == "sum" else fb.BuiltinOperator.REDUCE_MIN
+    want = run_tflm(lite, code, [(x, ([s_in], [z_in], None), False),
+                                 (np.array([1], np.int32), None, True)],
+                    got.shape, ([s_out], [z_out]), (fb.BuiltinOptions.ReducerOptions, o))
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(twin.numpy(), got)
+
+
+@SETTINGS
 @given(n=st.integers(1, 2), hw=st.tuples(st.integers(1, 20), st.integers(1, 20)),
        c=st.integers(1, 24), seed=st.integers(0, 10 ** 6))
 def test_global_avg_pool_equals_tflm(rt, lite, n, hw, c, seed):
@@ -469,6 +503,46 @@ def test_softmax_equals_tflm(rt, lite, rows, n, s_in, z_in, seed):
     want = run_tflm(lite, fb.BuiltinOperator.SOFTMAX, [(x, ([s_in], [z_in], None), False)],
                     x.shape, ([1 / 256], [-128]), (fb.BuiltinOptions.SoftmaxOptions, o))
     np.testing.assert_array_equal(got, want)
+
+
+@SETTINGS
+@given(rows=st.integers(1, 12), n=st.integers(1, 80), s_in=st.floats(0.001, 1.0),
+       z_in=st.integers(-128, 127), kind=st.sampled_from(["random", "equal", "extremes"]),
+       seed=st.integers(0, 10 ** 6))
+def test_log_softmax_equals_tflm(rt, lite, rows, n, s_in, z_in, kind, seed):
+    """LOG_SOFTMAX: the C kernel, its numpy twin and TFLite Micro agree byte for byte, on random
+    rows, rows of one value (each output -log(n)) and rows of -128 and 127 only (the range where
+    differences fall below diff_min or out of Q5.26)."""
+    _, _, fb = lite
+    rng = np.random.default_rng(seed)
+    x = i8(rng, (rows, n))
+    if kind == "equal":
+        x[:] = x[:, :1]
+    elif kind == "extremes":
+        x = np.where(rng.random((rows, n)) < 0.5, -128, 127).astype(np.int8)
+    s_in = f32(s_in)
+    mult, shift, rev_mult, rev_shift, diff_min = arith.log_softmax_params(s_in)
+    got = rt.empty(x.shape, np.int8)
+    rt.call("rt_log_softmax_s8", rt.params("rt_log_softmax_s8_params", mult=mult, shift=shift,
+                                           rev_mult=rev_mult, rev_shift=rev_shift,
+                                           diff_min=diff_min), x, got)
+    np.testing.assert_array_equal(got, arith.log_softmax_s8(x, mult, shift, rev_mult, rev_shift,
+                                                            diff_min))
+    want = run_tflm(lite, fb.BuiltinOperator.LOG_SOFTMAX, [(x, ([s_in], [z_in], None), False)],
+                    x.shape, ([16 / 256], [127]),
+                    (fb.BuiltinOptions.LogSoftmaxOptions, fb.LogSoftmaxOptionsT()))
+    np.testing.assert_array_equal(got, want)
+
+
+def test_log_softmax_params_follow_tflm_prepare():
+    """Scale 1/16: M = 2^22 exactly (shift 23), its reverse 2^-22 (rev_shift -21), diff_min
+    -floor(31 * 2^3). Scale 64: M capped at 2^31 - 1, whose reverse rounds up to 2^30 + 1 at
+    2^-30, and diff_min 0 (only the maximum counts). A scale at or below 2^-26 is refused, as
+    TFLM's QuantizeMultiplierGreaterThanOne refuses it."""
+    assert arith.log_softmax_params(1 / 16) == (1 << 30, 23, 1 << 30, -21, -248)
+    assert arith.log_softmax_params(64.0) == ((1 << 31) - 1, 31, (1 << 30) + 1, -30, 0)
+    with pytest.raises(ValueError):
+        arith.log_softmax_params(2.0 ** -26)
 
 
 @SETTINGS
@@ -586,6 +660,16 @@ def test_bad_shapes_and_params_give_statuses(rt):
                 np.zeros((2, 3), np.int8), np.zeros((4,), np.int8), rt.empty((2, 3), np.int8))
     with pytest.raises(KernelError, match="RT_ERR_PARAM"):
         rt.call("rt_clamp_s8", 5, -5, x, rt.empty(x.shape, np.int8))
+    lsm = rt.params("rt_log_softmax_s8_params", mult=1 << 30, shift=27, rev_mult=1 << 30,
+                    rev_shift=-25, diff_min=-15)
+    with pytest.raises(KernelError, match="RT_ERR_SHAPE"):      # one shape in and out
+        rt.call("rt_log_softmax_s8", lsm, np.zeros((2, 3), np.int8), rt.empty((3, 2), np.int8))
+    with pytest.raises(KernelError, match="RT_ERR_SHAPE"):      # the exps of 4096 overflow Q12
+        rt.call("rt_log_softmax_s8", lsm, np.zeros(4096, np.int8), rt.empty(4096, np.int8))
+    bad = rt.params("rt_log_softmax_s8_params", mult=1 << 30, shift=27, rev_mult=1 << 30,
+                    rev_shift=1, diff_min=-15)
+    with pytest.raises(KernelError, match="RT_ERR_PARAM"):
+        rt.call("rt_log_softmax_s8", bad, x, rt.empty(x.shape, np.int8))
 
 
 # -- transposed convolution and batch matmul ---------------------------------------------------

@@ -5,15 +5,18 @@ the M4 and M7 boards, the Helium ones of the M55 on top of those) beside the por
 kernels renamed ref_*, runs thousands of random layers through both under QEMU (shapes, strides,
 padding, dilation, groups, channel multipliers, offsets, per-channel requantization, activation
 ranges, with and without scratch; 1-D convolutions and depthwise ones of one row; transposed
-convolutions and batch matmuls, which run on the arch's dot products; average and max pooling
-windows up to whole maps; a permute's strided byte rows; a lookup table's row) and requires
-every status and output byte to agree; the arch's requantization shortcut is swept against the
-portable one too. The float32 kernels an arch replaces (the Helium conv2d, conv2d_1x1,
-conv2d_depthwise and gemm of the M55; the FPU register blocks of the M4 and M7 in conv2d,
-conv2d_1x1, conv2d_depthwise and gemm) go through the same against the portable float kernels
-(fixtures/twins/twins_f32.c: 1-D, groups, depthwise multipliers, fused activations, NaN and
-infinite inputs, NaN guards around every tensor): equal statuses, and outputs equal to float32
-rounding (fused multiply-adds and another summation order). The -O0 build checks the C loops
+convolutions and batch matmuls, which run on the arch's dot products (the M55's batch matmul
+on its own Helium kernel); average and max pooling
+windows up to whole maps; a permute's strided byte rows; a lookup table's row; multiplies,
+broadcast and single rows of any step; layer norms: rows of one value, NULL or tiny, huge,
+infinite and NaN weights and biases, extreme scales) and requires every status and output
+byte to agree; the arch's requantization shortcut is swept against the portable one too. The
+float32 kernels an arch replaces (the Helium conv2d, conv2d_1x1, conv2d_depthwise and gemm of
+the M55; the FPU register blocks of the M4 and M7 in conv2d, conv2d_1x1, conv2d_depthwise and
+gemm) go through the same against the portable float kernels (fixtures/twins/twins_f32.c: 1-D,
+groups, depthwise multipliers, fused activations, NaN and infinite inputs, NaN guards around
+every tensor): equal statuses, and outputs equal to float32 rounding (fused multiply-adds and
+another summation order). The -O0 build checks the C loops
 that stand in for the written-out inner loops. Boards whose CPU has no such extension (M3,
 RISC-V) use the portable kernels only: tests/qemu/test_board_registry.py checks that they cannot
 ask for a DSP arch."""
@@ -32,8 +35,8 @@ from conftest import require_board, require_tool
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "twins"
 FAST_BOARDS = [b for b in list_boards() if load_board(b).runtime_arch != PORTABLE]
-KERNELS = {"requantize", "conv", "depthwise", "fully_connected", "add", "pool", "strided",
-           "transpose_conv", "batch_matmul", "lut"}
+KERNELS = {"requantize", "conv", "depthwise", "fully_connected", "add", "mul", "pool",
+           "strided", "transpose_conv", "batch_matmul", "lut", "layer_norm"}
 # The float32 kernels' files, and the line each prints where the arch replaces it (no line
 # elsewhere: the "fast" kernel would be the portable one).
 F32_KERNELS = {"conv2d.c": "conv_f32", "conv2d_1x1.c": "conv_1x1_f32",
@@ -54,6 +57,7 @@ def test_every_fast_arch_is_checked():
     assert arch_chain("cortex_m_mve")[-1] == "cortex_m_dsp"   # built on the DSP arch
     assert "src/arch/cortex_m_mve/add_row_s8.c" in arch_files("cortex_m_mve")
     assert "src/arch/cortex_m_dsp/add_row_s8.c" not in arch_files("cortex_m_mve")
+    assert "src/arch/cortex_m_mve/mul_row_s8.c" in arch_files("cortex_m_mve")
     assert "src/arch/cortex_m_dsp/conv_s8.c" not in arch_files("cortex_m_mve")
     assert "src/arch/cortex_m_mve/conv2d.c" in arch_files("cortex_m_mve")
     assert "src/arch/cortex_m_mve/conv_mve.c" in arch_files("cortex_m_mve")   # its helper

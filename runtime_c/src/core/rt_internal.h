@@ -16,6 +16,14 @@ int32_t rt_dims_prod(const rt_shape *s, int32_t lo, int32_t hi);
 /* 1 if both shapes are valid and hold the same number of elements. */
 int rt_same_numel(const rt_shape *a, const rt_shape *b);
 
+/* 1 if both shapes are valid and equal: the same rank and dims. */
+int rt_same_shape(const rt_shape *a, const rt_shape *b);
+
+/* 1 if ``in`` broadcasts to ``out`` element for element (out's dims are in's, right-aligned,
+ * with only 1s before them: [1, 96] to [1, 1, 96]), so one flat row walks both. The dims are
+ * not checked otherwise: the caller still takes rt_shape_numel(out) >= 0. */
+int rt_bcast_flat(const rt_shape *in, const rt_shape *out);
+
 /* 1 where float arithmetic is in hardware (an Arm FPU, or a host): kernels unroll float
  * loops there; with soft float (the M3, RV32IMAC) every operation is a library call and the
  * unrolled copies would only cost flash. */

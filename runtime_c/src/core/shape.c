@@ -42,6 +42,35 @@ int rt_same_numel(const rt_shape *a, const rt_shape *b)
     return na >= 0 && na == rt_shape_numel(b);
 }
 
+int rt_bcast_flat(const rt_shape *in, const rt_shape *out)
+{
+    const int32_t lead = out->rank - in->rank;
+    int32_t i;
+    if (lead < 0 || in->rank < 0 || out->rank > RT_MAX_DIMS) {
+        return 0;
+    }
+    for (i = 0; i < out->rank; ++i) {
+        if (out->d[i] != (i < lead ? 1 : in->d[i - lead])) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+int rt_same_shape(const rt_shape *a, const rt_shape *b)
+{
+    int32_t i;
+    if (rt_shape_numel(a) < 0 || a->rank != b->rank) {
+        return 0;
+    }
+    for (i = 0; i < a->rank; ++i) {
+        if (a->d[i] != b->d[i]) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
 /* floor(a / b) for b > 0 (C division truncates toward zero). */
 static int32_t div_floor(int32_t a, int32_t b)
 {

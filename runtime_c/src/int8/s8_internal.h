@@ -47,6 +47,88 @@ static inline int8_t rt_s8_clamp(int32_t v, int32_t lo, int32_t hi)
     return (int8_t)(v < lo ? lo : (v > hi ? hi : v));
 }
 
+/* gemmlowp's fixed point, as softmax and log softmax use it (Qm.n: m integer bits, n = 31 - m
+ * fractional ones). */
+
+/* x * 2^e: a saturating left shift (e > 0) or a rounding right shift (-31 <= e <= 0). */
+static inline int32_t rt_s8_mul_pow2(int32_t x, int32_t e)
+{
+    if (e <= 0) {
+        return rt_s8_div_pow2(x, -e);
+    }
+    if (x > (INT32_MAX >> e)) {
+        return INT32_MAX;
+    }
+    if (x < -(INT32_MAX >> e) - 1) {
+        return INT32_MIN;
+    }
+    return (int32_t)((uint32_t)x << e);
+}
+
+/* (a + b) / 2, rounded half away from zero. */
+static inline int32_t rt_s8_half_sum(int32_t a, int32_t b)
+{
+    const int64_t sum = (int64_t)a + b;
+    return (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
+}
+
+/* exp(a), a in [-1/4, 0), Q0.31 in and out. */
+static inline int32_t rt_s8_exp_quarter(int32_t a)
+{
+    const int32_t x = a + (1 << 28);               /* a + 1/8: expand around -1/8 */
+    const int32_t x2 = rt_s8_high_mul(x, x);
+    const int32_t x3 = rt_s8_high_mul(x2, x);
+    const int32_t x4 = rt_s8_high_mul(x2, x2);
+    const int32_t x4_4 = rt_s8_mul_pow2(x4, -2);
+    const int32_t poly = rt_s8_mul_pow2(rt_s8_high_mul(x4_4 + x3, 715827883) + x2, -1);
+    return 1895147668 + rt_s8_high_mul(1895147668, x + poly);
+}
+
+/* exp(a) for a <= 0 in Q5.26, as Q0.31. */
+static inline int32_t rt_s8_exp_negative(int32_t a)
+{
+    static const int32_t steps[7] = {1672461947, 1302514674, 790015084, 290630308,
+                                     39332535, 720401, 242};
+    const int32_t quarter = 1 << 24;
+    const int32_t mod = (a & (quarter - 1)) - quarter;
+    const int32_t remainder = mod - a;
+    int32_t result = rt_s8_exp_quarter(rt_s8_mul_pow2(mod, 5));
+    int32_t k;
+    for (k = 0; k < 7; ++k) {                       /* exp(-2^(k-2)) for each set bit */
+        if ((remainder >> (24 + k)) & 1) {
+            result = rt_s8_high_mul(result, steps[k]);
+        }
+    }
+    return a == 0 ? INT32_MAX : result;
+}
+
+/* 1 / (1 + a), a in [0, 1) as Q0.31, result Q0.31 (three Newton-Raphson steps). */
+static inline int32_t rt_s8_one_over_one_plus(int32_t a)
+{
+    const int32_t half = rt_s8_half_sum(a, INT32_MAX);
+    int32_t x = 1515870810 + rt_s8_high_mul(half, -1010580540);   /* 48/17 - 32/17 d */
+    int32_t i;
+    for (i = 0; i < 3; ++i) {
+        const int32_t one_minus = (1 << 29) - rt_s8_high_mul(half, x);
+        x = x + rt_s8_mul_pow2(rt_s8_high_mul(x, one_minus), 2);
+    }
+    return rt_s8_mul_pow2(x, 1);
+}
+
+/* The leading zero bits of v (32 for 0). */
+static inline int32_t rt_s8_leading_zeros(uint32_t v)
+{
+    int32_t n = 0;
+    if (v == 0u) {
+        return 32;
+    }
+    while ((v & 0x80000000u) == 0u) {
+        v <<= 1;
+        ++n;
+    }
+    return n;
+}
+
 /* The dot products under every int8 conv and fully connected layer (dot_s8.c; an arch
  * folder may replace that file, e.g. with SMLAD on cores with the DSP extension):
  *   rt_s8_dot:  sum over i < n of (x[i] + x_off) * w[i];
@@ -83,6 +165,43 @@ void rt_s8_lut_row(const int8_t *table, const int8_t *in, int8_t *out, int32_t n
  * + b[i * b_step] (or minus, for a negative in2_mult), i < n, in the output's qparams. */
 void rt_s8_add_row(const rt_add_s8_params *p, const int8_t *a, int32_t a_step, const int8_t *b,
                    int32_t b_step, int8_t *out, int32_t n);
+
+/* The rows of rt_add_s8 / rt_mul_s8 through ``row`` (rt_s8_add_row, rt_s8_mul_row): one flat
+ * row where both operands hold out's elements (rt_bcast_flat), else one per broadcast row.
+ * Returns the shape error of operands that do not broadcast to out from the calling kernel. */
+#define RT_S8_BINARY_ROWS(row, p, a_s, a, b_s, b, out_s, out)                                 \
+    do {                                                                                      \
+        const rt_shape *in_s_[2];                                                             \
+        rt_bcast it_;                                                                         \
+        int32_t r_;                                                                           \
+        const int32_t n_ = rt_shape_numel(out_s);                                             \
+        int8_t *o_ = (out);                                                                   \
+        if (n_ >= 0 && rt_bcast_flat(a_s, out_s) && rt_bcast_flat(b_s, out_s)) {              \
+            row(p, a, 1, b, 1, o_, n_);                                                       \
+            break;                                                                            \
+        }                                                                                     \
+        in_s_[0] = (a_s);                                                                     \
+        in_s_[1] = (b_s);                                                                     \
+        RT_TRY(rt_bcast_init(&it_, 2, in_s_, out_s));                                         \
+        for (r_ = 0; r_ < it_.rows; ++r_, o_ += it_.inner) {                                  \
+            row(p, (a) + it_.off[0], it_.inner_st[0], (b) + it_.off[1], it_.inner_st[1], o_,  \
+                it_.inner);                                                                   \
+            rt_bcast_next(&it_);                                                              \
+        }                                                                                     \
+    } while (0)
+
+/* One row of rt_mul_s8 (mul_row_s8.c, which an arch folder may replace): out[i] =
+ * (a[i * a_step] + in1_offset) * (b[i * b_step] + in2_offset) requantized, plus out_offset,
+ * clamped, i < n (steps may be 0: a broadcast operand); out may be an input of step 1. */
+void rt_s8_mul_row(const rt_mul_s8_params *p, const int8_t *a, int32_t a_step, const int8_t *b,
+                   int32_t b_step, int8_t *out, int32_t n);
+
+/* The rows of rt_layer_norm_s8 (layer_norm_row_s8.c, which an arch folder may replace): rows
+ * rows of d int8 (1 <= d <= 65536) from in to out (out may be in), weight and bias [d] or
+ * NULL; p is checked. */
+void rt_s8_layer_norm_rows(const rt_layer_norm_s8_params *p, const float *weight,
+                           const float *bias, const int8_t *in, int8_t *out, int32_t rows,
+                           int32_t d);
 
 /* One output pixel of rt_avg_pool2d_s8 / rt_max_pool2d_s8 (pool_px_s8.c, which an arch folder
  * may replace): out[c] for every c < ch over a window of rows x cols valid taps, the first at

@@ -5,82 +5,11 @@
  * Newton-Raphson; each output = exp * reciprocal, rounded to 8 bits. */
 #include "s8_internal.h"
 
-/* x * 2^e: a saturating left shift (e > 0) or a rounding right shift. */
-static int32_t mul_pot(int32_t x, int32_t e)
-{
-    if (e <= 0) {
-        return rt_s8_div_pow2(x, -e);
-    }
-    if (x > (INT32_MAX >> e)) {
-        return INT32_MAX;
-    }
-    if (x < -(INT32_MAX >> e) - 1) {
-        return INT32_MIN;
-    }
-    return (int32_t)((uint32_t)x << e);
-}
-
-/* exp(a), a in [-1/4, 0), Q0.31 in and out. */
-static int32_t exp_quarter(int32_t a)
-{
-    const int32_t x = a + (1 << 28);               /* a + 1/8: expand around -1/8 */
-    const int32_t x2 = rt_s8_high_mul(x, x);
-    const int32_t x3 = rt_s8_high_mul(x2, x);
-    const int32_t x4 = rt_s8_high_mul(x2, x2);
-    const int32_t x4_4 = mul_pot(x4, -2);
-    const int32_t poly = mul_pot(rt_s8_high_mul(x4_4 + x3, 715827883) + x2, -1);
-    return 1895147668 + rt_s8_high_mul(1895147668, x + poly);
-}
-
-/* exp(a) for a <= 0 in Q5.26, as Q0.31. */
-static int32_t exp_negative(int32_t a)
-{
-    static const int32_t steps[7] = {1672461947, 1302514674, 790015084, 290630308,
-                                     39332535, 720401, 242};
-    const int32_t quarter = 1 << 24;
-    const int32_t mod = (a & (quarter - 1)) - quarter;
-    const int32_t remainder = mod - a;
-    int32_t result = exp_quarter(mul_pot(mod, 5));
-    int32_t k;
-    for (k = 0; k < 7; ++k) {                       /* exp(-2^(k-2)) for each set bit */
-        if ((remainder >> (24 + k)) & 1) {
-            result = rt_s8_high_mul(result, steps[k]);
-        }
-    }
-    return a == 0 ? INT32_MAX : result;
-}
-
-/* 1 / (1 + a), a in [0, 1) as Q0.31, result Q0.31 (three Newton-Raphson steps). */
-static int32_t one_over_one_plus(int32_t a)
-{
-    const int64_t sum = (int64_t)a + INT32_MAX;
-    const int32_t half = (int32_t)((sum + (sum >= 0 ? 1 : -1)) / 2);
-    int32_t x = 1515870810 + rt_s8_high_mul(half, -1010580540);   /* 48/17 - 32/17 d */
-    int32_t i;
-    for (i = 0; i < 3; ++i) {
-        const int32_t one_minus = (1 << 29) - rt_s8_high_mul(half, x);
-        x = x + mul_pot(rt_s8_high_mul(x, one_minus), 2);
-    }
-    return mul_pot(x, 1);
-}
-
-static int32_t leading_zeros(uint32_t v)
-{
-    int32_t n = 0;
-    if (v == 0u) {
-        return 32;
-    }
-    while ((v & 0x80000000u) == 0u) {
-        v <<= 1;
-        ++n;
-    }
-    return n;
-}
-
 /* exp(d) in Q0.31 for an input difference d = x - max <= 0 (0 below diff_min). */
 static int32_t exp_of(const rt_softmax_s8_params *p, int32_t d)
 {
-    return d >= p->diff_min ? exp_negative(rt_s8_high_mul(d * (1 << p->shift), p->mult)) : 0;
+    return d >= p->diff_min ? rt_s8_exp_negative(rt_s8_high_mul(d * (1 << p->shift), p->mult))
+                            : 0;
 }
 
 /* One row of n: e(d) is exp_of(p, d), from the table where one is given. */
@@ -93,11 +22,11 @@ static void softmax_row(const rt_softmax_s8_params *p, const int32_t *table, con
     }
     for (i = 0; i < n; ++i) {
         const int32_t d = (int32_t)x[i] - max;
-        sum += mul_pot(table != NULL ? table[-d] : exp_of(p, d), -12);
+        sum += rt_s8_mul_pow2(table != NULL ? table[-d] : exp_of(p, d), -12);
     }
-    headroom = leading_zeros((uint32_t)sum);
+    headroom = rt_s8_leading_zeros((uint32_t)sum);
     bits_over_unit = 12 - headroom;
-    recip = one_over_one_plus((int32_t)(((uint32_t)sum << headroom) - 0x80000000u));
+    recip = rt_s8_one_over_one_plus((int32_t)(((uint32_t)sum << headroom) - 0x80000000u));
     for (i = 0; i < n; ++i) {
         const int32_t d = (int32_t)x[i] - max;
         if (d >= p->diff_min) {
