@@ -9,8 +9,8 @@ from __future__ import annotations
 from .opspec import (INT32_MAX, INVALID, UNSUPPORTED, Bool, Call, CallSpec, Dim, DimList, F32,
                      Fn, If, Int, IntArray, Ints, IsNone, Lit, Number, Opt, Out, Params, Pre,
                      Read, Require, Scratch, Select, Tensor, Value, Window)
-from .quantization.arith import (ADD_HALF, ADD_IN_MAX, ADD_LEFT_SHIFT, MUL_IN_MAX,
-                                 REQUANT_OUT_MAX, requant_max)
+from .quantization.arith import (ADD_HALF, ADD_IN_MAX, ADD_LEFT_SHIFT, LOG_SOFTMAX_ROW_MAX,
+                                 MUL_IN_MAX, REQUANT_OUT_MAX, requant_max)
 
 
 def _i8(name: str) -> Tensor:
@@ -70,6 +70,26 @@ _SOFTMAX = CallSpec(
     Read(_shift, _diff_min, _softmax),
     Pre("softmax_scaling_fits", shift=_shift, diff_min=_diff_min),
     Call("rt_softmax_s8", _softmax, _x, _out))
+
+# log_softmax (ours: ExecuTorch's cortex_m has none) over the last dim, out at scale 16/256,
+# zero point 127, as TFLite Micro's LOG_SOFTMAX; rows of up to LOG_SOFTMAX_ROW_MAX (the sum of
+# their exps fits its Q12.19).
+_log_softmax = Params("rt_log_softmax_s8_params", mult=Int("input_multiplier", 0, INT32_MAX),
+                      shift=Int("input_shift", 0, 31),
+                      rev_mult=Int("reverse_multiplier", 0, INT32_MAX),
+                      rev_shift=Int("reverse_shift", -31, 0),
+                      diff_min=Int("diff_min", -INT32_MAX, 0))
+_LOG_SOFTMAX = CallSpec(
+    Read(_x, _out),
+    Require(_x.rank >= 1, UNSUPPORTED, "an int8 log_softmax of a scalar"),
+    Require(Dim("dim", of=_x).eq(_x.rank - 1), UNSUPPORTED,
+            "int8 log_softmax over a dim other than the last"),
+    Require(_x.size(_x.rank - 1) <= LOG_SOFTMAX_ROW_MAX, UNSUPPORTED,
+            f"int8 log_softmax rows of over {LOG_SOFTMAX_ROW_MAX} (their sum of exps "
+            f"overflows)"),
+    Require(_x.same_shape(_out), INVALID, "an output of another shape"),
+    Read(_log_softmax),
+    Call("rt_log_softmax_s8", _log_softmax, _x, _out))
 
 # transpose: a permutation of any dtype the runtime takes (int8 maps, int32 biases).
 _tx = Tensor("input", dtype=None)
@@ -329,6 +349,31 @@ _BMM = CallSpec(
     Call("rt_batch_matmul_s8", _bmm, _lhs, _rhs, _out))
 
 
+# quantized_reduce_sum / reduce_min (ours: ExecuTorch's cortex_m has no reductions): over dim 1
+# of an (A, R, B) int8 view into (A, 1, B), as TFLite Micro's SUM / REDUCE_MIN.
+def _rows(x: Tensor, out: Tensor) -> tuple:
+    return (Read(x, out),
+            Require(x.rank.eq(3) & out.rank.eq(3), UNSUPPORTED,
+                    "an int8 reduction of other than (A, R, B) rows"),
+            Require((x.size(1) >= 1) & out.size(0).eq(x.size(0)) & out.size(1).eq(1) &
+                    out.size(2).eq(x.size(2)), INVALID,
+                    "an output other than the (A, 1, B) of (A, R, B) rows, or no rows"))
+
+
+_rx = _i8("input")
+_rm, _rs = _requant("output")
+_reduce = Params("rt_reduce_s8_params", in_offset=_offset("input_zero_point"),
+                 out_offset=Int("output_zero_point", -128, 127), mult=_rm, shift=_rs)
+_REDUCE_SUM = CallSpec(
+    *_rows(_rx, _out), Read(_reduce),
+    Pre("accumulator_fits", call=True, terms=_rx.size(1), term_max=255,
+        bias=Lit(None, c="NULL"), n=0, what="input"),
+    Pre("requant_shift", mult=_rm, shift=_rs, mult_lo=0, in_max=_rx.size(1) * 255,
+        out_max=REQUANT_OUT_MAX, what=_rm.name),
+    Call("rt_reduce_sum_s8", _reduce, _rx, _out))
+_REDUCE_MIN = CallSpec(*_rows(_rx, _out), Call("rt_reduce_min_s8", _rx, _out))
+
+
 # quantized_layer_norm (ours, not ExecuTorch's): layer norm over the last dim of an int8 tensor,
 # float32 weight and bias of that size; the output's float32 reciprocal scale, as quantize's.
 _lx, _out_scale = _i8("input"), Number("output_scale")
@@ -439,6 +484,7 @@ INT8 = {
     "minimum": _minmax("rt_minimum_s8"),
     "quantized_activation": _LUT,
     "softmax": _SOFTMAX,
+    "log_softmax": _LOG_SOFTMAX,
     "transpose": _TRANSPOSE,
     "resize_bilinear_nhwc": _resize(),
     "pad": _pad(),
@@ -449,6 +495,8 @@ INT8 = {
     "quantized_add": _ADD,
     "quantized_batch_matmul": _BMM,
     "quantized_layer_norm": _LAYER_NORM,
+    "quantized_reduce_sum": _REDUCE_SUM,
+    "reduce_min": _REDUCE_MIN,
     "quantized_mul": _MUL,
     "quantized_avg_pool2d_nhwc": _pool(average=True),
     "quantized_max_pool2d_nhwc": _pool(average=False),

@@ -257,6 +257,20 @@ class Reduce(nn.Module):
         return self.b(s).softmax(2)
 
 
+class Stats(nn.Module):
+    """A 1-D signal's channel statistics classified: a conv1d, each channel's sum and minimum
+    over time, a linear of each, and a log_softmax (a classifier trained with an NLL loss)."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv1d(3, 6, 3, padding=1)
+        self.a, self.b = nn.Linear(6, 5), nn.Linear(6, 5)
+
+    def forward(self, x):
+        y = self.conv(x)
+        return F.log_softmax(self.a(y.sum(-1)) + self.b(y.amin(-1)), -1)
+
+
 INT8_MODELS = {
     "conv_blocks": lambda: (_seeded(ConvBlocks(), 1), *_data((1, 3, 12, 10), 11)),
     "residual": lambda: (_seeded(Residual(), 2), *_data((1, 4, 8, 8), 12)),
@@ -274,6 +288,7 @@ INT8_MODELS = {
     "norm": lambda: (_seeded(Norm(), 14), *_data((1, 4, 6), 24)),
     "resize": lambda: (_seeded(Resize(), 15), *_data((1, 3, 5, 4), 25)),
     "reduce": lambda: (_seeded(Reduce(), 16), *_data((1, 3, 6, 5), 26)),
+    "stats": lambda: (_seeded(Stats(), 17), *_data((1, 3, 20), 27)),
 }
 
 

@@ -4,7 +4,9 @@
 quantize, up to the output's dequantize) and writes the same network as TFLite builtin ops,
 from the same tensors, weights and qparams: conv (OHWI filters, per-channel quantization on
 axis 0), depthwise ([1, KH, KW, Cout], axis 3), transposed conv (OHWI, axis 0), fully
-connected, batch matmul, add/sub/mul, pooling, softmax, transpose, pad, reshape. TFLite pads only SAME or VALID, so an explicit padding becomes a PAD
+connected, batch matmul, add/sub/mul, pooling, sum and min over rows (SUM, REDUCE_MIN),
+softmax, log softmax, bilinear resize, transpose, pad, reshape. TFLite pads only SAME or
+VALID, so an explicit padding becomes a PAD
 (with the input's zero point, which is real zero) before a VALID op. TFLM then computes every
 multiplier and shift itself, from the float32 scales, so equality with our C output checks
 the whole chain: the qparams, our (multiplier, shift) pairs and the kernels.
@@ -288,6 +290,15 @@ def to_tflite(method, stop: int | None = None) -> tuple[bytes, int, int]:
             o.beta = 1.0
             b.op(BO.SOFTMAX, [b.read(args["input"].id)], [b.tensor(out)],
                  fb.BuiltinOptions.SoftmaxOptions, o)
+        elif key in ("mcu_aot::quantized_reduce_sum.out", "mcu_aot::reduce_min.out"):
+            o = fb.ReducerOptionsT()
+            o.keepDims = True
+            axis = np.array([1], np.int32)
+            b.op(BO.SUM if "sum" in key else BO.REDUCE_MIN,
+                 [b.read(args["input"].id), b.new(axis.shape, fb.TensorType.INT32, axis)],
+                 [b.tensor(out)], fb.BuiltinOptions.ReducerOptions, o)
+        elif key == "mcu_aot::log_softmax.out":
+            b.op(BO.LOG_SOFTMAX, [b.read(args["input"].id)], [b.tensor(out)])
         elif key == "mcu_aot::resize_bilinear_nhwc.out":
             o = fb.ResizeBilinearOptionsT()
             o.alignCorners, o.halfPixelCenters = args["align_corners"], \

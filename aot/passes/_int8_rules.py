@@ -456,17 +456,18 @@ def _adaptive_avg_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
 
 
 def _reduced_dims(node, rank: int) -> list[int]:
-    """A mean or amax's dims, normalized and sorted (none given, or [], is every dim)."""
+    """A reduction's dims, normalized and sorted (none given, or [], is every dim)."""
     dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", None)
     dims = [dims] if isinstance(dims, int) else dims
     return sorted({d % rank for d in dims}) if dims else list(range(rank))
 
 
-def _reduced_rows(L, x: QValue, dims: list[int], before) -> Optional[tuple[QValue, int]]:
+def _reduced_rows(L, x: QValue, dims: list[int], before, map_view: bool = True) -> \
+        Optional[tuple[QValue, int]]:
     """``x`` viewed as an NHWC map (A, R, 1, B) whose R rows are the reduced ``dims`` (see
-    _reduced_dims), and R: they must be one run in memory order (the value's own, else NCHW's,
-    a transpose away), the kept dims in their logical order around it. None, with the graph
-    untouched, where neither order has them so."""
+    _reduced_dims), or as (A, R, B) without ``map_view``, and R: they must be one run in
+    memory order (the value's own, else NCHW's, a transpose away), the kept dims in their
+    logical order around it. None, with the graph untouched, where neither order has them so."""
     rank = x.node.meta["val"].dim()
 
     def order_of(layout: str) -> Optional[tuple[int, ...]]:
@@ -486,16 +487,16 @@ def _reduced_rows(L, x: QValue, dims: list[int], before) -> Optional[tuple[QValu
     a = math.prod(size[d] for d in order[:first])
     r = math.prod(size[d] for d in dims)
     b = math.prod(size[d] for d in order[last + 1:])
-    view = L.call(aten.view.default, [x.node, [a, r, 1, b]], before)
-    return L.value(view, x.scale, x.zp, NHWC), r
+    view = L.call(aten.view.default, [x.node, [a, r, 1, b] if map_view else [a, r, b]], before)
+    return L.value(view, x.scale, x.zp, NHWC if map_view else NCHW), r
 
 
-def _reduction(L, node, before) -> Optional[tuple[QValue, int]]:
-    """A mean or amax's input as (A, R, 1, B) rows (see _reduced_rows), and R."""
+def _reduction(L, node, before, map_view: bool = True) -> Optional[tuple[QValue, int]]:
+    """A reduction's input as (A, R, 1, B) or (A, R, B) rows (see _reduced_rows), and R."""
     x = L.act(node.args[0])
     if x is None:
         return None
-    return _reduced_rows(L, x, _reduced_dims(node, x.node.meta["val"].dim()), before)
+    return _reduced_rows(L, x, _reduced_dims(node, x.node.meta["val"].dim()), before, map_view)
 
 
 def _reduced_out(L, pooled: QValue, node, scale, zp, before) -> QValue:
@@ -553,6 +554,48 @@ def _amax(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     return _reduced_out(L, L.value(new, xin.scale, xin.zp, NHWC), node, scale, zp, before)
 
 
+def _rows_out(L, new, node, scale, zp, before) -> QValue:
+    """A reduction over (A, R, B) rows, (A, 1, B) at (scale, zp), as the reduction's output."""
+    L.mark(new, scale, zp)
+    view = L.call(aten.view.default, [new, list(node.meta["val"].shape)], before)
+    return L.value(view, scale, zp, NCHW)
+
+
+def _sum(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """The sum over any dims that are one run in memory, as TFLite's SUM: the rows' sum of
+    (x - z_in), requantized by s_in / s_out."""
+    if bounds != (-math.inf, math.inf) or node.kwargs.get("dtype") is not None:
+        return None
+    x = L.act(node.args[0])
+    if x is None:
+        return None
+    rank = x.node.meta["val"].dim()
+    r = math.prod(x.node.meta["val"].shape[d] for d in _reduced_dims(node, rank)) if rank \
+        else 1
+    m, s = _mult_shift(float(np.float64(_f32(x.scale)) / np.float64(_f32(scale))))
+    if r < 1 or (r * 255) << max(s, 0) >= 1 << 31:
+        return None         # (decided before the graph changes: a fallback reads x as it is)
+    rows = _reduction(L, node, before, map_view=False)
+    if rows is None:
+        return None
+    xin, _ = rows
+    new = L.call(Q8.quantized_reduce_sum.default, [xin.node, xin.zp, zp, m, s], before)
+    return _rows_out(L, new, node, scale, zp, before)
+
+
+def _amin(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """The least value over any dims that are one run in memory, as TFLite's REDUCE_MIN (exact:
+    the input's qparams, which the output shares)."""
+    rows = _reduction(L, node, before, map_view=False) \
+        if bounds == (-math.inf, math.inf) else None
+    if rows is None:
+        return None
+    xin, _ = rows
+    new = L.call(Q8.reduce_min.default, [xin.node], before)
+    return _shared_out(L, _rows_out(L, new, node, xin.scale, xin.zp, before), scale, zp,
+                       before)
+
+
 def _max_pool(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     x, one_d = _pooled_map(L, node)
     if x is None:
@@ -576,21 +619,49 @@ def _softmax(L, node, scale, zp, bounds, before) -> Optional[QValue]:
         return None
     if node.target == aten._softmax.default and node.args[2]:
         return None
-    rank = x.node.meta["val"].dim()
-    dim = node.args[1] % max(rank, 1)
     real = min(_f32(x.scale) * float(1 << 26), float((1 << 31) - 1))
     m, s = _mult_shift(real)
     if _f32(scale) != _f32(1 / 256) or zp != -128 or s < 0:
         return None        # (decided before the graph changes: a fallback reads x as it is)
+    diff_min = -math.floor(31.0 * (1 << 26) / (1 << s))
+    return _over_last_dim(L, x, node.args[1], scale, zp, before,
+                          lambda v, dim: [Q8.softmax.default,
+                                          [v, dim, x.zp, zp, m, s, diff_min]])
+
+
+def _log_softmax(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """TFLite's LOG_SOFTMAX: its output at scale 16/256, zero point 127 (the quantizer fixes
+    them so), rows of up to LOG_SOFTMAX_ROW_MAX."""
+    x = L.act(node.args[0])
+    if x is None or bounds != (-math.inf, math.inf) or len(node.args) < 2:
+        return None
+    if node.target == aten._log_softmax.default and node.args[2]:
+        return None
+    shape = x.node.meta["val"].shape
+    if _f32(scale) != _f32(16 / 256) or zp != 127 or not shape or \
+            shape[node.args[1] % len(shape)] > arith.LOG_SOFTMAX_ROW_MAX:
+        return None
+    try:
+        params = arith.log_softmax_params(x.scale)
+    except ValueError:
+        return None
+    return _over_last_dim(L, x, node.args[1], scale, zp, before,
+                          lambda v, dim: [Q8.log_softmax.default, [v, dim, *params]])
+
+
+def _over_last_dim(L, x: QValue, dim: int, scale, zp, before, call) -> QValue:
+    """An op over the last dim (``call(node, dim)`` gives its target and arguments) applied
+    over ``dim``: the channels of an NHWC map are its last dim; any other dim moves last by a
+    transpose, and back by another."""
+    rank = x.node.meta["val"].dim()
+    dim = dim % max(rank, 1)
     if x.layout == NHWC and dim != 1:
         x = L.layout(x, NCHW, before)
     last = (x.layout == NHWC and dim == 1) or (x.layout == NCHW and dim == rank - 1)
-    diff_min = -math.floor(31.0 * (1 << 26) / (1 << s))
-    # Over another dim: that dim moved last and back, a transpose each way.
     perm = list(range(rank)) if last else [d for d in range(rank) if d != dim] + [dim]
     if not last:
         x = L.value(L.call(Q8.transpose.default, [x.node, perm], before), x.scale, x.zp)
-    new = L.call(Q8.softmax.default, [x.node, rank - 1, x.zp, zp, m, s, diff_min], before)
+    new = L.call(*call(x.node, rank - 1), before)
     if not last:
         L.mark(new, scale, zp)
         new = L.call(Q8.transpose.default, [new, [perm.index(d) for d in range(rank)]], before)
@@ -800,7 +871,8 @@ def _upsample_bilinear(L, node, scale, zp, bounds, before) -> Optional[QValue]:
 
 FUSES = {aten.conv2d.default, aten.conv1d.default, aten.linear.default, aten.add.Tensor,
          aten.sub.Tensor, aten.conv_transpose2d.input, aten.conv_transpose1d.default}
-_VIEWS = {aten.view.default, aten.reshape.default, aten.flatten.using_ints, aten.unflatten.int,
+_VIEWS = {aten.view.default, aten._unsafe_view.default, aten.reshape.default,
+          aten.flatten.using_ints, aten.unflatten.int,
           aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default}
 _LUT_OPS = (aten.sigmoid.default, aten.tanh.default, aten.hardswish.default, aten.gelu.default,
             aten.silu.default, aten.hardsigmoid.default, aten.exp.default, aten.log.default,
@@ -815,9 +887,11 @@ RULES: dict[object, Callable] = {
     aten.bmm.default: _matmul, aten.matmul.default: _matmul,
     aten.layer_norm.default: _layer_norm,
     aten.avg_pool2d.default: _avg_pool, aten.adaptive_avg_pool2d.default: _adaptive_avg_pool,
-    aten.mean.dim: _mean, aten.amax.default: _amax, aten.max_pool2d.default: _max_pool,
+    aten.mean.dim: _mean, aten.amax.default: _amax, aten.amin.default: _amin,
+    aten.sum.dim_IntList: _sum, aten.sum.default: _sum, aten.max_pool2d.default: _max_pool,
     aten.max_pool1d.default: _max_pool, aten.avg_pool1d.default: _avg_pool,
     aten.softmax.int: _softmax, aten._softmax.default: _softmax,
+    aten.log_softmax.int: _log_softmax, aten._log_softmax.default: _log_softmax,
     aten.maximum.default: _minmax, aten.minimum.default: _minmax,
     aten.pixel_shuffle.default: _pixel_shuffle, aten.pixel_unshuffle.default: _pixel_shuffle,
     aten.upsample_nearest2d.vec: _upsample_nearest,

@@ -48,7 +48,7 @@ from ..quantization import arith
 from ..quantization.ops import LIB, OPS as Q8
 from ..source import source_of
 from ._editor import ProgramEditor
-from ._int8_rules import ACTIVATION_BOUNDS, FUSES, RULES
+from ._int8_rules import _VIEWS, ACTIVATION_BOUNDS, FUSES, RULES
 from ._int8_values import (NCHW, NHWC, QConst, QParams, QValue, as_qparams, layout_perm,
                            f32 as _f32, mult_shift as _mult_shift, node_where, observed)
 from .provenance import carry
@@ -314,6 +314,22 @@ class _Lowering:
             elif node.target in _Q:
                 self.lower_q(node)
         self.finish_dequantizes()
+        self.sink_tables()
+
+    def sink_tables(self) -> None:
+        """Move each lookup table (a requantize or an activation) to just before its first
+        reader. Its input and output are the same size, so between the two places one of them
+        is live either way; where the input stays live anyway, the output no longer is (a
+        recurrent layer requantizes every step's slice of one input projection up front)."""
+        for node in reversed(list(self.graph.nodes)):
+            if node.op != "call_function" or node.target != Q8.quantized_activation.default or \
+                    not node.users:
+                continue
+            first = node.next
+            while first not in node.users:
+                first = first.next
+            if first is not node.next and first.op != "output":
+                first.prepend(node)
 
     def lower_q(self, q) -> None:
         src, scale, zp = q.args[0], float(q.args[1]), int(q.args[2])
@@ -381,9 +397,13 @@ class _Lowering:
                     not any(a in floating for a in node.all_input_nodes):
                 continue
             floating.add(node)
-            if node.target is not operator.getitem:
-                found[node.name] = Fallback(str(node.target), str(source_of(node)),
-                                            _why_float(node))
+            if node.target is operator.getitem:
+                continue
+            found[node.name] = Fallback(str(node.target), str(source_of(node)),
+                                        _why_float(node))
+            if node.target in _VIEWS:    # it becomes a zero-copy alias, no call: the dequantize
+                for dq in set(node.all_input_nodes) & self.dequantized:   # it reads stands
+                    found.setdefault(dq.name, found[node.name])            # for it
         return found
 
     # -- one float op, read as int8 ------------------------------------------------------------

@@ -61,7 +61,12 @@ SCHEMAS = {
     "minimum": "(Tensor self, Tensor other) -> Tensor",
     "softmax": "(Tensor input, int dim, int input_zero_point, int output_zero_point, "
                "int input_multiplier, int input_shift, int diff_min) -> Tensor",
+    "log_softmax": "(Tensor input, int dim, int input_multiplier, int input_shift, "
+                   "int reverse_multiplier, int reverse_shift, int diff_min) -> Tensor",
     "transpose": "(Tensor input, int[] perm) -> Tensor",
+    "quantized_reduce_sum": "(Tensor input, int input_zero_point, int output_zero_point, "
+                            "int output_multiplier, int output_shift) -> Tensor",
+    "reduce_min": "(Tensor input) -> Tensor",
     "resize_bilinear_nhwc": "(Tensor input, int[] output_size, bool align_corners, "
                             "bool half_pixel_centers) -> Tensor",
     "pad": "(Tensor input, int[] pre_pad, int[] post_pad, int pad_value) -> Tensor",
@@ -80,9 +85,10 @@ _SCRATCH = {"quantized_conv2d_nhwc": ", Tensor scratch",
             "quantized_avg_pool2d_nhwc": ", Tensor scratch",
             "quantized_transpose_conv2d_nhwc": ", Tensor scratch, Tensor output_scratch",
             "quantized_batch_matmul": ", Tensor scratch"}
-# ExecuTorch's cortex_m has no int8 layer norm or resize: ours keep our own namespace in the
-# .pte, so no runtime mistakes them for theirs.
-_OURS = {"quantized_layer_norm", "resize_bilinear_nhwc"}
+# ExecuTorch's cortex_m has no int8 layer norm, resize, reductions or log softmax: ours keep our own
+# namespace in the .pte, so no runtime mistakes them for theirs.
+_OURS = {"quantized_layer_norm", "resize_bilinear_nhwc", "quantized_reduce_sum", "reduce_min",
+         "log_softmax"}
 PTE_SCHEMAS = {name: ("mcu_aot::" if name in _OURS else "cortex_m::") + name + ".out" +
                sig.replace(") -> Tensor", _SCRATCH.get(name, "") +
                            ", *, Tensor(a!) out) -> Tensor(a!)")
@@ -112,7 +118,10 @@ ARG_DTYPES: dict[str, dict[str, tuple[ScalarType, ...]]] = {
     "maximum": dict(self=I8, other=I8, out=I8),
     "minimum": dict(self=I8, other=I8, out=I8),
     "softmax": dict(input=I8, out=I8),
+    "log_softmax": dict(input=I8, out=I8),
     "transpose": dict(input=I8, out=I8),
+    "quantized_reduce_sum": dict(input=I8, out=I8),
+    "reduce_min": dict(input=I8, out=I8),
     "resize_bilinear_nhwc": dict(input=I8, out=I8),
     "pad": dict(input=I8, out=I8),
     "quantized_avg_pool2d_nhwc": dict(input=I8, scratch=BYTES, out=I8),
@@ -164,11 +173,11 @@ def _conv_acc(x_nhwc, w_oihw, bias, stride, padding, dilation, groups, in_off) -
 def _quantize(input, scale, zero_point, quant_min, quant_max, dtype):
     q = arith.quantize_f32(input.detach().float().numpy(), scale, zero_point, quant_min,
                            quant_max)
-    return torch.from_numpy(q).to(dtype)
+    return torch.from_numpy(np.asarray(q)).to(dtype)     # (a rank-0 q is a numpy scalar)
 
 
 def _dequantize(input, scale, zero_point, quant_min, quant_max, dtype):
-    return torch.from_numpy(arith.dequantize_f32(_i64(input), scale, zero_point))
+    return torch.from_numpy(np.asarray(arith.dequantize_f32(_i64(input), scale, zero_point)))
 
 
 def _conv(input, weight, bias, stride, padding, dilation, input_offset, output_offset,
@@ -275,6 +284,24 @@ def _softmax(input, dim, input_zero_point, output_zero_point, input_multiplier, 
              diff_min):
     x = np.moveaxis(_i64(input), dim, -1)
     out = arith.softmax_s8(x, input_multiplier, input_shift, diff_min)
+    return _i8(np.moveaxis(out, -1, dim))
+
+
+def _reduce_sum(input, input_zero_point, output_zero_point, output_multiplier, output_shift):
+    """The sum over dim 1 of (A, R, B) of (x - z_in), requantized: TFLite Micro's SUM."""
+    acc = (_i64(input) - input_zero_point).sum(1, keepdims=True)
+    return _out(acc, output_multiplier, output_shift, output_zero_point, -128, 127)
+
+
+def _reduce_min(input):
+    return input.amin(1, keepdim=True)
+
+
+def _log_softmax(input, dim, input_multiplier, input_shift, reverse_multiplier, reverse_shift,
+                 diff_min):
+    x = np.moveaxis(_i64(input), dim, -1)
+    out = arith.log_softmax_s8(x, input_multiplier, input_shift, reverse_multiplier,
+                               reverse_shift, diff_min)
     return _i8(np.moveaxis(out, -1, dim))
 
 
@@ -387,7 +414,8 @@ IMPLS = {
     "quantized_layer_norm": _layer_norm,
     "quantized_mul": _mul,
     "quantized_activation": _lut, "maximum": _maximum, "minimum": _minimum,
-    "softmax": _softmax, "transpose": _transpose, "pad": _pad,
+    "softmax": _softmax, "log_softmax": _log_softmax, "transpose": _transpose, "pad": _pad,
+    "quantized_reduce_sum": _reduce_sum, "reduce_min": _reduce_min,
     "resize_bilinear_nhwc": _resize_bilinear,
     "quantized_avg_pool2d_nhwc": _avg_pool, "quantized_max_pool2d_nhwc": _max_pool,
 }
@@ -450,7 +478,11 @@ def _fake(name):
         "minimum": lambda self, other: empty(torch.broadcast_shapes(self.shape, other.shape),
                                              self),
         "softmax": lambda input, *a: empty(input.shape, input),
+        "log_softmax": lambda input, *a: empty(input.shape, input),
         "transpose": lambda input, perm: empty([input.shape[p] for p in perm], input),
+        "quantized_reduce_sum": lambda input, *a: empty(
+            (input.shape[0], 1, input.shape[2]), input),
+        "reduce_min": lambda input: empty((input.shape[0], 1, input.shape[2]), input),
         "resize_bilinear_nhwc": lambda input, size, *a: empty(
             (input.shape[0], *size, input.shape[3]), input),
         "pad": pad,

@@ -4,12 +4,15 @@
   [-127, 127] (axis 0; a transposed convolution's output channels, axis 1), int32
   bias with scale = input scale x weight scale, per-tensor asymmetric int8 activations;
 - add, sub, mul, bmm and matmul, hardswish, gelu, silu, layer_norm (its weight and bias stay
-  float32), and division by (or subtraction from) a number: free output qparams;
+  float32), sum, and division by (or subtraction from) a number: free output qparams;
 - relu, relu6, hardtanh and clamp right after conv/linear/add/sub are annotated as part of
   that op (its output is observed after the activation), so the lowering folds them into the
   producer's output range;
-- pooling, mean, concat, padding, max/min and the view ops share their input's qparams;
-- softmax and sigmoid output at (1/256, -128), tanh at (1/128, 0), as TFLite fixes them.
+- pooling, mean, amax/amin, concat, padding, max/min and the view ops share their input's
+  qparams, and so does every part of a split, chunk or unbind (an unrolled recurrent layer's
+  steps read their slices of one input projection as they are, with no requantization);
+- softmax and sigmoid output at (1/256, -128), tanh at (1/128, 0), log_softmax at (16/256,
+  127), as TFLite fixes them.
 
 It annotates what the graph computes, not how the model spells it: in-place forms (``relu_``,
 ``x += y``, ``inplace=True``) are first rewritten to the functional ops they compute
@@ -20,6 +23,7 @@ lowering runs them as float32 kernels between the two (the report lists them as 
 """
 from __future__ import annotations
 
+import operator
 from typing import Iterable, Optional
 
 import torch
@@ -53,6 +57,9 @@ SOFTMAX_OUT = FixedQParamsQuantizationSpec(torch.int8, 1.0 / 256, -128, -128, 12
                                            torch.per_tensor_affine)
 TANH_OUT = FixedQParamsQuantizationSpec(torch.int8, 1.0 / 128, 0, -128, 127,
                                         torch.per_tensor_affine)
+# TFLite's LOG_SOFTMAX output: [-255/16, 0] in steps of 1/16.
+LOG_SOFTMAX_OUT = FixedQParamsQuantizationSpec(torch.int8, 16.0 / 256, 127, -128, 127,
+                                               torch.per_tensor_affine)
 
 WEIGHT_IO = QuantizationSpec(torch.int8, PerChannelMinMaxObserver.with_args(eps=2 ** -12), -127,
                              127, torch.per_channel_symmetric, ch_axis=1)   # [Cin, Cout, ...]
@@ -62,18 +69,20 @@ WEIGHTED = {aten.conv2d.default, aten.conv1d.default, aten.linear.default, *TRAN
 ARITH = {aten.add.Tensor, aten.sub.Tensor, aten.mul.Tensor, aten.bmm.default,
          aten.matmul.default}
 FREE_OUT = {aten.hardswish.default, aten.gelu.default, aten.silu.default,
-            aten.layer_norm.default}
+            aten.layer_norm.default, aten.sum.dim_IntList, aten.sum.default}
 # One tensor and a number (x / 2, 1 - x): free output qparams, the number folded in.
 BY_NUMBER = {aten.div.Tensor, aten.rsub.Scalar}
 FIXED_OUT = {aten.softmax.int: SOFTMAX_OUT, aten._softmax.default: SOFTMAX_OUT,
+             aten.log_softmax.int: LOG_SOFTMAX_OUT, aten._log_softmax.default: LOG_SOFTMAX_OUT,
              aten.sigmoid.default: SOFTMAX_OUT, aten.tanh.default: TANH_OUT}
 ACTIVATIONS = {aten.relu.default, aten.relu6.default, aten.hardtanh.default,
                aten.clamp.default}
 # Output takes the first input's qparams (every tensor input shares them).
 SHARED = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default,
-          aten.mean.dim, aten.amax.default, aten.cat.default, aten.pad.default,
+          aten.mean.dim, aten.amax.default, aten.amin.default, aten.cat.default, aten.pad.default,
           aten.constant_pad_nd.default, aten.maximum.default, aten.minimum.default,
-          aten.flatten.using_ints, aten.view.default, aten.reshape.default, aten.permute.default,
+          aten.flatten.using_ints, aten.view.default, aten._unsafe_view.default,
+          aten.reshape.default, aten.permute.default,
           aten.unflatten.int, aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default,
           aten.transpose.int, aten.slice.Tensor, aten.split.Tensor, aten.split_with_sizes.default,
           aten.chunk.default, aten.unbind.int, aten.upsample_nearest2d.vec,
@@ -147,6 +156,13 @@ class Int8Quantizer(Quantizer):
                 for other in ins[1:]:
                     spec[other] = SharedQuantizationSpec((first, node))
                 self._mark(node, spec, SharedQuantizationSpec((first, node)))
+        for node in model.graph.nodes:     # the parts of a split, chunk or unbind share too
+            part_of = node.args[0] if node.op == "call_function" and \
+                node.target is operator.getitem else None
+            if isinstance(part_of, torch.fx.Node) and _annotated(part_of) and \
+                    part_of.target in SHARED and not _annotated(node):
+                first = _tensor_args(part_of)[0]
+                self._mark(node, {}, SharedQuantizationSpec((first, part_of)))
         return model
 
     def _fused_activation(self, node) -> Optional[torch.fx.Node]:

@@ -488,9 +488,20 @@ AFTER = {
     "x.amax(1, keepdim=True)": lambda y: y.amax(1, keepdim=True),
     "x.amax((2, 3))": lambda y: y.amax((2, 3)),
     "torch.amax(x, -2)": lambda y: torch.amax(y, -2),
+    "x.amin(1)": lambda y: y.amin(1),
+    "torch.amin(tokens, -1, keepdim=True)": lambda y: torch.amin(
+        y.flatten(2).transpose(1, 2), -1, keepdim=True),
+    "x.sum(1)": lambda y: y.sum(1),
+    "x.sum((2, 3), keepdim=True)": lambda y: y.sum((2, 3), keepdim=True),
+    "torch.sum(tokens, 1)": lambda y: torch.sum(y.flatten(2).transpose(1, 2), 1),
+    "x.sum()": lambda y: y.sum(),
     "x.softmax(2)": lambda y: y.softmax(2),
     "tokens.softmax(1)": lambda y: y.flatten(2).transpose(1, 2).softmax(1),
     "F.softmax(x, 1)": lambda y: nn.functional.softmax(y, 1),
+    "x.log_softmax(1)": lambda y: y.log_softmax(1),
+    "F.log_softmax(tokens, -1)": lambda y: nn.functional.log_softmax(
+        y.flatten(2).transpose(1, 2), -1),
+    "torch.log_softmax(x, 2)": lambda y: torch.log_softmax(y, 2),
     "bilinear x2": lambda y: nn.functional.interpolate(y, scale_factor=2, mode="bilinear"),
     "bilinear to (9, 7), corners aligned": lambda y: nn.functional.interpolate(
         y, size=(9, 7), mode="bilinear", align_corners=True),
@@ -500,7 +511,8 @@ AFTER = {
 
 @pytest.mark.parametrize("name", sorted(AFTER))
 def test_reductions_softmax_and_resizes_lower_to_int8(name):
-    """mean and amax pool the rows their dims make (amax exactly, in the input's qparams);
+    """mean and amax pool the rows their dims make (amax exactly, in the input's qparams), sum
+    and amin reduce them as TFLite's SUM and REDUCE_MIN; log_softmax is TFLite's LOG_SOFTMAX;
     softmax over a dim other than the last runs between two transposes; a bilinear resize is
     TFLite's RESIZE_BILINEAR on the NHWC map. Within one step of PT2E, and the C computes the
     same bytes as the planned program."""
@@ -534,3 +546,29 @@ def test_qparams_reach_the_tensors_through_the_typed_result():
     assert int8 and all(t.qparams is not None for t in int8)
     aot_dir = Path(aot.__file__).resolve().parent
     assert not [p for p in aot_dir.rglob("*.py") if '"custom"' in p.read_text()]
+
+
+class _Flat(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Conv2d(3, 4, 3), nn.Linear(4 * 4 * 4, 5)
+
+    def forward(self, x):
+        return self.b(self.a(x).reshape(1, -1))
+
+
+def test_a_view_left_float_between_int8_ops_is_reported(monkeypatch):
+    """A view becomes a zero-copy alias with no call of its own, so where no int8 rule takes it
+    (here: its rule removed) the dequantize it reads is the call the report flags, naming the
+    view and its source line; the dequantize and quantize around it are not hidden."""
+    from aot.passes import _int8_rules
+    for view in (torch.ops.aten.view.default, torch.ops.aten.reshape.default):
+        monkeypatch.delitem(_int8_rules.RULES, view)
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 6, 6)
+    ep = aot.quantize(_Flat().eval(), (x,), [(torch.randn(1, 3, 6, 6),) for _ in range(4)])
+    method = aot.to_edge(ep).to_executorch().lowered()
+    rows = [r for r in op_rows(method) if r.fallback]
+    assert [r.op for r in rows] == ["cortex_m::dequantize_per_tensor.out"]
+    (why,) = method.fallbacks.values()
+    assert why.op in ("aten.view.default", "aten.reshape.default") and "forward" in why.source

@@ -198,7 +198,7 @@ def _follows_the_quantized_module(manager, ep, example) -> None:
 # The op models of issue 37's lowerings (1-D, transposed conv, matmuls of activations,
 # attention, layer norm, recurrent cells, resizes, reductions).
 @pytest.mark.parametrize("name", ["conv1d", "decoder", "products", "attention", "norm", "gru",
-                                  "resize", "reduce"])
+                                  "resize", "reduce", "stats"])
 def test_cortex_m_quantized_graphs_of_new_layers_lower(et, name):
     """What ExecuTorch's CortexMQuantizer annotates lowers to int8, what it leaves float runs
     as a float fallback, and the program follows the quantized module."""

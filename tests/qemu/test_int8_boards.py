@@ -44,11 +44,11 @@ def _write_figures():
 
 # The zoo, and the op models of every int8 kernel and lowering (conv1d as rows, transposed
 # conv, batch matmul, nearest upsampling, split and shuffle, the unrolled recurrent cells,
-# bilinear resizes, reductions and softmax over rows).
+# bilinear resizes, reductions, softmax over rows and log softmax).
 @pytest.mark.parametrize("net", sorted(ZOO) + ["residual", "conv_blocks", "activations", "conv1d",
                                                "decoder", "products", "attention", "movement",
                                                "shuffle", "gru", "norm", "resize",
-                                               "reduce"])
+                                               "reduce", "stats"])
 @pytest.mark.parametrize("board_name", BOARDS)
 def test_int8_network_on_board_equals_host_c(board_name, net):
     board = require_board(board_name)
