@@ -7,9 +7,10 @@ arena, and emit no call; so do splits, slices and selects whose every part is on
 input's bytes (the dims before the cut all 1: a GRU's gates), as aliases at an offset.
 Elementwise ops write in place over their first input when that input dies at the op (the op
 table marks which ops are safe), so relu after conv costs no memory. Buffers that the graph
-mutates become STATE tensors, and a final ``copy.out`` writes their new value back so the state survives to the next call. A delegate
-call (``executorch_call_delegate``) becomes a DelegateCallSpec: the backend's blob, the tensors
-it reads and fresh activations for the tensors it writes.
+mutates become STATE tensors, and a final ``copy.out`` writes their new value back so the state
+survives to the next call. A delegate call (``executorch_call_delegate``) becomes a
+DelegateCallSpec: the backend's blob, the tensors it reads and fresh activations for the
+tensors it writes.
 """
 from __future__ import annotations
 
@@ -50,28 +51,21 @@ def _contiguous_parts(node) -> Optional[list[int]]:
     x = node.args[0].meta["val"]
     if x.dim() == 0:
         return None
-    dims = dict(split=2, slice=1, select=1)
-    kind = {aten.split_with_sizes_copy.default: "split", aten.slice_copy.Tensor: "slice",
-            aten.select_copy.int: "select"}[node.target]
-    args = list(node.args) + [None] * 5
-    dim = (args[dims[kind]] if args[dims[kind]] is not None else 0) % x.dim()
+    a = dict(zip((arg.name for arg in node.target._schema.arguments), node.args))
+    a.update(node.kwargs)
+    dim = (a.get("dim") or 0) % x.dim()
     size = int(x.shape[dim])
     if math.prod(x.shape[:dim]) != 1:
         return None
     step = math.prod(x.shape[dim + 1:]) * x.element_size()
-    if kind == "split":
-        starts = [0]
-        for part in args[1][:-1]:
-            starts.append(starts[-1] + int(part))
-        return [start * step for start in starts]
-    if kind == "select":
-        return [(int(args[2]) % size) * step]
-    start = node.kwargs.get("start", args[2])
-    if (node.kwargs.get("step", args[4]) or 1) != 1:
+    if node.target == aten.split_with_sizes_copy.default:
+        return [sum(a["split_sizes"][:i]) * step for i in range(len(a["split_sizes"]))]
+    if node.target == aten.select_copy.int:
+        return [(int(a["index"]) % size) * step]
+    if (a.get("step") or 1) != 1:
         return None
-    start = 0 if start is None else int(start)
-    start = min(max(start + size if start < 0 else start, 0), size)
-    return [start * step]
+    start = int(a.get("start") or 0)
+    return [min(max(start + size if start < 0 else start, 0), size) * step]
 
 
 _PARTS = (aten.split_with_sizes_copy.default, aten.slice_copy.Tensor, aten.select_copy.int)

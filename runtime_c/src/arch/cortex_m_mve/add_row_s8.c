@@ -34,8 +34,7 @@ static add_rq rq_make(int32_t mult, int32_t shift)
 
 static RT_MVE_INLINE int32x4_t rq4(const add_rq *q, int32x4_t x)
 {
-    const int32x4_t h = vqrdmulhq_n_s32(vshlq_r_s32(x, q->left), q->mult);
-    return vrshlq_n_s32(vqaddq_s32(h, vmulq_n_s32(vshrq_n_s32(h, 31), q->fix)), q->right);
+    return rt_mve_requant_n(x, q->mult, q->left, q->right, q->fix);
 }
 
 /* One operand rescaled: its offset, the add's left shift (both shifts in one VSHL: the

@@ -119,10 +119,8 @@ static RT_MVE_INLINE int32x4_t dots4(const bmm_group *g, const int8_t *x, int32_
  * saturating and back (no vector constants to keep). */
 static RT_MVE_INLINE int32x4_t rq4_out(const bmm_group *g, int32x4_t x)
 {
-    const int32x4_t h = vqrdmulhq_n_s32(vshlq_r_s32(x, g->left), g->mult);
-    const int32x4_t q = vaddq_n_s32(
-        vrshlq_n_s32(vqaddq_s32(h, vmulq_n_s32(vshrq_n_s32(h, 31), g->fix)), g->right),
-        g->out_off);
+    const int32x4_t q = vaddq_n_s32(rt_mve_requant_n(x, g->mult, g->left, g->right, g->fix),
+                                    g->out_off);
     return vshrq_n_s32(vqshlq_n_s32(q, 24), 24);
 }
 

@@ -17,15 +17,10 @@ typedef struct mul_row {
     uint32x4_t ka, kb;                /* lane offsets: k * a_step, k * b_step */
 } mul_row;
 
-/* rt_s8_requant of four lanes, with scalar operands: the left shift (VSHL by register,
- * wrapping like the portable one); VQRDMULH, the rounding doubling high multiply (ties toward
- * +inf, INT32_MIN squared saturating to INT32_MAX, as rt_s8_high_mul); then, where there is a
- * right shift, a negative value less one (saturating) and VRSHL, the rounding right shift
- * (ties up): the division rounded half away from zero. */
+/* rt_s8_requant of four lanes (rt_mve_requant_n, s8_mve.h). */
 static RT_MVE_INLINE int32x4_t rq4(const mul_row *r, int32x4_t x)
 {
-    const int32x4_t h = vqrdmulhq_n_s32(vshlq_r_s32(x, r->left), r->mult);
-    return vrshlq_n_s32(vqaddq_s32(h, vmulq_n_s32(vshrq_n_s32(h, 31), r->fix)), r->right);
+    return rt_mve_requant_n(x, r->mult, r->left, r->right, r->fix);
 }
 
 /* Four outputs from a and b: offset, multiplied, requantized, offset, clamped, stored (lanes

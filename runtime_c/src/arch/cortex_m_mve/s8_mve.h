@@ -47,6 +47,16 @@ static inline int32x4_t rt_mve_requant(int32x4_t acc, int32x4_t mult, int32x4_t 
     return vminq_s32(vmaxq_s32(vaddq_n_s32(q, out_off), vdupq_n_s32(lo)), vdupq_n_s32(hi));
 }
 
+/* rt_s8_requant on four lanes by one multiplier and shift held in core registers (no vector
+ * constants for a loop to keep), the same steps as rt_mve_requant: left >= 0 (VSHL by
+ * register), right <= 0 (VRSHL's count), fix 1 where right < 0, else 0. No offset or clamp. */
+static RT_MVE_INLINE int32x4_t rt_mve_requant_n(int32x4_t x, int32_t mult, int32_t left,
+                                                int32_t right, int32_t fix)
+{
+    const int32x4_t h = vqrdmulhq_n_s32(vshlq_r_s32(x, left), mult);
+    return vrshlq_n_s32(vqaddq_s32(h, vmulq_n_s32(vshrq_n_s32(h, 31), fix)), right);
+}
+
 /* Whether a layer's output stage may leave the sign fix out: where the activation range starts
  * at the output offset or above (a ReLU in the zero point: KWS's, VWW's layers), a negative h
  * rounds to zero or below with the fix or without it (VRSHL adds half a step, less than one),
