@@ -10,7 +10,7 @@ from .opspec import (INT32_MAX, INVALID, UNSUPPORTED, Bool, Call, CallSpec, Dim,
                      Fn, If, Int, IntArray, Ints, IsNone, Lit, Number, Opt, Out, Params, Pre,
                      Read, Require, Scratch, Select, Tensor, Value, Window)
 from .quantization.arith import (ADD_HALF, ADD_IN_MAX, ADD_LEFT_SHIFT, LOG_SOFTMAX_ROW_MAX,
-                                 MUL_IN_MAX, REQUANT_OUT_MAX, requant_max)
+                                 MUL_IN_MAX, MUL_S16_IN_MAX, REQUANT_OUT_MAX, requant_max)
 
 
 def _i8(name: str) -> Tensor:
@@ -324,6 +324,39 @@ _MUL = CallSpec(Read(_a, _b, _out, _mul),
                 Call("rt_mul_s8", _mul, _a, _b, _out))
 
 
+# The int16 cell state of an LSTM (ours: TFLite Micro keeps it in int16 inside its fused LSTM;
+# ExecuTorch's cortex_m has no int16 op): symmetric, zero point 0.
+# quantized_mul_s16: a gate (int8) times the cell state (int16) or a gate (int8), into int16.
+_g, _other, _out16 = _i8("self"), Tensor("other", dtype=None), Out("out", "int16")
+_m16, _s16 = _requant("output")
+_mul16 = Params("rt_mul_s16_params", in1_offset=_offset("self_zero_point"),
+                in2_offset=_offset("other_zero_point"), out_mult=_m16, out_shift=_s16)
+_MUL_S16 = CallSpec(
+    Read(_g, _other, _out16, _mul16),
+    Require(_g.same_shape(_out16) & _other.same_shape(_out16), UNSUPPORTED,
+            "operands of another shape than the output (the cell state is not broadcast)"),
+    Require(_other.is_dtype("int8") | Int("other_zero_point").eq(0), INVALID,
+            "an int16 operand at a zero point other than 0"),
+    Pre("requant_shift", mult=_m16, shift=_s16, mult_lo=0, in_max=MUL_S16_IN_MAX,
+        out_max=REQUANT_OUT_MAX, what=_m16.name),
+    Call("rt_mul_s8_s16", _mul16, _g, _other, _other.elem_size, _out16))
+
+# add_s16: the saturating sum of two int16 tensors of one scale.
+_c1, _c2 = Tensor("self", "int16"), Tensor("other", "int16")
+_ADD_S16 = CallSpec(Read(_c1, _c2, _out16),
+                    Require(_c1.same_shape(_out16) & _c2.same_shape(_out16), UNSUPPORTED,
+                            "operands of another shape than the output"),
+                    Call("rt_add_s16", _c1, _c2, _out16))
+
+# step_s16: a non-decreasing int16 -> int8 function (tanh of the cell state) by its steps.
+_cx, _steps, _first = Tensor("input", "int16"), Tensor("steps", "int16"), Int("first", -128, 127)
+_STEP_S16 = CallSpec(Read(_cx, _steps, _out, _first),
+                     Require(_steps.rank.eq(1) & (_steps.numel + _first <= 127), INVALID,
+                             "more steps than the int8 codes above the first"),
+                     Require(_cx.same_shape(_out), INVALID, "an output of another shape"),
+                     Call("rt_step_s16_s8", _steps.data, _steps.numel, _first, _cx, _out))
+
+
 # quantized_batch_matmul: lhs [B, M, K] times rhs [B, K, N], given as rhs_transposed [B, N, K]
 # (TFLite's BATCH_MATMUL with adj_y); both operands offset ("zero points" that are -zp, as
 # ExecuTorch's op takes them), so each product is at most 255 * 255.
@@ -498,6 +531,9 @@ INT8 = {
     "quantized_reduce_sum": _REDUCE_SUM,
     "reduce_min": _REDUCE_MIN,
     "quantized_mul": _MUL,
+    "quantized_mul_s16": _MUL_S16,
+    "add_s16": _ADD_S16,
+    "step_s16": _STEP_S16,
     "quantized_avg_pool2d_nhwc": _pool(average=True),
     "quantized_max_pool2d_nhwc": _pool(average=False),
 }

@@ -295,6 +295,7 @@ REQUANT_OUT_MAX = INT32_MAX - 128
 # quantized_add: each input's (x + offset) << 20; each rescaled input at most 2^30 - 1.
 ADD_IN_MAX, ADD_HALF = 255 << ADD_LEFT_SHIFT, (1 << 30) - 1
 MUL_IN_MAX = 255 * 255      # quantized_mul: the product of two offset inputs
+MUL_S16_IN_MAX = 255 * 32768   # quantized_mul_s16: an offset int8 times an int16
 
 
 def requant_max(in_max: int, mult: int, shift: int) -> int:

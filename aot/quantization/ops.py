@@ -57,6 +57,10 @@ SCHEMAS = {
     "quantized_mul": "(Tensor self, int self_zero_point, Tensor other, int other_zero_point, "
                      "int output_zero_point, int output_multiplier, int output_shift) -> Tensor",
     "quantized_activation": "(Tensor input, Tensor lut) -> Tensor",
+    "quantized_mul_s16": "(Tensor self, int self_zero_point, Tensor other, int other_zero_point, "
+                         "int output_multiplier, int output_shift) -> Tensor",
+    "add_s16": "(Tensor self, Tensor other) -> Tensor",
+    "step_s16": "(Tensor input, Tensor steps, int first) -> Tensor",
     "maximum": "(Tensor self, Tensor other) -> Tensor",
     "minimum": "(Tensor self, Tensor other) -> Tensor",
     "softmax": "(Tensor input, int dim, int input_zero_point, int output_zero_point, "
@@ -88,7 +92,7 @@ _SCRATCH = {"quantized_conv2d_nhwc": ", Tensor scratch",
 # ExecuTorch's cortex_m has no int8 layer norm, resize, reductions or log softmax: ours keep our own
 # namespace in the .pte, so no runtime mistakes them for theirs.
 _OURS = {"quantized_layer_norm", "resize_bilinear_nhwc", "quantized_reduce_sum", "reduce_min",
-         "log_softmax"}
+         "log_softmax", "quantized_mul_s16", "add_s16", "step_s16"}
 PTE_SCHEMAS = {name: ("mcu_aot::" if name in _OURS else "cortex_m::") + name + ".out" +
                sig.replace(") -> Tensor", _SCRATCH.get(name, "") +
                            ", *, Tensor(a!) out) -> Tensor(a!)")
@@ -99,7 +103,7 @@ PTE_SCHEMAS = {name: ("mcu_aot::" if name in _OURS else "cortex_m::") + name + "
 # Program check (aot.passes.verify_program) refuses a call that passes any other, so an int32
 # constant never reaches a kernel as int8 weights. Every tensor argument is listed; scratch is
 # bytes (the kernel takes its element count as its size).
-I8, I32, F32 = (ScalarType.CHAR,), (ScalarType.INT,), (ScalarType.FLOAT,)
+I8, I16, I32, F32 = (ScalarType.CHAR,), (ScalarType.SHORT,), (ScalarType.INT,), (ScalarType.FLOAT,)
 BYTES = (ScalarType.CHAR, ScalarType.BYTE)
 _CONV = dict(input=I8, weight=I8, bias=I32, requantize_multipliers=I32, requantize_shifts=I32,
              scratch=BYTES, out=I8)
@@ -115,6 +119,9 @@ ARG_DTYPES: dict[str, dict[str, tuple[ScalarType, ...]]] = {
     "quantized_add": dict(self=I8, other=I8, out=I8),
     "quantized_mul": dict(self=I8, other=I8, out=I8),
     "quantized_activation": dict(input=I8, lut=I8, out=I8),
+    "quantized_mul_s16": dict(self=I8, other=I8 + I16, out=I16),
+    "add_s16": dict(self=I16, other=I16, out=I16),
+    "step_s16": dict(input=I16, steps=I16, out=I8),
     "maximum": dict(self=I8, other=I8, out=I8),
     "minimum": dict(self=I8, other=I8, out=I8),
     "softmax": dict(input=I8, out=I8),
@@ -280,6 +287,25 @@ def _lut(input, lut):
     return _i8(_i64(lut)[_i64(input) + 128])
 
 
+def _i16(x) -> torch.Tensor:
+    return torch.from_numpy(np.clip(x, -32768, 32767).astype(np.int16))
+
+
+def _mul_s16(self, self_zero_point, other, other_zero_point, output_multiplier, output_shift):
+    """An LSTM's int16 cell state: a gate times the cell state or another gate, into int16."""
+    product = (_i64(self) - self_zero_point) * (_i64(other) - other_zero_point)
+    return _i16(arith.requantize(product, output_multiplier, output_shift))
+
+
+def _add_s16(self, other):
+    return _i16(_i64(self) + _i64(other))
+
+
+def _step_s16(input, steps, first):
+    """A non-decreasing int16 -> int8 function: first + the number of steps at or below x."""
+    return _i8(first + np.searchsorted(_i64(steps), _i64(input), side="right"))
+
+
 def _softmax(input, dim, input_zero_point, output_zero_point, input_multiplier, input_shift,
              diff_min):
     x = np.moveaxis(_i64(input), dim, -1)
@@ -412,7 +438,8 @@ IMPLS = {
     "quantized_transpose_conv2d_nhwc": _transpose_conv,
     "quantized_linear": _linear, "quantized_batch_matmul": _batch_matmul, "quantized_add": _add,
     "quantized_layer_norm": _layer_norm,
-    "quantized_mul": _mul,
+    "quantized_mul": _mul, "quantized_mul_s16": _mul_s16, "add_s16": _add_s16,
+    "step_s16": _step_s16,
     "quantized_activation": _lut, "maximum": _maximum, "minimum": _minimum,
     "softmax": _softmax, "log_softmax": _log_softmax, "transpose": _transpose, "pad": _pad,
     "quantized_reduce_sum": _reduce_sum, "reduce_min": _reduce_min,
@@ -473,6 +500,9 @@ def _fake(name):
         "quantized_mul": lambda self, a, other, *r: empty(
             torch.broadcast_shapes(self.shape, other.shape), self),
         "quantized_activation": lambda input, lut: empty(input.shape, input),
+        "quantized_mul_s16": lambda self, a, other, *r: empty(self.shape, self, torch.int16),
+        "add_s16": lambda self, other: empty(self.shape, self, torch.int16),
+        "step_s16": lambda input, *a: empty(input.shape, input, torch.int8),
         "maximum": lambda self, other: empty(torch.broadcast_shapes(self.shape, other.shape),
                                              self),
         "minimum": lambda self, other: empty(torch.broadcast_shapes(self.shape, other.shape),

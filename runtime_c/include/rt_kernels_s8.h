@@ -115,6 +115,27 @@ rt_status rt_mul_s8(const rt_mul_s8_params *p, const rt_shape *a_s, const int8_t
                     const rt_shape *b_s, const int8_t *b,
                     const rt_shape *out_s, int8_t *out);
 
+/* ---- the int16 cell state of an LSTM (cell_s16.c) ------------------------------- */
+
+typedef struct rt_mul_s16_params {
+    int32_t in1_offset, in2_offset;   /* -z_a; -z_b of an int8 b, 0 of an int16 one */
+    int32_t out_mult, out_shift;      /* M = s_a s_b / s_out; out at zero point 0 */
+} rt_mul_s16_params;
+
+/* out (int16) = saturate(requant((a + in1_offset) (b + in2_offset))), b int8 (b_elem 1) or
+ * int16 (b_elem 2); a, b and out of one shape. */
+rt_status rt_mul_s8_s16(const rt_mul_s16_params *p, const rt_shape *a_s, const int8_t *a,
+                        const rt_shape *b_s, const void *b, int32_t b_elem,
+                        const rt_shape *out_s, int16_t *out);
+/* out = saturate(a + b): int16 tensors of one shape and one scale, zero point 0. */
+rt_status rt_add_s16(const rt_shape *a_s, const int16_t *a, const rt_shape *b_s,
+                     const int16_t *b, const rt_shape *out_s, int16_t *out);
+/* out (int8) = first + the number of steps[0..count) at or below x (int16): a non-decreasing
+ * function of x, given by the lowest code of each output above ``first`` (sorted). */
+rt_status rt_step_s16_s8(const int16_t *steps, int32_t count, int32_t first,
+                         const rt_shape *in_s, const int16_t *in, const rt_shape *out_s,
+                         int8_t *out);
+
 typedef struct rt_bmm_s8_params {
     int32_t lhs_offset, rhs_offset;            /* -z_lhs, -z_rhs */
     int32_t out_offset, out_mult, out_shift;   /* M = s_lhs s_rhs / s_out */

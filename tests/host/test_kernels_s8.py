@@ -771,3 +771,76 @@ def test_layer_norm_equals_its_twin_and_pt2e_within_one_step(rt, rows, d, z_in, 
     ref = torch.nn.functional.layer_norm(real, (d,), tw, tb, eps)
     want = arith.quantize_f32(ref.numpy(), s_out, z_out)
     assert np.abs(got.astype(np.int64) - want).max() <= 1
+
+
+# -- the int16 cell state of an LSTM (ours: TFLite Micro keeps it inside its fused LSTM) ---------
+
+def i16(rng, shape):
+    return rng.integers(-32768, 32768, size=shape).astype(np.int16)
+
+
+@SETTINGS
+@given(n=st.integers(1, 40), wide=st.booleans(), z_a=st.integers(-128, 127),
+       z_b=st.integers(-128, 127), seed=st.integers(0, 10 ** 6))
+def test_cell_state_products_equal_their_twin_and_pt2e_within_one_step(rt, n, wide, z_a, z_b,
+                                                                       seed):
+    """rt_mul_s8_s16: a gate (int8) times the int16 cell state or another gate (int8), into the
+    int16 state, equals its Python twin bit for bit, and PT2E's float reference (dequantize,
+    multiply, quantize to int16) within one step, saturation included."""
+    from aot.quantization.ops import OPS as Q8
+    rng = np.random.default_rng(seed)
+    a = i8(rng, (1, n))
+    b = i16(rng, (1, n)) if wide else i8(rng, (1, n))
+    z_b = 0 if wide else z_b
+    s_a, s_b = f32(1 / 256), f32(rng.uniform(1e-4, 0.05))
+    s_out = f32(rng.uniform(1e-4, 0.01) if wide else rng.uniform(1e-6, 1e-4))
+    m, s = arith.quantize_multiplier(float(np.float64(s_a) * s_b / s_out))
+    got = rt.empty((1, n), np.int16)
+    rt.call("rt_mul_s8_s16", rt.params("rt_mul_s16_params", in1_offset=-z_a, in2_offset=-z_b,
+                                       out_mult=m, out_shift=s), a, b, b.dtype.itemsize, got)
+    twin = Q8.quantized_mul_s16.default(torch.from_numpy(a), z_a, torch.from_numpy(b), z_b, m, s)
+    np.testing.assert_array_equal(got, twin.numpy())
+    real = (a.astype(np.float64) - z_a) * s_a * (b.astype(np.float64) - z_b) * s_b
+    want = np.clip(np.rint(real / s_out), -32768, 32767)
+    assert np.abs(got.astype(np.int64) - want).max() <= 1
+
+
+@SETTINGS
+@given(n=st.integers(1, 40), seed=st.integers(0, 10 ** 6))
+def test_cell_state_sums_saturate_as_their_twin(rt, n, seed):
+    """rt_add_s16: two int16 tensors of one scale, summed and saturated (PT2E's dequantize, add,
+    quantize is exact there), as the Python twin."""
+    from aot.quantization.ops import OPS as Q8
+    rng = np.random.default_rng(seed)
+    a, b = i16(rng, (2, n)), i16(rng, (2, n))
+    got = rt.empty((2, n), np.int16)
+    rt.call("rt_add_s16", a, b, got)
+    want = np.clip(a.astype(np.int64) + b, -32768, 32767)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(got, Q8.add_s16.default(torch.from_numpy(a),
+                                                          torch.from_numpy(b)).numpy())
+
+
+@pytest.mark.parametrize("fn", ["tanh", "sigmoid"])
+@pytest.mark.parametrize("s_in", [2 ** -11, 3.1e-4, 1e-3])
+def test_cell_state_tanh_steps_equal_pt2e_on_every_code(rt, fn, s_in):
+    """tanh (and sigmoid) of the int16 cell state, as the lowering builds it (the lowest code of
+    each output step), equals PT2E's dequantize -> op -> quantize on all 65,536 codes, in C
+    (rt_step_s16_s8) and in the Python twin."""
+    from aot.passes._int8_rules import step_table
+    from aot.quantization.ops import OPS as Q8
+    qd = torch.ops.quantized_decomposed
+    codes = torch.arange(-32768, 32768, dtype=torch.int16)
+    real = qd.dequantize_per_tensor.default(codes, s_in, 0, -32768, 32767, torch.int16)
+    out_s, out_z = (1 / 128, 0) if fn == "tanh" else (1 / 256, -128)
+    want = qd.quantize_per_tensor.default(getattr(torch, fn)(real), out_s, out_z, -128, 127,
+                                          torch.int8).numpy()
+    steps, first = step_table(getattr(torch.ops.aten, fn).default, (), {}, s_in, out_s, out_z,
+                              (-math.inf, math.inf))
+    got = rt.empty(codes.shape, np.int8)
+    x = codes.numpy().reshape(1, -1)
+    rt.call("rt_step_s16_s8", rt.data(steps.numpy()), steps.numel(), first, x,
+            got.reshape(1, -1))
+    np.testing.assert_array_equal(got, want)
+    twin = Q8.step_s16.default(codes, steps, first)
+    np.testing.assert_array_equal(twin.numpy(), want)
