@@ -47,7 +47,7 @@ class TensorSpec:
     # A zero-copy view: this tensor is the bytes of tensor `alias_of` under another shape,
     # from `alias_offset` bytes in (a contiguous part of it, e.g. one output of a split).
     alias_of: Optional[int] = None
-    # An int8 tensor's (scale, zero point): real = (q - zero_point) * scale.
+    # An int8 (or int16 cell state) tensor's (scale, zero point): real = (q - zero_point) * scale.
     qparams: Optional[tuple[float, int]] = None
     alias_offset: int = 0
 

@@ -149,7 +149,8 @@ class Shuffle(nn.Module):
 
 class Recurrent(nn.Module):
     """A GRU or an LSTM over a fixed sequence, its last state classified: the cells unrolled,
-    gates as lookup tables, the state products and sums in int8."""
+    gates as lookup tables, the hidden state's products and sums in int8 (an LSTM's cell state
+    in int16)."""
 
     def __init__(self, kind):
         super().__init__()

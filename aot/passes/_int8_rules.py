@@ -6,6 +6,10 @@ Each rule is ``rule(L, node, scale, zp, bounds, before)``: ``L`` is the lowering
 ``L.const``, ``L.weight``, ``L.value``, ``L.layout`` and ``L.requantize``), ``(scale, zp)`` the
 output's qparams, ``bounds`` the real range of an activation folded into the op, and the new
 nodes go before ``before``.
+
+An LSTM's cell state is int16 (the quantizer's CELL): the rules in WIDE_RULES take int16
+values (the products, sum and tanh of the state, and views of its constant first value); the
+others see no int16 value (the lowering does not call them with one).
 """
 from __future__ import annotations
 
@@ -289,6 +293,8 @@ def _add_sub(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     if pair is None:
         return None
     a, b = pair
+    if _wide(before, a, b):
+        return _add_s16(L, node, a, b, scale, zp, bounds, before)
     sa, sb, so = _f32(a.scale), _f32(b.scale), _f32(scale)
     twice = 2.0 * max(sa, sb)
     ma, sha = _mult_shift(sa / twice)
@@ -309,9 +315,76 @@ def _mul(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     if pair is None or bounds != (-math.inf, math.inf):
         return None
     a, b = pair
+    if _wide(before, a, b):
+        return _mul_s16(L, node, a, b, scale, zp, before)
     m, s = _mult_shift(_f32(a.scale) * _f32(b.scale) / _f32(scale))
     new = L.call(Q8.quantized_mul.default, [a.node, a.zp, b.node, b.zp, zp, m, s], before)
     return L.value(new, scale, zp, a.layout)
+
+
+# -- the int16 cell state of an LSTM ------------------------------------------------------------
+
+def _wide(before, *values: QValue) -> bool:
+    """Whether an op reads or writes int16 (``before``: the quantize of its output)."""
+    return before.args[5] != torch.int8 or any(v.dtype != torch.int8 for v in values)
+
+
+def _same_shape(node, *values: QValue) -> bool:
+    return all(v.node.meta["val"].shape == node.meta["val"].shape for v in values)
+
+
+def _mul_s16(L, node, a: QValue, b: QValue, scale, zp, before) -> Optional[QValue]:
+    """A gate times the cell state or two gates, into the int16 state: int8 x (int8 or
+    int16) -> int16 at zero point 0, no broadcasting."""
+    if a.dtype != torch.int8:
+        a, b = b, a
+    if a.dtype != torch.int8 or before.args[5] != torch.int16 or zp != 0 or \
+            (b.dtype == torch.int16 and b.zp != 0) or not _same_shape(node, a, b):
+        return None
+    m, s = _mult_shift(_f32(a.scale) * _f32(b.scale) / _f32(scale))
+    new = L.call(Q8.quantized_mul_s16.default, [a.node, a.zp, b.node, b.zp, m, s], before)
+    return L.value(new, scale, zp, a.layout)
+
+
+def _add_s16(L, node, a: QValue, b: QValue, scale, zp, bounds, before) -> Optional[QValue]:
+    """The cell state's sum: two int16 values of its one scale (the quantizer shares it)."""
+    same = {(_f32(v.scale), v.zp, v.dtype) for v in (a, b)} == {(_f32(scale), 0, torch.int16)}
+    if not same or node.target != aten.add.Tensor or bounds != (-math.inf, math.inf) or \
+            before.args[5] != torch.int16 or not _same_shape(node, a, b):
+        return None
+    return L.value(L.call(Q8.add_s16.default, [a.node, b.node], before), scale, zp, a.layout)
+
+
+_INT16 = torch.arange(-32768, 32768, dtype=torch.int16)
+
+
+def step_table(op, args, kwargs, s_in: float, scale: float, zp: int, bounds) \
+        -> Optional[tuple[torch.Tensor, int]]:
+    """``op`` of an int16 value at (s_in, 0) into int8 at (scale, zp), as PT2E's dq -> op -> q
+    computes it on all 65,536 codes, kept as its steps: the lowest code of each output above
+    the first (at most 255 int16s, not a 64 K table), and the first output. None where the
+    function is not non-decreasing (it has no such steps)."""
+    real = QD.dequantize_per_tensor.default(_INT16, s_in, 0, -32768, 32767, torch.int16)
+    with torch.no_grad():
+        y = torch.clamp(op(real, *args, **kwargs), bounds[0], bounds[1])
+    table = QD.quantize_per_tensor.default(y.float(), scale, zp, -128, 127, torch.int8)
+    table = table.to(torch.int64).numpy()
+    if (np.diff(table) < 0).any():
+        return None
+    first = int(table[0])
+    steps = np.searchsorted(table, np.arange(first + 1, int(table[-1]) + 1), side="left")
+    return torch.from_numpy((steps - 32768).astype(np.int16)), first
+
+
+def _steps(L, node, x: QValue, scale, zp, bounds, before) -> Optional[QValue]:
+    """A one-input op of the int16 cell state into int8 (its tanh): a step table."""
+    made = step_table(node.target, node.args[1:], node.kwargs, x.scale, scale, zp, bounds) \
+        if before.args[5] == torch.int8 and x.zp == 0 else None
+    if made is None:
+        return None
+    steps, first = made
+    new = L.call(Q8.step_s16.default, [x.node, L.const(steps, "steps"), first], before)
+    return L.value(new, scale, zp, x.layout)
 
 
 def _matmul(L, node, scale, zp, bounds, before) -> Optional[QValue]:
@@ -377,6 +450,8 @@ def _lut(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     if x is None or any(isinstance(a, torch.fx.Node) for a in rest) or \
             node.meta["val"].shape != node.args[0].meta["val"].shape:
         return None
+    if _wide(before, x):
+        return _steps(L, node, x, scale, zp, bounds, before)
     codes = torch.arange(-128, 128, dtype=torch.int8)
     real = QD.dequantize_per_tensor.default(codes, x.scale, x.zp, -128, 127, torch.int8)
     with torch.no_grad():
@@ -719,6 +794,26 @@ def _cat(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     return L.value(new, scale, zp, layout)
 
 
+def _stack(L, node, scale, zp, bounds, before) -> Optional[QValue]:
+    """torch.stack (an LSTM's final states): each part viewed with the new dim, concatenated."""
+    parts = [L.act(t) for t in node.args[0]]
+    if any(p is None for p in parts) or bounds != (-math.inf, math.inf):
+        return None
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", 0)
+    dim = dim % node.meta["val"].dim()
+    views = []
+    for p in parts:
+        p = L.requantize(L.layout(p, NCHW, before), scale, zp, before)
+        if p is None:
+            return None
+        shape = list(p.node.meta["val"].shape)
+        views.append(L.call(aten.view.default, [p.node, shape[:dim] + [1] + shape[dim:]],
+                            before))
+        L.mark(views[-1], scale, zp)
+    new = views[0] if len(views) == 1 else L.call(aten.cat.default, [views, dim], before)
+    return L.value(new, scale, zp, NCHW)
+
+
 def _pixel_shuffle(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     """pixel_shuffle / pixel_unshuffle of an NHWC map: one permute of its bytes, as
     (N, H, W, C, r, r) -> (N, H, r, W, r, C) and back. (In NCHW the same op costs a transpose
@@ -869,6 +964,9 @@ def _upsample_bilinear(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     return _shared_out(L, L.value(new, x.scale, x.zp, NHWC), scale, zp, before)
 
 
+# The rules that take int16 values (an LSTM's cell state): see the module docstring.
+WIDE_RULES = frozenset({_mul, _add_sub, _lut, _movement, _split_part})
+
 FUSES = {aten.conv2d.default, aten.conv1d.default, aten.linear.default, aten.add.Tensor,
          aten.sub.Tensor, aten.conv_transpose2d.input, aten.conv_transpose1d.default}
 _VIEWS = {aten.view.default, aten._unsafe_view.default, aten.reshape.default,
@@ -898,7 +996,8 @@ RULES: dict[object, Callable] = {
     aten.upsample_nearest2d.default: _upsample_nearest,
     aten.upsample_bilinear2d.vec: _upsample_bilinear,
     aten.upsample_bilinear2d.default: _upsample_bilinear,
-    aten.cat.default: _cat, operator.getitem: _split_part, aten.pad.default: _pad,
+    aten.cat.default: _cat, aten.stack.default: _stack, operator.getitem: _split_part,
+    aten.pad.default: _pad,
     aten.constant_pad_nd.default: _pad,
     **{op: _lut for op in ACTIVATION_BOUNDS},    # a relu no producer took (may requantize)
     **{op: _lut for op in _LUT_OPS},

@@ -26,13 +26,18 @@ def layout_perm(rank: int, want: str) -> tuple[int, ...]:
 
 @dataclass(frozen=True)
 class QValue:
-    """An int8 activation: its node, qparams and physical layout. A map of rank 4 (N, C, H, W)
-    or 3 (N, C, L) may be NHWC, its channels last ((N, H, W, C), (N, L, C)); any other value is
-    NCHW, the order of its logical dims."""
+    """An int8 activation (or an LSTM's int16 cell state): its node, qparams and physical
+    layout. A map of rank 4 (N, C, H, W) or 3 (N, C, L) may be NHWC, its channels last
+    ((N, H, W, C), (N, L, C)); any other value is NCHW, the order of its logical dims."""
     node: torch.fx.Node
     scale: float
     zp: int
     layout: str = NCHW
+
+    @property
+    def dtype(self) -> torch.dtype:
+        """int8, or int16 for an LSTM's cell state."""
+        return self.node.meta["val"].dtype
 
 
 @dataclass(frozen=True)

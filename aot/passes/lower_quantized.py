@@ -48,7 +48,7 @@ from ..quantization import arith
 from ..quantization.ops import LIB, OPS as Q8
 from ..source import source_of
 from ._editor import ProgramEditor
-from ._int8_rules import _VIEWS, ACTIVATION_BOUNDS, FUSES, RULES
+from ._int8_rules import _VIEWS, ACTIVATION_BOUNDS, FUSES, RULES, WIDE_RULES
 from ._int8_values import (NCHW, NHWC, QConst, QParams, QValue, as_qparams, layout_perm,
                            f32 as _f32, mult_shift as _mult_shift, node_where, observed)
 from .provenance import carry
@@ -177,10 +177,13 @@ class _Lowering:
         shape = v.node.meta["val"].shape
         return shape[-1] == 1 or math.prod(shape[1:-1]) == 1
 
-    def requantize(self, v: QValue, scale: float, zp: int, before) -> QValue:
-        """``v`` with qparams (scale, zp): a lookup table, or ``v`` itself if they agree."""
+    def requantize(self, v: QValue, scale: float, zp: int, before) -> Optional[QValue]:
+        """``v`` with qparams (scale, zp): a lookup table, or ``v`` itself if they agree (None
+        for an int16 value at other qparams)."""
         if _f32(v.scale) == _f32(scale) and v.zp == zp:
             return v
+        if v.dtype != torch.int8:
+            return None
         m, s = _mult_shift(_f32(v.scale) / _f32(scale))
         table = np.clip(arith.requantize(np.arange(-128, 128) - v.zp, m, s) + zp, -128, 127)
         node = self.call(Q8.quantized_activation.default,
@@ -203,9 +206,14 @@ class _Lowering:
             if dtype == torch.int32 and node.target in _DQ | _DQC and \
                     self.ed.is_const(node.args[0]):
                 return     # an int32 bias
+            if dtype == torch.int16 and (qmin, qmax) == (-32768, 32767) and \
+                    (node.target in _DQC or int(node.args[2]) == 0):
+                return     # an LSTM's cell state (the quantizer's CELL)
             if dtype != torch.int8:
                 raise QuantizationError(f"{node_where(node)}: {dtype} quantization is not "
-                                        "supported; mcu-aot runs int8 (activations and weights)")
+                                        "supported; mcu-aot runs int8 (activations and "
+                                        "weights), and int16 only for an LSTM's cell state "
+                                        "(symmetric)")
             if qmax - qmin < 200:
                 bits = int(math.log2(qmax - qmin + 1))
                 raise QuantizationError(f"{node_where(node)}: {bits}-bit values (range "
@@ -343,13 +351,32 @@ class _Lowering:
                 src.op == "placeholder" and len(src.users) == 1 and \
                 self.ed.spec_of(src) is not None and not self.ed.is_const(src):
             made = self.int8_input(src, scale, zp)
+        if made is None and q.args[5] != torch.int8 and not self.constant(src):
+            raise QuantizationError(f"{node_where(q)}: {q.args[5]} quantization is not "
+                                    f"supported for {src.name}; mcu-aot runs int16 only for "
+                                    "an LSTM's cell state (its products, sum and tanh)")
         if made is None:         # a float op between int8 ones: the report lists it
-            node = self.call(Q8.quantize_per_tensor.default, list(q.args[:5]) + [torch.int8],
-                             q)
+            node = self.call(Q8.quantize_per_tensor.default, list(q.args[:6]), q)
             made = QValue(node, scale, zp)
         self.int8[made.node] = made
         q.replace_all_uses_with(made.node)
         self.mark(made.node, made.scale, made.zp)
+
+    def constant(self, node) -> bool:
+        """Whether ``node`` computes a constant: no model input reaches it (fold_constants
+        then folds it, and the quantize after it, into flash)."""
+        if not isinstance(node, torch.fx.Node):
+            return True
+        ring, seen = [node], {node}
+        while ring:
+            n = ring.pop()
+            if n.op == "placeholder" and not self.ed.is_const(n):
+                return False
+            for m in n.all_input_nodes:
+                if m not in seen:
+                    seen.add(m)
+                    ring.append(m)
+        return True
 
     def int8_input(self, x, scale, zp) -> QValue:
         """A float graph input that is only quantized becomes an int8 input."""
@@ -368,6 +395,11 @@ class _Lowering:
                 continue
             if not dq.users:
                 continue
+            if v.dtype != torch.int8:
+                raise QuantizationError(f"{node_where(next(iter(dq.users)))}: "
+                                        f"{v.dtype} quantization is not supported for a value "
+                                        "read as float; mcu-aot runs int16 only for an LSTM's "
+                                        "cell state (its products, sum and tanh)")
             if v.layout == NHWC:
                 v = self.layout(v, NCHW, dq)
             if self.int8_io and set(dq.users) == {output}:
@@ -420,6 +452,10 @@ class _Lowering:
             core = op.args[0]
         rule = RULES.get(core.target)
         if rule is None:
+            return None
+        wide = before.args[5] != torch.int8 or any(
+            v.dtype != torch.int8 for v in map(self.act, core.all_input_nodes) if v is not None)
+        if wide and rule not in WIDE_RULES:
             return None
         return rule(self, core, scale, zp, (lo, hi), before)
 

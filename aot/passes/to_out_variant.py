@@ -93,7 +93,7 @@ class _Builder:
                    node: Optional[torch.fx.Node] = None, alias_offset: int = 0) -> int:
         tid = len(self.tensors)
         qparams = self.qparams.get(node.name) \
-            if node is not None and val.dtype == torch.int8 else None
+            if node is not None and val.dtype in (torch.int8, torch.int16) else None
         self.tensors.append(TensorSpec(tid, name, tuple(int(s) for s in val.shape), val.dtype,
                                        kind, alias_of, qparams, alias_offset))
         return tid
@@ -115,7 +115,9 @@ class _Builder:
 
     def _overwritable(self, node, arg, others, val) -> Optional[int]:
         """``arg``'s tensor if ``node``'s output ``val`` may take over its storage: same shape
-        and dtype, an activation, read by no later node and by no other operand here."""
+        and dtype, an activation, read by no later node and by no other operand here, and not
+        a part of a larger buffer (one gate of a recurrent step's projection: the output would
+        hold all of it live as long as itself)."""
         src = self.env[arg]
         spec = self.tensors[src]
         if spec.shape != tuple(val.shape) or spec.dtype != val.dtype:
@@ -125,7 +127,8 @@ class _Builder:
             return None   # x * x: the other operand reads the bytes we would overwrite
         r = self.root(src)
         if self.tensors[r].kind != TensorKind.ACTIVATION or \
-                self.root_last.get(r, -1) > self.pos[node]:
+                self.root_last.get(r, -1) > self.pos[node] or \
+                self.tensors[r].nbytes > spec.nbytes:
             return None
         return src
 

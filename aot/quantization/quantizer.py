@@ -8,11 +8,14 @@
 - relu, relu6, hardtanh and clamp right after conv/linear/add/sub are annotated as part of
   that op (its output is observed after the activation), so the lowering folds them into the
   producer's output range;
-- pooling, mean, amax/amin, concat, padding, max/min and the view ops share their input's
-  qparams, and so does every part of a split, chunk or unbind (an unrolled recurrent layer's
-  steps read their slices of one input projection as they are, with no requantization);
+- pooling, mean, amax/amin, concat and stack, padding, max/min and the view ops share their
+  input's qparams, and so does every part of a split, chunk or unbind (an unrolled recurrent
+  layer's steps read their slices of one input projection as they are, with no
+  requantization);
 - softmax and sigmoid output at (1/256, -128), tanh at (1/128, 0), log_softmax at (16/256,
-  127), as TFLite fixes them.
+  127), as TFLite fixes them;
+- an LSTM's cell state (``lstm_cells``: every step's state, its two products and its constant
+  first value) takes one symmetric int16 observer, as TFLite Micro's int8 LSTM keeps it.
 
 It annotates what the graph computes, not how the model spells it: in-place forms (``relu_``,
 ``x += y``, ``inplace=True``) are first rewritten to the functional ops they compute
@@ -24,6 +27,7 @@ lowering runs them as float32 kernels between the two (the report lists them as 
 from __future__ import annotations
 
 import operator
+from dataclasses import dataclass
 from typing import Iterable, Optional
 
 import torch
@@ -61,6 +65,11 @@ TANH_OUT = FixedQParamsQuantizationSpec(torch.int8, 1.0 / 128, 0, -128, 127,
 LOG_SOFTMAX_OUT = FixedQParamsQuantizationSpec(torch.int8, 16.0 / 256, 127, -128, 127,
                                                torch.per_tensor_affine)
 
+# An LSTM's cell state: int16, symmetric, one scale for every step (TFLite Micro's int8 LSTM
+# keeps its cell state so; at int8 the state's small values would lose their precision).
+CELL = QuantizationSpec(torch.int16, MinMaxObserver.with_args(eps=2 ** -20), -32768, 32767,
+                        torch.per_tensor_symmetric)
+
 WEIGHT_IO = QuantizationSpec(torch.int8, PerChannelMinMaxObserver.with_args(eps=2 ** -12), -127,
                              127, torch.per_channel_symmetric, ch_axis=1)   # [Cin, Cout, ...]
 
@@ -80,7 +89,8 @@ ACTIVATIONS = {aten.relu.default, aten.relu6.default, aten.hardtanh.default,
 # Output takes the first input's qparams (every tensor input shares them).
 SHARED = {aten.max_pool2d.default, aten.avg_pool2d.default, aten.adaptive_avg_pool2d.default,
           aten.mean.dim, aten.amax.default, aten.amin.default, aten.cat.default, aten.pad.default,
-          aten.constant_pad_nd.default, aten.maximum.default, aten.minimum.default,
+          aten.constant_pad_nd.default, aten.stack.default, aten.maximum.default,
+          aten.minimum.default,
           aten.flatten.using_ints, aten.view.default, aten._unsafe_view.default,
           aten.reshape.default, aten.permute.default,
           aten.unflatten.int, aten.squeeze.dim, aten.squeeze.dims, aten.unsqueeze.default,
@@ -131,6 +141,8 @@ class Int8Quantizer(Quantizer):
         self.act = ACT if observer == "histogram" else ACT_MINMAX
 
     def annotate(self, model: torch.fx.GraphModule) -> torch.fx.GraphModule:
+        for chain in lstm_cells(model.graph):
+            self._cell_state(chain)
         for node in model.graph.nodes:
             if node.op != "call_function" or _annotated(node):
                 continue
@@ -202,6 +214,34 @@ class Int8Quantizer(Quantizer):
         self._mark(node, {a: self.act for a in ins},
                    self._output(node, self.act) if fused else self.act)
 
+    def _cell_state(self, chain: "CellChain") -> None:
+        """One int16 observer for the cell state of every step: c_t = f * c_(t-1) + i * g,
+        its two products and the initial state (read through its views); tanh(c_t) reads it."""
+        cell = "cell"
+        marks = []                          # (node, {input: spec}, output spec)
+        for view in chain.initial_views:
+            marks.append((view, {view.args[0]: cell} if view.target is not operator.getitem
+                          else {}, cell))
+        for step in chain.cells:
+            i, g = step.input_gate.args
+            marks.append((step.input_gate, {i: self.act, g: self.act}, cell))
+            f = next(a for a in step.forget.args if a is not step.previous)
+            marks.append((step.forget, {f: self.act, step.previous: cell}, cell))
+            marks.append((step.state, {step.forget: cell, step.input_gate: cell}, cell))
+            marks.append((step.tanh, {step.state: cell}, TANH_OUT))
+        # PT2E observes in graph order, a node's inputs before its output: the first of the
+        # state's edges observes it (CELL), and every other shares that observer.
+        order = {n: k for k, n in enumerate(chain.cells[0].state.graph.nodes)}
+        node, inputs, _ = min(marks, key=lambda m: order[m[0]])
+        edge = next(((a, node) for a, spec in inputs.items() if spec == cell), node)
+        shared = SharedQuantizationSpec(edge)
+
+        def spec(s, here):
+            return s if s != cell else CELL if here == edge else shared
+        for node, inputs, out in marks:
+            self._mark(node, {a: spec(v, (a, node)) for a, v in inputs.items()},
+                       spec(out, node))
+
     @staticmethod
     def _mark(node, inputs, output) -> None:
         node.meta["quantization_annotation"] = QuantizationAnnotation(
@@ -209,6 +249,92 @@ class Int8Quantizer(Quantizer):
 
     def validate(self, model: torch.fx.GraphModule) -> None:
         pass
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One step of an unrolled LSTM: state = forget + input_gate, where forget =
+    sigmoid(.) * previous and input_gate = sigmoid(.) * tanh(.); tanh reads the state."""
+    state: torch.fx.Node
+    forget: torch.fx.Node
+    input_gate: torch.fx.Node
+    previous: torch.fx.Node
+    tanh: torch.fx.Node
+
+
+@dataclass(frozen=True)
+class CellChain:
+    """The steps of one LSTM layer, first to last, and the views (first to last) through
+    which the first step reads a constant initial state."""
+    cells: tuple[Cell, ...]
+    initial_views: tuple[torch.fx.Node, ...]
+
+
+def _is(node, *targets) -> bool:
+    return isinstance(node, torch.fx.Node) and node.op == "call_function" and \
+        node.target in targets
+
+
+def _cell(add) -> Optional[Cell]:
+    if not _is(add, aten.add.Tensor) or len(add.args) != 2 or add.kwargs.get("alpha", 1) != 1:
+        return None
+    muls = [a for a in add.args if _is(a, aten.mul.Tensor) and len(a.users) == 1]
+    if len(muls) != 2 or muls[0] is muls[1]:
+        return None
+
+    def sigmoid_and(m) -> Optional[torch.fx.Node]:
+        """The other operand of a product of a sigmoid and one other tensor."""
+        a, b = m.args[:2]
+        if _is(a, aten.sigmoid.default) and isinstance(b, torch.fx.Node):
+            return b
+        return a if _is(b, aten.sigmoid.default) and isinstance(a, torch.fx.Node) else None
+
+    tanh = [u for u in add.users if _is(u, aten.tanh.default)]
+    for gate, forget in (muls, muls[::-1]):
+        other, previous = sigmoid_and(gate), sigmoid_and(forget)
+        if _is(other, aten.tanh.default) and previous is not None and len(tanh) == 1 and \
+                previous.meta["val"].shape == add.meta["val"].shape == \
+                forget.meta["val"].shape:
+            return Cell(add, forget, gate, previous, tanh[0])
+    return None
+
+
+_STATE_VIEWS = {aten.unbind.int, aten.unsqueeze.default, aten.squeeze.dim, aten.view.default,
+                aten.reshape.default, aten.select.int, operator.getitem}
+
+
+def _initial_views(node) -> Optional[tuple[torch.fx.Node, ...]]:
+    """The views from a constant (an op of no tensor input, as ``zeros``) to ``node``, or
+    None if ``node`` is not such a constant seen through views, each read once."""
+    views = []
+    while _is(node, *_STATE_VIEWS):
+        if len(node.users) != 1:
+            return None
+        views.append(node)
+        node = node.args[0]
+    if not (isinstance(node, torch.fx.Node) and node.op == "call_function" and
+            not node.all_input_nodes and len(node.users) == 1):
+        return None
+    return tuple(reversed(views))
+
+
+def lstm_cells(graph: torch.fx.Graph) -> list[CellChain]:
+    """The LSTM layers of an unrolled graph whose cell state can be int16: every state is read
+    only by its tanh and the next step, and the first step starts from a constant."""
+    cells = {n: c for n in graph.nodes if (c := _cell(n)) is not None}
+    after = {c.previous: c for c in cells.values() if c.previous in cells}
+    chains = []
+    for first in (c for c in cells.values() if c.previous not in cells):
+        views = _initial_views(first.previous)
+        steps = [first]
+        while steps[-1].state in after:
+            steps.append(after[steps[-1].state])
+        readers_ok = all(set(c.state.users) <= {c.tanh} | ({after[c.state].forget}
+                                                         if c.state in after else set())
+                         for c in steps)
+        if views is not None and readers_ok and len(first.previous.users) == 1:
+            chains.append(CellChain(tuple(steps), views))
+    return chains
 
 
 def _check_calibrated(prepared: torch.fx.GraphModule) -> None:
