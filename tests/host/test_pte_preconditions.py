@@ -134,7 +134,7 @@ _FLOAT = {}
 def program(name: str) -> P.Program:
     """An int8 network of tests/int8_models.py (int8 I/O), or a float op model."""
     if name in ("conv_blocks", "residual", "mlp", "activations", "movement", "decoder",
-                "products", "stats"):
+                "products", "stats", "lstm"):
         return lowered(name, True).executorch_program
     if name not in _FLOAT:
         _FLOAT[name] = _float_program(name)
@@ -143,7 +143,7 @@ def program(name: str) -> P.Program:
 
 SOURCES = ["conv_blocks", "residual", "mlp", "activations", "decoder", "products",
            "conv2d_stride_pad", "conv_transpose", "max_pool2d_pad", "avg_pool2d_pad",
-           "upsample_bilinear", "stats"]
+           "upsample_bilinear", "stats", "lstm"]
 
 
 def _calls(prog: P.Program):

@@ -196,6 +196,14 @@ void rt_s8_add_row(const rt_add_s8_params *p, const int8_t *a, int32_t a_step, c
 void rt_s8_mul_row(const rt_mul_s8_params *p, const int8_t *a, int32_t a_step, const int8_t *b,
                    int32_t b_step, int8_t *out, int32_t n);
 
+/* The rows of cell_s16.c's kernels (cell_row_s16.c; an arch folder may replace them): n
+ * elements, the checks made by the caller. */
+void rt_s16_mul_row(const rt_mul_s16_params *p, const int8_t *a, const void *b, int32_t b_elem,
+                    int16_t *out, int32_t n);
+void rt_s16_add_row(const int16_t *a, const int16_t *b, int16_t *out, int32_t n);
+void rt_s16_step_row(const int16_t *steps, int32_t count, int32_t first, const int16_t *in,
+                     int8_t *out, int32_t n);
+
 /* The rows of rt_layer_norm_s8 (layer_norm_row_s8.c, which an arch folder may replace): rows
  * rows of d int8 (1 <= d <= 65536) from in to out (out may be in), weight and bias [d] or
  * NULL; p is checked. */
