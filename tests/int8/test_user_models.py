@@ -3,7 +3,8 @@ recurrent, attention and U-Net models (tests/user_models.py), quantized with aot
 
 - Each lowers with no float fallback, and its int8 arena with int8 I/O is at most 0.3x its
   float32 arena.
-- mobilenet_v2's C equals TensorFlow Lite Micro running the same network, bit for bit.
+- mobilenet_v2's and mnasnet0_5's C equals TensorFlow Lite Micro running the same network,
+  bit for bit.
 - The C agrees with the PT2E reference (the same top class) where the reference is stable. A
   seeded deep network can amplify any rounding (bench/int8_models.py measures how far its own
   PT2E output moves under a 0.1% input change), so an LSB bound proves little there;
@@ -57,12 +58,15 @@ def test_the_transformer_runs_attention_and_its_norms_in_int8():
     assert "cortex_m::softmax.out" in ops
 
 
-def test_mobilenet_v2_equals_tflite_micro():
+# The torchvision networks whose every op TFLite Micro has (and tests/tflm.py writes: not
+# resnet18's padded max pool, squeezenet's and shufflenet's concatenations).
+@pytest.mark.parametrize("name", ["mobilenet_v2", "mnasnet0_5"])
+def test_c_equals_tflite_micro(name):
     require_module("tflite_micro")
     import tflm
-    example, _, int8, _ = _lowered("mobilenet_v2")
+    example, _, int8, _ = _lowered(name)
     model, _, _ = tflm.to_tflite(int8.lowered())
-    host = aot.host.build(aot.generate_c(int8, name="um_mobilenet_v2"))
+    host = aot.host.build(aot.generate_c(int8, name=f"um_{name}"))
     for seed in range(2):
         (xq,) = quantized_randn(int8, example, seed)
         (want,), _ = tflm.run_tflm(model, [xq])
