@@ -184,7 +184,8 @@ class UNet(nn.Module):
 
 def _user(cls, shape, seed: int):
     def build():
-        return (spread(cls(), shape, seed), *_inputs(shape, seed + 100))
+        torch.manual_seed(seed)   # what spread() does not redraw: recurrent and attention
+        return (spread(cls(), shape, seed), *_inputs(shape, seed + 100))   # weights, tokens
     return build
 
 
