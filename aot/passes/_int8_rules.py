@@ -293,7 +293,7 @@ def _add_sub(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     if pair is None:
         return None
     a, b = pair
-    if _wide(before, a, b):
+    if wide(before, a, b):
         return _add_s16(L, node, a, b, scale, zp, bounds, before)
     sa, sb, so = _f32(a.scale), _f32(b.scale), _f32(scale)
     twice = 2.0 * max(sa, sb)
@@ -315,7 +315,7 @@ def _mul(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     if pair is None or bounds != (-math.inf, math.inf):
         return None
     a, b = pair
-    if _wide(before, a, b):
+    if wide(before, a, b):
         return _mul_s16(L, node, a, b, scale, zp, before)
     m, s = _mult_shift(_f32(a.scale) * _f32(b.scale) / _f32(scale))
     new = L.call(Q8.quantized_mul.default, [a.node, a.zp, b.node, b.zp, zp, m, s], before)
@@ -324,7 +324,7 @@ def _mul(L, node, scale, zp, bounds, before) -> Optional[QValue]:
 
 # -- the int16 cell state of an LSTM ------------------------------------------------------------
 
-def _wide(before, *values: QValue) -> bool:
+def wide(before, *values: QValue) -> bool:
     """Whether an op reads or writes int16 (``before``: the quantize of its output)."""
     return before.args[5] != torch.int8 or any(v.dtype != torch.int8 for v in values)
 
@@ -355,16 +355,14 @@ def _add_s16(L, node, a: QValue, b: QValue, scale, zp, bounds, before) -> Option
     return L.value(L.call(Q8.add_s16.default, [a.node, b.node], before), scale, zp, a.layout)
 
 
-_INT16 = torch.arange(-32768, 32768, dtype=torch.int16)
-
-
 def step_table(op, args, kwargs, s_in: float, scale: float, zp: int, bounds) \
         -> Optional[tuple[torch.Tensor, int]]:
     """``op`` of an int16 value at (s_in, 0) into int8 at (scale, zp), as PT2E's dq -> op -> q
     computes it on all 65,536 codes, kept as its steps: the lowest code of each output above
     the first (at most 255 int16s, not a 64 K table), and the first output. None where the
     function is not non-decreasing (it has no such steps)."""
-    real = QD.dequantize_per_tensor.default(_INT16, s_in, 0, -32768, 32767, torch.int16)
+    codes = torch.arange(-32768, 32768, dtype=torch.int16)
+    real = QD.dequantize_per_tensor.default(codes, s_in, 0, -32768, 32767, torch.int16)
     with torch.no_grad():
         y = torch.clamp(op(real, *args, **kwargs), bounds[0], bounds[1])
     table = QD.quantize_per_tensor.default(y.float(), scale, zp, -128, 127, torch.int8)
@@ -450,7 +448,7 @@ def _lut(L, node, scale, zp, bounds, before) -> Optional[QValue]:
     if x is None or any(isinstance(a, torch.fx.Node) for a in rest) or \
             node.meta["val"].shape != node.args[0].meta["val"].shape:
         return None
-    if _wide(before, x):
+    if wide(before, x):
         return _steps(L, node, x, scale, zp, bounds, before)
     codes = torch.arange(-128, 128, dtype=torch.int8)
     real = QD.dequantize_per_tensor.default(codes, x.scale, x.zp, -128, 127, torch.int8)

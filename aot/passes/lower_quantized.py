@@ -48,7 +48,7 @@ from ..quantization import arith
 from ..quantization.ops import LIB, OPS as Q8
 from ..source import source_of
 from ._editor import ProgramEditor
-from ._int8_rules import _VIEWS, ACTIVATION_BOUNDS, FUSES, RULES, WIDE_RULES
+from ._int8_rules import _VIEWS, ACTIVATION_BOUNDS, FUSES, RULES, WIDE_RULES, wide
 from ._int8_values import (NCHW, NHWC, QConst, QParams, QValue, as_qparams, layout_perm,
                            f32 as _f32, mult_shift as _mult_shift, node_where, observed)
 from .provenance import carry
@@ -453,9 +453,8 @@ class _Lowering:
         rule = RULES.get(core.target)
         if rule is None:
             return None
-        wide = before.args[5] != torch.int8 or any(
-            v.dtype != torch.int8 for v in map(self.act, core.all_input_nodes) if v is not None)
-        if wide and rule not in WIDE_RULES:
+        values = [v for v in map(self.act, core.all_input_nodes) if v is not None]
+        if wide(before, *values) and rule not in WIDE_RULES:
             return None
         return rule(self, core, scale, zp, (lo, hi), before)
 
