@@ -160,7 +160,8 @@ def cmd_run(args) -> int:
                                  out_dir=args.output, timeout=args.timeout,
                                  tolerance=args.tolerance, int8_io=args.int8_io,
                                  lsb_tolerance=args.lsb_tolerance, swap=args.swap,
-                                 swap_inputs=args.swap_inputs, **_interpreter_args(args))
+                                 swap_inputs=args.swap_inputs, cycles=args.cycles,
+                                 clock_mhz=args.clock_mhz, **_interpreter_args(args))
         print(format_run_report(report))
         return 0 if report.ok else 1
     _static_args(args)
@@ -168,7 +169,8 @@ def cmd_run(args) -> int:
                           method=args.method, out_dir=args.output, timeout=args.timeout,
                           tolerance=args.tolerance, int8_io=args.int8_io,
                           lsb_tolerance=args.lsb_tolerance, profile=args.profile,
-                          weights_section=args.weights_section)
+                          weights_section=args.weights_section, cycles=args.cycles,
+                          clock_mhz=args.clock_mhz)
     print(format_run_report(report))
     if report.profile is not None:
         print()
@@ -250,6 +252,11 @@ def build_parser() -> argparse.ArgumentParser:
                            "steps (3)")
             f.add_argument("--profile", action="store_true", help="also print what each "
                            "kernel call costs (instructions under QEMU, ns on the host)")
+            f.add_argument("--cycles", action="store_true", help="also estimate Cortex-M4 "
+                           "cycles from exact per-instruction counts (mps2-an386; per call "
+                           "with --profile; see docs/cycles.md)")
+            f.add_argument("--clock-mhz", type=float, metavar="F", help="with --cycles (which "
+                           "it implies): also print the latency at F MHz")
             f.add_argument("--svg", help="with --profile: draw it as a bar chart to this SVG")
             f.add_argument("--swap", metavar="PTE", help="with --interpreter: build the "
                            "firmware for MODEL, then run this program on it instead, written "

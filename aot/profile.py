@@ -24,6 +24,7 @@ class ProfileRow:
     source: str
     macs: int
     count: float               # instructions, or nanoseconds (see Profile.unit)
+    cycles: Optional[int] = None    # estimated cycles (aot.cycles), when asked for
 
     @property
     def per_mac(self) -> Optional[float]:
@@ -37,24 +38,33 @@ class Profile:
     unit: str                  # "instructions" or "ns"
     rows: tuple[ProfileRow, ...]
     total: Optional[float] = None    # the whole inference as measured around <name>_run
+    cycle_model: Optional[str] = None    # the core whose cycles the rows estimate
 
     @property
     def sum(self) -> float:
         return sum(r.count for r in self.rows)
 
+    @property
+    def cycles(self) -> Optional[int]:
+        return sum(r.cycles for r in self.rows) if self.cycle_model else None
+
 
 def profile_of(sources: CSources, counts: Sequence[float], unit: str, where: str,
-               total: Optional[float] = None) -> Profile:
-    """Rows from one run's slots (NUM_CALLS + 2 of them), named by the model's op table."""
-    if len(counts) != len(sources.calls) + 2:
+               total: Optional[float] = None, cycles: Optional[Sequence[int]] = None,
+               cycle_model: Optional[str] = None) -> Profile:
+    """Rows from one run's slots (NUM_CALLS + 2 of them), named by the model's op table;
+    ``cycles``, if given, are each slot's estimated cycles under ``cycle_model``."""
+    if len(counts) != len(sources.calls) + 2 or (cycles is not None
+                                                   and len(cycles) != len(counts)):
         raise ValueError(f"{sources.name}: {len(counts)} profile slots, expected "
                          f"{len(sources.calls) + 2}")
+    est = list(cycles) if cycles is not None else [None] * len(counts)
     by_index = {r.index: r for r in sources.ops}
     fused = {}
     for r in sources.ops:
         if r.fused_into is not None:
             fused.setdefault(r.fused_into, []).append(r.op.split(".")[0])
-    rows = [ProfileRow(None, "(inputs copied in)", "", 0, counts[0])]
+    rows = [ProfileRow(None, "(inputs copied in)", "", 0, counts[0], est[0])]
     seen: set[int] = set()
     for k, index in enumerate(sources.calls):
         row = by_index.get(index)
@@ -65,9 +75,10 @@ def profile_of(sources: CSources, counts: Sequence[float], unit: str, where: str
         macs = row.macs if row is not None and index not in seen else 0
         seen.add(index)
         rows.append(ProfileRow(index, op, row.source if row is not None else "", macs,
-                               counts[k + 1]))
-    rows.append(ProfileRow(None, "(outputs copied out)", "", 0, counts[-1]))
-    return Profile(sources.name, where, unit, tuple(rows), total)
+                               counts[k + 1], est[k + 1]))
+    rows.append(ProfileRow(None, "(outputs copied out)", "", 0, counts[-1], est[-1]))
+    return Profile(sources.name, where, unit, tuple(rows), total,
+                   cycle_model if cycles is not None else None)
 
 
 def _short(text: str, width: int = 56) -> str:
@@ -79,21 +90,27 @@ def _fmt(x: float) -> str:
 
 
 def format_profile(p: Profile) -> str:
-    """One line per slot: #, op, source line, MACs, count, count per MAC, share."""
-    whole = p.sum or 1.0
+    """One line per slot: #, op, source line, MACs, count, count per MAC, (estimated cycles,
+    cycles per MAC,) share (of the cycles when estimated, else of the count)."""
+    cyc = p.cycle_model is not None
+    share_of = (lambda r: r.cycles) if cyc else (lambda r: r.count)
+    whole = sum(share_of(r) for r in p.rows) or 1.0
+    per = lambda v, macs: f"{v / macs:.2f}" if macs else ""
     head = ("#", "op", "source", "MACs", p.unit, f"{p.unit[:5]}/MAC" if p.unit != "ns"
-            else "ns/MAC", "share")
-    body = [("" if r.index is None else str(r.index), r.op, _short(r.source), _fmt(r.macs) if r.macs
-             else "", _fmt(r.count), f"{r.per_mac:.2f}" if r.per_mac is not None else "",
-             f"{100 * r.count / whole:.1f}%") for r in p.rows]
+            else "ns/MAC") + (("cycles", "cyc/MAC") if cyc else ()) + ("share",)
+    body = [("" if r.index is None else str(r.index), r.op, _short(r.source),
+             _fmt(r.macs) if r.macs else "", _fmt(r.count), per(r.count, r.macs))
+            + ((_fmt(r.cycles), per(r.cycles, r.macs)) if cyc else ())
+            + (f"{100 * share_of(r) / whole:.1f}%",) for r in p.rows]
     macs = sum(r.macs for r in p.rows)
-    body.append(("", "total", "", _fmt(macs), _fmt(p.sum),
-                 f"{p.sum / macs:.2f}" if macs else "", "100.0%"))
+    body.append(("", "total", "", _fmt(macs), _fmt(p.sum), per(p.sum, macs))
+                + ((_fmt(p.cycles), per(p.cycles, macs)) if cyc else ()) + ("100.0%",))
     widths = [max(len(r[i]) for r in [head] + body) for i in range(len(head))]
-    right = {0, 3, 4, 5, 6}
+    right = {0} | set(range(3, len(head)))
     line = lambda r: "  ".join(c.rjust(w) if i in right else c.ljust(w)
                                for i, (c, w) in enumerate(zip(r, widths))).rstrip()
-    out = [f"profile of {p.model} on {p.where} ({p.unit} per call, one inference)",
+    unit = p.unit + (f" and estimated {p.cycle_model} cycles" if cyc else "")
+    out = [f"profile of {p.model} on {p.where} ({unit} per call, one inference)",
            line(head), "  ".join("-" * w for w in widths)] + [line(r) for r in body]
     if p.total is not None:
         out.append(f"whole inference, measured around {p.model}_run: {_fmt(p.total)} "

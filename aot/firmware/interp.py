@@ -32,6 +32,7 @@ from ..boards import Board, check_toolchain
 from ..codegen.c import IOSpec
 from ..codegen.render import render_template
 from ..codesize import code_bytes
+from ..cycles import counting_args, estimate_run
 from ..errors import AotError, BoardError
 from ..interpreter import (KernelTable, cached_lists, runtime_files as table_runtime,
                            table_source)
@@ -41,7 +42,7 @@ from ..qemu import run_elf
 from .model import _board, _eager, _resolve, check_inputs
 from .project import _board_files, _npy, check_destination, runtime_files, write_tree
 from .run import (DEFAULT_TOLERANCE, LSB_TOLERANCE, RunReport, _build, elf_size,
-                  parse_outputs, report_of)
+                  parse_outputs, report_of, wants_cycles)
 
 PTE_MAGIC, INPUTS_MAGIC = b"MPTE", b"MPIN"
 RT_PTE_MAX_IO = 16            # rt_pte.h
@@ -268,7 +269,8 @@ def run_interpreter(model, board: Union[str, Board], inputs=None, *, method: str
                     reference=None, int8_io: bool = False, lsb_tolerance: float = LSB_TOLERANCE,
                     programs: Sequence = (), all_kernels: bool = False,
                     arena_bytes: Optional[int] = None, pte_capacity: Optional[int] = None,
-                    swap=None, swap_inputs=None) -> RunReport:
+                    swap=None, swap_inputs=None, cycles: bool = False,
+                    clock_mhz: Optional[float] = None) -> RunReport:
     """Build the interpreter firmware for ``model`` and run it (QEMU, or natively for the
     host board); compare with torch, or with ExecuTorch's runtime for a .pte. A program the
     interpreter refuses is an AotError naming its rt_status.
@@ -276,9 +278,11 @@ def run_interpreter(model, board: Union[str, Board], inputs=None, *, method: str
     ``swap`` (a .pte path): build the firmware for ``model`` (with ``swap``'s operators in its
     table and room for it in the slots), then run ``swap`` on it instead, written over the
     program slot by QEMU's loader at start: the same ELF, not relinked. The report is then
-    ``swap``'s, against its reference."""
+    ``swap``'s, against its reference. ``cycles`` and ``clock_mhz`` estimate the run's
+    cycles, as in run_on_board."""
     b = _board(board)
     check_toolchain(b)
+    cycles = wants_cycles(b, cycles, clock_mhz)
     m = _resolve(model, method, int8_io)
     if reference is not None:
         m = dataclasses.replace(m, reference=_eager(reference), reference_name="reference")
@@ -304,11 +308,17 @@ def run_interpreter(model, board: Union[str, Board], inputs=None, *, method: str
             extra = swap_args(project, elf, pte, arrays, Path(tmp) / "swap")
             project = dataclasses.replace(project, label=f"{m.label} (in {project.label}'s "
                                           "firmware)", pte=pte, inputs=arrays, specs=specs)
+        counts = Path(tmp) / "exec_counts.txt"
+        if cycles:
+            extra += counting_args(elf, pb, counts)
         result = run_elf(elf, pb, timeout=timeout, extra_args=extra)
         text, data, bss = elf_size(elf, pb)
         code = code_bytes(elf.with_suffix(".map"), TABLE_NAME)
-    return _report(m, b, project, result, (text, data, bss), code, tolerance, lsb_tolerance,
-                   out_dir)
+        estimate = estimate_run(elf, pb, counts)[0] \
+            if cycles and result.exit_code == 0 else None
+    report = _report(m, b, project, result, (text, data, bss), code, tolerance, lsb_tolerance,
+                     out_dir)
+    return dataclasses.replace(report, estimate=estimate, clock_mhz=clock_mhz)
 
 
 def _report(m, b: Board, project: InterpreterProject, result, sizes, code, tolerance,

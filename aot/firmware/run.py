@@ -22,6 +22,7 @@ from ..boards import Board, check_toolchain
 from ..codegen.c import CSources
 from ..codegen.runtime import status_name
 from ..codesize import CodeBytes, code_bytes
+from ..cycles import CycleEstimate, counting_args, cycle_model, estimate_run, format_families
 from ..errors import AotError, BoardError
 from ..profile import Profile, profile_of
 from ..qemu import build_firmware, cycles_to_instructions, run_elf
@@ -67,6 +68,8 @@ class RunReport:
     project: Optional[Path]            # the kept project folder, or None (a temp dir)
     code: Optional[CodeBytes] = None   # code bytes by part, from the link map (None on host)
     profile: Optional[Profile] = None  # per kernel call, when run with profile=True
+    estimate: Optional[CycleEstimate] = None   # estimated cycles, when run with cycles=True
+    clock_mhz: Optional[float] = None  # the clock to state the estimate's latency at
 
     @property
     def max_abs_error(self) -> Optional[float]:
@@ -159,16 +162,20 @@ def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "m
                  method: str = "forward", out_dir=None, timeout: float = 60.0,
                  tolerance: float = DEFAULT_TOLERANCE, reference=None,
                  int8_io: bool = False, lsb_tolerance: float = LSB_TOLERANCE,
-                 profile: bool = False, weights_section: Optional[str] = None) -> RunReport:
+                 profile: bool = False, weights_section: Optional[str] = None,
+                 cycles: bool = False, clock_mhz: Optional[float] = None) -> RunReport:
     """Generate the project (into out_dir, kept, or a temporary folder), build it, run it
     (QEMU, or natively for the host board) and compare its outputs with a reference: the
     given callable (an nn.Module, say), else torch eager for a .pt2 or ExportedProgram, else
     ExecuTorch's runtime for a .pte, a manager or a Program when executorch is installed.
     profile=True also records every kernel call's cost (``RunReport.profile``: guest
     instructions under QEMU, nanoseconds on the host board); weights_section as in
-    generate_firmware."""
+    generate_firmware. cycles=True (or a clock_mhz) runs it under the counting plugin too and
+    estimates its Cortex-M4 cycles (``RunReport.estimate``, and per row of the profile; see
+    aot.cycles); clock_mhz also states the latency at that clock."""
     b = _board(board)
     check_toolchain(b)
+    cycles = wants_cycles(b, cycles, clock_mhz)
     check_section(weights_section, b)
     m = _resolve(model, method, int8_io)
     if reference is not None:
@@ -180,22 +187,40 @@ def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "m
                             profile, weights_section)
         pb = project.project_board
         elf = _build(project.directory, pb)
-        result = run_elf(elf, pb, timeout=timeout)
+        counts = Path(tmp) / "exec_counts.txt"
+        result = run_elf(elf, pb, timeout=timeout,
+                         extra_args=counting_args(elf, pb, counts) if cycles else ())
         text, data, bss = elf_size(elf, pb)
         code = code_bytes(elf.with_suffix(".map"), project.sources.name)
-    outputs, status = parse_outputs(result.stdout, project.sources)
+        outputs, status = parse_outputs(result.stdout, project.sources)
+        estimate, slot_cycles = estimate_run(
+            elf, pb, counts, len(project.sources.calls) + 2 if profile else 0) \
+            if cycles and status == 0 else (None, None)
     return report_of(m, b, result, outputs, status, project.inputs, label=m.label,
                      arena_bytes=project.sources.arena_size,
                      constant_bytes=project.sources.constant_bytes, sizes=(text, data, bss),
                      code=code, tolerance=tolerance, lsb_tolerance=lsb_tolerance,
                      project=project.directory if out_dir is not None else None,
-                     profile=parse_profile(result.stdout, project.sources, b)
-                     if profile and status == 0 else None)
+                     profile=parse_profile(result.stdout, project.sources, b, slot_cycles)
+                     if profile and status == 0 else None, estimate=estimate,
+                     clock_mhz=clock_mhz)
+
+
+def wants_cycles(b: Board, cycles: bool, clock_mhz: Optional[float]) -> bool:
+    """Whether to estimate cycles (a clock asks for them too), refusing a board whose core
+    has no cycle model and a clock that is not a positive number."""
+    if clock_mhz is not None and not clock_mhz > 0:
+        raise AotError(f"the clock must be a positive number of MHz, not {clock_mhz}")
+    cycles = cycles or clock_mhz is not None
+    if cycles and cycle_model(b) is None:
+        raise BoardError(f"board {b.name} ({b.cpu}) has no cycle model: cycles are estimated "
+                         "for the Cortex-M4 (mps2-an386) only; see docs/cycles.md")
+    return cycles
 
 
 def report_of(m, b: Board, result, outputs, status, inputs, *, label: str, arena_bytes: int,
               constant_bytes: int, sizes, code, tolerance: float, lsb_tolerance: float,
-              project=None, profile=None) -> RunReport:
+              project=None, profile=None, estimate=None, clock_mhz=None) -> RunReport:
     """The RunReport of one run of model ``m`` on board ``b`` (the static C's or the
     interpreter's firmware): its outputs against the reference, its sizes and counts."""
     want, errors = against_reference(m, outputs, status, inputs)
@@ -210,7 +235,8 @@ def report_of(m, b: Board, result, outputs, status, inputs, *, label: str, arena
         lsb_tolerance=lsb_tolerance, arena_bytes=arena_bytes, constant_bytes=constant_bytes,
         text=text, data=data, bss=bss, stack_bytes=b.stack_size,
         cycles=result.cycles[-1] if result.cycles else None,
-        instructions=result.instructions, project=project, code=code, profile=profile)
+        instructions=result.instructions, project=project, code=code, profile=profile,
+        estimate=estimate, clock_mhz=clock_mhz)
 
 
 def against_reference(m, outputs, status, inputs) -> tuple[tuple, tuple]:
@@ -225,8 +251,10 @@ def against_reference(m, outputs, status, inputs) -> tuple[tuple, tuple]:
     return want, tuple(max_abs_error(g, w) for g, w in zip(outputs, want))
 
 
-def parse_profile(stdout: str, sources: CSources, board: Board) -> Profile:
-    """The profile main.c printed: cycles per slot, as guest instructions on a QEMU board."""
+def parse_profile(stdout: str, sources: CSources, board: Board,
+                  slot_cycles: Optional[list] = None) -> Profile:
+    """The profile main.c printed: cycles per slot, as guest instructions on a QEMU board;
+    with each slot's estimated cycles when given."""
     ticks = {int(k): int(n) for k, n in _PROFILE_RE.findall(stdout)}
     if sorted(ticks) != list(range(len(sources.calls) + 2)):
         raise AotError(f"the firmware printed {len(ticks)} profile slots, {sources.name} has "
@@ -236,8 +264,10 @@ def parse_profile(stdout: str, sources: CSources, board: Board) -> Profile:
         return profile_of(sources, [ticks[k] for k in sorted(ticks)], "ns", board.name,
                           float(cycles[-1]) if cycles else None)
     convert = lambda n: cycles_to_instructions(board, n)
+    model = cycle_model(board)
     return profile_of(sources, [convert(ticks[k]) for k in sorted(ticks)], "instructions",
-                      board.name, convert(int(cycles[-1])) if cycles else None)
+                      board.name, convert(int(cycles[-1])) if cycles else None,
+                      cycles=slot_cycles, cycle_model=model.name if model else None)
 
 
 def format_run_report(report: RunReport) -> str:
@@ -276,6 +306,14 @@ def format_run_report(report: RunReport) -> str:
                              f"{c.constants:,} aside)"))
     if report.instructions is not None:
         rows.append(("instructions", f"{report.instructions:,} per inference"))
+    if report.estimate is not None:
+        e = report.estimate
+        at = f", {e.ms(report.clock_mhz):,.2f} ms at {report.clock_mhz:g} MHz" \
+            if report.clock_mhz else ""
+        rows.append(("cycles", f"{e.cycles:,} per inference (estimated for the {report.cpu}, "
+                               f"zero wait states{at}): {format_families(e)}"))
+        if e.unpriced:
+            rows.append(("unpriced", f"{', '.join(e.unpriced)} (1 cycle each)"))
     elif report.cycles is not None:
         rows.append(("time", f"{report.cycles / 1e3:,.1f} us per inference (host clock)"))
     if report.project is not None:
