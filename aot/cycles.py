@@ -359,7 +359,7 @@ class CortexM4:
                 c = 1        # STR Rt, [Rn, #imm] is always one cycle
             else:
                 c = 1 if self._pipelines(prev, i) else 2
-            return c + self._address_stall(i, prev)
+            return c + self._address_stall(i, prev) + self._fp_stall(i, prev)
         if b in ("ldrd", "strd", "ldrexd") or b in _MULTI or \
                 b.startswith(("vldm", "vstm", "vpush", "vpop")):
             return 1 + i.transfers + self._address_stall(i, prev)
