@@ -415,19 +415,15 @@ class CortexM4:
         return p, "branch"
 
 
-def price(segment: Segment, insns: dict[int, Insn], model=None) -> CycleEstimate:
-    """The estimated cycles of one segment: each execution priced after the instruction
-    that ran before it (the one at the previous address, or a transfer's source), and each
-    transfer's refill."""
-    model = model or CortexM4()
+def _priced(segment: Segment, insns: dict[int, Insn], model):
+    """(instruction, executions, cycles, family) rows: each instruction's executions, priced
+    after the instruction that ran before each (the one at the previous address, or a
+    transfer's source), then each transfer's refill, on its source instruction."""
     order = sorted(insns)
     prev_of = {a: p for p, a in zip(order, order[1:])}
     into: dict[int, list[tuple[int, int]]] = defaultdict(list)
     for (src, dst), n in segment.edges.items():
         into[dst].append((src, n))
-    by_cycles: Counter = Counter()
-    by_count: Counter = Counter()
-    unpriced: set[str] = set()
     for addr, n in segment.counts.items():
         i = insns.get(addr)
         if i is None:
@@ -435,21 +431,39 @@ def price(segment: Segment, insns: dict[int, Insn], model=None) -> CycleEstimate
         if segment.sizes.get(addr, i.size) != i.size:
             raise BoardError(f"QEMU ran a {segment.sizes[addr]}-byte instruction at "
                              f"{addr:#x}, where objdump shows {i.size} bytes: {i.mnemonic}")
-        if i.base is None:
-            unpriced.add(i.mnemonic)
         jumps = into.get(addr, [])
         sequential = n - sum(k for _, k in jumps)
         c = sequential * model.cost(i, insns.get(prev_of.get(addr, -1)))
         c += sum(k * model.cost(i, insns.get(src)) for src, k in jumps)
-        by_cycles[i.family] += c
-        by_count[i.family] += n
+        yield i, n, c, i.family
     for (src, dst), n in segment.edges.items():
         extra, family = model.transfer(insns[src], insns.get(dst))
-        by_cycles[family] += n * extra
+        yield insns[src], 0, n * extra, family
+
+
+def price(segment: Segment, insns: dict[int, Insn], model=None) -> CycleEstimate:
+    """The estimated cycles of one segment, split by instruction family."""
+    by_cycles: Counter = Counter()
+    by_count: Counter = Counter()
+    unpriced: set[str] = set()
+    for i, n, c, family in _priced(segment, insns, model or CortexM4()):
+        by_cycles[family] += c
+        by_count[family] += n
+        if i.base is None:
+            unpriced.add(i.mnemonic)
     families = tuple(sorted(((f, by_cycles[f], by_count[f]) for f in by_cycles),
                             key=lambda r: (-r[1], r[0])))
     return CycleEstimate(sum(by_cycles.values()), segment.instructions, families,
                          tuple(sorted(unpriced)))
+
+
+def cycles_by_address(segment: Segment, insns: dict[int, Insn], model=None) -> Counter:
+    """The estimated cycles of each instruction address (a taken branch's refill on the
+    branch), for finding the hot loop of a kernel."""
+    out: Counter = Counter()
+    for i, _, c, _ in _priced(segment, insns, model or CortexM4()):
+        out[i.addr] += c
+    return out
 
 
 def cycle_model(board: Board):

@@ -1,19 +1,16 @@
-"""Where a model's instructions go on a board: guest instructions per function, and per
-instruction of one function, from QEMU's log of the translation blocks it runs.
+"""Where a model's inference goes on a board: guest instructions (and, on the Cortex-M4,
+estimated cycles) per function, and per instruction of one function.
 
     .venv/bin/python bench/hot_spots.py MODEL.pt2 [--board mps2-an386] [--int8-io]
                                         [--top 25] [--annotate FUNCTION]
 
 Generates the static-C firmware for the model (as `aot firmware` does), builds it, and runs it
-once under QEMU with `-d in_asm,exec,nochain`: every block QEMU translates is logged once with
-its instructions, and every time a block runs (no chaining, so every time) its start address.
-A block's instructions times its runs, summed per symbol of the ELF, is the table; --annotate
-prints the function's disassembly (objdump) with each instruction's count beside it. Counts
-cover the whole run, start-up and output printing included (`aot run --profile` gives the
-per-layer view of the inference alone). On the M4 the total is the -icount figure plus the
-start-up and printing (about 26 K instructions for int8 KWS); on the M55 the block counts run
-about a third higher than -icount (1.09 M for int8 KWS, whose inference -icount counts as
-0.78 M), so read them there as shares, not as instructions.
+once under QEMU with the counting plugin of aot.cycles: the exact executions of every
+instruction address between the plat_cycles() readings around <name>_run, so the inference
+alone, with start-up and printing left out. The counts, summed per symbol of the ELF, are the
+table; on a board the cycle model prices (the M4) each function's estimated cycles are beside
+them. --annotate prints the function's disassembly (objdump) with each instruction's count
+(and cycles) beside it.
 """
 from __future__ import annotations
 
@@ -26,43 +23,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+from aot import cycles
 from aot.boards import load_board
 from aot.firmware import generate_firmware
 from aot.firmware.run import _build
-from aot.qemu import qemu_command
+from aot.qemu import run_elf
 from aot.quiet import quiet_third_party
-
-_ADDR = re.compile(r"0x([0-9a-f]+):")
-
-
-def block_counts(log: Path) -> collections.Counter:
-    """Guest instructions run per instruction address, from an in_asm,exec,nochain log."""
-    blocks: dict[int, list[int]] = {}
-    runs: collections.Counter = collections.Counter()
-    current = None
-    with open(log, errors="replace") as f:
-        for line in f:
-            if line.startswith("IN:"):
-                current = []
-                continue
-            if current is not None:
-                m = _ADDR.match(line)
-                if m:
-                    current.append(int(m.group(1), 16))
-                    continue
-                if current:
-                    blocks[current[0]] = current
-                current = None
-            if line.startswith("Trace "):
-                # Trace 0: 0x7f.. [cs_base/pc/flags/...] symbol
-                runs[int(line.split("[", 1)[1].split("/")[1], 16)] += 1
-    if current:
-        blocks[current[0]] = current
-    per_pc: collections.Counter = collections.Counter()
-    for pc, n in runs.items():
-        for a in blocks.get(pc, (pc,)):
-            per_pc[a] += n
-    return per_pc
 
 
 def symbols(elf: Path, prefix: str) -> list[tuple[int, str]]:
@@ -86,7 +52,8 @@ def per_function(per_pc: collections.Counter, syms: list[tuple[int, str]]) -> co
     return fn
 
 
-def annotate(elf: Path, prefix: str, name: str, per_pc: collections.Counter) -> str:
+def annotate(elf: Path, prefix: str, name: str, per_pc: collections.Counter,
+             cyc: collections.Counter | None) -> str:
     dump = subprocess.run([f"{prefix}objdump", "-d", "--no-show-raw-insn", str(elf)],
                           capture_output=True, text=True, check=True).stdout
     lines, inside = [], False
@@ -97,8 +64,12 @@ def annotate(elf: Path, prefix: str, name: str, per_pc: collections.Counter) -> 
             break
         if inside:
             m = re.match(r"\s*([0-9a-f]+):", line)
-            count = per_pc.get(int(m.group(1), 16), 0) if m else None
-            lines.append(f"{count:>12,} {line}" if count is not None else line)
+            if m is None:
+                lines.append(line)
+                continue
+            a = int(m.group(1), 16)
+            extra = f"{cyc.get(a, 0):>12,} " if cyc is not None else ""
+            lines.append(f"{per_pc.get(a, 0):>12,} {extra}{line}")
     if not lines:
         raise SystemExit(f"no function {name!r} in {elf}")
     return "\n".join(lines)
@@ -117,27 +88,39 @@ def main() -> int:
     board = load_board(args.board)
     if board.qemu is None:
         raise SystemExit(f"board {board.name} runs natively, not under QEMU")
+    model = cycles.cycle_model(board)
     with tempfile.TemporaryDirectory() as tmp:
         project = generate_firmware(args.model, board.name, Path(tmp) / "fw",
                                     int8_io=args.int8_io)
         elf = _build(project.directory, project.project_board)
-        log = Path(tmp) / "blocks.log"
-        run = subprocess.run([*qemu_command(board, elf), "-d", "in_asm,exec,nochain",
-                              "-D", str(log)], capture_output=True, text=True, timeout=1800)
-        if run.returncode != 0:
+        counts = Path(tmp) / "counts.txt"
+        run = run_elf(elf, board, timeout=1800,
+                      extra_args=cycles.counting_args(elf, board, counts))
+        if run.exit_code != 0:
             print(run.stdout + run.stderr, file=sys.stderr)
-            raise SystemExit(f"the firmware exited with {run.returncode}")
-        per_pc = block_counts(log)
-        fn = per_function(per_pc, symbols(elf, board.prefix))
+            raise SystemExit(f"the firmware exited with {run.exit_code}")
+        inference = cycles.read_segments(counts)[1]      # between the two clock readings
+        per_pc = collections.Counter(inference.counts)
+        cyc = cycles.cycles_by_address(inference, cycles.disassemble(elf, board), model) \
+            if model is not None else None
+        syms = symbols(elf, board.prefix)
+        fn = per_function(per_pc, syms)
+        fn_cycles = per_function(cyc, syms) if cyc is not None else None
         total = sum(fn.values())
-        print(f"{args.model} on {board.name} ({board.cpu}): {total:,} guest instructions, "
-              f"whole run")
-        print(f"{'instructions':>14}  {'share':>6}  function")
-        for name, n in fn.most_common(args.top):
-            print(f"{n:>14,}  {100 * n / total:5.1f}%  {name}")
+        whole = sum(cyc.values()) if cyc is not None else None
+        print(f"{args.model} on {board.name} ({board.cpu}): {total:,} guest instructions"
+              + (f", {whole:,} estimated cycles" if whole else "") + ", one inference")
+        print(f"{'instructions':>14}  {'share':>6}" + (f"  {'cycles':>12}  {'share':>6}"
+                                                         if whole else "") + "  function")
+        ranked = (fn_cycles or fn).most_common(args.top)
+        for name, _ in ranked:
+            n = fn[name]
+            extra = f"  {fn_cycles[name]:>12,}  {100 * fn_cycles[name] / whole:5.1f}%" \
+                if whole else ""
+            print(f"{n:>14,}  {100 * n / total:5.1f}%{extra}  {name}")
         if args.annotate:
             print()
-            print(annotate(elf, board.prefix, args.annotate, per_pc))
+            print(annotate(elf, board.prefix, args.annotate, per_pc, cyc))
     return 0
 
 
