@@ -12,7 +12,7 @@ import torch
 
 from aot import cli, cycles
 from aot.errors import BoardError
-from aot.firmware import run_on_board
+from aot.firmware import run_interpreter, run_on_board
 from aot.qemu import build_firmware, cycles_to_instructions, run_elf
 from aot.zoo import ZOO
 from conftest import require_board
@@ -107,6 +107,17 @@ def test_aot_run_cycles_prints_the_estimate_and_latency(m4, tmp_path, capsys):
     assert "LDR" in m.group(3) or "FP" in m.group(3)
     assert "profile of model on mps2-an386 (instructions and estimated cortex-m4 cycles" in out
     assert re.search(r"cycles\s+cyc/MAC\s+share", out)
+
+
+def test_the_interpreter_run_is_estimated_too(m4):
+    """The .pte interpreter's firmware reads the clock around rt_pte_run as main.c does
+    around <name>_run: its estimate covers the interpreted inference."""
+    module, example = ZOO["autoencoder"]()
+    ep = torch.export.export(module, example)
+    r = run_interpreter(ep, m4, cycles=True, clock_mhz=80)
+    assert r.ok and r.estimate is not None and r.clock_mhz == 80
+    assert abs(r.estimate.instructions - r.instructions) <= cycles_to_instructions(m4, 1)
+    assert r.estimate.cycles > r.estimate.instructions
 
 
 def test_boards_without_a_cycle_model_are_refused(tmp_path, capsys):
