@@ -12,10 +12,12 @@ DEMO_DIR := build/demo
 
 # Debian packages, each with what the suite uses it for (dpkg -S names the owner of a file):
 #   gcc, libc6-dev, make     host builds: aot.host, the kernel harness, ASan/UBSan (libasan
-#                            comes with gcc through libgcc-12-dev), firmware for the host board
+#                            comes with gcc through libgcc-12-dev), firmware for the host board,
+#                            the cycle model's QEMU plugin (aot/cycles.py; no qemu header:
+#                            the plugin declares the API it uses)
 #   flatbuffers-compiler     flatc: regenerating and checking the .pte schema bindings
 #   gcc-arm-none-eabi        Cortex-M firmware; no newlib: boards/common/include is the libc
-#   qemu-system-arm          mps2-an385/386/500, mps3-an547
+#   qemu-system-arm          mps2-an385/386/500, mps3-an547; its -plugin loads the cycle model's
 #   gcc-riscv64-unknown-elf, qemu-system-misc   riscv32-virt
 #   cmake                    building `aot compile`'s library folder, for the host and with an
 #                            arm-none-eabi toolchain file (tests/qemu/test_library.py)

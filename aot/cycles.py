@@ -75,13 +75,13 @@ def plugin_path() -> Path:
     if lib.is_file():
         return lib
     partial = lib.with_suffix(f".{os.getpid()}.tmp")
-    cmd = ["cc", "-std=c99", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror",
+    cmd = ["gcc", "-std=c99", "-O2", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror",
            str(source), "-o", str(partial)]
     try:
         proc = subprocess.run(cmd, capture_output=True, text=True)
     except FileNotFoundError:
         raise BoardError("the cycle model builds a QEMU plugin with the host C compiler, and "
-                         "there is no cc: install gcc (make bootstrap does)") from None
+                         "there is no gcc: install it (make bootstrap does)") from None
     if proc.returncode != 0:
         partial.unlink(missing_ok=True)
         raise BoardError(f"building the QEMU counting plugin failed ({' '.join(cmd)}):\n"
