@@ -17,7 +17,7 @@ DEMO_DIR := build/demo
 #                            the plugin declares the API it uses)
 #   flatbuffers-compiler     flatc: regenerating and checking the .pte schema bindings
 #   gcc-arm-none-eabi        Cortex-M firmware; no newlib: boards/common/include is the libc
-#   qemu-system-arm          mps2-an385/386/500, mps3-an547; its -plugin loads the cycle model's
+#   qemu-system-arm          mps2-an385/386/500, mps3-an547 (built with TCG plugins: -plugin)
 #   gcc-riscv64-unknown-elf, qemu-system-misc   riscv32-virt
 #   cmake                    building `aot compile`'s library folder, for the host and with an
 #                            arm-none-eabi toolchain file (tests/qemu/test_library.py)
