@@ -4,11 +4,11 @@
  * - filters 3 taps wide (stride 1 or 2 along the row, dilation 1 along it: the 3x3 layers
  *   of ResNets) go a row at a time in blocks of 4 output channels x 4 pixels: the 16 sums in
  *   s registers, per input channel and filter row one VLDM of the block's 6 (or 9) inputs
- *   and one VLDM of each channel's 3 weights for 48 VMLA; a block with one input in the
+ *   and one VLDM of each channel's 3 weights for 48 products; a block with one input in the
  *   padding (at either end of a row) holds a 0 for it instead (row_k3_dsp);
  * - other filters (KWS's 10x4 stem, strided 1x1 shortcuts), at least 4 channels a group: a
  *   chunk of whole output rows has its taps gathered onto the stack, then is the matrix
- *   product of the filters and the gathered taps in blocks of 4 channels x 6 pixels
+ *   product of the filters and the gathered taps in blocks of 4 channels x 5 pixels
  *   (conv_gathered).
  *
  * Everything else (the border pixels those leave, channels left over) is the portable code.
@@ -174,7 +174,7 @@ static void block4x4_k3s2(const rt_conv_geom *g, const float *in_g, const float 
 
 /* Output rows gathered at a time by conv_gathered, 0 where it does not apply: with the
  * FPU, filters other than the k3 blocks', at least 4 channels a group, and a chunk of
- * whole output rows of at least 6 pixels whose taps fit in COL_FLOATS. */
+ * whole output rows of at least 5 pixels whose taps fit in COL_FLOATS. */
 static int32_t gather_rows(const rt_conv_geom *g)
 {
     const int32_t taps = g->cin_g * g->kh * g->kw;
@@ -184,7 +184,7 @@ static int32_t gather_rows(const rt_conv_geom *g)
     }
     rows = COL_FLOATS / (taps * g->ow);
     rows = rows < g->oh ? rows : g->oh;
-    return rows * g->ow >= 6 ? rows : 0;
+    return rows * g->ow >= 5 ? rows : 0;
 }
 
 /* col[k * n + j], n = rows * ow: tap k = (c, ky, kx) of output pixel j of output rows
@@ -227,8 +227,7 @@ static void gather(const rt_conv_geom *g, const float *in_g, int32_t oy0, int32_
 
 /* One group of one image, `rows` output rows at a time: their taps gathered into col, then
  * the matrix product out[Cout_g, pixels] = w[Cout_g, taps] x col[taps, pixels] in f32_dsp.h's
- * blocks of 4 channels x 6 pixels (or 5, where a chunk is a multiple of 5 and blocks of 6
- * would recompute more than 4% of it), bias and activation as each block is stored. Ragged ends
+ * blocks of 4 channels x 5 pixels, bias and activation as each block is stored. Ragged ends
  * reuse the last full block (or chunk of rows) shifted back. Sums in (c, ky, kx) order; a
  * tap over the padding adds 0 x w where the blocks above skip it: the same for finite
  * weights. */
@@ -237,25 +236,17 @@ static void conv_gathered(const rt_conv_geom *g, const float *in_g, const float 
 {
     float col[COL_FLOATS];
     const int32_t taps = g->cin_g * g->kh * g->kw, n = rows * g->ow, plane = g->oh * g->ow;
-    /* blocks of 5 where blocks of 6 would recompute more than a few pixels (a chunk of 25) */
-    const int five = n % 5 == 0 && (n % 6 == 0 ? 0 : 6 - n % 6) * 25 > n;
     int32_t oy, oc, px, p0;
     for (oy = 0; oy < g->oh; oy += rows) {
         const int32_t y0 = oy + rows <= g->oh ? oy : g->oh - rows;
         gather(g, in_g, y0, rows, col);
         for (oc = 0; oc < g->cout_g; oc += 4) {
             const int32_t c0 = oc + 4 <= g->cout_g ? oc : g->cout_g - 4;
-            for (px = 0; px < n; px += five ? 5 : 6) {
+            for (px = 0; px < n; px += 5) {
                 float *o;
-                if (five) {
-                    o = out_g + c0 * plane + y0 * g->ow + px;
-                    rt_f32_dsp_4x5_act(taps, w_g + c0 * taps, taps, col + px, n, o, plane,
-                                       b_g != NULL ? b_g + c0 : NULL, g->lo, g->hi);
-                    continue;
-                }
-                p0 = px + 6 <= n ? px : n - 6;
+                p0 = px + 5 <= n ? px : n - 5;
                 o = out_g + c0 * plane + y0 * g->ow + p0;
-                rt_f32_dsp_4x6_act(taps, w_g + c0 * taps, taps, col + p0, n, o, plane,
+                rt_f32_dsp_4x5_act(taps, w_g + c0 * taps, taps, col + p0, n, o, plane,
                                    b_g != NULL ? b_g + c0 : NULL, g->lo, g->hi);
             }
         }

@@ -6,17 +6,17 @@
  * 2 output channels x 9 pixels for planes of 9k pixels (3x3, 6x6) and 2 x 8 where blocks of 8
  * recompute little, both for sums of 8 to 256 inputs: a block of pixels has its inputs
  * packed into a panel on the stack once for every output channel, so that per input channel
- * one VLDMIA loads the pixels (and each filter row's weights one VLDM per 2 or 4 input
- * channels), and the block runs every filter pair in one asm call; else 4 channels x 6
- * pixels (one VLDM of 6 pixels and 4 weight loads per input channel). Bias and the fused
+ * one VLDMIA loads the pixels (and each filter row's weights one VLDM per 2 input
+ * channels), and the block runs every filter pair in one asm call; else 4 channels x 5
+ * pixels (one VLDM of 5 pixels and 4 weight loads per input channel). Bias and the fused
  * activation are applied in registers before the store. Ragged ends reuse the last full block
- * shifted back; planes of fewer than 6 pixels take the portable 4x4 block. Accumulation is in
+ * shifted back; planes of fewer than 5 pixels take the portable 4x4 block. Accumulation is in
  * input channel order, bias last, then the fused activation: results are bit-identical to the
  * portable kernel. */
 #include "f32_dsp.h"
 
 /* Stack floats for a panel of 8 or 9 pixels' inputs (2x8 and 2x9 blocks): 9 KB, up to 256
- * input channels (wider layers take the 4 x 6 blocks). */
+ * input channels (wider layers take the 4 x 5 blocks). */
 #define PANEL_FLOATS 2304
 
 /* The panel of pixels [px, px + wd) of every input channel (rows hw apart in x), packed as
@@ -96,13 +96,13 @@ static int image_dsp(const rt_conv_geom *g, const float *in_n, int32_t hw, const
         }
         return 1;
     }
-    if (g->cin >= 1 && g->cout >= 4 && hw >= 6) {
+    if (g->cin >= 1 && g->cout >= 4 && hw >= 5) {
         for (oc = 0; oc < g->cout; oc += 4) {
             const int32_t c0 = oc + 4 <= g->cout ? oc : g->cout - 4;
-            for (px = 0; px < hw; px += 6) {
-                const int32_t p0 = px + 6 <= hw ? px : hw - 6;
+            for (px = 0; px < hw; px += 5) {
+                const int32_t p0 = px + 5 <= hw ? px : hw - 5;
                 float *o = out_n + c0 * hw + p0;
-                rt_f32_dsp_4x6_act(g->cin, w + c0 * g->cin, g->cin, in_n + p0, hw, o, hw,
+                rt_f32_dsp_4x5_act(g->cin, w + c0 * g->cin, g->cin, in_n + p0, hw, o, hw,
                                    b != NULL ? b + c0 : NULL, g->lo, g->hi);
             }
         }

@@ -9,9 +9,10 @@
  *   whose filter rows all lie inside the input in one written-out loop.
  *
  * Both keep the 9 weights in s registers, zero a block's sums with one VLDM, load each input
- * row of a block with one VLDM for its VMLAs, and add the bias and clamp in registers before
- * one VSTM. The same sums in the same (ky, kx) order as the portable kernel (a tap over the
- * padding adds 0 * w, nothing for finite weights): bit for bit its results. */
+ * row of a block with one VLDM for its products (a VMUL and a VADD each: f32_tiles.h), and
+ * add the bias and clamp in registers before one VSTM. The same sums in the same (ky, kx)
+ * order as the portable kernel (a tap over the padding adds 0 * w, nothing for finite
+ * weights): bit for bit its results. */
 #include "f32_dsp.h"
 
 #include <stddef.h>
@@ -19,14 +20,8 @@
 #if RT_F32_DSP_ASM
 /* One input row's 5 values (row pointer r, advanced past them) times a filter row (va, vb,
  * vc) into the 5 sums s0-s4: output j takes inputs j - 1, j, j + 1 (those inside), in kx
- * order. */
-#define RT_DW_W5_TAPS(r, va, vb, vc)                                                         \
-    "vldmia " r "!, {s8-s12}\n\t"                                                         \
-    "vmla.f32 s0, s8, " vb "\n\tvmla.f32 s0, s9, " vc "\n\t"                            \
-    "vmla.f32 s1, s8, " va "\n\tvmla.f32 s1, s9, " vb "\n\tvmla.f32 s1, s10, " vc "\n\t" \
-    "vmla.f32 s2, s9, " va "\n\tvmla.f32 s2, s10, " vb "\n\tvmla.f32 s2, s11, " vc "\n\t" \
-    "vmla.f32 s3, s10, " va "\n\tvmla.f32 s3, s11, " vb "\n\tvmla.f32 s3, s12, " vc "\n\t" \
-    "vmla.f32 s4, s11, " va "\n\tvmla.f32 s4, s12, " vb "\n\t"
+ * order (f32_tiles.h: each product a VMUL into s13-s15 or an input done with, then a VADD). */
+#define RT_DW_W5_TAPS(r, va, vb, vc) RT_F32_DW_W5(r, va, vb, vc)
 
 /* The rows from output row oy on whose three filter rows are inside the input (stride 1):
  * all of them, written at o; returns how many (0: none here). x: input row oy - ph. */
@@ -98,34 +93,17 @@ typedef struct dw_band {
 typedef char dw_band_offsets[offsetof(dw_band, w) == 32 && offsetof(dw_band, wrow) == 48 &&
                              offsetof(dw_band, hashi) == 68 ? 1 : -1];
 
-/* One vmla: sum sJ += input sI x weight sA. */
-#define DW_MLA(j, i, a) "vmla.f32 s" #j ", s" #i ", s" #a "\n\t"
-/* A filter tap (weight register a) for sums s0.. from the inputs named, one per sum. */
-#define DW_T3(a, i0, i1, i2) DW_MLA(0, i0, a) DW_MLA(1, i1, a) DW_MLA(2, i2, a)
-#define DW_T4(a, i0, i1, i2, i3) DW_T3(a, i0, i1, i2) DW_MLA(3, i3, a)
-#define DW_T6(a, i0, i1, i2, i3, i4, i5) DW_T4(a, i0, i1, i2, i3) DW_MLA(4, i4, a) DW_MLA(5, i5, a)
-#define DW_T8(a, i0, i1, i2, i3, i4, i5, i6, i7) \
-    DW_T6(a, i0, i1, i2, i3, i4, i5) DW_MLA(6, i6, a) DW_MLA(7, i7, a)
-
 /* One filter row (weights a, b, c) of a block of W sums at stride s: one VLDM of the
  * (W - 1) s + 3 inputs after the sums' registers (row pointer r, then advanced W s floats),
- * then sum j takes inputs s j, s j + 1, s j + 2 in kx order. */
-#define DW_ROW_S1W8(r, a, b, c) "vldm " r ", {s8-s17}\n\tadd " r ", " r ", #32\n\t" \
-    DW_T8(a, 8, 9, 10, 11, 12, 13, 14, 15) DW_T8(b, 9, 10, 11, 12, 13, 14, 15, 16)    \
-    DW_T8(c, 10, 11, 12, 13, 14, 15, 16, 17)
-#define DW_ROW_S1W6(r, a, b, c) "vldm " r ", {s6-s13}\n\tadd " r ", " r ", #24\n\t" \
-    DW_T6(a, 6, 7, 8, 9, 10, 11) DW_T6(b, 7, 8, 9, 10, 11, 12) DW_T6(c, 8, 9, 10, 11, 12, 13)
-#define DW_ROW_S1W4(r, a, b, c) "vldm " r ", {s4-s9}\n\tadd " r ", " r ", #16\n\t" \
-    DW_T4(a, 4, 5, 6, 7) DW_T4(b, 5, 6, 7, 8) DW_T4(c, 6, 7, 8, 9)
-#define DW_ROW_S1W3(r, a, b, c) "vldm " r ", {s3-s7}\n\tadd " r ", " r ", #12\n\t" \
-    DW_T3(a, 3, 4, 5) DW_T3(b, 4, 5, 6) DW_T3(c, 5, 6, 7)
-#define DW_ROW_S2W6(r, a, b, c) "vldm " r ", {s6-s18}\n\tadd " r ", " r ", #48\n\t" \
-    DW_T6(a, 6, 8, 10, 12, 14, 16) DW_T6(b, 7, 9, 11, 13, 15, 17)                    \
-    DW_T6(c, 8, 10, 12, 14, 16, 18)
-#define DW_ROW_S2W4(r, a, b, c) "vldm " r ", {s4-s12}\n\tadd " r ", " r ", #32\n\t" \
-    DW_T4(a, 4, 6, 8, 10) DW_T4(b, 5, 7, 9, 11) DW_T4(c, 6, 8, 10, 12)
-#define DW_ROW_S2W3(r, a, b, c) "vldm " r ", {s3-s9}\n\tadd " r ", " r ", #24\n\t" \
-    DW_T3(a, 3, 5, 7) DW_T3(b, 4, 6, 8) DW_T3(c, 5, 7, 9)
+ * then sum j takes inputs s j, s j + 1, s j + 2 in kx order (f32_tiles.h: each product a
+ * VMUL into a free register or an input done with, then a VADD, the VMULs one ahead). */
+#define DW_ROW_S1W8(r, a, b, c) RT_F32_DW_S1W8(r, a, b, c)
+#define DW_ROW_S1W6(r, a, b, c) RT_F32_DW_S1W6(r, a, b, c)
+#define DW_ROW_S1W4(r, a, b, c) RT_F32_DW_S1W4(r, a, b, c)
+#define DW_ROW_S1W3(r, a, b, c) RT_F32_DW_S1W3(r, a, b, c)
+#define DW_ROW_S2W6(r, a, b, c) RT_F32_DW_S2W6(r, a, b, c)
+#define DW_ROW_S2W4(r, a, b, c) RT_F32_DW_S2W4(r, a, b, c)
+#define DW_ROW_S2W3(r, a, b, c) RT_F32_DW_S2W3(r, a, b, c)
 
 /* Bias (s29) and the low clamp (s30) of sum j; the high clamp (s31). */
 #define DW_LO(j) "vadd.f32 s" #j ", s" #j ", s29\n\t" RT_F32_DSP_LO("s" #j)

@@ -6,15 +6,18 @@
  * takes a row in one instruction, and it cannot keep 24 accumulators and their inputs in the
  * 32 registers without spilling. Each block clobbers every s register and keeps its loop in
  * a function of its own (so the callee-saved s16-s31 are pushed once per block, not per
- * iteration). The products are VMLA.F32 (rounded, then added: what rt_mac_f32 computes), in
- * k order per output: the results are bit for bit those of the portable kernels' loops.
+ * iteration). Each product is a VMUL.F32 into a free register and a VADD.F32 of it into its
+ * sum (rounded, then added: what rt_mac_f32 and VMLA compute, but 2 Cortex-M4 cycles where
+ * VMLA takes 3, the VMULs issued one ahead of the VADDs so that none waits on the one before:
+ * gen_f32_tiles.py's schedule), in k order per output: the results are bit for bit those of
+ * the portable kernels' loops.
  * Without the FPU, or at -O0, the same blocks are plain C loops.
  *
  * The instruction lists are generated (f32_tiles.h, by gen_f32_tiles.py): this file puts
  * them together with their operands. The families, and when the kernels take each:
- *   4 x 6, 4 x 5    4 rows of a x 6 (5) columns of b, one VLDM of b a product: gemm.c's
- *                   matrix products, conv2d.c's im2col columns (4 x 5 where the width is a
- *                   multiple of 5), conv2d_1x1.c when the pair blocks do not fit;
+ *   4 x 5           4 rows of a x 5 columns of b, one VLDM of b a product: gemm.c's
+ *                   matrix products, conv2d.c's im2col columns, conv2d_1x1.c when the pair
+ *                   blocks do not fit (4 x 6 would leave no register for the products);
  *   2 x 8, 2 x 9    pairs of output channels over a packed panel of 8 (9) pixels, the loop
  *                   over pairs in the asm: conv2d_1x1.c (2 x 9 for 3x3 and 6x6 planes);
  *   1 x 12          one row of a x 12 columns: gemm.c's matrix x vector;
@@ -57,10 +60,10 @@
     [k] "+r"(k), [a0] "+r"(a), [a1] "+r"(a1), [a2] "+r"(a2), [a3] "+r"(a3), [b] "+r"(b),     \
         [c] "+r"(c), [t] "=&r"(t)
 
-/* c[r * ldc + j] = sum over p < k of a[r * lda + p] * b[p * ldb + j], r < 4, j < 6, stored
- * raw (no bias): 24 sums in s0-s23, per p one VLDM of the 6 b values and one load of each a
+/* c[r * ldc + j] = sum over p < k of a[r * lda + p] * b[p * ldb + j], r < 4, j < 5, stored
+ * raw (no bias): 20 sums in s0-s19, per p one VLDM of the 5 b values and one load of each a
  * value; the loop takes two p a turn. k >= 1. */
-static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x6(int32_t k, const float *a, int32_t lda,
+static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x5(int32_t k, const float *a, int32_t lda,
                                                const float *b, int32_t ldb, float *c,
                                                int32_t ldc)
 {
@@ -68,14 +71,14 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x6(int32_t k, const float *a, int32_
     const float *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda;
     const int32_t ldb4 = ldb * 4, ldc4 = ldc * 4;
     int32_t t;
-    __asm__ volatile(RT_F32_DSP_4X6_MAC RT_F32_DSP_4X6_STORE
+    __asm__ volatile(RT_F32_DSP_4X5_MAC RT_F32_DSP_4X5_STORE
                      : RT_F32_DSP_ROWS_OUT
                      : [ldb4] "r"(ldb4), [ldc4] "r"(ldc4)
                      : RT_F32_DSP_CLOBBERS);
 #else
     int32_t r, j, p;
     for (r = 0; r < 4; ++r) {
-        for (j = 0; j < 6; ++j) {
+        for (j = 0; j < 5; ++j) {
             float s = 0.0f;
             for (p = 0; p < k; ++p) {
                 s = rt_mac_f32(s, a[r * lda + p], b[p * ldb + j]);
@@ -86,64 +89,32 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x6(int32_t k, const float *a, int32_
 #endif
 }
 
-/* The asm of rt_f32_dsp_4x6_act and rt_f32_dsp_4x5_act (TILE: RT_F32_DSP_4X6 or 4X5): the
- * block's sums, then bias (prm[0..3], 0 without bias) and the clamps (prm[4], prm[5]). */
-#define RT_F32_DSP_ROWS_ACT(TILE)                                                            \
-    do {                                                                                     \
-        const float *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda;                           \
-        const int32_t ldb4 = ldb * 4, ldc4 = ldc * 4, hashi = hi != INFINITY;                \
-        const float prm[6] = {bias != NULL ? bias[0] : 0.0f, bias != NULL ? bias[1] : 0.0f,  \
-                              bias != NULL ? bias[2] : 0.0f, bias != NULL ? bias[3] : 0.0f,  \
-                              lo, hi};                                                       \
-        int32_t t;                                                                           \
-        __asm__ volatile(TILE##_MAC TILE##_ACT TILE##_STORE                                  \
-                         : RT_F32_DSP_ROWS_OUT                                               \
-                         : [ldb4] "r"(ldb4), [ldc4] "r"(ldc4), [prm] "r"(prm),               \
-                           [hashi] "r"(hashi)                                                \
-                         : RT_F32_DSP_CLOBBERS);                                             \
-    } while (0)
-
-/* rt_f32_dsp_4x6, then row r of the block + bias[r] (0 without bias) and clamped to
+/* rt_f32_dsp_4x5, then row r of the block + bias[r] (0 without bias) and clamped to
  * [lo, hi] as rt_act does it (x < lo: lo, then x > hi: hi; NaN passes), in registers
- * before the store: VCMP sets N for an ordered "less", and GT is false for unordered. */
-static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x6_act(int32_t k, const float *a, int32_t lda,
-                                                   const float *b, int32_t ldb, float *c,
-                                                   int32_t ldc, const float *bias, float lo,
-                                                   float hi)
-{
-#if RT_F32_DSP_ASM
-    RT_F32_DSP_ROWS_ACT(RT_F32_DSP_4X6);
-#else
-    int32_t r, j;
-    rt_f32_dsp_4x6(k, a, lda, b, ldb, c, ldc);
-    for (r = 0; r < 4; ++r, c += ldc) {
-        for (j = 0; j < 6; ++j) {
-            c[j] = rt_act(c[j] + (bias != NULL ? bias[r] : 0.0f), lo, hi);
-        }
-    }
-#endif
-}
-
-/* rt_f32_dsp_4x6_act's block for rows of 5 pixels (a plane or chunk whose width is a
- * multiple of 5, where blocks of 6 would recompute pixels): 20 sums in s0-s19, per p
- * one VLDM of the 5 b values and one load of each a value, two p a turn; bias and the
- * activation in registers before the store, as rt_f32_dsp_4x6_act does. k >= 1. */
+ * before the store: VCMP sets N for an ordered "less", and GT is false for unordered. The
+ * bias and clamps come in prm[0..5] (0 without bias). k >= 1. */
 static RT_F32_DSP_NOINLINE void rt_f32_dsp_4x5_act(int32_t k, const float *a, int32_t lda,
                                                    const float *b, int32_t ldb, float *c,
                                                    int32_t ldc, const float *bias, float lo,
                                                    float hi)
 {
 #if RT_F32_DSP_ASM
-    RT_F32_DSP_ROWS_ACT(RT_F32_DSP_4X5);
+    const float *a1 = a + lda, *a2 = a1 + lda, *a3 = a2 + lda;
+    const int32_t ldb4 = ldb * 4, ldc4 = ldc * 4, hashi = hi != INFINITY;
+    const float prm[6] = {bias != NULL ? bias[0] : 0.0f, bias != NULL ? bias[1] : 0.0f,
+                          bias != NULL ? bias[2] : 0.0f, bias != NULL ? bias[3] : 0.0f, lo,
+                          hi};
+    int32_t t;
+    __asm__ volatile(RT_F32_DSP_4X5_MAC RT_F32_DSP_4X5_ACT RT_F32_DSP_4X5_STORE
+                     : RT_F32_DSP_ROWS_OUT
+                     : [ldb4] "r"(ldb4), [ldc4] "r"(ldc4), [prm] "r"(prm), [hashi] "r"(hashi)
+                     : RT_F32_DSP_CLOBBERS);
 #else
-    int32_t r, j, p;
+    int32_t r, j;
+    rt_f32_dsp_4x5(k, a, lda, b, ldb, c, ldc);
     for (r = 0; r < 4; ++r, c += ldc) {
         for (j = 0; j < 5; ++j) {
-            float s = 0.0f;
-            for (p = 0; p < k; ++p) {
-                s = rt_mac_f32(s, a[r * lda + p], b[p * ldb + j]);
-            }
-            c[j] = rt_act(s + (bias != NULL ? bias[r] : 0.0f), lo, hi);
+            c[j] = rt_act(c[j] + (bias != NULL ? bias[r] : 0.0f), lo, hi);
         }
     }
 #endif
@@ -216,11 +187,11 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_pairs_c(const float *a, float *c,
 
 /* For each of q->pairs pairs of output channels (weight rows a, a + k; then the next two):
  * c[r * ldc + j] = act(sum over p < k of a[r * k + p] * b[8 p + j] + bias[r]), r < 2, j < 8:
- * 16 sums in s0-s15, per four p one VLDM of each row's four a values (s16-s19, s20-s23),
- * then per p one VLDMIA of the 8 b values (s24-s31) and 16 VMLAs; the k % 4 first p one at a
- * time (so the sums stay in p order). Bias and the activation in registers before the store,
- * as rt_f32_dsp_4x6_act does. The pairs' loop is in the asm (the panel stays packed for all
- * of them). k >= 1. */
+ * 16 sums in s0-s15, per two p one VLDM of each row's two a values (s24-s25, s26-s27),
+ * then per p one VLDMIA of the 8 b values (s16-s23) and 16 products (row 1's into the b
+ * registers, row 0's through s28-s31); an odd k's first p alone (so the sums stay in p
+ * order). Bias and the activation in registers before the store, as rt_f32_dsp_4x5_act
+ * does. The pairs' loop is in the asm (the panel stays packed for all of them). k >= 1. */
 static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(const float *a, float *c,
                                                    rt_f32_dsp_pairs *q)
 {
@@ -228,10 +199,10 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x8_act(const float *a, float *c,
 }
 
 /* rt_f32_dsp_2x8_act's pairs over panels of 9 pixels (3x3 planes, 6x6: MobileNet's last
- * layers): 18 sums in s0-s17, per two p one VLDM of each row's two a values (s18-s19,
- * s20-s21), then per p one VLDMIA of the 9 b values (s22-s30) and 18 VMLAs; an odd k's first
- * p alone (the sums stay in p order). Bias and the activation in registers before the store.
- * k >= 1. */
+ * layers): 18 sums in s0-s17, per two p one VLDM of each row's two a values (s27-s28,
+ * s29-s30), then per p one VLDMIA of the 9 b values (s18-s26) and 18 products (row 1's into
+ * the b registers, row 0's through s31); an odd k's first p alone (the sums stay in p
+ * order). Bias and the activation in registers before the store. k >= 1. */
 static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(const float *a, float *c,
                                                    rt_f32_dsp_pairs *q)
 {
@@ -239,8 +210,8 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_2x9_act(const float *a, float *c,
 }
 
 /* c[j] = sum over p < k of a[p] * b[p * ldb + j], j < 12 (a row of a matrix x matrix, or a
- * vector x matrix): 12 sums in s0-s11, per p one VLDM of the 12 b values; a is loaded 8
- * values a VLDM. k >= 0. */
+ * vector x matrix): 12 sums in s0-s11, per p one VLDM of the 12 b values, each product into
+ * its b value's register (VMULs one ahead of the VADDs); a is loaded 8 values a VLDM. k >= 0. */
 static RT_F32_DSP_NOINLINE void rt_f32_dsp_1x12(int32_t k, const float *a, const float *b,
                                                 int32_t ldb, float *c)
 {
@@ -250,18 +221,19 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_1x12(int32_t k, const float *a, const
 #define RT_F32_DSP_STEP(x)                                                                   \
         "vldm %[b], {s12-s23}\n\t"                                                           \
         "add %[b], %[b], %[ldb4]\n\t"                                                        \
-        "vmla.f32 s0, s12, " x "\n\t"                                                        \
-        "vmla.f32 s1, s13, " x "\n\t"                                                        \
-        "vmla.f32 s2, s14, " x "\n\t"                                                        \
-        "vmla.f32 s3, s15, " x "\n\t"                                                        \
-        "vmla.f32 s4, s16, " x "\n\t"                                                        \
-        "vmla.f32 s5, s17, " x "\n\t"                                                        \
-        "vmla.f32 s6, s18, " x "\n\t"                                                        \
-        "vmla.f32 s7, s19, " x "\n\t"                                                        \
-        "vmla.f32 s8, s20, " x "\n\t"                                                        \
-        "vmla.f32 s9, s21, " x "\n\t"                                                        \
-        "vmla.f32 s10, s22, " x "\n\t"                                                       \
-        "vmla.f32 s11, s23, " x "\n\t"
+        "vmul.f32 s12, s12, " x "\n\t"                                                       \
+        "vmul.f32 s13, s13, " x "\n\t"                                                       \
+        "vadd.f32 s0, s0, s12\n\tvmul.f32 s14, s14, " x "\n\t"                               \
+        "vadd.f32 s1, s1, s13\n\tvmul.f32 s15, s15, " x "\n\t"                               \
+        "vadd.f32 s2, s2, s14\n\tvmul.f32 s16, s16, " x "\n\t"                               \
+        "vadd.f32 s3, s3, s15\n\tvmul.f32 s17, s17, " x "\n\t"                               \
+        "vadd.f32 s4, s4, s16\n\tvmul.f32 s18, s18, " x "\n\t"                               \
+        "vadd.f32 s5, s5, s17\n\tvmul.f32 s19, s19, " x "\n\t"                               \
+        "vadd.f32 s6, s6, s18\n\tvmul.f32 s20, s20, " x "\n\t"                               \
+        "vadd.f32 s7, s7, s19\n\tvmul.f32 s21, s21, " x "\n\t"                               \
+        "vadd.f32 s8, s8, s20\n\tvmul.f32 s22, s22, " x "\n\t"                               \
+        "vadd.f32 s9, s9, s21\n\tvmul.f32 s23, s23, " x "\n\t"                               \
+        "vadd.f32 s10, s10, s22\n\tvadd.f32 s11, s11, s23\n\t"
     __asm__ volatile(
         RT_F32_DSP_ZERO12
         "cmp %[k8], #0\n\t"
@@ -330,7 +302,7 @@ static RT_F32_DSP_NOINLINE void rt_f32_dsp_1x12(int32_t k, const float *a, const
  * stride 1 (k3s1) or 2 (k3s2), dilation 1 along the row: per input channel (cin of them)
  * and filter row (rows of them; x advances step floats a row, then next more a channel) one
  * VLDM of the block's 6 (or 9) inputs and one VLDM of each channel's 3 weights (w0 +
- * r * fsize, skip more floats a channel: the filter rows outside the input), 48 VMLA.
+ * r * fsize, skip more floats a channel: the filter rows outside the input), 48 products.
  * Stored raw to acc[4 * channel + pixel]. mode 1: the block's first input is padding (0;
  * x points at the second), mode 2: its last one is. cin, rows >= 1. NAME's row of inputs is
  * s16-s<LAST> (LAST, BEFORE: "s21", "s20" at stride 1, "s24", "s23" at stride 2). */

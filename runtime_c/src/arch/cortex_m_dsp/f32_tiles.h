@@ -33,12 +33,6 @@
     RT_F32_DSP_ZERO18 \
     "vmov s18, s19, %[t], %[t]\n\t"
 
-/* s0-s23 = 0.0f */
-#define RT_F32_DSP_ZERO24 \
-    RT_F32_DSP_ZERO20 \
-    "vmov s20, s21, %[t], %[t]\n\t" \
-    "vmov s22, s23, %[t], %[t]\n\t"
-
 /* the upper clamp of s0-s15 */
 #define RT_F32_DSP_HI16 \
     RT_F32_DSP_HI("s0") \
@@ -70,162 +64,54 @@
     RT_F32_DSP_HI("s18") \
     RT_F32_DSP_HI("s19")
 
-/* the upper clamp of s0-s23 */
-#define RT_F32_DSP_HI24 \
-    RT_F32_DSP_HI20 \
-    RT_F32_DSP_HI("s20") \
-    RT_F32_DSP_HI("s21") \
-    RT_F32_DSP_HI("s22") \
-    RT_F32_DSP_HI("s23")
-
-/* one product of the 4 x 6 block */
-#define RT_F32_DSP_4X6_P \
-    "vldm %[b], {s24-s29}\n\t" \
-    "add %[b], %[b], %[ldb4]\n\t" \
-    "vldmia %[a0]!, {s30}\n\t" \
-    "vldmia %[a1]!, {s31}\n\t" \
-    "vmla.f32 s0, s24, s30\n\t" \
-    "vmla.f32 s1, s25, s30\n\t" \
-    "vmla.f32 s2, s26, s30\n\t" \
-    "vmla.f32 s3, s27, s30\n\t" \
-    "vmla.f32 s4, s28, s30\n\t" \
-    "vmla.f32 s5, s29, s30\n\t" \
-    "vmla.f32 s6, s24, s31\n\t" \
-    "vmla.f32 s7, s25, s31\n\t" \
-    "vmla.f32 s8, s26, s31\n\t" \
-    "vmla.f32 s9, s27, s31\n\t" \
-    "vmla.f32 s10, s28, s31\n\t" \
-    "vmla.f32 s11, s29, s31\n\t" \
-    "vldmia %[a2]!, {s30}\n\t" \
-    "vmla.f32 s12, s24, s30\n\t" \
-    "vmla.f32 s13, s25, s30\n\t" \
-    "vmla.f32 s14, s26, s30\n\t" \
-    "vmla.f32 s15, s27, s30\n\t" \
-    "vmla.f32 s16, s28, s30\n\t" \
-    "vmla.f32 s17, s29, s30\n\t" \
-    "vldmia %[a3]!, {s31}\n\t" \
-    "vmla.f32 s18, s24, s31\n\t" \
-    "vmla.f32 s19, s25, s31\n\t" \
-    "vmla.f32 s20, s26, s31\n\t" \
-    "vmla.f32 s21, s27, s31\n\t" \
-    "vmla.f32 s22, s28, s31\n\t" \
-    "vmla.f32 s23, s29, s31\n\t"
-
-/* the 4 x 6 block's 24 sums over k >= 1 products */
-#define RT_F32_DSP_4X6_MAC \
-    RT_F32_DSP_ZERO24 \
-    "tst %[k], #1\n\t" \
-    "beq 1f\n\t" \
-    RT_F32_DSP_4X6_P \
-    "1:\n\t" \
-    "lsrs %[k], %[k], #1\n\t" \
-    "beq 3f\n\t" \
-    "2:\n\t" \
-    RT_F32_DSP_4X6_P \
-    RT_F32_DSP_4X6_P \
-    "subs %[k], %[k], #1\n\t" \
-    "bne 2b\n\t" \
-    "3:\n\t"
-
-/* row r + prm[r], then clamped to [prm[4], prm[5]] (the upper clamp where hashi) */
-#define RT_F32_DSP_4X6_ACT \
-    "vldr s30, [%[prm], #16]\n\t" \
-    "vldr s31, [%[prm], #20]\n\t" \
-    "vldr s24, [%[prm], #0]\n\t" \
-    "vadd.f32 s0, s0, s24\n\t" \
-    "vadd.f32 s1, s1, s24\n\t" \
-    "vadd.f32 s2, s2, s24\n\t" \
-    "vadd.f32 s3, s3, s24\n\t" \
-    "vadd.f32 s4, s4, s24\n\t" \
-    "vadd.f32 s5, s5, s24\n\t" \
-    RT_F32_DSP_LO("s0") \
-    RT_F32_DSP_LO("s1") \
-    RT_F32_DSP_LO("s2") \
-    RT_F32_DSP_LO("s3") \
-    RT_F32_DSP_LO("s4") \
-    RT_F32_DSP_LO("s5") \
-    "vldr s24, [%[prm], #4]\n\t" \
-    "vadd.f32 s6, s6, s24\n\t" \
-    "vadd.f32 s7, s7, s24\n\t" \
-    "vadd.f32 s8, s8, s24\n\t" \
-    "vadd.f32 s9, s9, s24\n\t" \
-    "vadd.f32 s10, s10, s24\n\t" \
-    "vadd.f32 s11, s11, s24\n\t" \
-    RT_F32_DSP_LO("s6") \
-    RT_F32_DSP_LO("s7") \
-    RT_F32_DSP_LO("s8") \
-    RT_F32_DSP_LO("s9") \
-    RT_F32_DSP_LO("s10") \
-    RT_F32_DSP_LO("s11") \
-    "vldr s24, [%[prm], #8]\n\t" \
-    "vadd.f32 s12, s12, s24\n\t" \
-    "vadd.f32 s13, s13, s24\n\t" \
-    "vadd.f32 s14, s14, s24\n\t" \
-    "vadd.f32 s15, s15, s24\n\t" \
-    "vadd.f32 s16, s16, s24\n\t" \
-    "vadd.f32 s17, s17, s24\n\t" \
-    RT_F32_DSP_LO("s12") \
-    RT_F32_DSP_LO("s13") \
-    RT_F32_DSP_LO("s14") \
-    RT_F32_DSP_LO("s15") \
-    RT_F32_DSP_LO("s16") \
-    RT_F32_DSP_LO("s17") \
-    "vldr s24, [%[prm], #12]\n\t" \
-    "vadd.f32 s18, s18, s24\n\t" \
-    "vadd.f32 s19, s19, s24\n\t" \
-    "vadd.f32 s20, s20, s24\n\t" \
-    "vadd.f32 s21, s21, s24\n\t" \
-    "vadd.f32 s22, s22, s24\n\t" \
-    "vadd.f32 s23, s23, s24\n\t" \
-    RT_F32_DSP_LO("s18") \
-    RT_F32_DSP_LO("s19") \
-    RT_F32_DSP_LO("s20") \
-    RT_F32_DSP_LO("s21") \
-    RT_F32_DSP_LO("s22") \
-    RT_F32_DSP_LO("s23") \
-    "cmp %[hashi], #0\n\t" \
-    "beq 4f\n\t" \
-    RT_F32_DSP_HI24 \
-    "4:\n\t"
-
-/* the four rows, ldc4 bytes apart */
-#define RT_F32_DSP_4X6_STORE \
-    "vstm %[c], {s0-s5}\n\t" \
-    "add %[c], %[c], %[ldc4]\n\t" \
-    "vstm %[c], {s6-s11}\n\t" \
-    "add %[c], %[c], %[ldc4]\n\t" \
-    "vstm %[c], {s12-s17}\n\t" \
-    "add %[c], %[c], %[ldc4]\n\t" \
-    "vstm %[c], {s18-s23}\n\t"
-
 /* one product of the 4 x 5 block */
 #define RT_F32_DSP_4X5_P \
     "vldm %[b], {s24-s28}\n\t" \
     "add %[b], %[b], %[ldb4]\n\t" \
-    "vldmia %[a0]!, {s30}\n\t" \
-    "vldmia %[a1]!, {s31}\n\t" \
-    "vmla.f32 s0, s24, s30\n\t" \
-    "vmla.f32 s1, s25, s30\n\t" \
-    "vmla.f32 s2, s26, s30\n\t" \
-    "vmla.f32 s3, s27, s30\n\t" \
-    "vmla.f32 s4, s28, s30\n\t" \
-    "vmla.f32 s5, s24, s31\n\t" \
-    "vmla.f32 s6, s25, s31\n\t" \
-    "vmla.f32 s7, s26, s31\n\t" \
-    "vmla.f32 s8, s27, s31\n\t" \
-    "vmla.f32 s9, s28, s31\n\t" \
-    "vldmia %[a2]!, {s30}\n\t" \
-    "vmla.f32 s10, s24, s30\n\t" \
-    "vmla.f32 s11, s25, s30\n\t" \
-    "vmla.f32 s12, s26, s30\n\t" \
-    "vmla.f32 s13, s27, s30\n\t" \
-    "vmla.f32 s14, s28, s30\n\t" \
-    "vldmia %[a3]!, {s31}\n\t" \
-    "vmla.f32 s15, s24, s31\n\t" \
-    "vmla.f32 s16, s25, s31\n\t" \
-    "vmla.f32 s17, s26, s31\n\t" \
-    "vmla.f32 s18, s27, s31\n\t" \
-    "vmla.f32 s19, s28, s31\n\t"
+    "vldmia %[a0]!, {s20}\n\t" \
+    "vldmia %[a1]!, {s21}\n\t" \
+    "vldmia %[a2]!, {s22}\n\t" \
+    "vldmia %[a3]!, {s23}\n\t" \
+    "vmul.f32 s29, s24, s20\n\t" \
+    "vmul.f32 s30, s25, s20\n\t" \
+    "vadd.f32 s0, s0, s29\n\t" \
+    "vmul.f32 s29, s26, s20\n\t" \
+    "vadd.f32 s1, s1, s30\n\t" \
+    "vmul.f32 s30, s27, s20\n\t" \
+    "vadd.f32 s2, s2, s29\n\t" \
+    "vmul.f32 s20, s28, s20\n\t" \
+    "vadd.f32 s3, s3, s30\n\t" \
+    "vmul.f32 s29, s24, s21\n\t" \
+    "vadd.f32 s4, s4, s20\n\t" \
+    "vmul.f32 s30, s25, s21\n\t" \
+    "vadd.f32 s5, s5, s29\n\t" \
+    "vmul.f32 s29, s26, s21\n\t" \
+    "vadd.f32 s6, s6, s30\n\t" \
+    "vmul.f32 s30, s27, s21\n\t" \
+    "vadd.f32 s7, s7, s29\n\t" \
+    "vmul.f32 s21, s28, s21\n\t" \
+    "vadd.f32 s8, s8, s30\n\t" \
+    "vmul.f32 s29, s24, s22\n\t" \
+    "vadd.f32 s9, s9, s21\n\t" \
+    "vmul.f32 s30, s25, s22\n\t" \
+    "vadd.f32 s10, s10, s29\n\t" \
+    "vmul.f32 s29, s26, s22\n\t" \
+    "vadd.f32 s11, s11, s30\n\t" \
+    "vmul.f32 s30, s27, s22\n\t" \
+    "vadd.f32 s12, s12, s29\n\t" \
+    "vmul.f32 s22, s28, s22\n\t" \
+    "vadd.f32 s13, s13, s30\n\t" \
+    "vmul.f32 s24, s24, s23\n\t" \
+    "vadd.f32 s14, s14, s22\n\t" \
+    "vmul.f32 s25, s25, s23\n\t" \
+    "vadd.f32 s15, s15, s24\n\t" \
+    "vmul.f32 s26, s26, s23\n\t" \
+    "vadd.f32 s16, s16, s25\n\t" \
+    "vmul.f32 s27, s27, s23\n\t" \
+    "vadd.f32 s17, s17, s26\n\t" \
+    "vmul.f32 s28, s28, s23\n\t" \
+    "vadd.f32 s18, s18, s27\n\t" \
+    "vadd.f32 s19, s19, s28\n\t"
 
 /* the 4 x 5 block's 20 sums over k >= 1 products */
 #define RT_F32_DSP_4X5_MAC \
@@ -306,85 +192,77 @@
     "add %[c], %[c], %[ldc4]\n\t" \
     "vstm %[c], {s15-s19}\n\t"
 
-/* one product of the pair, its a values in s16, s20 */
+/* one product of the pair, its a values in s24, s26 */
 #define RT_F32_DSP_2X8_P0 \
-    "vldmia %[b]!, {s24-s31}\n\t" \
-    "vmla.f32 s0, s24, s16\n\t" \
-    "vmla.f32 s1, s25, s16\n\t" \
-    "vmla.f32 s2, s26, s16\n\t" \
-    "vmla.f32 s3, s27, s16\n\t" \
-    "vmla.f32 s4, s28, s16\n\t" \
-    "vmla.f32 s5, s29, s16\n\t" \
-    "vmla.f32 s6, s30, s16\n\t" \
-    "vmla.f32 s7, s31, s16\n\t" \
-    "vmla.f32 s8, s24, s20\n\t" \
-    "vmla.f32 s9, s25, s20\n\t" \
-    "vmla.f32 s10, s26, s20\n\t" \
-    "vmla.f32 s11, s27, s20\n\t" \
-    "vmla.f32 s12, s28, s20\n\t" \
-    "vmla.f32 s13, s29, s20\n\t" \
-    "vmla.f32 s14, s30, s20\n\t" \
-    "vmla.f32 s15, s31, s20\n\t"
+    "vldmia %[b]!, {s16-s23}\n\t" \
+    "vmul.f32 s28, s16, s24\n\t" \
+    "vmul.f32 s16, s16, s26\n\t" \
+    "vadd.f32 s0, s0, s28\n\t" \
+    "vmul.f32 s28, s17, s24\n\t" \
+    "vadd.f32 s8, s8, s16\n\t" \
+    "vmul.f32 s17, s17, s26\n\t" \
+    "vadd.f32 s1, s1, s28\n\t" \
+    "vmul.f32 s28, s18, s24\n\t" \
+    "vadd.f32 s9, s9, s17\n\t" \
+    "vmul.f32 s18, s18, s26\n\t" \
+    "vadd.f32 s2, s2, s28\n\t" \
+    "vmul.f32 s28, s19, s24\n\t" \
+    "vadd.f32 s10, s10, s18\n\t" \
+    "vmul.f32 s19, s19, s26\n\t" \
+    "vadd.f32 s3, s3, s28\n\t" \
+    "vmul.f32 s28, s20, s24\n\t" \
+    "vadd.f32 s11, s11, s19\n\t" \
+    "vmul.f32 s20, s20, s26\n\t" \
+    "vadd.f32 s4, s4, s28\n\t" \
+    "vmul.f32 s28, s21, s24\n\t" \
+    "vadd.f32 s12, s12, s20\n\t" \
+    "vmul.f32 s21, s21, s26\n\t" \
+    "vadd.f32 s5, s5, s28\n\t" \
+    "vmul.f32 s28, s22, s24\n\t" \
+    "vadd.f32 s13, s13, s21\n\t" \
+    "vmul.f32 s22, s22, s26\n\t" \
+    "vadd.f32 s6, s6, s28\n\t" \
+    "vmul.f32 s24, s23, s24\n\t" \
+    "vadd.f32 s14, s14, s22\n\t" \
+    "vmul.f32 s23, s23, s26\n\t" \
+    "vadd.f32 s7, s7, s24\n\t" \
+    "vadd.f32 s15, s15, s23\n\t"
 
-/* one product of the pair, its a values in s17, s21 */
+/* one product of the pair, its a values in s25, s27 */
 #define RT_F32_DSP_2X8_P1 \
-    "vldmia %[b]!, {s24-s31}\n\t" \
-    "vmla.f32 s0, s24, s17\n\t" \
-    "vmla.f32 s1, s25, s17\n\t" \
-    "vmla.f32 s2, s26, s17\n\t" \
-    "vmla.f32 s3, s27, s17\n\t" \
-    "vmla.f32 s4, s28, s17\n\t" \
-    "vmla.f32 s5, s29, s17\n\t" \
-    "vmla.f32 s6, s30, s17\n\t" \
-    "vmla.f32 s7, s31, s17\n\t" \
-    "vmla.f32 s8, s24, s21\n\t" \
-    "vmla.f32 s9, s25, s21\n\t" \
-    "vmla.f32 s10, s26, s21\n\t" \
-    "vmla.f32 s11, s27, s21\n\t" \
-    "vmla.f32 s12, s28, s21\n\t" \
-    "vmla.f32 s13, s29, s21\n\t" \
-    "vmla.f32 s14, s30, s21\n\t" \
-    "vmla.f32 s15, s31, s21\n\t"
-
-/* one product of the pair, its a values in s18, s22 */
-#define RT_F32_DSP_2X8_P2 \
-    "vldmia %[b]!, {s24-s31}\n\t" \
-    "vmla.f32 s0, s24, s18\n\t" \
-    "vmla.f32 s1, s25, s18\n\t" \
-    "vmla.f32 s2, s26, s18\n\t" \
-    "vmla.f32 s3, s27, s18\n\t" \
-    "vmla.f32 s4, s28, s18\n\t" \
-    "vmla.f32 s5, s29, s18\n\t" \
-    "vmla.f32 s6, s30, s18\n\t" \
-    "vmla.f32 s7, s31, s18\n\t" \
-    "vmla.f32 s8, s24, s22\n\t" \
-    "vmla.f32 s9, s25, s22\n\t" \
-    "vmla.f32 s10, s26, s22\n\t" \
-    "vmla.f32 s11, s27, s22\n\t" \
-    "vmla.f32 s12, s28, s22\n\t" \
-    "vmla.f32 s13, s29, s22\n\t" \
-    "vmla.f32 s14, s30, s22\n\t" \
-    "vmla.f32 s15, s31, s22\n\t"
-
-/* one product of the pair, its a values in s19, s23 */
-#define RT_F32_DSP_2X8_P3 \
-    "vldmia %[b]!, {s24-s31}\n\t" \
-    "vmla.f32 s0, s24, s19\n\t" \
-    "vmla.f32 s1, s25, s19\n\t" \
-    "vmla.f32 s2, s26, s19\n\t" \
-    "vmla.f32 s3, s27, s19\n\t" \
-    "vmla.f32 s4, s28, s19\n\t" \
-    "vmla.f32 s5, s29, s19\n\t" \
-    "vmla.f32 s6, s30, s19\n\t" \
-    "vmla.f32 s7, s31, s19\n\t" \
-    "vmla.f32 s8, s24, s23\n\t" \
-    "vmla.f32 s9, s25, s23\n\t" \
-    "vmla.f32 s10, s26, s23\n\t" \
-    "vmla.f32 s11, s27, s23\n\t" \
-    "vmla.f32 s12, s28, s23\n\t" \
-    "vmla.f32 s13, s29, s23\n\t" \
-    "vmla.f32 s14, s30, s23\n\t" \
-    "vmla.f32 s15, s31, s23\n\t"
+    "vldmia %[b]!, {s16-s23}\n\t" \
+    "vmul.f32 s28, s16, s25\n\t" \
+    "vmul.f32 s16, s16, s27\n\t" \
+    "vadd.f32 s0, s0, s28\n\t" \
+    "vmul.f32 s28, s17, s25\n\t" \
+    "vadd.f32 s8, s8, s16\n\t" \
+    "vmul.f32 s17, s17, s27\n\t" \
+    "vadd.f32 s1, s1, s28\n\t" \
+    "vmul.f32 s28, s18, s25\n\t" \
+    "vadd.f32 s9, s9, s17\n\t" \
+    "vmul.f32 s18, s18, s27\n\t" \
+    "vadd.f32 s2, s2, s28\n\t" \
+    "vmul.f32 s28, s19, s25\n\t" \
+    "vadd.f32 s10, s10, s18\n\t" \
+    "vmul.f32 s19, s19, s27\n\t" \
+    "vadd.f32 s3, s3, s28\n\t" \
+    "vmul.f32 s28, s20, s25\n\t" \
+    "vadd.f32 s11, s11, s19\n\t" \
+    "vmul.f32 s20, s20, s27\n\t" \
+    "vadd.f32 s4, s4, s28\n\t" \
+    "vmul.f32 s28, s21, s25\n\t" \
+    "vadd.f32 s12, s12, s20\n\t" \
+    "vmul.f32 s21, s21, s27\n\t" \
+    "vadd.f32 s5, s5, s28\n\t" \
+    "vmul.f32 s28, s22, s25\n\t" \
+    "vadd.f32 s13, s13, s21\n\t" \
+    "vmul.f32 s22, s22, s27\n\t" \
+    "vadd.f32 s6, s6, s28\n\t" \
+    "vmul.f32 s25, s23, s25\n\t" \
+    "vadd.f32 s14, s14, s22\n\t" \
+    "vmul.f32 s23, s23, s27\n\t" \
+    "vadd.f32 s7, s7, s25\n\t" \
+    "vadd.f32 s15, s15, s23\n\t"
 
 /* the pair's 16 sums over k >= 1 products */
 #define RT_F32_DSP_2X8_MAC \
@@ -393,24 +271,19 @@
     "ldr %[k], [%[q], #4]\n\t" \
     "add %[a1], %[a0], %[k], lsl #2\n\t" \
     RT_F32_DSP_ZERO16 \
-    "ands %[t], %[k], #3\n\t" \
+    "tst %[k], #1\n\t" \
     "beq 1f\n\t" \
-    "5:\n\t" \
-    "vldmia %[a0]!, {s16}\n\t" \
-    "vldmia %[a1]!, {s20}\n\t" \
+    "vldmia %[a0]!, {s24}\n\t" \
+    "vldmia %[a1]!, {s26}\n\t" \
     RT_F32_DSP_2X8_P0 \
-    "subs %[t], %[t], #1\n\t" \
-    "bne 5b\n\t" \
     "1:\n\t" \
-    "lsrs %[k], %[k], #2\n\t" \
+    "lsrs %[k], %[k], #1\n\t" \
     "beq 3f\n\t" \
     "2:\n\t" \
-    "vldmia %[a0]!, {s16-s19}\n\t" \
-    "vldmia %[a1]!, {s20-s23}\n\t" \
+    "vldmia %[a0]!, {s24-s25}\n\t" \
+    "vldmia %[a1]!, {s26-s27}\n\t" \
     RT_F32_DSP_2X8_P0 \
     RT_F32_DSP_2X8_P1 \
-    RT_F32_DSP_2X8_P2 \
-    RT_F32_DSP_2X8_P3 \
     "subs %[k], %[k], #1\n\t" \
     "bne 2b\n\t" \
     "3:\n\t"
@@ -420,15 +293,15 @@
     "vldr s30, [%[q], #20]\n\t" \
     "vldr s31, [%[q], #24]\n\t" \
     "ldr %[t], [%[q], #12]\n\t" \
-    "vldr s24, [%[t]]\n\t" \
-    "vadd.f32 s0, s0, s24\n\t" \
-    "vadd.f32 s1, s1, s24\n\t" \
-    "vadd.f32 s2, s2, s24\n\t" \
-    "vadd.f32 s3, s3, s24\n\t" \
-    "vadd.f32 s4, s4, s24\n\t" \
-    "vadd.f32 s5, s5, s24\n\t" \
-    "vadd.f32 s6, s6, s24\n\t" \
-    "vadd.f32 s7, s7, s24\n\t" \
+    "vldr s16, [%[t]]\n\t" \
+    "vadd.f32 s0, s0, s16\n\t" \
+    "vadd.f32 s1, s1, s16\n\t" \
+    "vadd.f32 s2, s2, s16\n\t" \
+    "vadd.f32 s3, s3, s16\n\t" \
+    "vadd.f32 s4, s4, s16\n\t" \
+    "vadd.f32 s5, s5, s16\n\t" \
+    "vadd.f32 s6, s6, s16\n\t" \
+    "vadd.f32 s7, s7, s16\n\t" \
     RT_F32_DSP_LO("s0") \
     RT_F32_DSP_LO("s1") \
     RT_F32_DSP_LO("s2") \
@@ -437,15 +310,15 @@
     RT_F32_DSP_LO("s5") \
     RT_F32_DSP_LO("s6") \
     RT_F32_DSP_LO("s7") \
-    "vldr s24, [%[t], #4]\n\t" \
-    "vadd.f32 s8, s8, s24\n\t" \
-    "vadd.f32 s9, s9, s24\n\t" \
-    "vadd.f32 s10, s10, s24\n\t" \
-    "vadd.f32 s11, s11, s24\n\t" \
-    "vadd.f32 s12, s12, s24\n\t" \
-    "vadd.f32 s13, s13, s24\n\t" \
-    "vadd.f32 s14, s14, s24\n\t" \
-    "vadd.f32 s15, s15, s24\n\t" \
+    "vldr s16, [%[t], #4]\n\t" \
+    "vadd.f32 s8, s8, s16\n\t" \
+    "vadd.f32 s9, s9, s16\n\t" \
+    "vadd.f32 s10, s10, s16\n\t" \
+    "vadd.f32 s11, s11, s16\n\t" \
+    "vadd.f32 s12, s12, s16\n\t" \
+    "vadd.f32 s13, s13, s16\n\t" \
+    "vadd.f32 s14, s14, s16\n\t" \
+    "vadd.f32 s15, s15, s16\n\t" \
     RT_F32_DSP_LO("s8") \
     RT_F32_DSP_LO("s9") \
     RT_F32_DSP_LO("s10") \
@@ -459,49 +332,85 @@
     "beq 4f\n\t" \
     RT_F32_DSP_HI16
 
-/* one product of the pair, its a values in s18, s20 */
+/* one product of the pair, its a values in s27, s29 */
 #define RT_F32_DSP_2X9_P0 \
-    "vldmia %[b]!, {s22-s30}\n\t" \
-    "vmla.f32 s0, s22, s18\n\t" \
-    "vmla.f32 s1, s23, s18\n\t" \
-    "vmla.f32 s2, s24, s18\n\t" \
-    "vmla.f32 s3, s25, s18\n\t" \
-    "vmla.f32 s4, s26, s18\n\t" \
-    "vmla.f32 s5, s27, s18\n\t" \
-    "vmla.f32 s6, s28, s18\n\t" \
-    "vmla.f32 s7, s29, s18\n\t" \
-    "vmla.f32 s8, s30, s18\n\t" \
-    "vmla.f32 s9, s22, s20\n\t" \
-    "vmla.f32 s10, s23, s20\n\t" \
-    "vmla.f32 s11, s24, s20\n\t" \
-    "vmla.f32 s12, s25, s20\n\t" \
-    "vmla.f32 s13, s26, s20\n\t" \
-    "vmla.f32 s14, s27, s20\n\t" \
-    "vmla.f32 s15, s28, s20\n\t" \
-    "vmla.f32 s16, s29, s20\n\t" \
-    "vmla.f32 s17, s30, s20\n\t"
+    "vldmia %[b]!, {s18-s26}\n\t" \
+    "vmul.f32 s31, s18, s27\n\t" \
+    "vmul.f32 s18, s18, s29\n\t" \
+    "vadd.f32 s0, s0, s31\n\t" \
+    "vmul.f32 s31, s19, s27\n\t" \
+    "vadd.f32 s9, s9, s18\n\t" \
+    "vmul.f32 s19, s19, s29\n\t" \
+    "vadd.f32 s1, s1, s31\n\t" \
+    "vmul.f32 s31, s20, s27\n\t" \
+    "vadd.f32 s10, s10, s19\n\t" \
+    "vmul.f32 s20, s20, s29\n\t" \
+    "vadd.f32 s2, s2, s31\n\t" \
+    "vmul.f32 s31, s21, s27\n\t" \
+    "vadd.f32 s11, s11, s20\n\t" \
+    "vmul.f32 s21, s21, s29\n\t" \
+    "vadd.f32 s3, s3, s31\n\t" \
+    "vmul.f32 s31, s22, s27\n\t" \
+    "vadd.f32 s12, s12, s21\n\t" \
+    "vmul.f32 s22, s22, s29\n\t" \
+    "vadd.f32 s4, s4, s31\n\t" \
+    "vmul.f32 s31, s23, s27\n\t" \
+    "vadd.f32 s13, s13, s22\n\t" \
+    "vmul.f32 s23, s23, s29\n\t" \
+    "vadd.f32 s5, s5, s31\n\t" \
+    "vmul.f32 s31, s24, s27\n\t" \
+    "vadd.f32 s14, s14, s23\n\t" \
+    "vmul.f32 s24, s24, s29\n\t" \
+    "vadd.f32 s6, s6, s31\n\t" \
+    "vmul.f32 s31, s25, s27\n\t" \
+    "vadd.f32 s15, s15, s24\n\t" \
+    "vmul.f32 s25, s25, s29\n\t" \
+    "vadd.f32 s7, s7, s31\n\t" \
+    "vmul.f32 s27, s26, s27\n\t" \
+    "vadd.f32 s16, s16, s25\n\t" \
+    "vmul.f32 s26, s26, s29\n\t" \
+    "vadd.f32 s8, s8, s27\n\t" \
+    "vadd.f32 s17, s17, s26\n\t"
 
-/* one product of the pair, its a values in s19, s21 */
+/* one product of the pair, its a values in s28, s30 */
 #define RT_F32_DSP_2X9_P1 \
-    "vldmia %[b]!, {s22-s30}\n\t" \
-    "vmla.f32 s0, s22, s19\n\t" \
-    "vmla.f32 s1, s23, s19\n\t" \
-    "vmla.f32 s2, s24, s19\n\t" \
-    "vmla.f32 s3, s25, s19\n\t" \
-    "vmla.f32 s4, s26, s19\n\t" \
-    "vmla.f32 s5, s27, s19\n\t" \
-    "vmla.f32 s6, s28, s19\n\t" \
-    "vmla.f32 s7, s29, s19\n\t" \
-    "vmla.f32 s8, s30, s19\n\t" \
-    "vmla.f32 s9, s22, s21\n\t" \
-    "vmla.f32 s10, s23, s21\n\t" \
-    "vmla.f32 s11, s24, s21\n\t" \
-    "vmla.f32 s12, s25, s21\n\t" \
-    "vmla.f32 s13, s26, s21\n\t" \
-    "vmla.f32 s14, s27, s21\n\t" \
-    "vmla.f32 s15, s28, s21\n\t" \
-    "vmla.f32 s16, s29, s21\n\t" \
-    "vmla.f32 s17, s30, s21\n\t"
+    "vldmia %[b]!, {s18-s26}\n\t" \
+    "vmul.f32 s31, s18, s28\n\t" \
+    "vmul.f32 s18, s18, s30\n\t" \
+    "vadd.f32 s0, s0, s31\n\t" \
+    "vmul.f32 s31, s19, s28\n\t" \
+    "vadd.f32 s9, s9, s18\n\t" \
+    "vmul.f32 s19, s19, s30\n\t" \
+    "vadd.f32 s1, s1, s31\n\t" \
+    "vmul.f32 s31, s20, s28\n\t" \
+    "vadd.f32 s10, s10, s19\n\t" \
+    "vmul.f32 s20, s20, s30\n\t" \
+    "vadd.f32 s2, s2, s31\n\t" \
+    "vmul.f32 s31, s21, s28\n\t" \
+    "vadd.f32 s11, s11, s20\n\t" \
+    "vmul.f32 s21, s21, s30\n\t" \
+    "vadd.f32 s3, s3, s31\n\t" \
+    "vmul.f32 s31, s22, s28\n\t" \
+    "vadd.f32 s12, s12, s21\n\t" \
+    "vmul.f32 s22, s22, s30\n\t" \
+    "vadd.f32 s4, s4, s31\n\t" \
+    "vmul.f32 s31, s23, s28\n\t" \
+    "vadd.f32 s13, s13, s22\n\t" \
+    "vmul.f32 s23, s23, s30\n\t" \
+    "vadd.f32 s5, s5, s31\n\t" \
+    "vmul.f32 s31, s24, s28\n\t" \
+    "vadd.f32 s14, s14, s23\n\t" \
+    "vmul.f32 s24, s24, s30\n\t" \
+    "vadd.f32 s6, s6, s31\n\t" \
+    "vmul.f32 s31, s25, s28\n\t" \
+    "vadd.f32 s15, s15, s24\n\t" \
+    "vmul.f32 s25, s25, s30\n\t" \
+    "vadd.f32 s7, s7, s31\n\t" \
+    "vmul.f32 s28, s26, s28\n\t" \
+    "vadd.f32 s16, s16, s25\n\t" \
+    "vmul.f32 s26, s26, s30\n\t" \
+    "vadd.f32 s8, s8, s28\n\t" \
+    "vadd.f32 s17, s17, s26\n\t"
 
 /* the pair's 18 sums over k >= 1 products */
 #define RT_F32_DSP_2X9_MAC \
@@ -512,15 +421,15 @@
     RT_F32_DSP_ZERO18 \
     "tst %[k], #1\n\t" \
     "beq 1f\n\t" \
-    "vldmia %[a0]!, {s18}\n\t" \
-    "vldmia %[a1]!, {s20}\n\t" \
+    "vldmia %[a0]!, {s27}\n\t" \
+    "vldmia %[a1]!, {s29}\n\t" \
     RT_F32_DSP_2X9_P0 \
     "1:\n\t" \
     "lsrs %[k], %[k], #1\n\t" \
     "beq 3f\n\t" \
     "2:\n\t" \
-    "vldmia %[a0]!, {s18-s19}\n\t" \
-    "vldmia %[a1]!, {s20-s21}\n\t" \
+    "vldmia %[a0]!, {s27-s28}\n\t" \
+    "vldmia %[a1]!, {s29-s30}\n\t" \
     RT_F32_DSP_2X9_P0 \
     RT_F32_DSP_2X9_P1 \
     "subs %[k], %[k], #1\n\t" \
@@ -532,16 +441,16 @@
     "vldr s30, [%[q], #20]\n\t" \
     "vldr s31, [%[q], #24]\n\t" \
     "ldr %[t], [%[q], #12]\n\t" \
-    "vldr s22, [%[t]]\n\t" \
-    "vadd.f32 s0, s0, s22\n\t" \
-    "vadd.f32 s1, s1, s22\n\t" \
-    "vadd.f32 s2, s2, s22\n\t" \
-    "vadd.f32 s3, s3, s22\n\t" \
-    "vadd.f32 s4, s4, s22\n\t" \
-    "vadd.f32 s5, s5, s22\n\t" \
-    "vadd.f32 s6, s6, s22\n\t" \
-    "vadd.f32 s7, s7, s22\n\t" \
-    "vadd.f32 s8, s8, s22\n\t" \
+    "vldr s18, [%[t]]\n\t" \
+    "vadd.f32 s0, s0, s18\n\t" \
+    "vadd.f32 s1, s1, s18\n\t" \
+    "vadd.f32 s2, s2, s18\n\t" \
+    "vadd.f32 s3, s3, s18\n\t" \
+    "vadd.f32 s4, s4, s18\n\t" \
+    "vadd.f32 s5, s5, s18\n\t" \
+    "vadd.f32 s6, s6, s18\n\t" \
+    "vadd.f32 s7, s7, s18\n\t" \
+    "vadd.f32 s8, s8, s18\n\t" \
     RT_F32_DSP_LO("s0") \
     RT_F32_DSP_LO("s1") \
     RT_F32_DSP_LO("s2") \
@@ -551,16 +460,16 @@
     RT_F32_DSP_LO("s6") \
     RT_F32_DSP_LO("s7") \
     RT_F32_DSP_LO("s8") \
-    "vldr s22, [%[t], #4]\n\t" \
-    "vadd.f32 s9, s9, s22\n\t" \
-    "vadd.f32 s10, s10, s22\n\t" \
-    "vadd.f32 s11, s11, s22\n\t" \
-    "vadd.f32 s12, s12, s22\n\t" \
-    "vadd.f32 s13, s13, s22\n\t" \
-    "vadd.f32 s14, s14, s22\n\t" \
-    "vadd.f32 s15, s15, s22\n\t" \
-    "vadd.f32 s16, s16, s22\n\t" \
-    "vadd.f32 s17, s17, s22\n\t" \
+    "vldr s18, [%[t], #4]\n\t" \
+    "vadd.f32 s9, s9, s18\n\t" \
+    "vadd.f32 s10, s10, s18\n\t" \
+    "vadd.f32 s11, s11, s18\n\t" \
+    "vadd.f32 s12, s12, s18\n\t" \
+    "vadd.f32 s13, s13, s18\n\t" \
+    "vadd.f32 s14, s14, s18\n\t" \
+    "vadd.f32 s15, s15, s18\n\t" \
+    "vadd.f32 s16, s16, s18\n\t" \
+    "vadd.f32 s17, s17, s18\n\t" \
     RT_F32_DSP_LO("s9") \
     RT_F32_DSP_LO("s10") \
     RT_F32_DSP_LO("s11") \
@@ -578,111 +487,476 @@
 /* one filter row at stride 1 */
 #define RT_F32_DSP_K3S1_MLA \
     "vldmia %[w0]!, {s25-s27}\n\t" \
-    "vmla.f32 s0, s16, s25\n\t" \
-    "vmla.f32 s1, s17, s25\n\t" \
-    "vmla.f32 s2, s18, s25\n\t" \
-    "vmla.f32 s3, s19, s25\n\t" \
-    "vmla.f32 s0, s17, s26\n\t" \
-    "vmla.f32 s1, s18, s26\n\t" \
-    "vmla.f32 s2, s19, s26\n\t" \
-    "vmla.f32 s3, s20, s26\n\t" \
-    "vmla.f32 s0, s18, s27\n\t" \
-    "vmla.f32 s1, s19, s27\n\t" \
-    "vmla.f32 s2, s20, s27\n\t" \
-    "vmla.f32 s3, s21, s27\n\t" \
+    "vmul.f32 s28, s16, s25\n\t" \
+    "vmul.f32 s29, s17, s25\n\t" \
+    "vadd.f32 s0, s0, s28\n\t" \
+    "vmul.f32 s28, s18, s25\n\t" \
+    "vadd.f32 s1, s1, s29\n\t" \
+    "vmul.f32 s25, s19, s25\n\t" \
+    "vadd.f32 s2, s2, s28\n\t" \
+    "vmul.f32 s28, s17, s26\n\t" \
+    "vadd.f32 s3, s3, s25\n\t" \
+    "vmul.f32 s29, s18, s26\n\t" \
+    "vadd.f32 s0, s0, s28\n\t" \
+    "vmul.f32 s28, s19, s26\n\t" \
+    "vadd.f32 s1, s1, s29\n\t" \
+    "vmul.f32 s26, s20, s26\n\t" \
+    "vadd.f32 s2, s2, s28\n\t" \
+    "vmul.f32 s28, s18, s27\n\t" \
+    "vadd.f32 s3, s3, s26\n\t" \
+    "vmul.f32 s29, s19, s27\n\t" \
+    "vadd.f32 s0, s0, s28\n\t" \
+    "vmul.f32 s28, s20, s27\n\t" \
+    "vadd.f32 s1, s1, s29\n\t" \
+    "vmul.f32 s27, s21, s27\n\t" \
+    "vadd.f32 s2, s2, s28\n\t" \
+    "vadd.f32 s3, s3, s27\n\t" \
     "vldmia %[w1]!, {s25-s27}\n\t" \
-    "vmla.f32 s4, s16, s25\n\t" \
-    "vmla.f32 s5, s17, s25\n\t" \
-    "vmla.f32 s6, s18, s25\n\t" \
-    "vmla.f32 s7, s19, s25\n\t" \
-    "vmla.f32 s4, s17, s26\n\t" \
-    "vmla.f32 s5, s18, s26\n\t" \
-    "vmla.f32 s6, s19, s26\n\t" \
-    "vmla.f32 s7, s20, s26\n\t" \
-    "vmla.f32 s4, s18, s27\n\t" \
-    "vmla.f32 s5, s19, s27\n\t" \
-    "vmla.f32 s6, s20, s27\n\t" \
-    "vmla.f32 s7, s21, s27\n\t" \
+    "vmul.f32 s28, s16, s25\n\t" \
+    "vmul.f32 s29, s17, s25\n\t" \
+    "vadd.f32 s4, s4, s28\n\t" \
+    "vmul.f32 s28, s18, s25\n\t" \
+    "vadd.f32 s5, s5, s29\n\t" \
+    "vmul.f32 s25, s19, s25\n\t" \
+    "vadd.f32 s6, s6, s28\n\t" \
+    "vmul.f32 s28, s17, s26\n\t" \
+    "vadd.f32 s7, s7, s25\n\t" \
+    "vmul.f32 s29, s18, s26\n\t" \
+    "vadd.f32 s4, s4, s28\n\t" \
+    "vmul.f32 s28, s19, s26\n\t" \
+    "vadd.f32 s5, s5, s29\n\t" \
+    "vmul.f32 s26, s20, s26\n\t" \
+    "vadd.f32 s6, s6, s28\n\t" \
+    "vmul.f32 s28, s18, s27\n\t" \
+    "vadd.f32 s7, s7, s26\n\t" \
+    "vmul.f32 s29, s19, s27\n\t" \
+    "vadd.f32 s4, s4, s28\n\t" \
+    "vmul.f32 s28, s20, s27\n\t" \
+    "vadd.f32 s5, s5, s29\n\t" \
+    "vmul.f32 s27, s21, s27\n\t" \
+    "vadd.f32 s6, s6, s28\n\t" \
+    "vadd.f32 s7, s7, s27\n\t" \
     "vldmia %[w2]!, {s25-s27}\n\t" \
-    "vmla.f32 s8, s16, s25\n\t" \
-    "vmla.f32 s9, s17, s25\n\t" \
-    "vmla.f32 s10, s18, s25\n\t" \
-    "vmla.f32 s11, s19, s25\n\t" \
-    "vmla.f32 s8, s17, s26\n\t" \
-    "vmla.f32 s9, s18, s26\n\t" \
-    "vmla.f32 s10, s19, s26\n\t" \
-    "vmla.f32 s11, s20, s26\n\t" \
-    "vmla.f32 s8, s18, s27\n\t" \
-    "vmla.f32 s9, s19, s27\n\t" \
-    "vmla.f32 s10, s20, s27\n\t" \
-    "vmla.f32 s11, s21, s27\n\t" \
+    "vmul.f32 s28, s16, s25\n\t" \
+    "vmul.f32 s29, s17, s25\n\t" \
+    "vadd.f32 s8, s8, s28\n\t" \
+    "vmul.f32 s28, s18, s25\n\t" \
+    "vadd.f32 s9, s9, s29\n\t" \
+    "vmul.f32 s25, s19, s25\n\t" \
+    "vadd.f32 s10, s10, s28\n\t" \
+    "vmul.f32 s28, s17, s26\n\t" \
+    "vadd.f32 s11, s11, s25\n\t" \
+    "vmul.f32 s29, s18, s26\n\t" \
+    "vadd.f32 s8, s8, s28\n\t" \
+    "vmul.f32 s28, s19, s26\n\t" \
+    "vadd.f32 s9, s9, s29\n\t" \
+    "vmul.f32 s26, s20, s26\n\t" \
+    "vadd.f32 s10, s10, s28\n\t" \
+    "vmul.f32 s28, s18, s27\n\t" \
+    "vadd.f32 s11, s11, s26\n\t" \
+    "vmul.f32 s29, s19, s27\n\t" \
+    "vadd.f32 s8, s8, s28\n\t" \
+    "vmul.f32 s28, s20, s27\n\t" \
+    "vadd.f32 s9, s9, s29\n\t" \
+    "vmul.f32 s27, s21, s27\n\t" \
+    "vadd.f32 s10, s10, s28\n\t" \
+    "vadd.f32 s11, s11, s27\n\t" \
     "vldmia %[w3]!, {s25-s27}\n\t" \
-    "vmla.f32 s12, s16, s25\n\t" \
-    "vmla.f32 s13, s17, s25\n\t" \
-    "vmla.f32 s14, s18, s25\n\t" \
-    "vmla.f32 s15, s19, s25\n\t" \
-    "vmla.f32 s12, s17, s26\n\t" \
-    "vmla.f32 s13, s18, s26\n\t" \
-    "vmla.f32 s14, s19, s26\n\t" \
-    "vmla.f32 s15, s20, s26\n\t" \
-    "vmla.f32 s12, s18, s27\n\t" \
-    "vmla.f32 s13, s19, s27\n\t" \
-    "vmla.f32 s14, s20, s27\n\t" \
-    "vmla.f32 s15, s21, s27\n\t"
+    "vmul.f32 s28, s16, s25\n\t" \
+    "vmul.f32 s29, s17, s25\n\t" \
+    "vadd.f32 s12, s12, s28\n\t" \
+    "vmul.f32 s28, s18, s25\n\t" \
+    "vadd.f32 s13, s13, s29\n\t" \
+    "vmul.f32 s25, s19, s25\n\t" \
+    "vadd.f32 s14, s14, s28\n\t" \
+    "vmul.f32 s17, s17, s26\n\t" \
+    "vadd.f32 s15, s15, s25\n\t" \
+    "vmul.f32 s28, s18, s26\n\t" \
+    "vadd.f32 s12, s12, s17\n\t" \
+    "vmul.f32 s29, s19, s26\n\t" \
+    "vadd.f32 s13, s13, s28\n\t" \
+    "vmul.f32 s26, s20, s26\n\t" \
+    "vadd.f32 s14, s14, s29\n\t" \
+    "vmul.f32 s18, s18, s27\n\t" \
+    "vadd.f32 s15, s15, s26\n\t" \
+    "vmul.f32 s19, s19, s27\n\t" \
+    "vadd.f32 s12, s12, s18\n\t" \
+    "vmul.f32 s20, s20, s27\n\t" \
+    "vadd.f32 s13, s13, s19\n\t" \
+    "vmul.f32 s27, s21, s27\n\t" \
+    "vadd.f32 s14, s14, s20\n\t" \
+    "vadd.f32 s15, s15, s27\n\t"
 
 /* one filter row at stride 2 */
 #define RT_F32_DSP_K3S2_MLA \
     "vldmia %[w0]!, {s25-s27}\n\t" \
-    "vmla.f32 s0, s16, s25\n\t" \
-    "vmla.f32 s1, s18, s25\n\t" \
-    "vmla.f32 s2, s20, s25\n\t" \
-    "vmla.f32 s3, s22, s25\n\t" \
-    "vmla.f32 s0, s17, s26\n\t" \
-    "vmla.f32 s1, s19, s26\n\t" \
-    "vmla.f32 s2, s21, s26\n\t" \
-    "vmla.f32 s3, s23, s26\n\t" \
-    "vmla.f32 s0, s18, s27\n\t" \
-    "vmla.f32 s1, s20, s27\n\t" \
-    "vmla.f32 s2, s22, s27\n\t" \
-    "vmla.f32 s3, s24, s27\n\t" \
+    "vmul.f32 s28, s16, s25\n\t" \
+    "vmul.f32 s29, s18, s25\n\t" \
+    "vadd.f32 s0, s0, s28\n\t" \
+    "vmul.f32 s28, s20, s25\n\t" \
+    "vadd.f32 s1, s1, s29\n\t" \
+    "vmul.f32 s25, s22, s25\n\t" \
+    "vadd.f32 s2, s2, s28\n\t" \
+    "vmul.f32 s28, s17, s26\n\t" \
+    "vadd.f32 s3, s3, s25\n\t" \
+    "vmul.f32 s29, s19, s26\n\t" \
+    "vadd.f32 s0, s0, s28\n\t" \
+    "vmul.f32 s28, s21, s26\n\t" \
+    "vadd.f32 s1, s1, s29\n\t" \
+    "vmul.f32 s26, s23, s26\n\t" \
+    "vadd.f32 s2, s2, s28\n\t" \
+    "vmul.f32 s28, s18, s27\n\t" \
+    "vadd.f32 s3, s3, s26\n\t" \
+    "vmul.f32 s29, s20, s27\n\t" \
+    "vadd.f32 s0, s0, s28\n\t" \
+    "vmul.f32 s28, s22, s27\n\t" \
+    "vadd.f32 s1, s1, s29\n\t" \
+    "vmul.f32 s27, s24, s27\n\t" \
+    "vadd.f32 s2, s2, s28\n\t" \
+    "vadd.f32 s3, s3, s27\n\t" \
     "vldmia %[w1]!, {s25-s27}\n\t" \
-    "vmla.f32 s4, s16, s25\n\t" \
-    "vmla.f32 s5, s18, s25\n\t" \
-    "vmla.f32 s6, s20, s25\n\t" \
-    "vmla.f32 s7, s22, s25\n\t" \
-    "vmla.f32 s4, s17, s26\n\t" \
-    "vmla.f32 s5, s19, s26\n\t" \
-    "vmla.f32 s6, s21, s26\n\t" \
-    "vmla.f32 s7, s23, s26\n\t" \
-    "vmla.f32 s4, s18, s27\n\t" \
-    "vmla.f32 s5, s20, s27\n\t" \
-    "vmla.f32 s6, s22, s27\n\t" \
-    "vmla.f32 s7, s24, s27\n\t" \
+    "vmul.f32 s28, s16, s25\n\t" \
+    "vmul.f32 s29, s18, s25\n\t" \
+    "vadd.f32 s4, s4, s28\n\t" \
+    "vmul.f32 s28, s20, s25\n\t" \
+    "vadd.f32 s5, s5, s29\n\t" \
+    "vmul.f32 s25, s22, s25\n\t" \
+    "vadd.f32 s6, s6, s28\n\t" \
+    "vmul.f32 s28, s17, s26\n\t" \
+    "vadd.f32 s7, s7, s25\n\t" \
+    "vmul.f32 s29, s19, s26\n\t" \
+    "vadd.f32 s4, s4, s28\n\t" \
+    "vmul.f32 s28, s21, s26\n\t" \
+    "vadd.f32 s5, s5, s29\n\t" \
+    "vmul.f32 s26, s23, s26\n\t" \
+    "vadd.f32 s6, s6, s28\n\t" \
+    "vmul.f32 s28, s18, s27\n\t" \
+    "vadd.f32 s7, s7, s26\n\t" \
+    "vmul.f32 s29, s20, s27\n\t" \
+    "vadd.f32 s4, s4, s28\n\t" \
+    "vmul.f32 s28, s22, s27\n\t" \
+    "vadd.f32 s5, s5, s29\n\t" \
+    "vmul.f32 s27, s24, s27\n\t" \
+    "vadd.f32 s6, s6, s28\n\t" \
+    "vadd.f32 s7, s7, s27\n\t" \
     "vldmia %[w2]!, {s25-s27}\n\t" \
-    "vmla.f32 s8, s16, s25\n\t" \
-    "vmla.f32 s9, s18, s25\n\t" \
-    "vmla.f32 s10, s20, s25\n\t" \
-    "vmla.f32 s11, s22, s25\n\t" \
-    "vmla.f32 s8, s17, s26\n\t" \
-    "vmla.f32 s9, s19, s26\n\t" \
-    "vmla.f32 s10, s21, s26\n\t" \
-    "vmla.f32 s11, s23, s26\n\t" \
-    "vmla.f32 s8, s18, s27\n\t" \
-    "vmla.f32 s9, s20, s27\n\t" \
-    "vmla.f32 s10, s22, s27\n\t" \
-    "vmla.f32 s11, s24, s27\n\t" \
+    "vmul.f32 s28, s16, s25\n\t" \
+    "vmul.f32 s29, s18, s25\n\t" \
+    "vadd.f32 s8, s8, s28\n\t" \
+    "vmul.f32 s28, s20, s25\n\t" \
+    "vadd.f32 s9, s9, s29\n\t" \
+    "vmul.f32 s25, s22, s25\n\t" \
+    "vadd.f32 s10, s10, s28\n\t" \
+    "vmul.f32 s28, s17, s26\n\t" \
+    "vadd.f32 s11, s11, s25\n\t" \
+    "vmul.f32 s29, s19, s26\n\t" \
+    "vadd.f32 s8, s8, s28\n\t" \
+    "vmul.f32 s28, s21, s26\n\t" \
+    "vadd.f32 s9, s9, s29\n\t" \
+    "vmul.f32 s26, s23, s26\n\t" \
+    "vadd.f32 s10, s10, s28\n\t" \
+    "vmul.f32 s28, s18, s27\n\t" \
+    "vadd.f32 s11, s11, s26\n\t" \
+    "vmul.f32 s29, s20, s27\n\t" \
+    "vadd.f32 s8, s8, s28\n\t" \
+    "vmul.f32 s28, s22, s27\n\t" \
+    "vadd.f32 s9, s9, s29\n\t" \
+    "vmul.f32 s27, s24, s27\n\t" \
+    "vadd.f32 s10, s10, s28\n\t" \
+    "vadd.f32 s11, s11, s27\n\t" \
     "vldmia %[w3]!, {s25-s27}\n\t" \
-    "vmla.f32 s12, s16, s25\n\t" \
-    "vmla.f32 s13, s18, s25\n\t" \
-    "vmla.f32 s14, s20, s25\n\t" \
-    "vmla.f32 s15, s22, s25\n\t" \
-    "vmla.f32 s12, s17, s26\n\t" \
-    "vmla.f32 s13, s19, s26\n\t" \
-    "vmla.f32 s14, s21, s26\n\t" \
-    "vmla.f32 s15, s23, s26\n\t" \
-    "vmla.f32 s12, s18, s27\n\t" \
-    "vmla.f32 s13, s20, s27\n\t" \
-    "vmla.f32 s14, s22, s27\n\t" \
-    "vmla.f32 s15, s24, s27\n\t"
+    "vmul.f32 s28, s16, s25\n\t" \
+    "vmul.f32 s29, s18, s25\n\t" \
+    "vadd.f32 s12, s12, s28\n\t" \
+    "vmul.f32 s28, s20, s25\n\t" \
+    "vadd.f32 s13, s13, s29\n\t" \
+    "vmul.f32 s25, s22, s25\n\t" \
+    "vadd.f32 s14, s14, s28\n\t" \
+    "vmul.f32 s17, s17, s26\n\t" \
+    "vadd.f32 s15, s15, s25\n\t" \
+    "vmul.f32 s19, s19, s26\n\t" \
+    "vadd.f32 s12, s12, s17\n\t" \
+    "vmul.f32 s21, s21, s26\n\t" \
+    "vadd.f32 s13, s13, s19\n\t" \
+    "vmul.f32 s23, s23, s26\n\t" \
+    "vadd.f32 s14, s14, s21\n\t" \
+    "vmul.f32 s18, s18, s27\n\t" \
+    "vadd.f32 s15, s15, s23\n\t" \
+    "vmul.f32 s20, s20, s27\n\t" \
+    "vadd.f32 s12, s12, s18\n\t" \
+    "vmul.f32 s22, s22, s27\n\t" \
+    "vadd.f32 s13, s13, s20\n\t" \
+    "vmul.f32 s27, s24, s27\n\t" \
+    "vadd.f32 s14, s14, s22\n\t" \
+    "vadd.f32 s15, s15, s27\n\t"
+
+/* a depthwise filter row of 8 sums at stride 1 */
+#define RT_F32_DW_S1W8(r, a, b, c) \
+    "vldm " r ", {s8-s17}\n\t" \
+    "add " r ", " r ", #32\n\t" \
+    "vmul.f32 s8, s8, s" #a "\n\t" \
+    "vmul.f32 s18, s9, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s8\n\t" \
+    "vmul.f32 s9, s9, s" #b "\n\t" \
+    "vadd.f32 s1, s1, s18\n\t" \
+    "vmul.f32 s18, s10, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s9\n\t" \
+    "vmul.f32 s19, s10, s" #b "\n\t" \
+    "vadd.f32 s2, s2, s18\n\t" \
+    "vmul.f32 s18, s11, s" #a "\n\t" \
+    "vadd.f32 s1, s1, s19\n\t" \
+    "vmul.f32 s19, s11, s" #b "\n\t" \
+    "vadd.f32 s3, s3, s18\n\t" \
+    "vmul.f32 s18, s12, s" #a "\n\t" \
+    "vadd.f32 s2, s2, s19\n\t" \
+    "vmul.f32 s19, s12, s" #b "\n\t" \
+    "vadd.f32 s4, s4, s18\n\t" \
+    "vmul.f32 s18, s13, s" #a "\n\t" \
+    "vadd.f32 s3, s3, s19\n\t" \
+    "vmul.f32 s19, s13, s" #b "\n\t" \
+    "vadd.f32 s5, s5, s18\n\t" \
+    "vmul.f32 s18, s14, s" #a "\n\t" \
+    "vadd.f32 s4, s4, s19\n\t" \
+    "vmul.f32 s19, s14, s" #b "\n\t" \
+    "vadd.f32 s6, s6, s18\n\t" \
+    "vmul.f32 s18, s15, s" #a "\n\t" \
+    "vadd.f32 s5, s5, s19\n\t" \
+    "vmul.f32 s19, s15, s" #b "\n\t" \
+    "vadd.f32 s7, s7, s18\n\t" \
+    "vmul.f32 s18, s16, s" #b "\n\t" \
+    "vadd.f32 s6, s6, s19\n\t" \
+    "vmul.f32 s10, s10, s" #c "\n\t" \
+    "vadd.f32 s7, s7, s18\n\t" \
+    "vmul.f32 s11, s11, s" #c "\n\t" \
+    "vadd.f32 s0, s0, s10\n\t" \
+    "vmul.f32 s12, s12, s" #c "\n\t" \
+    "vadd.f32 s1, s1, s11\n\t" \
+    "vmul.f32 s13, s13, s" #c "\n\t" \
+    "vadd.f32 s2, s2, s12\n\t" \
+    "vmul.f32 s14, s14, s" #c "\n\t" \
+    "vadd.f32 s3, s3, s13\n\t" \
+    "vmul.f32 s15, s15, s" #c "\n\t" \
+    "vadd.f32 s4, s4, s14\n\t" \
+    "vmul.f32 s16, s16, s" #c "\n\t" \
+    "vadd.f32 s5, s5, s15\n\t" \
+    "vmul.f32 s17, s17, s" #c "\n\t" \
+    "vadd.f32 s6, s6, s16\n\t" \
+    "vadd.f32 s7, s7, s17\n\t"
+
+/* a depthwise filter row of 6 sums at stride 1 */
+#define RT_F32_DW_S1W6(r, a, b, c) \
+    "vldm " r ", {s6-s13}\n\t" \
+    "add " r ", " r ", #24\n\t" \
+    "vmul.f32 s6, s6, s" #a "\n\t" \
+    "vmul.f32 s14, s7, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s6\n\t" \
+    "vmul.f32 s7, s7, s" #b "\n\t" \
+    "vadd.f32 s1, s1, s14\n\t" \
+    "vmul.f32 s14, s8, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s7\n\t" \
+    "vmul.f32 s15, s8, s" #b "\n\t" \
+    "vadd.f32 s2, s2, s14\n\t" \
+    "vmul.f32 s14, s9, s" #a "\n\t" \
+    "vadd.f32 s1, s1, s15\n\t" \
+    "vmul.f32 s15, s9, s" #b "\n\t" \
+    "vadd.f32 s3, s3, s14\n\t" \
+    "vmul.f32 s14, s10, s" #a "\n\t" \
+    "vadd.f32 s2, s2, s15\n\t" \
+    "vmul.f32 s15, s10, s" #b "\n\t" \
+    "vadd.f32 s4, s4, s14\n\t" \
+    "vmul.f32 s14, s11, s" #a "\n\t" \
+    "vadd.f32 s3, s3, s15\n\t" \
+    "vmul.f32 s15, s11, s" #b "\n\t" \
+    "vadd.f32 s5, s5, s14\n\t" \
+    "vmul.f32 s14, s12, s" #b "\n\t" \
+    "vadd.f32 s4, s4, s15\n\t" \
+    "vmul.f32 s8, s8, s" #c "\n\t" \
+    "vadd.f32 s5, s5, s14\n\t" \
+    "vmul.f32 s9, s9, s" #c "\n\t" \
+    "vadd.f32 s0, s0, s8\n\t" \
+    "vmul.f32 s10, s10, s" #c "\n\t" \
+    "vadd.f32 s1, s1, s9\n\t" \
+    "vmul.f32 s11, s11, s" #c "\n\t" \
+    "vadd.f32 s2, s2, s10\n\t" \
+    "vmul.f32 s12, s12, s" #c "\n\t" \
+    "vadd.f32 s3, s3, s11\n\t" \
+    "vmul.f32 s13, s13, s" #c "\n\t" \
+    "vadd.f32 s4, s4, s12\n\t" \
+    "vadd.f32 s5, s5, s13\n\t"
+
+/* a depthwise filter row of 4 sums at stride 1 */
+#define RT_F32_DW_S1W4(r, a, b, c) \
+    "vldm " r ", {s4-s9}\n\t" \
+    "add " r ", " r ", #16\n\t" \
+    "vmul.f32 s4, s4, s" #a "\n\t" \
+    "vmul.f32 s10, s5, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s4\n\t" \
+    "vmul.f32 s5, s5, s" #b "\n\t" \
+    "vadd.f32 s1, s1, s10\n\t" \
+    "vmul.f32 s10, s6, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s5\n\t" \
+    "vmul.f32 s11, s6, s" #b "\n\t" \
+    "vadd.f32 s2, s2, s10\n\t" \
+    "vmul.f32 s10, s7, s" #a "\n\t" \
+    "vadd.f32 s1, s1, s11\n\t" \
+    "vmul.f32 s11, s7, s" #b "\n\t" \
+    "vadd.f32 s3, s3, s10\n\t" \
+    "vmul.f32 s10, s8, s" #b "\n\t" \
+    "vadd.f32 s2, s2, s11\n\t" \
+    "vmul.f32 s6, s6, s" #c "\n\t" \
+    "vadd.f32 s3, s3, s10\n\t" \
+    "vmul.f32 s7, s7, s" #c "\n\t" \
+    "vadd.f32 s0, s0, s6\n\t" \
+    "vmul.f32 s8, s8, s" #c "\n\t" \
+    "vadd.f32 s1, s1, s7\n\t" \
+    "vmul.f32 s9, s9, s" #c "\n\t" \
+    "vadd.f32 s2, s2, s8\n\t" \
+    "vadd.f32 s3, s3, s9\n\t"
+
+/* a depthwise filter row of 3 sums at stride 1 */
+#define RT_F32_DW_S1W3(r, a, b, c) \
+    "vldm " r ", {s3-s7}\n\t" \
+    "add " r ", " r ", #12\n\t" \
+    "vmul.f32 s3, s3, s" #a "\n\t" \
+    "vmul.f32 s8, s4, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s3\n\t" \
+    "vmul.f32 s4, s4, s" #b "\n\t" \
+    "vadd.f32 s1, s1, s8\n\t" \
+    "vmul.f32 s8, s5, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s4\n\t" \
+    "vmul.f32 s9, s5, s" #b "\n\t" \
+    "vadd.f32 s2, s2, s8\n\t" \
+    "vmul.f32 s8, s6, s" #b "\n\t" \
+    "vadd.f32 s1, s1, s9\n\t" \
+    "vmul.f32 s5, s5, s" #c "\n\t" \
+    "vadd.f32 s2, s2, s8\n\t" \
+    "vmul.f32 s6, s6, s" #c "\n\t" \
+    "vadd.f32 s0, s0, s5\n\t" \
+    "vmul.f32 s7, s7, s" #c "\n\t" \
+    "vadd.f32 s1, s1, s6\n\t" \
+    "vadd.f32 s2, s2, s7\n\t"
+
+/* a depthwise filter row of 6 sums at stride 2 */
+#define RT_F32_DW_S2W6(r, a, b, c) \
+    "vldm " r ", {s6-s18}\n\t" \
+    "add " r ", " r ", #48\n\t" \
+    "vmul.f32 s6, s6, s" #a "\n\t" \
+    "vmul.f32 s19, s8, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s6\n\t" \
+    "vmul.f32 s7, s7, s" #b "\n\t" \
+    "vadd.f32 s1, s1, s19\n\t" \
+    "vmul.f32 s19, s10, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s7\n\t" \
+    "vmul.f32 s9, s9, s" #b "\n\t" \
+    "vadd.f32 s2, s2, s19\n\t" \
+    "vmul.f32 s19, s12, s" #a "\n\t" \
+    "vadd.f32 s1, s1, s9\n\t" \
+    "vmul.f32 s11, s11, s" #b "\n\t" \
+    "vadd.f32 s3, s3, s19\n\t" \
+    "vmul.f32 s19, s14, s" #a "\n\t" \
+    "vadd.f32 s2, s2, s11\n\t" \
+    "vmul.f32 s13, s13, s" #b "\n\t" \
+    "vadd.f32 s4, s4, s19\n\t" \
+    "vmul.f32 s19, s16, s" #a "\n\t" \
+    "vadd.f32 s3, s3, s13\n\t" \
+    "vmul.f32 s15, s15, s" #b "\n\t" \
+    "vadd.f32 s5, s5, s19\n\t" \
+    "vmul.f32 s17, s17, s" #b "\n\t" \
+    "vadd.f32 s4, s4, s15\n\t" \
+    "vmul.f32 s8, s8, s" #c "\n\t" \
+    "vadd.f32 s5, s5, s17\n\t" \
+    "vmul.f32 s10, s10, s" #c "\n\t" \
+    "vadd.f32 s0, s0, s8\n\t" \
+    "vmul.f32 s12, s12, s" #c "\n\t" \
+    "vadd.f32 s1, s1, s10\n\t" \
+    "vmul.f32 s14, s14, s" #c "\n\t" \
+    "vadd.f32 s2, s2, s12\n\t" \
+    "vmul.f32 s16, s16, s" #c "\n\t" \
+    "vadd.f32 s3, s3, s14\n\t" \
+    "vmul.f32 s18, s18, s" #c "\n\t" \
+    "vadd.f32 s4, s4, s16\n\t" \
+    "vadd.f32 s5, s5, s18\n\t"
+
+/* a depthwise filter row of 4 sums at stride 2 */
+#define RT_F32_DW_S2W4(r, a, b, c) \
+    "vldm " r ", {s4-s12}\n\t" \
+    "add " r ", " r ", #32\n\t" \
+    "vmul.f32 s4, s4, s" #a "\n\t" \
+    "vmul.f32 s13, s6, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s4\n\t" \
+    "vmul.f32 s5, s5, s" #b "\n\t" \
+    "vadd.f32 s1, s1, s13\n\t" \
+    "vmul.f32 s13, s8, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s5\n\t" \
+    "vmul.f32 s7, s7, s" #b "\n\t" \
+    "vadd.f32 s2, s2, s13\n\t" \
+    "vmul.f32 s13, s10, s" #a "\n\t" \
+    "vadd.f32 s1, s1, s7\n\t" \
+    "vmul.f32 s9, s9, s" #b "\n\t" \
+    "vadd.f32 s3, s3, s13\n\t" \
+    "vmul.f32 s11, s11, s" #b "\n\t" \
+    "vadd.f32 s2, s2, s9\n\t" \
+    "vmul.f32 s6, s6, s" #c "\n\t" \
+    "vadd.f32 s3, s3, s11\n\t" \
+    "vmul.f32 s8, s8, s" #c "\n\t" \
+    "vadd.f32 s0, s0, s6\n\t" \
+    "vmul.f32 s10, s10, s" #c "\n\t" \
+    "vadd.f32 s1, s1, s8\n\t" \
+    "vmul.f32 s12, s12, s" #c "\n\t" \
+    "vadd.f32 s2, s2, s10\n\t" \
+    "vadd.f32 s3, s3, s12\n\t"
+
+/* a depthwise filter row of 3 sums at stride 2 */
+#define RT_F32_DW_S2W3(r, a, b, c) \
+    "vldm " r ", {s3-s9}\n\t" \
+    "add " r ", " r ", #24\n\t" \
+    "vmul.f32 s3, s3, s" #a "\n\t" \
+    "vmul.f32 s10, s5, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s3\n\t" \
+    "vmul.f32 s4, s4, s" #b "\n\t" \
+    "vadd.f32 s1, s1, s10\n\t" \
+    "vmul.f32 s10, s7, s" #a "\n\t" \
+    "vadd.f32 s0, s0, s4\n\t" \
+    "vmul.f32 s6, s6, s" #b "\n\t" \
+    "vadd.f32 s2, s2, s10\n\t" \
+    "vmul.f32 s8, s8, s" #b "\n\t" \
+    "vadd.f32 s1, s1, s6\n\t" \
+    "vmul.f32 s5, s5, s" #c "\n\t" \
+    "vadd.f32 s2, s2, s8\n\t" \
+    "vmul.f32 s7, s7, s" #c "\n\t" \
+    "vadd.f32 s0, s0, s5\n\t" \
+    "vmul.f32 s9, s9, s" #c "\n\t" \
+    "vadd.f32 s1, s1, s7\n\t" \
+    "vadd.f32 s2, s2, s9\n\t"
+
+/* one input row of 5 times a filter row, for rows of 5 outputs */
+#define RT_F32_DW_W5(r, va, vb, vc) \
+    "vldmia " r "!, {s8-s12}\n\t" \
+    "vmul.f32 s13, s8, " va "\n\t" \
+    "vmul.f32 s14, s9, " va "\n\t" \
+    "vadd.f32 s1, s1, s13\n\t" \
+    "vmul.f32 s13, s10, " va "\n\t" \
+    "vadd.f32 s2, s2, s14\n\t" \
+    "vmul.f32 s14, s11, " va "\n\t" \
+    "vadd.f32 s3, s3, s13\n\t" \
+    "vmul.f32 s8, s8, " vb "\n\t" \
+    "vadd.f32 s4, s4, s14\n\t" \
+    "vmul.f32 s13, s9, " vb "\n\t" \
+    "vadd.f32 s0, s0, s8\n\t" \
+    "vmul.f32 s14, s10, " vb "\n\t" \
+    "vadd.f32 s1, s1, s13\n\t" \
+    "vmul.f32 s13, s11, " vb "\n\t" \
+    "vadd.f32 s2, s2, s14\n\t" \
+    "vmul.f32 s14, s12, " vb "\n\t" \
+    "vadd.f32 s3, s3, s13\n\t" \
+    "vmul.f32 s9, s9, " vc "\n\t" \
+    "vadd.f32 s4, s4, s14\n\t" \
+    "vmul.f32 s10, s10, " vc "\n\t" \
+    "vadd.f32 s0, s0, s9\n\t" \
+    "vmul.f32 s11, s11, " vc "\n\t" \
+    "vadd.f32 s1, s1, s10\n\t" \
+    "vmul.f32 s12, s12, " vc "\n\t" \
+    "vadd.f32 s2, s2, s11\n\t" \
+    "vadd.f32 s3, s3, s12\n\t"
 
 #endif /* RT_F32_TILES_H */

@@ -1,7 +1,7 @@
 /* gemm.c (Cortex-M with a single-precision FPU) - rt_gemm_f32, the internal GEMM of the
  * matmul kernels; same contract as src/matmul/gemm.c.
  *
- * b[K,N]: blocks of 4 rows x 6 columns of c keep 24 accumulators in s registers
+ * b[K,N]: blocks of 4 rows x 5 columns of c keep 20 accumulators in s registers
  * (f32_dsp.h: one VLDM per row of b, one load per value of a); fewer than 4 rows (matrix x
  * vector) take 12 columns a block (one VLDM of 12 b values per k, a loaded 8 at a time).
  * Ragged edges reuse the last full block shifted back; narrower matrices take the portable
@@ -15,12 +15,12 @@ static int gemm_nn_dsp(int32_t m, int32_t n, int32_t k, const float *a, const fl
                        float *c)
 {
     int32_t i, j;
-    if (k >= 1 && m >= 4 && n >= 6) {
+    if (k >= 1 && m >= 4 && n >= 5) {
         for (i = 0; i < m; i += 4) {
             const int32_t i0 = i + 4 <= m ? i : m - 4;
-            for (j = 0; j < n; j += 6) {
-                const int32_t j0 = j + 6 <= n ? j : n - 6;
-                rt_f32_dsp_4x6(k, a + i0 * k, k, b + j0, n, c + i0 * n + j0, n);
+            for (j = 0; j < n; j += 5) {
+                const int32_t j0 = j + 5 <= n ? j : n - 5;
+                rt_f32_dsp_4x5(k, a + i0 * k, k, b + j0, n, c + i0 * n + j0, n);
             }
         }
         return 1;

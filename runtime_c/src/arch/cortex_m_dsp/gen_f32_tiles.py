@@ -2,9 +2,15 @@
 
     python3 runtime_c/src/arch/cortex_m_dsp/gen_f32_tiles.py
 
-Each block's asm is the same few instructions repeated over its shape (one VMLA per sum and
-input, one VADD and two clamps per sum); this script writes them out once per shape, as C
-string macros that f32_dsp.h puts together with its operands and its C fallbacks. Register
+Each block's asm is the same few instructions repeated over its shape (one multiply-add per
+sum and input, one VADD and two clamps per sum); this script writes them out once per shape,
+as C string macros that f32_dsp.h puts together with its operands and its C fallbacks.
+
+A multiply-add is a VMUL into a free register and a VADD of it into the sum (``schedule``):
+bit for bit a VMLA (which rounds the product, then adds: rt_mac_f32), but 2 cycles on a
+Cortex-M4 where VMLA takes 3, provided no VADD reads the VMUL right before it. So each
+product's VMUL is issued one ahead of its VADD (VMUL, VMUL, VADD, VMUL, VADD, ..., VADD):
+its register is a scratch one, or an input that nothing reads after it. Register
 use (what s registers hold what) is documented at each family below and in f32_dsp.h.
 tests/unit/test_generated_f32_tiles.py checks that the checked-in header is this script's
 output.
@@ -37,13 +43,32 @@ def macro(name: str, doc: str, items: list[str]) -> str:
     return f"\n/* {doc} */\n#define {name} \\\n    {body}\n"
 
 
-def vmla(d: int, n: int, m: int) -> str:
-    return ins(f"vmla.f32 s{d}, s{n}, s{m}")
+def reg(r) -> str:
+    """An s register by number, or a macro parameter's text as it is."""
+    return f"s{r}" if isinstance(r, int) else r
 
 
-def row(first: int, width: int, b0: int, x: int) -> list[str]:
-    """Sums s<first>.. (width of them) += the b values s<b0>.. times the a value s<x>."""
-    return [vmla(first + j, b0 + j, x) for j in range(width)]
+def schedule(prods: list[tuple], temps: tuple[int, ...], dead: set = frozenset()) -> list[str]:
+    """Sum s<acc> += s<n> * s<m> for each (acc, n, m) of prods, in their order (so each sum
+    takes its products in order): product i's VMUL, then product i - 1's VADD. A product goes
+    into one of its inputs where dead allows that register and no later product reads it,
+    else into one of temps (at least two, or one where every other product has a dead input);
+    never into the register the product before went into (its VADD comes after this VMUL)."""
+    last = {}
+    for i, (_, n, m) in enumerate(prods):
+        last[n] = last[m] = i
+    dst: list[int] = []
+    for i, (acc, n, m) in enumerate(prods):
+        prev = dst[-1] if dst else None
+        free = [r for r in (n, m) if r in dead and last[r] == i and r != prev]
+        free += [t for t in temps if t != prev]
+        dst.append(free[0])
+    mul = [ins(f"vmul.f32 s{d}, {reg(n)}, {reg(m)}") for d, (_, n, m) in zip(dst, prods)]
+    add = [ins(f"vadd.f32 s{acc}, s{acc}, s{d}") for d, (acc, _, _) in zip(dst, prods)]
+    out = mul[:1]
+    for i in range(1, len(prods)):
+        out += [mul[i], add[i - 1]]
+    return out + add[-1:]
 
 
 def bias_lo(first: int, width: int, breg: int, load: str) -> list[str]:
@@ -60,8 +85,8 @@ def odd_then_pairs(odd: list[str], pair: list[str]) -> list[str]:
             + [ins("subs %[k], %[k], #1"), ins("bne 2b"), ins("3:")])
 
 
-ZERO_SIZES = (12, 16, 18, 20, 24)
-HI_SIZES = (16, 18, 20, 24)
+ZERO_SIZES = (12, 16, 18, 20)
+HI_SIZES = (16, 18, 20)
 
 
 def zero_and_hi() -> str:
@@ -83,15 +108,14 @@ def zero_and_hi() -> str:
 
 
 def rows4(n: int) -> str:
-    """4 x n blocks (rt_f32_dsp_4x<n>, _act): sums s0..s<4n-1>, row r at s<rn>; per product
-    one VLDM of n b values into s24.., the a values of rows 0-3 into s30, s31, s30, s31."""
+    """4 x n blocks (rt_f32_dsp_4x<n>, _act), n <= 5: sums s0..s<4n-1>, row r at s<rn>; per
+    product one VLDM of n b values into s24.., the a values of rows 0-3 into s20-s23, the
+    products through s29, s30 or the inputs done with."""
     name, b_regs = f"RT_F32_DSP_4X{n}", f"s24-s{23 + n}"
-    step = [ins(f"vldm %[b], {{{b_regs}}}"), ins("add %[b], %[b], %[ldb4]"),
-            ins("vldmia %[a0]!, {s30}"), ins("vldmia %[a1]!, {s31}")]
-    for r, x in enumerate((30, 31, 30, 31)):
-        if r >= 2:
-            step.append(ins(f"vldmia %[a{r}]!, {{s{x}}}"))
-        step += row(r * n, n, 24, x)
+    step = [ins(f"vldm %[b], {{{b_regs}}}"), ins("add %[b], %[b], %[ldb4]")]
+    step += [ins(f"vldmia %[a{r}]!, {{s{20 + r}}}") for r in range(4)]
+    prods = [(r * n + j, 24 + j, 20 + r) for r in range(4) for j in range(n)]
+    step += schedule(prods, (29, 30), set(range(20, 24 + n)))
     act = [ins("vldr s30, [%[prm], #16]"), ins("vldr s31, [%[prm], #20]")]
     for r in range(4):
         act += bias_lo(r * n, n, 24, f"vldr s24, [%[prm], #{4 * r}]")
@@ -111,17 +135,21 @@ def rows4(n: int) -> str:
 
 def pairs(n: int, a_per_turn: int) -> str:
     """2 x n blocks over pairs of output channels (rt_f32_dsp_2x<n>_act): sums s0..s<2n-1>;
-    per product one VLDMIA of the n b values (the panel, packed) into s<b0>.., the two rows'
-    a values a_per_turn a VLDM into s<x0>.. and s<x1>..; the k % a_per_turn first products one
-    at a time. Reads the pair's fields from %[q] (rt_f32_dsp_pairs)."""
+    per product one VLDMIA of the n b values (the panel, packed) into s<b0>.. = s<2n>.., the
+    two rows' a values a_per_turn a VLDM into s<x0>.. and s<x1>.. after them; the k %
+    a_per_turn first products one at a time. Each b value's products for rows 0 and 1 in
+    turn, row 1's into the b value's register, row 0's through the scratch registers after
+    the a values. Reads the pair's fields from %[q] (rt_f32_dsp_pairs)."""
     name = f"RT_F32_DSP_2X{n}"
-    b0 = 32 - n if n == 8 else 22
-    x0, x1 = b0 - 2 * a_per_turn, b0 - a_per_turn
+    b0 = 2 * n
+    x0, x1 = b0 + n, b0 + n + a_per_turn
+    temps = tuple(range(x1 + a_per_turn, 32))
     b_regs = f"s{b0}-s{b0 + n - 1}"
 
     def step(i):
-        return ([ins(f"vldmia %[b]!, {{{b_regs}}}")] + row(0, n, b0, x0 + i)
-                + row(n, n, b0, x1 + i))
+        prods = [(r * n + j, b0 + j, (x0, x1)[r] + i) for j in range(n) for r in range(2)]
+        return ([ins(f"vldmia %[b]!, {{{b_regs}}}")]
+                + schedule(prods, temps, set(range(b0, x1 + a_per_turn))))
 
     def load_a(count):
         regs = [f"s{x}" if count == 1 else f"s{x}-s{x + count - 1}" for x in (x0, x1)]
@@ -153,18 +181,61 @@ def pairs(n: int, a_per_turn: int) -> str:
 def k3(stride: int) -> str:
     """The 48 products of a 4-channel x 4-pixel block per filter row of 3 taps (rt_f32_dsp_k3s1,
     _k3s2): the row's inputs in s16.., channel ch's three weights into s25-s27, its sums at
-    s<4 ch>..; pixel p's tap i reads input s<16 + stride p + i>."""
+    s<4 ch>..; pixel p's tap i reads input s<16 + stride p + i>. The products through s28,
+    s29, the weights done with, and in the last channel the inputs done with but the first and
+    last (which hold the padding's 0 from one row to the next)."""
     items = []
+    last_in = 16 + 3 * stride + 2
     for ch in range(4):
         items.append(ins(f"vldmia %[w{ch}]!, {{s25-s27}}"))
-        for tap in range(3):
-            items += [vmla(4 * ch + p, 16 + stride * p + tap, 25 + tap) for p in range(4)]
+        prods = [(4 * ch + p, 16 + stride * p + tap, 25 + tap)
+                 for tap in range(3) for p in range(4)]
+        dead = {25, 26, 27} | (set(range(17, last_in)) if ch == 3 else set())
+        items += schedule(prods, (28, 29), dead)
     return macro(f"RT_F32_DSP_K3S{stride}_MLA", f"one filter row at stride {stride}", items)
 
 
+def dw_row(width: int, stride: int) -> str:
+    """One filter row of a depthwise block of width sums s0.. at a stride (conv2d_depthwise.c's
+    DW_BAND): one VLDM of the (width - 1) stride + 3 inputs after the sums (row pointer r, then
+    advanced width stride floats), sum j += input stride j + kx times weight kx (s registers
+    a, b, c: macro parameters, numbers). Sum j's tap a goes one ahead of sum j - 1's tap b
+    (at stride 2 those go into the odd inputs, the one scratch register, s19, taking tap a),
+    then the c taps, into the inputs done with."""
+    in0, w = width, ('s" #a "', 's" #b "', 's" #c "')
+    last = in0 + (width - 1) * stride + 2
+    prods = [(j, in0 + stride * j + kx, w[kx]) for j in range(width) for kx in range(3)]
+    order = [prods[0]]
+    for j in range(1, width):
+        order += [prods[3 * j], prods[3 * (j - 1) + 1]]
+    order += [prods[3 * (width - 1) + 1]] + [prods[3 * j + 2] for j in range(width)]
+    items = [ins(f'vldm " r ", {{s{in0}-s{last}}}'),
+             ins(f'add " r ", " r ", #{4 * width * stride}')]
+    items += schedule(order, tuple(range(last + 1, 20)), set(range(in0, last + 1)))
+    body = " \\\n    ".join(items)
+    return (f"\n/* a depthwise filter row of {width} sums at stride {stride} */\n"
+            f"#define RT_F32_DW_S{stride}W{width}(r, a, b, c) \\\n    {body}\n")
+
+
+def dw_w5() -> str:
+    """conv2d_depthwise.c's rows of 5 (stride 1, padding 1): one input row's 5 values (row
+    pointer r, advanced past them) into s8-s12 times a filter row (registers va, vb, vc:
+    macro parameters, strings) into the sums s0-s4, sum j taking inputs j - 1, j, j + 1
+    (those inside) in kx order; the products through s13-s15 or the inputs done with."""
+    w = ('" va "', '" vb "', '" vc "')
+    order = [(j, 8 + j + kx - 1, w[kx]) for kx in range(3) for j in range(5)
+             if 0 <= j + kx - 1 < 5]
+    items = [ins('vldmia " r "!, {s8-s12}')] + schedule(order, (13, 14, 15), set(range(8, 13)))
+    body = " \\\n    ".join(items)
+    return ("\n/* one input row of 5 times a filter row, for rows of 5 outputs */\n"
+            f"#define RT_F32_DW_W5(r, va, vb, vc) \\\n    {body}\n")
+
+
 def render() -> str:
-    return (HEAD + zero_and_hi() + rows4(6) + rows4(5) + pairs(8, 4) + pairs(9, 2) + k3(1)
-            + k3(2) + "\n#endif /* RT_F32_TILES_H */\n")
+    return (HEAD + zero_and_hi() + rows4(5) + pairs(8, 2) + pairs(9, 2) + k3(1)
+            + k3(2) + "".join(dw_row(wd, 1) for wd in (8, 6, 4, 3))
+            + "".join(dw_row(wd, 2) for wd in (6, 4, 3)) + dw_w5()
+            + "\n#endif /* RT_F32_TILES_H */\n")
 
 
 if __name__ == "__main__":
