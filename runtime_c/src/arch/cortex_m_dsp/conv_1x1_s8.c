@@ -1,13 +1,17 @@
 /* conv_1x1_s8.c (Cortex-M DSP) - rt_conv2d_1x1_s8: a pointwise layer as a matrix product of
- * the pixels by the filters in blocks of six pixels by one filter. With Cin a multiple of 4
- * (up to RT_DSP_PX_CIN), sums proved in range and the activation all of int8, as in every
- * real layer, filters go 64 at a time outside (their requantization constants in a table on
- * the stack) and pixels six at a time inside, widened to doubled halfwords with the input
- * offset once per table; conv_dsp.h's loop then runs every filter over them, each filter
- * word split once for the six pixels (18 instructions per 24 multiply-accumulates), and
- * requantizes (SMMLAR) and stores the six outputs. Pixels left over from the blocks, and
- * other layers, go a pixel at a time as fully connected rows (rt_s8_fc_row). Bit-exact with
- * int8/conv_1x1_s8.c. */
+ * the pixels by the filters. With sums proved in range and the activation all of int8, as in
+ * every real layer (rt_dsp_pw_fits), an even Cout, Cin up to RT_DSP_Q_K and 16 pixels or more,
+ * quads: filter pairs widened to doubled halfwords once a layer into a table (with their
+ * biases and requantization constants), pixels four at a time widened once per table, and
+ * conv_dsp.h's loop runs every pair of the table over the quad, loads and SMLADs only (16
+ * cycles per 16 multiply-accumulates on the M4), and requantizes (SMMLAR) and stores its
+ * eight outputs; the quad and the table share one buffer of RT_DSP_Q_BYTES on the stack.
+ * Else, with Cin a multiple of 4 (up to RT_DSP_PX_CIN), blocks of six pixels by one filter:
+ * filters 64 at a time outside (their constants in a table), pixels six at a time inside,
+ * widened once per table, each filter word split once for the six pixels (18 instructions
+ * per 24 multiply-accumulates). Pixels left over from the blocks, and other layers, go a
+ * pixel at a time as fully connected rows (rt_s8_fc_row). Each path's buffers are its own
+ * (noinline), never on the stack together. Bit-exact with int8/conv_1x1_s8.c. */
 #include "conv_dsp.h"
 
 /* Any pointwise layer: a pixel at a time, as a fully connected row (rt_s8_fc_row: the
@@ -60,6 +64,32 @@ static RT_DSP_NOINLINE int32_t pointwise_blocks(const rt_conv_s8_params *p,
     return whole;
 }
 
+/* A layer the quads take (rt_dsp_pw_fits, an even Cout, Cin up to RT_DSP_Q_K, four pixels or
+ * more): filter pairs a table at a time outside, widened once (conv_dsp.h), quads of pixels
+ * inside, widened once per table; the last quad redoes some of the one before it. */
+static RT_DSP_NOINLINE void pointwise_quads(const rt_conv_s8_params *p,
+                                            const rt_conv_s8_geom *g, const int8_t *w,
+                                            const int32_t *bias, const int8_t *in,
+                                            int8_t *out, int32_t pixels)
+{
+    const int32_t cin = g->cin, cout = g->cout, pairs = cout / 2;
+    const int32_t most = rt_dsp_q_pairs_a_table(pairs, cin, RT_DSP_Q_BYTES - 8 * cin);
+    const int16x2_t off2 = rt_dsp_pair(p->input_offset);
+    int32_t buf[RT_DSP_Q_BYTES / 4];   /* the quad's 8 * cin bytes widened, then the table */
+    int32_t *const xq = buf, *const wt = buf + 2 * cin;
+    int32_t oc, n, i;
+    for (oc = 0; oc < cout; oc += 2 * n) {
+        n = (cout - oc) / 2 < most ? (cout - oc) / 2 : most;
+        rt_dsp_q_table(p, bias, w, cin, oc, n, wt);
+        for (i = 0; i < pixels; i += 4) {
+            const int32_t i0 = i + 4 <= pixels ? i : pixels - 4;
+            const int8_t *x = in + i0 * cin;
+            rt_dsp_q_widen(x, x + cin, x + 2 * cin, x + 3 * cin, cin, off2, xq);
+            rt_dsp_q_pairs(xq, wt, cin, n, out + i0 * cout + oc, cout);
+        }
+    }
+}
+
 rt_status rt_conv2d_1x1_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                            RT_S8_LAYER_TENSORS)
 {
@@ -69,6 +99,11 @@ rt_status rt_conv2d_1x1_s8(const rt_scratch *scratch, const rt_conv_s8_params *p
     RT_TRY(rt_conv_s8_geom_init(&g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 0));
     RT_CHECK(rt_conv_s8_is_pointwise(&g, p), RT_ERR_PARAM);
     pixels = g.n * g.oh * g.ow;
+    if (g.cin <= RT_DSP_Q_K && g.cout % 2 == 0 && pixels >= RT_DSP_Q_PIXELS &&
+        rt_dsp_pw_fits(p, bias, g.cin, g.cout)) {
+        pointwise_quads(p, &g, w, bias, in, out, pixels);
+        return RT_OK;
+    }
     done = g.cin <= RT_DSP_PX_CIN && rt_dsp_pw_fits(p, bias, g.cin, g.cout)
                ? pointwise_blocks(p, &g, w, bias, in, out, pixels) : 0;
     /* the rest a pixel at a time, once the blocks' buffers are off the stack */

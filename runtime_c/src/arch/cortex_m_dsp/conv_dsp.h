@@ -590,4 +590,222 @@ static __attribute__((noinline, unused)) RT_DSP_ADR_ALIGNED void rt_dsp_px_filte
 #endif
 }
 
+/* The quads: four pixels by a filter pair, both operands widened to halfword pairs once, so
+ * that the loop is only loads and SMLADs. Per two taps a word of each filter and of each
+ * pixel: six words in two runs of single loads with immediate offsets (which pipeline: 5 and
+ * 3 cycles on the M4) and eight SMLADs, 16 cycles for 16 multiply-accumulates. The filters of
+ * a table are widened (and doubled: the sums come out as 2x, SMMLAR's input) once a layer,
+ * each pair's block with its biases before and its requantization after; a quad's pixels are
+ * widened once per table. A path's quad and table share one buffer on the stack of
+ * RT_DSP_Q_BYTES: the table gets what the quad leaves. */
+#define RT_DSP_Q_BYTES 8256    /* a quads' path's buffer on the stack, its deepest frame */
+#define RT_DSP_Q_K 256         /* the longest pointwise sum a quad takes: 2 KB widened */
+/* Layers of fewer pixels (a 3x3 map's) use each widened filter too few times to pay for it. */
+#define RT_DSP_Q_PIXELS 16
+
+/* Words of a filter pair's block of k taps: its two biases, the filters interleaved per four
+ * taps (filter 0's taps 0, 2, filter 1's taps 0, 2, filter 0's taps 1, 3, filter 1's), then
+ * c, mult, e, neg of filter 0 and of filter 1 (as in rt_dsp_pw_pair). */
+#define RT_DSP_Q_BLOCK(k) ((k) + 10)
+
+/* Filter pairs a table of room bytes holds, for k taps (at least one). */
+static inline int32_t rt_dsp_q_pairs_max(int32_t k, int32_t room)
+{
+    const int32_t n = room / (4 * RT_DSP_Q_BLOCK(k));
+    return n > 0 ? n : 1;
+}
+
+/* The pairs a table of a layer of `pairs` filter pairs: as many as room takes, balanced
+ * (tables of 6, 5 and 5 pairs rather than 6, 6 and 4). */
+static inline int32_t rt_dsp_q_pairs_a_table(int32_t pairs, int32_t k, int32_t room)
+{
+    const int32_t fit = rt_dsp_q_pairs_max(k, room), tables = (pairs + fit - 1) / fit;
+    return (pairs + tables - 1) / tables;
+}
+
+/* The blocks of n filter pairs from filter oc on, the filters k taps long at w (k taps apart,
+ * a multiple of 4). */
+static __attribute__((noinline, unused)) void rt_dsp_q_table(
+    const rt_conv_s8_params *p, const int32_t *bias, const int8_t *w, int32_t k, int32_t oc,
+    int32_t n, int32_t *dst)
+{
+    int32_t j, f, i;
+    for (j = 0; j < n; ++j) {
+        const int8_t *w0 = w + (oc + 2 * j) * k, *w1 = w0 + k;
+        for (f = 0; f < 2; ++f) {
+            dst[f] = 2 * (bias != NULL ? bias[oc + 2 * j + f] : 0);
+        }
+        dst += 2;
+        for (i = 0; i < k; i += 4, dst += 4) {
+            const int32_t u = rt_dsp_load4(w0 + i), v = rt_dsp_load4(w1 + i);
+            int16x2_t h = rt_dsp_w_even(u);
+            dst[0] = (int32_t)__sadd16(h, h);
+            h = rt_dsp_w_even(v);
+            dst[1] = (int32_t)__sadd16(h, h);
+            h = rt_dsp_w_odd(u);
+            dst[2] = (int32_t)__sadd16(h, h);
+            h = rt_dsp_w_odd(v);
+            dst[3] = (int32_t)__sadd16(h, h);
+        }
+        for (f = 0; f < 2; ++f, dst += 4) {
+            const int32_t c = oc + 2 * j + f, e = -p->shift[c];
+            dst[0] = ((1 << e) >> 1) + p->output_offset * (1 << e);
+            dst[1] = p->mult[c];
+            dst[2] = e;
+            dst[3] = -(e > 0);
+        }
+    }
+}
+
+/* Four pixels' k inputs (x0..x3, k a multiple of 4) plus the offset, widened into xq: per
+ * four taps the four pixels' taps 0, 2, then their taps 1, 3. */
+static __attribute__((noinline, unused)) void rt_dsp_q_widen(
+    const int8_t *x0, const int8_t *x1, const int8_t *x2, const int8_t *x3, int32_t k,
+    int16x2_t off2, int32_t *xq)
+{
+    int32_t i;
+    for (i = 0; i < k; i += 4, xq += 8) {
+        const int32_t a = rt_dsp_load4(x0 + i), b = rt_dsp_load4(x1 + i);
+        const int32_t c = rt_dsp_load4(x2 + i), d = rt_dsp_load4(x3 + i);
+        xq[0] = (int32_t)rt_dsp_even(off2, a);
+        xq[1] = (int32_t)rt_dsp_even(off2, b);
+        xq[2] = (int32_t)rt_dsp_even(off2, c);
+        xq[3] = (int32_t)rt_dsp_even(off2, d);
+        xq[4] = (int32_t)rt_dsp_odd(off2, a);
+        xq[5] = (int32_t)rt_dsp_odd(off2, b);
+        xq[6] = (int32_t)rt_dsp_odd(off2, c);
+        xq[7] = (int32_t)rt_dsp_odd(off2, d);
+    }
+}
+
+/* Two taps of the quad: a word of each filter and the first two pixels' words in one run of
+ * loads, four SMLADs, the last two pixels' words, four more. xo, wo: the words' offsets. */
+#define RT_DSP_Q_HALF(xo, wo) \
+    "ldr.w %[w0], [%[pw], #" #wo "]\n\t" \
+    "ldr.w %[w1], [%[pw], #" #wo " + 4]\n\t" \
+    "ldr.w %[x0], [%[px], #" #xo "]\n\t" \
+    "ldr.w %[x1], [%[px], #" #xo " + 4]\n\t" \
+    "smlad %[a00], %[x0], %[w0], %[a00]\n\t" \
+    "smlad %[a01], %[x0], %[w1], %[a01]\n\t" \
+    "smlad %[a10], %[x1], %[w0], %[a10]\n\t" \
+    "smlad %[a11], %[x1], %[w1], %[a11]\n\t" \
+    "ldr.w %[x0], [%[px], #" #xo " + 8]\n\t" \
+    "ldr.w %[x1], [%[px], #" #xo " + 12]\n\t" \
+    "smlad %[a20], %[x0], %[w0], %[a20]\n\t" \
+    "smlad %[a21], %[x0], %[w1], %[a21]\n\t" \
+    "smlad %[a30], %[x1], %[w0], %[a30]\n\t" \
+    "smlad %[a31], %[x1], %[w1], %[a31]\n\t"
+
+/* Four taps (group g of a lap of eight): 28 instructions, every one 32-bit (112 bytes), so
+ * that a lap can be entered at any group by its address. */
+#define RT_DSP_Q_GROUP(g) RT_DSP_Q_HALF(32 * g, 16 * g) RT_DSP_Q_HALF(32 * g + 16, 16 * g + 8)
+#define RT_DSP_Q_GROUP_BYTES 112
+
+/* A sum's requantization: c in w0, mult in w1, e in x1, neg in px; x0 scratch. */
+#define RT_DSP_Q_RQ(a) RT_DSP_RQ_ASM(#a, "x0", "px", "w0", "w1", "x1")
+
+/* n filter pairs (blocks at wt) over the quad xq of k taps; pixel p's outputs from o +
+ * p * ostep on, two a pair. */
+static __attribute__((noinline, unused)) RT_DSP_ADR_ALIGNED void rt_dsp_q_pairs(
+    const int32_t *xq, const int32_t *wt, int32_t k, int32_t n, int8_t *o, int32_t ostep)
+{
+#if defined(__OPTIMIZE__)
+    int32_t a00, a01, a10, a11, a20, a21, a30, a31, w0, w1, x0, x1;
+    const int32_t *px;
+    /* a lap is eight groups; the first lap starts at the one that leaves k % 32 taps to it,
+       the pointers set back by the groups it skips */
+    const int32_t skip = (8 - (k / 4) % 8) % 8;
+    const int32_t *const xs = xq - 8 * skip, *const x_end = xq + 2 * k;
+    const int32_t back = 16 * skip;   /* bytes of a filter block's groups skipped */
+    const int32_t *const w_end = wt + n * RT_DSP_Q_BLOCK(k);
+    int32_t entry = 0;   /* in-out: an output alone may share an input's slot */
+    __asm__ volatile(
+        "adr.w %[x0], 2f\n\t"
+        "ldr %[x1], %[skip]\n\t"
+        "mov %[w0], %[gbytes]\n\t"
+        "mla %[x0], %[x1], %[w0], %[x0]\n\t"
+        "orr %[x0], %[x0], #1\n\t"
+        "str %[x0], %[entry]\n\t"
+        "1:\n\t"
+        "ldrd %[a00], %[a01], [%[pw]], #8\n\t"
+        "mov %[a10], %[a00]\n\t"
+        "mov %[a20], %[a00]\n\t"
+        "mov %[a30], %[a00]\n\t"
+        "mov %[a11], %[a01]\n\t"
+        "mov %[a21], %[a01]\n\t"
+        "mov %[a31], %[a01]\n\t"
+        "ldr %[x0], %[back]\n\t"
+        "ldr %[px], %[xs]\n\t"
+        "sub %[pw], %[pw], %[x0]\n\t"
+        "ldr pc, %[entry]\n\t"
+        "2:\n\t"
+        RT_DSP_Q_GROUP(0) RT_DSP_Q_GROUP(1) RT_DSP_Q_GROUP(2) RT_DSP_Q_GROUP(3)
+        RT_DSP_Q_GROUP(4) RT_DSP_Q_GROUP(5) RT_DSP_Q_GROUP(6) RT_DSP_Q_GROUP(7)
+        "add %[px], %[px], #256\n\t"
+        "add %[pw], %[pw], #128\n\t"
+        "ldr %[x0], %[x_end]\n\t"
+        "cmp %[px], %[x0]\n\t"
+        "bne 2b\n\t"
+        /* filter 0's constants, its four sums; filter 1's */
+        "ldrd %[w0], %[w1], [%[pw]], #8\n\t"
+        "ldrd %[x1], %[px], [%[pw]], #8\n\t"
+        RT_DSP_Q_RQ(a00) RT_DSP_Q_RQ(a10) RT_DSP_Q_RQ(a20) RT_DSP_Q_RQ(a30)
+        "ldrd %[w0], %[w1], [%[pw]], #8\n\t"
+        "ldrd %[x1], %[px], [%[pw]], #8\n\t"
+        RT_DSP_Q_RQ(a01) RT_DSP_Q_RQ(a11) RT_DSP_Q_RQ(a21) RT_DSP_Q_RQ(a31)
+        "ldr %[px], %[o]\n\t"
+        "ldr %[x0], %[ostep]\n\t"
+        "add %[w0], %[px], %[x0]\n\t"
+        "add %[w1], %[w0], %[x0]\n\t"
+        "add %[x1], %[w1], %[x0]\n\t"
+        "strb %[a00], [%[px]]\n\t"
+        "strb %[a01], [%[px], #1]\n\t"
+        "strb %[a10], [%[w0]]\n\t"
+        "strb %[a11], [%[w0], #1]\n\t"
+        "strb %[a20], [%[w1]]\n\t"
+        "strb %[a21], [%[w1], #1]\n\t"
+        "strb %[a30], [%[x1]]\n\t"
+        "strb %[a31], [%[x1], #1]\n\t"
+        "add %[px], %[px], #2\n\t"
+        "str %[px], %[o]\n\t"
+        "ldr %[x0], %[w_end]\n\t"
+        "cmp %[pw], %[x0]\n\t"
+        "bne 1b"
+        : [a00] "=&r"(a00), [a01] "=&r"(a01), [a10] "=&r"(a10), [a11] "=&r"(a11),
+          [a20] "=&r"(a20), [a21] "=&r"(a21), [a30] "=&r"(a30), [a31] "=&r"(a31),
+          [w0] "=&r"(w0), [w1] "=&r"(w1), [x0] "=&r"(x0), [x1] "=&r"(x1), [px] "=&r"(px),
+          [pw] "+r"(wt), [o] "+m"(o), [entry] "+m"(entry)
+        : [xs] "m"(xs), [x_end] "m"(x_end), [back] "m"(back), [skip] "m"(skip),
+          [w_end] "m"(w_end), [ostep] "m"(ostep), [gbytes] "i"(RT_DSP_Q_GROUP_BYTES)
+        : "cc", "memory");
+#else
+    int32_t j, i, q, f;
+    for (j = 0; j < n; ++j, o += 2) {
+        int32_t acc[4][2];
+        for (q = 0; q < 4; ++q) {
+            acc[q][0] = wt[0];
+            acc[q][1] = wt[1];
+        }
+        wt += 2;
+        for (i = 0; i < k; i += 4, wt += 4) {
+            const int32_t *x = xq + 2 * i;   /* group i / 4 */
+            for (q = 0; q < 4; ++q) {
+                for (f = 0; f < 2; ++f) {
+                    acc[q][f] = __smlad((int16x2_t)x[q], (int16x2_t)wt[f],
+                                        __smlad((int16x2_t)x[4 + q], (int16x2_t)wt[2 + f],
+                                                acc[q][f]));
+                }
+            }
+        }
+        for (f = 0; f < 2; ++f, wt += 4) {
+            for (q = 0; q < 4; ++q) {
+                const int32_t a = acc[q][f];
+                const int32_t v = rt_dsp_smmulr(a, wt[1]) + wt[0] + (wt[3] & (a >> 31));
+                o[q * ostep + f] = rt_dsp_sat8(v >> wt[2]);
+            }
+        }
+    }
+#endif
+}
+
 #endif /* RT_CONV_DSP_H */

@@ -8,9 +8,14 @@
  * takes the pairs' path: the two pixels' patches are gathered (the filter length padded to a
  * multiple of 4 with zero-point taps and zero weights), widened to doubled halfwords once per
  * table of 64 filters, and one written-out loop runs every filter pair over them and
- * requantizes and stores as it goes (conv_pairs); short patches (up to 144 taps, a first
- * layer's or a 3x3 filter's over 16 channels) go six pixels at a time through the pointwise
- * layers' blocks instead (conv_blocks). Other groups whose sums are proved in range
+ * requantizes and stores as it goes (conv_pairs). Patches of up to 288 taps (a 3x3 filter
+ * over 32 channels) on maps of 16 pixels or more go four pixels at a time by filter pairs
+ * (conv_quads, conv_dsp.h's quads): the filters widened once a layer into a table, as many
+ * pairs as the stack buffer leaves room for, and per table each quad's patches widened once,
+ * straight from the input rows when the quad lies inside it (quad_inside), else gathered
+ * first; other short patches (up to 144 taps) go six pixels at a time through the pointwise
+ * layers' blocks (conv_blocks). Each path's buffers are in a function of its own (noinline),
+ * so that no two paths' are on the stack together. Other groups whose sums are proved in range
  * take the widened path: the patches widened to halfwords once, on the stack, every filter
  * pair over them in one loop, 18 instructions per 16 multiply-accumulates, each tile
  * requantized in C. Otherwise the taps of one filter row are contiguous in both the NHWC
@@ -388,8 +393,9 @@ static void pad_filters(const int8_t *w, int32_t cout, int32_t fsize, int32_t kp
  * widened once, then every filter pair over them in one run (rt_dsp_widened_2x2) and the
  * tile stored on the spot. A filter length that is not whole words is padded to them (a copy
  * on the stack, up to CONV_PAD_BYTES in all) or ends in a C tail. */
-static void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out, int32_t *xw)
+static RT_DSP_NOINLINE void conv_widened(const conv_ctx *c, const int8_t *in, int8_t *out)
 {
+    int32_t xw[RT_DSP_WIDE_WORDS];
     const rt_conv_s8_params *p = c->p;
     const int32_t fsize = c->fsize, f4 = (fsize + 3) & ~3, cout = c->g.cout;
     const int full = p->act_min == -128 && p->act_max == 127;
@@ -564,6 +570,100 @@ static void conv_blocks(const conv_ctx *c, const int8_t *in, int8_t *out, const 
     }
 }
 
+/* The longest padded patch the quads' path takes (a 3x3 filter over 32 channels). */
+#define CONV_QUAD_TAPS 288
+/* The quads' buffer (RT_DSP_Q_BYTES) carved in turn: four patches (4 * k4 bytes), widened
+ * (8 * k4), the filters padded to k4 taps when fsize is not (up to CONV_PAD_BYTES), and the
+ * rest a table of widened filter pairs: at 288 taps four pairs (4.7 KB), at 144 taps ten. */
+
+/* The quad of output pixels (oy, ox) to (oy, ox + 3) widened into xq straight from the input
+ * when they lie in one output row and every tap inside the input, each filter row one run
+ * of whole words (one group, dilation_w 1, kw * Cin a multiple of 4): a run of the four
+ * pixels at a time, no gathering; returns 0, widening nothing, for any other quad. */
+static int quad_inside(const conv_ctx *c, const int8_t *img, int32_t oy, int32_t ox,
+                       int16x2_t off2, int32_t *xq)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t iy = oy * p->stride_h - p->pad_h, ix = ox * p->stride_w - p->pad_w;
+    const int32_t run = c->g.kw * c->g.cin, ystep = p->dilation_h * c->row;
+    const int32_t xstep = p->stride_w * c->g.cin;
+    const int8_t *x = img + iy * c->row + ix * c->g.cin;
+    int32_t ky;
+    if (!c->runs || run % 4 != 0 || ox + 4 > c->g.ow || iy < 0 || ix < 0 ||
+        iy + (c->g.kh - 1) * p->dilation_h >= c->g.h || ix + 3 * p->stride_w + c->g.kw > c->g.w) {
+        return 0;
+    }
+    for (ky = 0; ky < c->g.kh; ++ky, x += ystep, xq += 2 * run) {
+        rt_dsp_q_widen(x, x + xstep, x + 2 * xstep, x + 3 * xstep, run, off2, xq);
+    }
+    return 1;
+}
+
+/* conv_pairs for patches of k4 <= CONV_QUAD_TAPS taps and at least RT_DSP_Q_PIXELS output
+ * pixels an image: filter pairs a table at a time (widened once, conv_dsp.h), output pixels
+ * four at a time in raster order inside (the last quad the image's last four, redoing some of
+ * the one before it), their patches gathered and widened once per table. Its buffers are its
+ * own, off the stack once it returns (noinline), so that no other path's coexist with them. */
+static RT_DSP_NOINLINE void conv_quads(const conv_ctx *c, const int8_t *in, int8_t *out,
+                                       int32_t k4)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cout = c->g.cout, pixels = c->g.oh * c->g.ow, pairs = cout / 2;
+    const int32_t pad = k4 != c->fsize ? (cout * k4 + 3) & ~3 : 0;
+    const int32_t room = RT_DSP_Q_BYTES - 12 * k4 - pad;   /* the table's bytes */
+    const int32_t most = rt_dsp_q_pairs_a_table(pairs, k4, room);
+    const int16x2_t off2 = rt_dsp_pair(p->input_offset);
+    const int8_t zero = (int8_t)(-p->input_offset);
+    int32_t buf[RT_DSP_Q_BYTES / 4];
+    int32_t *const xq = buf, *const wt = buf + 3 * k4 + pad / 4;
+    int8_t *const stage = (int8_t *)(buf + 2 * k4), *const wpad = (int8_t *)(buf + 3 * k4);
+    const int8_t *wts = c->w;
+    int32_t oc, nb, n, i;
+    if (pad > 0) {
+        pad_filters(c->w, cout, c->fsize, k4, wpad);
+        wts = wpad;
+    }
+    for (oc = 0; oc < cout; oc += 2 * nb) {
+        nb = (cout - oc) / 2 < most ? (cout - oc) / 2 : most;
+        rt_dsp_q_table(p, c->bias, wts, k4, oc, nb, wt);
+        for (n = 0; n < c->g.n; ++n) {
+            const int8_t *img = in + n * c->g.h * c->row;
+            for (i = 0; i < pixels; i += 4) {
+                const int32_t i0 = i + 4 <= pixels ? i : pixels - 4;
+                int32_t oy = i0 / c->g.ow, ox = i0 % c->g.ow;
+                if (!quad_inside(c, img, oy, ox, off2, xq)) {
+                    rt_s8_window a, b;
+                    pixel_pair(c, img, 1, &oy, &ox, &a, &b);
+                    gather_pair(c, img, &a, &b, k4, zero, stage);
+                    pixel_pair(c, img, 1, &oy, &ox, &a, &b);
+                    gather_pair(c, img, &a, &b, k4, zero, stage + 2 * k4);
+                    rt_dsp_q_widen(stage, stage + k4, stage + 2 * k4, stage + 3 * k4, k4, off2,
+                                   xq);
+                }
+                rt_dsp_q_pairs(xq, wt, k4, nb, out + (n * pixels + i0) * cout + oc, cout);
+            }
+        }
+    }
+}
+
+/* The pairs' and blocks' paths, with the filters padded to k4 taps when fsize is not (a copy
+ * on the stack), their buffers off the stack once it returns. */
+static RT_DSP_NOINLINE void conv_short(const conv_ctx *c, const int8_t *in, int8_t *out,
+                                       int32_t k4, int blocks)
+{
+    int8_t wpad[CONV_PAD_BYTES];
+    const int8_t *wts = c->w;
+    if (k4 != c->fsize) {
+        pad_filters(c->w, c->g.cout, c->fsize, k4, wpad);
+        wts = wpad;
+    }
+    if (blocks) {
+        conv_blocks(c, in, out, wts, k4);
+    } else {
+        conv_pairs(c, in, out, wts, k4);
+    }
+}
+
 rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS)
 {
     conv_ctx c;
@@ -582,23 +682,16 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT
         rt_dsp_pw_fits(p, bias, k4, c.g.cout) &&
         (k4 == c.fsize || c.g.cout * k4 <= CONV_PAD_BYTES)) {
         /* filters not a multiple of 4 taps (a first layer's 27) copied once with zeros */
-        int8_t wpad[CONV_PAD_BYTES];
-        const int8_t *wts = w;
-        if (k4 != c.fsize) {
-            pad_filters(w, c.g.cout, c.fsize, k4, wpad);
-            wts = wpad;
-        }
-        if (blocks) {
-            conv_blocks(&c, in, out, wts, k4);
+        if (c.g.cout % 2 == 0 && k4 <= CONV_QUAD_TAPS && c.g.oh * c.g.ow >= RT_DSP_Q_PIXELS) {
+            conv_quads(&c, in, out, k4);
         } else {
-            conv_pairs(&c, in, out, wts, k4);
+            conv_short(&c, in, out, k4, blocks);
         }
         return RT_OK;
     }
     if (c.g.groups == 1 && widened_words(&c) <= RT_DSP_WIDE_WORDS &&
         rt_dsp_layer_in_range(p, bias, c.fsize, c.g.cout)) {
-        int32_t xw[RT_DSP_WIDE_WORDS];
-        conv_widened(&c, in, out, xw);
+        conv_widened(&c, in, out);
         return RT_OK;
     }
     need = rt_conv_s8_patch_bytes(w_s);
