@@ -11,13 +11,7 @@
  * any stride down; rows of 8 outputs or more). Layers this does not fit (shifts or sums out
  * of range, clamped activations, other shapes) take rt_depthwise_conv2d_s8. Same sums, same
  * requantization: bit-exact with int8/depthwise_conv_s8.c. */
-#include "s8_dsp.h"
-#include "../../int8/conv_s8.h"
-
-#define DW3_COLS 104   /* a plane row's halfwords: the padded columns four-output steps read */
-#define DW3_LANES 4    /* channels widened together */
-#define DW3_PLANES ((DW3_LANES * 3 + 1) * DW3_COLS)   /* the planes' halfwords (stack) */
-#define DW3_FLAT (DW3_PLANES / DW3_LANES)             /* a lane's whole plane, flat mode */
+#include "dw_dsp.h"
 
 /* One channel's constants, in the order the asm reads them: per filter row the taps as
  * (k0, k1) and (k1, k2), pre-scaled by 2^pre (pre = 1 + max(shift, 0), so the sum is the
@@ -38,17 +32,6 @@ typedef struct dw3_ctx {
     int32_t pw;        /* a plane row's halfwords (even) */
     int32_t flat;      /* 1: each lane's whole padded plane at once (stride 1, small maps) */
 } dw3_ctx;
-
-/* Can the planes take the layer: its requantization pre-scaled (rt_dsp_dw_requant_fits),
- * and either a whole padded plane in DW3_FLAT (flat mode) or stride 1 or 2 across with the
- * padded rows no wider than DW3_COLS? */
-static int dw3_fits(const dw3_ctx *c)
-{
-    const rt_conv_s8_params *p = c->p;
-    return (c->flat ? (c->g.oh + 2) * c->pw + 6 <= DW3_FLAT
-                    : (p->stride_w == 1 || p->stride_w == 2) && c->pw <= DW3_COLS) &&
-           p->pad_w <= 2 && rt_dsp_dw_requant_fits(p, c->bias, c->g.cout, 9);
-}
 
 /* Channel oc's constants (w [1, 3, 3, Cout]). */
 static void dw3_setup(const dw3_ctx *c, const int8_t *w, int32_t oc, dw3_lane *l)
@@ -372,10 +355,10 @@ rt_status rt_depthwise_conv2d_3x3_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TEN
     c.p = p;
     c.bias = bias;
     c.steps = (c.g.ow + 3) / 4;
-    c.flat = p->stride_h == 1 && p->stride_w == 1 &&
-             (c.g.oh + 2) * ((c.g.ow + 3) & ~1) + 6 <= DW3_FLAT;
-    c.pw = c.flat ? (c.g.ow + 3) & ~1 : (4 * c.steps * p->stride_w + 3) & ~1;
-    if (c.g.ow == 0 || c.g.oh == 0 || (!c.flat && c.g.ow < 8) || !dw3_fits(&c)) {
+    c.pw = rt_dsp_dw3_flat_pw(&c.g, p);
+    c.flat = c.pw != 0;
+    c.pw = c.flat ? c.pw : (4 * c.steps * p->stride_w + 3) & ~1;
+    if (!rt_dsp_dw3_takes(&c.g, p, bias)) {
         return rt_depthwise_conv2d_s8(p, in_s, in, w_s, w, b_s, bias, out_s, out);
     }
     {

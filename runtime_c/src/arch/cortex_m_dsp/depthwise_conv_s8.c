@@ -10,8 +10,7 @@
  * multipliers, shifts, sums out of range, clamped activations) and the last Cout % 4 channels
  * take the one-channel loop. Same sums, same requantization: bit-exact with
  * int8/depthwise_conv_s8.c. */
-#include "s8_dsp.h"
-#include "../../int8/conv_s8.h"
+#include "dw_dsp.h"
 
 #define DW_TAPS 48          /* filter taps a quad widens (10x4 and less) */
 #define DW_ROWS 12          /* filter rows */
@@ -293,6 +292,265 @@ static RT_DSP_NOINLINE void quad_channels(const dw_ctx *c, const int8_t *in, con
     }
 }
 
+/* ---- a shared input: an even channel multiplier (a first layer on one channel, KWS's 10x4
+ * stem) ----
+ * The multiplier's channels all read the same input channel: a small matrix product. Output
+ * pixels' windows are widened into patches (offset added, padding as zeros, taps in pairs
+ * along the filter rows, an odd row's last pair ending in a zero tap), four pixels a quad;
+ * channel pairs' taps are paired the same way, pre-scaled as the quads' are. A tile is four
+ * pixels by two channels: per pair of taps three loads and eight SMLAD, the tap loop written
+ * out four pairs at a time (entered part way in when the pairs are not a multiple of four:
+ * patches and taps carry that many pairs of padding in front). */
+
+#define DWM_PAIRS 32     /* tap pairs a filter may have (padded to a multiple of four) */
+#define DWM_WORDS 1024   /* patch words a block of pixel quads takes (stack) */
+
+/* A channel pair's constants: bias * 2^pre of both, their requantization (neg, c1, mult, e
+ * as dw_quad has them), then per tap pair the two channels' taps. */
+typedef struct dwm_pair {
+    int32_t cst[10];
+    int32_t wq[2 * DWM_PAIRS];
+} dwm_pair;
+
+static int32_t dwm_kp(const dw_ctx *c)   /* tap pairs, padded to four */
+{
+    return (c->g.kh * ((c->g.kw + 1) / 2) + 3) & ~3;
+}
+
+static int dwm_fits(const dw_ctx *c)
+{
+    const rt_conv_s8_params *p = c->p;
+    return p->dilation_h == 1 && p->dilation_w == 1 && c->mult % 2 == 0 &&
+           dwm_kp(c) <= DWM_PAIRS &&
+           rt_dsp_dw_requant_fits(p, c->bias, c->g.cout, c->g.kh * c->g.kw);
+}
+
+/* A halfword pair: lo in the low half. */
+static inline int32_t dwm_pack(int32_t lo, int32_t hi)
+{
+    return (int32_t)((uint32_t)(uint16_t)lo | (uint32_t)hi << 16);
+}
+
+/* Channels oc, oc + 1's constants and taps (front: pairs of padding ahead of them). */
+static void dwm_setup(const dw_ctx *c, const int8_t *w, int32_t oc, int32_t front,
+                      dwm_pair *q)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t taps = c->g.kh * c->g.kw, kw = c->g.kw, cout = c->g.cout;
+    int32_t j, t, kx;
+    for (j = 0; j < 2; ++j) {
+        const int32_t s = p->shift[oc + j], e = s < 0 ? -s : 0, pre = 1 + (s > 0 ? s : 0);
+        const int8_t *v = w + oc + j;
+        int32_t *d = q->wq + 2 * front + j;
+        q->cst[j] = (c->bias != NULL ? c->bias[oc + j] : 0) * (1 << pre);
+        q->cst[2 + 4 * j] = -(e > 0);
+        q->cst[3 + 4 * j] = ((1 << e) >> 1) + p->output_offset * (1 << e);
+        q->cst[4 + 4 * j] = p->mult[oc + j];
+        q->cst[5 + 4 * j] = e;
+        for (t = 0; t < taps; t += kw) {
+            for (kx = 0; kx < kw; kx += 2, d += 2) {
+                *d = dwm_pack(v[(t + kx) * cout] * (1 << pre),
+                              kx + 1 < kw ? v[(t + kx + 1) * cout] * (1 << pre) : 0);
+            }
+        }
+    }
+}
+
+/* The patches of cnt output pixels from pixel p0 on (raster order over the batch) of input
+ * channel ic: pixel i's tap pair j at word (i / 4) * 4 * kp + 4 * (front + j) + i % 4; the
+ * quad's missing pixels all zeros. */
+static void dwm_patches(const dw_ctx *c, const int8_t *in, int32_t ic, int32_t p0, int32_t cnt,
+                        int32_t kp, int32_t front, int32_t *buf)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t kh = c->g.kh, kw = c->g.kw, h = c->g.h, w = c->g.w, cin = c->g.cin;
+    const int32_t x_off = p->input_offset, ow = c->g.ow, oh = c->g.oh;
+    const int32_t all = (cnt + 3) & ~3, pairs = kp - front;
+    int32_t ox = p0 % ow, oy = p0 / ow % oh, n = p0 / (ow * oh), i, ky, kx;
+    for (i = 0; i < all; ++i) {
+        int32_t *d = buf + (i / 4) * 4 * kp + 4 * front + i % 4;
+        if (i >= cnt) {
+            for (ky = 0; ky < pairs; ++ky, d += 4) {
+                *d = 0;
+            }
+            continue;
+        }
+        {
+            const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+            const int8_t *img = in + (n * h * w) * cin + ic;
+            for (ky = 0; ky < kh; ++ky) {
+                const int32_t iy = iy0 + ky;
+                const int8_t *r = img + iy * w * cin;
+                for (kx = 0; kx < kw; kx += 2, d += 4) {
+                    const int32_t ix = ix0 + kx;
+                    int32_t lo = 0, hi = 0;
+                    if (iy >= 0 && iy < h) {
+                        lo = ix >= 0 && ix < w ? r[ix * cin] + x_off : 0;
+                        hi = kx + 1 < kw && ix + 1 >= 0 && ix + 1 < w ? r[(ix + 1) * cin] + x_off
+                                                                       : 0;
+                    }
+                    *d = dwm_pack(lo, hi);
+                }
+            }
+        }
+        if (++ox == ow) {
+            ox = 0;
+            if (++oy == oh) {
+                oy = 0;
+                ++n;
+            }
+        }
+    }
+}
+
+/* quads tiles of channel pair q on the patches from px on (kp tap pairs each, the first front
+ * of them padding): pixel i of a quad to o + i * ostep, channels at o and o + 1. */
+static RT_DSP_NOINLINE RT_DSP_ADR_ALIGNED void dwm_tiles(const dwm_pair *q, const int32_t *px,
+                                                         int32_t quads, int32_t kp,
+                                                         int32_t front, int8_t *o,
+                                                         int32_t ostep)
+{
+#if defined(__OPTIMIZE__)
+    const int32_t *const pend = px + 4 * kp * quads, *const wq = q->wq;
+    const int32_t *const cst = q->cst;
+    const int32_t pstride = 16 * kp, eoff = 56 * front;
+    int32_t a0, a1, a2, a3, a4, a5, a6, a7, w0, w1, x, pw, t, entry = 0;
+    /* tap pair j of the four written out: fourteen 32-bit instructions (56 bytes) */
+#define DWM_KP(j) \
+    "ldr.w %[w0], [%[pw], #" #j " * 8]\n\t" \
+    "ldr.w %[w1], [%[pw], #" #j " * 8 + 4]\n\t" \
+    "ldr.w %[x], [%[px], #" #j " * 16]\n\t" \
+    "smlad %[a0], %[x], %[w0], %[a0]\n\t" \
+    "smlad %[a1], %[x], %[w1], %[a1]\n\t" \
+    "ldr.w %[x], [%[px], #" #j " * 16 + 4]\n\t" \
+    "smlad %[a2], %[x], %[w0], %[a2]\n\t" \
+    "smlad %[a3], %[x], %[w1], %[a3]\n\t" \
+    "ldr.w %[x], [%[px], #" #j " * 16 + 8]\n\t" \
+    "smlad %[a4], %[x], %[w0], %[a4]\n\t" \
+    "smlad %[a5], %[x], %[w1], %[a5]\n\t" \
+    "ldr.w %[x], [%[px], #" #j " * 16 + 12]\n\t" \
+    "smlad %[a6], %[x], %[w0], %[a6]\n\t" \
+    "smlad %[a7], %[x], %[w1], %[a7]\n\t"
+#define DWM_RQ(a) RT_DSP_RQ_ASM(#a, "t", "w0", "w1", "x", "pw")
+    __asm__ volatile(
+        "ldr %[x], %[eoff]\n\t"
+        "adr.w %[t], 3f\n\t"
+        "add %[t], %[t], %[x]\n\t"
+        "orr %[t], %[t], #1\n\t"
+        "str %[t], %[entry]\n\t"
+        "0:\n\t"
+        "ldr %[t], %[cst]\n\t"
+        "ldrd %[a0], %[a1], [%[t]]\n\t"
+        "mov %[a2], %[a0]\n\t"
+        "mov %[a3], %[a1]\n\t"
+        "mov %[a4], %[a0]\n\t"
+        "mov %[a5], %[a1]\n\t"
+        "mov %[a6], %[a0]\n\t"
+        "mov %[a7], %[a1]\n\t"
+        "ldr %[pw], %[wq]\n\t"
+        "ldr %[t], %[pstride]\n\t"
+        "ldr %[x], %[entry]\n\t"
+        "add %[t], %[px], %[t]\n\t"
+        "bx %[x]\n\t"
+        "3:\n\t"
+        DWM_KP(0) DWM_KP(1) DWM_KP(2) DWM_KP(3)
+        "add %[px], %[px], #64\n\t"
+        "add %[pw], %[pw], #32\n\t"
+        "cmp %[px], %[t]\n\t"
+        "bne 3b\n\t"
+        /* channel 0's requantization (pixels' a0, a2, a4, a6), then channel 1's */
+        "ldr %[t], %[cst]\n\t"
+        "ldr %[w0], [%[t], #8]\n\t"
+        "ldr %[w1], [%[t], #12]\n\t"
+        "ldr %[x], [%[t], #16]\n\t"
+        "ldr %[pw], [%[t], #20]\n\t"
+        DWM_RQ(a0) DWM_RQ(a2) DWM_RQ(a4) DWM_RQ(a6)
+        "ldr %[t], %[cst]\n\t"
+        "ldr %[w0], [%[t], #24]\n\t"
+        "ldr %[w1], [%[t], #28]\n\t"
+        "ldr %[x], [%[t], #32]\n\t"
+        "ldr %[pw], [%[t], #36]\n\t"
+        DWM_RQ(a1) DWM_RQ(a3) DWM_RQ(a5) DWM_RQ(a7)
+        /* the quad's four pixels, two channels each */
+        "ldr %[t], %[o]\n\t"
+        "ldr %[x], %[ostep]\n\t"
+        "add %[w0], %[t], %[x]\n\t"
+        "strb %[a0], [%[t]]\n\t"
+        "strb %[a1], [%[t], #1]\n\t"
+        "add %[w1], %[w0], %[x]\n\t"
+        "strb %[a2], [%[w0]]\n\t"
+        "strb %[a3], [%[w0], #1]\n\t"
+        "add %[t], %[w1], %[x]\n\t"
+        "strb %[a4], [%[w1]]\n\t"
+        "strb %[a5], [%[w1], #1]\n\t"
+        "add %[w0], %[t], %[x]\n\t"
+        "strb %[a6], [%[t]]\n\t"
+        "strb %[a7], [%[t], #1]\n\t"
+        "str %[w0], %[o]\n\t"
+        "ldr %[t], %[pend]\n\t"
+        "cmp %[px], %[t]\n\t"
+        "bne 0b"
+        : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),
+          [a5] "=&r"(a5), [a6] "=&r"(a6), [a7] "=&r"(a7), [w0] "=&r"(w0), [w1] "=&r"(w1),
+          [x] "=&r"(x), [pw] "=&r"(pw), [t] "=&r"(t), [px] "+r"(px), [o] "+m"(o),
+          [entry] "+m"(entry)
+        : [cst] "m"(cst), [wq] "m"(wq), [pstride] "m"(pstride), [eoff] "m"(eoff),
+          [pend] "m"(pend), [ostep] "m"(ostep)
+        : "cc", "memory");
+#undef DWM_KP
+#undef DWM_RQ
+#else
+    int32_t i, s, j, k;
+    for (i = 0; i < quads; ++i, px += 4 * kp) {
+        for (s = 0; s < 4; ++s, o += ostep) {
+            for (j = 0; j < 2; ++j) {
+                const int32_t *rq = q->cst + 2 + 4 * j;
+                int32_t acc = q->cst[j], v;
+                for (k = front; k < kp; ++k) {
+                    acc = __smlad(px[4 * k + s], q->wq[2 * k + j], acc);
+                }
+                v = rt_dsp_smmulr(acc, rq[2]) + rq[1] + (rq[0] & (acc >> 31));
+                o[j] = rt_dsp_sat8(v >> rq[3]);
+            }
+        }
+    }
+#endif
+}
+
+/* The layer by the tiles: per input channel, blocks of pixel quads' patches, each run
+ * through every channel pair of the channel's multiplier. */
+static RT_DSP_NOINLINE void dwm_layer(const dw_ctx *c, const int8_t *in, const int8_t *w,
+                                      int8_t *out)
+{
+    const int32_t kp = dwm_kp(c), front = kp - c->g.kh * ((c->g.kw + 1) / 2);
+    const int32_t cout = c->g.cout, pixels = c->g.n * c->g.oh * c->g.ow;
+    const int32_t block = DWM_WORDS / (4 * kp) * 4;   /* pixels a block */
+    int32_t patches[DWM_WORDS];
+    dwm_pair q;
+    int32_t ic, p0, oc, i;
+    for (ic = 0; ic < c->g.cin; ++ic) {
+        for (p0 = 0; p0 < pixels; p0 += block) {
+            const int32_t cnt = pixels - p0 < block ? pixels - p0 : block, whole = cnt / 4;
+            dwm_patches(c, in, ic, p0, cnt, kp, front, patches);
+            for (oc = ic * c->mult; oc < (ic + 1) * c->mult; oc += 2) {
+                int8_t *o = out + p0 * cout + oc;
+                dwm_setup(c, w, oc, front, &q);
+                if (whole > 0) {
+                    dwm_tiles(&q, patches, whole, kp, front, o, cout);
+                }
+                if (cnt > 4 * whole) {   /* the last pixels: a tile into a scratch */
+                    int8_t last[8];
+                    dwm_tiles(&q, patches + 4 * kp * whole, 1, kp, front, last, 2);
+                    for (i = 0; i < cnt - 4 * whole; ++i) {
+                        o[(4 * whole + i) * cout] = last[2 * i];
+                        o[(4 * whole + i) * cout + 1] = last[2 * i + 1];
+                    }
+                }
+            }
+        }
+    }
+}
+
 /* Channel oc of every output pixel, one at a time (the layers and channels the quads do not
  * take). */
 static void one_channel(const dw_ctx *c, const int8_t *in, const int8_t *w, int32_t oc,
@@ -326,6 +584,12 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
     dw_ctx c;
     int32_t oc = 0;
     RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));
+    /* 3x3 layers the planes take, on maps of 16 pixels or more (KWS's 25x5: on smaller ones
+       the quads cost less) */
+    if (rt_conv_s8_is_dw3x3(&c.g, p) && c.g.oh * c.g.ow >= 16 &&
+        rt_dsp_dw3_takes(&c.g, p, bias)) {
+        return rt_depthwise_conv2d_3x3_s8(p, in_s, in, w_s, w, b_s, bias, out_s, out);
+    }
     c.p = p;
     c.bias = bias;
     c.mult = c.g.cin > 0 ? c.g.cout / c.g.cin : 1;
@@ -333,6 +597,10 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
     c.orow = c.g.ow * c.g.cout;
     c.pw = DW_RING_WORDS / (2 * (c.g.kh + 1));   /* columns a ring row holds */
     c.pw = c.pw < c.g.kw ? c.g.kw : c.pw;
+    if (dwm_fits(&c)) {
+        dwm_layer(&c, in, w, out);
+        return RT_OK;
+    }
     if (quad_fits(&c)) {
         /* column slices of at most cw output columns, each a layer of its own whose input
            starts at its first column (padding then only at its edges) */

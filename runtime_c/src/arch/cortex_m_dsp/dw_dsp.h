@@ -1,0 +1,40 @@
+/* dw_dsp.h - what the DSP depthwise kernels share: which layers the 3x3 planes of
+ * depthwise_conv_3x3_s8.c take, so that rt_depthwise_conv2d_s8 hands them those 3x3 layers
+ * too (KWS's, four or five columns wide, reach it) and neither calls the other back. */
+#ifndef RT_DW_DSP_H
+#define RT_DW_DSP_H
+
+#include "s8_dsp.h"
+#include "../../int8/conv_s8.h"
+
+#define DW3_COLS 104   /* a plane row's halfwords: the padded columns four-output steps read */
+#define DW3_LANES 4    /* channels widened together */
+#define DW3_PLANES ((DW3_LANES * 3 + 1) * DW3_COLS)   /* the planes' halfwords (stack) */
+#define DW3_FLAT (DW3_PLANES / DW3_LANES)             /* a lane's whole plane, flat mode */
+
+/* Flat mode (stride 1, each lane's whole padded plane at once): its plane rows' halfwords,
+ * or 0 when the plane does not fit. */
+static inline int32_t rt_dsp_dw3_flat_pw(const rt_conv_s8_geom *g, const rt_conv_s8_params *p)
+{
+    const int32_t pw = (g->ow + 3) & ~1;
+    return p->stride_h == 1 && p->stride_w == 1 && (g->oh + 2) * pw + 6 <= DW3_FLAT ? pw : 0;
+}
+
+/* Do the planes take this 3x3 layer (rt_conv_s8_is_dw3x3): its requantization pre-scaled
+ * (rt_dsp_dw_requant_fits), and either a whole padded plane in DW3_FLAT (flat mode) or stride
+ * 1 or 2 across, rows of 8 outputs or more no wider padded than DW3_COLS? */
+static inline int rt_dsp_dw3_takes(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
+                                   const int32_t *bias)
+{
+    const int32_t sw = p->stride_w;
+    if (g->ow == 0 || g->oh == 0 || p->pad_w > 2) {
+        return 0;
+    }
+    if (rt_dsp_dw3_flat_pw(g, p) == 0 &&
+        (g->ow < 8 || (sw != 1 && sw != 2) || ((4 * ((g->ow + 3) / 4) * sw + 3) & ~1) > DW3_COLS)) {
+        return 0;
+    }
+    return rt_dsp_dw_requant_fits(p, bias, g->cout, 9);
+}
+
+#endif /* RT_DW_DSP_H */
