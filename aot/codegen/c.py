@@ -25,6 +25,7 @@ from .delegates import DelegateCalls
 from .render import render_template
 from .renderers import renderer_of
 from .rows import OpRow
+from .mve_variants import call_variants, variants_mask
 from .runtime import runtime_sources_for
 
 _NUMPY_NAMES = {"float32": "float32", "int64": "int64", "int32": "int32", "bool": "bool",
@@ -81,6 +82,9 @@ class CSources:
     # The instruction index of each kernel call <name>_run makes, in order (an instruction
     # may take several calls, a fused activation none): the profile's slots.
     calls: tuple[int, ...] = ()
+    # The variants of the Cortex-M Helium kernels its calls take (RT_MVE_USE, a mask of
+    # runtime_c/src/arch/cortex_m_mve/mve_variants.h's bits; aot.codegen.mve_variants).
+    mve_use: Optional[int] = None   # (None: every variant)
 
     def write(self, directory: Union[str, Path]) -> list[Path]:
         out = Path(directory)
@@ -306,7 +310,8 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
                                  f"{e}") from None
         fn, args = rendered
         calls.append(dict(index=i, op=label, fn=fn, args=[str(a) for a in args],
-                          source=source.replace("*/", "* /"), fills=ctx.prelude))
+                          source=source.replace("*/", "* /"), fills=ctx.prelude,
+                          mve=call_variants(fn, ctx, getattr(ctx, "raw_call", {}))))
         out = gen.values[ins.args[len(op.schema.arguments) - 1]] \
             if op.schema.arguments[-1].is_out else None
         rows.append(OpRow(i, label, fn, tuple(getattr(out, "sizes", ())), source,
@@ -532,4 +537,6 @@ def _render(gen: _Generator, calls: list, rows: list, delegates) -> CSources:
     runtime = set(runtime_sources_for(ctx["kernels"])) | delegates.runtime_sources
     return CSources(gen.name, files, gen.arena_size, constant_bytes, tuple(rows),
                     tuple(sorted(runtime)), io(inputs), io(outputs),
-                    tuple(c["index"] for c in calls))
+                    tuple(c["index"] for c in calls),
+                    # (a delegate's C may call the kernels too: then every variant)
+                    variants_mask(calls) if not delegates.runtime_sources else None)

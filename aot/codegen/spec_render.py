@@ -231,6 +231,20 @@ class _Eval:
             return [v]
         return [int(v)]
 
+    def _raw(self, exprs) -> dict:
+        """A call's arguments as values, for what reads the call beyond its C text
+        (aot.codegen.mve_variants): each tensor's TensorArg by its name, the parameter
+        struct's fields (the last struct's, as "params")."""
+        raw = {}
+        for e in exprs:
+            while isinstance(e, S.Select):
+                e = e.a if self.value(e.cond) else e.b
+            if isinstance(e, S.Tensor):
+                raw[e.name] = self.value(e)
+            elif isinstance(e, S.Params):
+                raw["params"] = {k: self.value(v) for k, v in e.fields}
+        return raw
+
     def block(self, stmts):
         for s in stmts:
             if isinstance(s, S.If):
@@ -249,6 +263,7 @@ class _Eval:
                 args = []
                 for a in s.args:
                     args += self.c_args(a)
+                self.ctx.raw_call = self._raw(s.args)
                 return s.kernel, args
         return None
 

@@ -17,7 +17,7 @@ from ..atomic import describe, recover, write_tree
 from ..boards import Board, check_toolchain
 from ..codegen.c import CSources, c_ident, f32_literal, generate_c
 from ..codegen.render import render_template
-from ..codegen.runtime import PORTABLE, for_arch, runtime_dir
+from ..codegen.runtime import PORTABLE, arch_chain, for_arch, runtime_dir
 from ..errors import AotError
 from .fit import Footprint, check_fit, check_program_fits
 from .model import _Model, _board, _resolve, check_inputs
@@ -89,7 +89,8 @@ def render_makefile(sources: CSources, board: Board, profile: bool = False,
     return render_template("firmware_Makefile.j2", dict(
         name=sources.name, NAME=sources.name.upper(), board=board.name, cc=board.cc,
         run_help=run, profile=profile, weights_section=weights_section,
-        runtime_sources=[f"runtime_c/{s}" for s in board_runtime(sources, board)]))
+        runtime_sources=[f"runtime_c/{s}" for s in board_runtime(sources, board)],
+        mve_use=sources.mve_use if "cortex_m_mve" in arch_chain(board.runtime_arch) else None))
 
 
 def _board_files(board: Board) -> dict[str, bytes]:

@@ -23,8 +23,8 @@ rt_status rt_conv2d_1x1_s8(const rt_scratch *scratch, const rt_conv_s8_params *p
         const int32_t count = g.cout - oc < 2 * RT_MVE_BLOCK_PAIRS ? g.cout - oc
                                                                    : 2 * RT_MVE_BLOCK_PAIRS;
         const int32_t shifts = rt_mve_pairs_make(p, w + oc * g.cin, bias, g.cin, oc, count, q);
-        rt_mve_rows(in, pixels, w + oc * g.cin, g.cin, g.cout, count, shifts, q, &o,
-                    out + oc);
+        RT_TRY(rt_mve_rows(in, pixels, w + oc * g.cin, g.cin, g.cout, count, shifts, q, &o,
+                           out + oc));
     }
     return RT_OK;
 }

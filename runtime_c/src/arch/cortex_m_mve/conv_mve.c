@@ -303,18 +303,18 @@ static RT_MVE_INLINE void rt_mve_row_pairs(const int8_t *x, int32_t n, const int
 
 /* rt_mve_rows, inlined (with rt_mve_row_pairs) where the patches are gathered: ResNet-8
  * gathers many small batches, and the calls cost it 11 K instructions */
-static RT_MVE_INLINE void rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k,
-                               int32_t cout, int32_t count, int32_t shifts,
-                               const rt_mve_pair *q, const rt_mve_out *o, int8_t *out)
+static RT_MVE_INLINE rt_status rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k,
+                                    int32_t cout, int32_t count, int32_t shifts,
+                                    const rt_mve_pair *q, const rt_mve_out *o, int8_t *out)
 {
     int32_t from = 0;
 #if defined(__OPTIMIZE__)
-    if (rt_mve_quads_take(k, x, w, rt_mve_saturates(shifts, o)) && n >= 4 &&
-        !(count & 1) && !(shifts & RT_MVE_ANY_LEFT) &&
-        cout <= 21844) {   /* the narrowed store's 16-bit offsets reach 3 cout + 1 */
+    if (rt_mve_quads_fit(k, x, w, cout, count, shifts, o) && n >= 4) {
         /* a lone last row goes with the one before it (the same bits stored again) */
         const int32_t nq = n >> 2, rest = n - 4 * nq;
-        rt_mve_quads(x, nq, w, k, k, cout, count >> 1, shifts, q, o, out);
+        if (!rt_mve_quads(x, nq, w, k, k, cout, count >> 1, shifts, q, o, out)) {
+            return RT_ERR_PARAM;   /* (its loop left out of the build: mve_variants.h) */
+        }
         from = rest == 0 ? n : rest == 1 ? n - 2 : 4 * nq;
         if (rest == 1 && !(count & 3)) {   /* a lone last row, four filters at a time */
             rt_mve_row_1x4(x + (n - 1) * k, w, k, count, q, o, out + (n - 1) * cout);
@@ -326,13 +326,14 @@ static RT_MVE_INLINE void rows(const int8_t *x, int32_t n, const int8_t *w, int3
         rt_mve_row_pairs(x + from * k, n - from, w, k, cout, count, shifts, q, o,
                          out + from * cout);
     }
+    return RT_OK;
 }
 
-void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k, int32_t cout,
-                 int32_t count, int32_t shifts, const rt_mve_pair *q, const rt_mve_out *o,
-                 int8_t *out)
+rt_status rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k, int32_t cout,
+                      int32_t count, int32_t shifts, const rt_mve_pair *q, const rt_mve_out *o,
+                      int8_t *out)
 {
-    rows(x, n, w, k, cout, count, shifts, q, o, out);
+    return rows(x, n, w, k, cout, count, shifts, q, o, out);
 }
 
 /* Output pixel (oy, ox)'s patch (one group of g->cin channels) as one row laid out like an
@@ -587,6 +588,7 @@ static inline void rt_mve_cols_scatter(int8_t *d, const int8_t *src, int8x16_t v
     }
 }
 
+#if RT_MVE_HAS(RT_MVE_U_COLS)
 /* Column-major patches' buffer for output row oy (image img): each input row under it into
  * its slot of every column, or the zero point where the row lies outside; the columns outside
  * the input hold it already. */
@@ -644,9 +646,10 @@ static RT_DSP_NOINLINE void rt_mve_cols_patches(const int8_t *cols, int32_t ox, 
     }
 }
 
+
 /* rt_mve_gathered's column-major patches: a row's columns, then its pixels a batch at a time
  * (rt_mve_rows out of line, so that the gathered loop keeps its registers). */
-static RT_DSP_NOINLINE void rt_mve_cols_gathered(const rt_conv_s8_geom *g,
+static RT_DSP_NOINLINE rt_status rt_mve_cols_gathered(const rt_conv_s8_geom *g,
                                                  const rt_conv_s8_params *p, const int8_t *in,
                                                  const int8_t *w, int32_t k, int32_t batch,
                                                  int32_t count, int32_t shifts,
@@ -673,7 +676,10 @@ static RT_DSP_NOINLINE void rt_mve_cols_gathered(const rt_conv_s8_geom *g,
             ox = 0;
 #if defined(__OPTIMIZE__)
             if (direct) {   /* whole quads of the row straight from the columns */
-                rt_mve_quads(cols, ow >> 2, w, k, xstep, cout, count >> 1, shifts, q, o, orow);
+                if (!rt_mve_quads(cols, ow >> 2, w, k, xstep, cout, count >> 1, shifts, q, o,
+                                  orow)) {
+                    return RT_ERR_PARAM;   /* (its loop left out of the build) */
+                }
                 ox = ow & ~3;
             }
 #else
@@ -682,13 +688,17 @@ static RT_DSP_NOINLINE void rt_mve_cols_gathered(const rt_conv_s8_geom *g,
             for (; ox < ow; ox += batch) {
                 const int32_t m = ow - ox < batch ? ow - ox : batch;
                 rt_mve_cols_patches(cols, ox, m, xstep, nv, k, patch);
-                rt_mve_rows(patch, m, w, k, cout, count, shifts, q, o, orow + ox * cout);
+                RT_TRY(rt_mve_rows(patch, m, w, k, cout, count, shifts, q, o,
+                                   orow + ox * cout));
             }
         }
     }
+    return RT_OK;
 }
 
-void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const int8_t *in,
+#endif
+
+rt_status rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const int8_t *in,
                      const int8_t *w, int32_t k, const int32_t *bias, int32_t oc, int32_t count,
                      int8_t *patch, int32_t room, int8_t *cols, int32_t cols_room,
                      rt_mve_pair *q, int8_t *out)
@@ -703,11 +713,17 @@ void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const
     uint8_t offs[64];
     const int32_t nv = rt_mve_patch_offsets(g, p, k, offs);
     int32_t n, i;
+#if RT_MVE_HAS(RT_MVE_U_COLS)
     if (cols != NULL) {
-        rt_mve_cols_gathered(g, p, in, w, k, batch, count, shifts, q, &o, patch, cols,
-                             cols_room, out + oc);
-        return;
+        return rt_mve_cols_gathered(g, p, in, w, k, batch, count, shifts, q, &o, patch, cols,
+                                    cols_room, out + oc);
     }
+#else
+    if (cols != NULL) {
+        return RT_ERR_PARAM;   /* (column-major patches left out of the build) */
+    }
+    (void)cols_room;
+#endif
     if (k != g->kh * g->kw * g->cin) {
         rt_mve_fill(patch, vdupq_n_s8(0), room);
     }
@@ -717,7 +733,8 @@ void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const
         for (i = 0; i < pixels; i += batch) {
             const int32_t m = pixels - i < batch ? pixels - i : batch;
             rt_mve_gather_batch(g, p, img, i / g->ow, i % g->ow, m, k, offs, nv, patch);
-            rows(patch, m, w, k, cout, count, shifts, q, &o, on + i * cout);
+            RT_TRY(rows(patch, m, w, k, cout, count, shifts, q, &o, on + i * cout));
         }
     }
+    return RT_OK;
 }

@@ -6,6 +6,7 @@
 #ifndef RT_CONV_MVE_H
 #define RT_CONV_MVE_H
 
+#include "mve_variants.h"
 #include "s8_mve.h"
 #include "../../int8/conv_s8.h"
 
@@ -99,8 +100,10 @@ int32_t rt_mve_pairs_make(const rt_conv_s8_params *p, const int8_t *w, const int
 /* n rows of k taps from x (row i at x + i k) by a block of `count` filters from w (k taps
  * each; q and shifts from rt_mve_pairs_make, o from rt_mve_out_make), requantized into out
  * (row i's filter 0 at out + i cout; out must not overlap x): 4x2 tiles where they take the
- * rows, then 2x2 ones (at -O2; -O0 runs the same steps in C). */
-void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k, int32_t cout,
+ * rows, then 2x2 ones (at -O2; -O0 runs the same steps in C). RT_ERR_PARAM (before the
+ * block's outputs) where the 4x2 tiles' loop it takes is left out of the build
+ * (mve_variants.h), else RT_OK. */
+rt_status rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k, int32_t cout,
                  int32_t count, int32_t shifts, const rt_mve_pair *q, const rt_mve_out *o,
                  int8_t *out);
 
@@ -111,8 +114,9 @@ void rt_mve_rows(const int8_t *x, int32_t n, const int8_t *w, int32_t k, int32_t
  * (rt_mve_rows). Rows padded to 32 or 48 taps take the 4x2 tiles; the patch is zeroed
  * first, so that the bytes past each gathered patch are zeros times zeros. Where cols is not
  * NULL (cols_room >= rt_mve_cols_bytes > 0), the patches are column-major instead, and the
- * filters w laid out to match (rt_mve_cols_filters). */
-void rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const int8_t *in,
+ * filters w laid out to match (rt_mve_cols_filters). RT_ERR_PARAM (before the block's outputs)
+ * where a variant it takes is left out of the build (mve_variants.h), else RT_OK. */
+rt_status rt_mve_gathered(const rt_conv_s8_geom *g, const rt_conv_s8_params *p, const int8_t *in,
                      const int8_t *w, int32_t k, const int32_t *bias, int32_t oc, int32_t count,
                      int8_t *patch, int32_t room, int8_t *cols, int32_t cols_room,
                      rt_mve_pair *q, int8_t *out);

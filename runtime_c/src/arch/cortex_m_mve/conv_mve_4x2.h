@@ -183,15 +183,9 @@
 
 /* ... with the saturating output stage (rt_mve_saturates: no sign fix) */
 #define RT_MVE_QUADS_SATURATED(MAC) RT_MVE_QUADS("", MAC, RT_MVE_Q_FIX_NONE, RT_MVE_Q_SATURATE)
-/* ... with the clamping output stage the block's shifts need (none shifts left; where the stage
- * saturates, rt_mve_saturates, the rows go down, rt_mve_quads_down, or take RT_MVE_Q_SATURATE
- * without the sign fix) */
-#define RT_MVE_QUADS_CLAMPED(PRE, MAC) \
-    if (shifts & RT_MVE_ALL_RIGHT) { \
-        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_CLAMP); \
-    } else { \
-        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK, RT_MVE_Q_CLAMP); \
-    }
+/* (the clamping output stage the block's shifts need, where none shifts left and the stage does
+ * not saturate: RT_MVE_Q_FIX_RIGHT where every filter shifts right, else RT_MVE_Q_FIX_MASK,
+ * then RT_MVE_Q_CLAMP; rt_mve_quads' cases) */
 
 /* Rows of 8, 16, 32, 64 or 128 taps (MobileNets' and KWS's pointwise layers) where the output
  * stage saturates without the sign fix (rt_mve_saturates): the 4x2 tiles with their loops the
@@ -313,30 +307,51 @@
         : "cc", "memory", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", "d8", "d9", "d10", \
           "d11", "d12", "d13")
 
+#define RT_MVE_U_DOWN \
+    (RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN8) | RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN16) | \
+     RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN32) | RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN64) | \
+     RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN128))
+#if RT_MVE_HAS(RT_MVE_U_DOWN)
 /* nq > 0 quads of rows of k = 8, 16, 32, 64 or 128 taps from x (contiguous; for 64 and 128,
  * x and w word-aligned; outputs cout apart from out) by `pairs` filter pairs from w, the stage
- * rt_mve_saturates' */
-static RT_DSP_NOINLINE void rt_mve_quads_down(const int8_t *x, int32_t nq, const int8_t *w,
+ * rt_mve_saturates'. Returns 0, having run nothing, where k's loop is left out of the build
+ * (mve_variants.h), else 1. */
+static RT_DSP_NOINLINE int32_t rt_mve_quads_down(const int8_t *x, int32_t nq, const int8_t *w,
                                                      int32_t k, int32_t cout, int32_t pairs,
                                                      const rt_mve_pair *q, const rt_mve_out *o,
                                                      int8_t *out)
 {
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN8))
     int8_t halves[RT_MVE_BLOCK_PAIRS * 64];
+#endif
     const int8_t *x0, *w0 = w, *wend = w + 2 * k * pairs, *xend = x + 4 * k * nq;
     const int32_t ostep = 4 * cout, oback = nq * ostep - 2, off = vgetq_lane_s16(o->off16, 0);
-    int32_t a00, a01, a10, a11, a20, a21, a30, a31, j;
-    if (k == 16) {
+    int32_t a00, a01, a10, a11, a20, a21, a30, a31;
+    if (0) {
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN16))
+    } else if (k == 16) {
         RT_MVE_DOWN(RT_MVE_D_MAC16, "32");
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN32))
     } else if (k == 32) {
         RT_MVE_DOWN(RT_MVE_D_MAC32, "64");
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN64))
     } else if (k == 64) {
         RT_MVE_DOWN(RT_MVE_D_MAC64, "128");
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN128))
     } else if (k == 128) {
         RT_MVE_DOWN(RT_MVE_D_MAC128, "256");
+#endif
+    } else if (k != 8 || !RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN8))) {
+        return 0;   /* a loop this build left out (mve_variants.h): nothing run */
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_DOWN8))
     } else {
         const mve_pred16_t lo = 0x00FFu, hi = 0xFF00u;
         /* [0|w]: lanes 8-15 gather taps 0-7 (the low lanes' offsets wrap, but are off) */
         const uint8x16_t up = vsubq_n_u8(vidupq_n_u8(0u, 1), 8u);
+        int32_t j;
         for (j = 0; j < 2 * pairs; ++j, w += 8) {
             vstrbq_s8(halves + 32 * j, vldrbq_z_s8(w, lo));
             vstrbq_s8(halves + 32 * j + 16, vldrbq_gather_offset_z_s8(w, up, hi));
@@ -344,10 +359,13 @@ static RT_DSP_NOINLINE void rt_mve_quads_down(const int8_t *x, int32_t nq, const
         w0 = halves;
         wend = halves + 64 * pairs;
         RT_MVE_DOWN(RT_MVE_D_MAC8, "64");
+#endif
     }
     (void)x0;
     RT_MVE_Q_SUMS_UNUSED;
+    return 1;
 }
+#endif
 
 /* rows of 32 taps 18 bytes apart (VWW's stem: column-major patches, rt_mve_cols_gathered, at
  * stride 2 over columns of nine bytes, read where they lie) */
@@ -357,11 +375,13 @@ static RT_DSP_NOINLINE void rt_mve_quads_down(const int8_t *x, int32_t nq, const
 
 /* nq > 0 quads of rows of k taps (rt_mve_quads_take) from x (row i at x + pitch i, its outputs
  * cout apart from out) by `pairs` filter pairs from w, no filter shifting left (shifts:
- * rt_mve_pairs_make's). The pitch is k, or (k = 32, where the stage saturates) 18. */
-static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8_t *w,
-                                         int32_t k, int32_t pitch, int32_t cout, int32_t pairs,
-                                         int32_t shifts, const rt_mve_pair *q,
-                                         const rt_mve_out *o, int8_t *out)
+ * rt_mve_pairs_make's). The pitch is k, or (k = 32, where the stage saturates) 18. Returns 0,
+ * having run nothing, where its loop (rt_mve_quads_variant's) is left out of the build
+ * (mve_variants.h), else 1. */
+static RT_DSP_NOINLINE int32_t rt_mve_quads(const int8_t *x, int32_t nq, const int8_t *w,
+                                            int32_t k, int32_t pitch, int32_t cout,
+                                            int32_t pairs, int32_t shifts, const rt_mve_pair *q,
+                                            const rt_mve_out *o, int8_t *out)
 {
     const int8_t *x0 = x, *x2 = x + 2 * pitch, *w0 = w, *wend = w + 2 * k * pairs;
     const int32_t xstep = 4 * pitch, ostep = 4 * cout - 2 * pairs;
@@ -369,30 +389,103 @@ static RT_DSP_NOINLINE void rt_mve_quads(const int8_t *x, int32_t nq, const int8
     const int32_t sat = rt_mve_saturates(shifts, o);
     const int32_t aligned = (((uintptr_t)x | (uintptr_t)w) & 3u) == 0u;
     int32_t a00, a01, a10, a11, a20, a21, a30, a31;
-    if (pitch != k) {   /* (the stage saturates: rt_mve_cols_gathered's direct) */
+    int32_t v = rt_mve_quads_variant(k, pitch, sat, aligned, shifts);
+    /* (opaque to gcc: at -O1, a build of one loop alone had gcc take k and the pointers as
+       the tests that chose it left them, which left its assembly too few registers) */
+    __asm__("" : "+r"(v));
+    /* each loop compiled where the build asks for it (mve_variants.h) */
+    switch (v) {
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_AT18))
+    case RT_MVE_Q_V_AT18:   /* (the stage saturates: rt_mve_cols_gathered's direct) */
         RT_MVE_QUADS_SATURATED(RT_MVE_Q_MAC32_AT18);
-    } else if (k == 256) {   /* (rt_mve_quads_take: the stage saturates) */
+        break;
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_256))
+    case RT_MVE_Q_V_256:   /* (rt_mve_quads_take: the stage saturates) */
         RT_MVE_QUADS_SATURATED(RT_MVE_Q_MAC256);
-    } else if (sat && k == 48) {
+        break;
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_SAT48))
+    case RT_MVE_Q_V_SAT48:
         RT_MVE_QUADS_SATURATED(RT_MVE_Q_MAC48);
-    } else if (sat && k == 64 && !aligned) {
+        break;
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_SAT64))
+    case RT_MVE_Q_V_SAT64:
         RT_MVE_QUADS_SATURATED(RT_MVE_Q_MAC64);
-    } else if (sat) {   /* 8, 16, 32 taps; 64 and 128 word-aligned (rt_mve_quads_take: 128) */
-        rt_mve_quads_down(x, nq, w, k, cout, pairs, q, o, out);
-    } else if (k == 128) {
-        RT_MVE_QUADS_CLAMPED("", RT_MVE_Q_MAC128)
-    } else if (k == 64) {
-        RT_MVE_QUADS_CLAMPED("", RT_MVE_Q_MAC64)
-    } else if (k == 48) {
-        RT_MVE_QUADS_CLAMPED("", RT_MVE_Q_MAC48)
-    } else if (k == 32) {
-        RT_MVE_QUADS_CLAMPED("", RT_MVE_Q_MAC32)
-    } else if (k == 16) {
-        RT_MVE_QUADS_CLAMPED("", RT_MVE_Q_MAC16)
-    } else {
-        RT_MVE_QUADS_CLAMPED(RT_MVE_Q_PRED8, RT_MVE_Q_TURN8)
+        break;
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DOWN)
+    case RT_MVE_Q_V_DOWN8:
+    case RT_MVE_Q_V_DOWN16:
+    case RT_MVE_Q_V_DOWN32:
+    case RT_MVE_Q_V_DOWN64:
+    case RT_MVE_Q_V_DOWN128:   /* (down checks each k's loop is compiled) */
+        if (!rt_mve_quads_down(x, nq, w, k, cout, pairs, q, o, out)) {
+            return 0;
+        }
+        break;
+#endif
+#define RT_MVE_Q_CASE(V, PRE, MAC) \
+    case V: \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_MASK, RT_MVE_Q_CLAMP); \
+        break;
+#define RT_MVE_Q_CASE_RIGHT(V, PRE, MAC) \
+    case V + 1: \
+        RT_MVE_QUADS(PRE, MAC, RT_MVE_Q_FIX_RIGHT, RT_MVE_Q_CLAMP); \
+        break;
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP128))
+    RT_MVE_Q_CASE(RT_MVE_Q_V_CLAMP128, "", RT_MVE_Q_MAC128)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP128 + 1))
+    RT_MVE_Q_CASE_RIGHT(RT_MVE_Q_V_CLAMP128, "", RT_MVE_Q_MAC128)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP64))
+    RT_MVE_Q_CASE(RT_MVE_Q_V_CLAMP64, "", RT_MVE_Q_MAC64)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP64 + 1))
+    RT_MVE_Q_CASE_RIGHT(RT_MVE_Q_V_CLAMP64, "", RT_MVE_Q_MAC64)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP48))
+    RT_MVE_Q_CASE(RT_MVE_Q_V_CLAMP48, "", RT_MVE_Q_MAC48)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP48 + 1))
+    RT_MVE_Q_CASE_RIGHT(RT_MVE_Q_V_CLAMP48, "", RT_MVE_Q_MAC48)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP32))
+    RT_MVE_Q_CASE(RT_MVE_Q_V_CLAMP32, "", RT_MVE_Q_MAC32)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP32 + 1))
+    RT_MVE_Q_CASE_RIGHT(RT_MVE_Q_V_CLAMP32, "", RT_MVE_Q_MAC32)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP16))
+    RT_MVE_Q_CASE(RT_MVE_Q_V_CLAMP16, "", RT_MVE_Q_MAC16)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP16 + 1))
+    RT_MVE_Q_CASE_RIGHT(RT_MVE_Q_V_CLAMP16, "", RT_MVE_Q_MAC16)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP8))
+    RT_MVE_Q_CASE(RT_MVE_Q_V_CLAMP8, RT_MVE_Q_PRED8, RT_MVE_Q_TURN8)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_QUAD(RT_MVE_Q_V_CLAMP8 + 1))
+    RT_MVE_Q_CASE_RIGHT(RT_MVE_Q_V_CLAMP8, RT_MVE_Q_PRED8, RT_MVE_Q_TURN8)
+#endif
+#undef RT_MVE_Q_CASE
+#undef RT_MVE_Q_CASE_RIGHT
+    default:   /* a loop this build left out (mve_variants.h): nothing run */
+        return 0;
     }
+    (void)x0;   /* (used by the loops alone, as are these) */
+    (void)x2;
+    (void)w0;
+    (void)wend;
+    (void)xstep;
+    (void)ostep;
+    (void)qbeg;
+    (void)nq;
+    (void)out;
     RT_MVE_Q_SUMS_UNUSED;
+    return 1;
 }
 #endif
 

@@ -152,7 +152,7 @@ static void tile(const conv_ctx *c, const rt_s8_window *a, const rt_s8_window *b
  * padded with zeros to a multiple of 16 taps into the end of the patch buffer (where they
  * take at most half of it), so that the 4x2 tiles take them (conv_mve.c); where their
  * patches are column-major (rt_mve_cols_bytes; VWW's stem), with their taps in that order. */
-static void conv_gathered(const conv_ctx *c, const int8_t *in, int8_t *out)
+static rt_status conv_gathered(const conv_ctx *c, const int8_t *in, int8_t *out)
 {
     int8_t patch[2 * RT_MVE_PATCH_MAX], cols[RT_MVE_COLS_MAX];
     rt_mve_pair q[RT_MVE_BLOCK_PAIRS];
@@ -178,9 +178,10 @@ static void conv_gathered(const conv_ctx *c, const int8_t *in, int8_t *out)
             w = wp;
             wk = kp;
         }
-        rt_mve_gathered(&c->g, c->p, in, w, wk, c->bias, oc, count, patch, room,
-                        by_cols && wk == kp ? cols : NULL, cb, q, out);
+        RT_TRY(rt_mve_gathered(&c->g, c->p, in, w, wk, c->bias, oc, count, patch, room,
+                               by_cols && wk == kp ? cols : NULL, cb, q, out));
     }
+    return RT_OK;
 }
 
 rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS)
@@ -197,8 +198,7 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT
     c.row = c.g.w * c.g.cin;
     c.runs = c.g.groups == 1 && p->dilation_w == 1;
     if (c.g.groups == 1 && c.fsize <= RT_MVE_PATCH_MAX) {
-        conv_gathered(&c, in, out);
-        return RT_OK;
+        return conv_gathered(&c, in, out);
     }
     for (n = 0; n < c.g.n; ++n) {
         /* output pixels two at a time in raster order (a pair may span two rows) */

@@ -12,11 +12,20 @@
  * strategy's functions and what memory they touch, as the measured instruction counts need
  * (as separate files the passes' output stages, the dispatch and the gathered loops took
  * other registers and other counts). */
+/* Each compiled where the build asks for it (mve_variants.h: a model's firmware takes the
+ * strategies its layers do; a strategy asked for but left out returns RT_ERR_PARAM). */
+#include "dw_mve.h"
+#if RT_MVE_HAS(RT_MVE_U_DW_BAND)
 #include "dw_taps.h"
 #include "dw_band.h"
+#endif
 #include "dw_gathered.h"
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANES)
 #include "dw_plane.h"
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_ONE_INPUT)
 #include "dw_one_input.h"
+#endif
 
 /* One input channel with 16 to DW_MAT_TAPS taps: a convolution on one channel. (A macro: as
  * a function, inlined, it cost the dispatch other registers and instructions.) */
@@ -87,6 +96,7 @@ static int32_t takes_plane(const dw_ctx *c)
 }
 #endif
 
+#if RT_MVE_HAS(RT_MVE_U_DW_BAND)
 /* A channel multiplier of 1: bands, as many channels as they hold. */
 static int32_t takes_band(int32_t mult)
 {
@@ -105,10 +115,35 @@ static int32_t takes_pass8(int32_t mult)
     return mult == 1 || mult % 8 == 0;
 }
 
+/* The channels no earlier strategy took: bands, passes of 16 and of 8, then one at a time. */
+static void general(const dw_ctx *c, const int8_t *in, int8_t *out)
+{
+    int32_t oc = 0;
+    if (takes_band(c->mult)) {
+        oc = banded(c, in, out);
+    }
+    if (takes_pass16(c->mult)) {
+        while (oc + 16 <= c->g.cout) {
+            const int32_t left = (c->g.cout - oc) / 16;
+            const int32_t passes = left < DW_PASSES ? left : DW_PASSES;
+            passes16(c, in, oc, passes, out);
+            oc += 16 * passes;
+        }
+    }
+    if (takes_pass8(c->mult)) {
+        for (; oc + 8 <= c->g.cout; oc += 8) {
+            pass8(c, in, oc, out);
+        }
+    }
+    for (; oc < c->g.cout; ++oc) {
+        one_channel(c, in, oc, out);
+    }
+}
+#endif
+
 rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS)
 {
     dw_ctx c;
-    int32_t oc = 0;
     RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));
     c.p = p;
     c.w = w;
@@ -118,47 +153,55 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
     c.x_step = p->dilation_w * c.g.cin;
     c.y_step = p->dilation_h * c.row;
     if (takes_one_input(c.g)) {
-        one_input(&c, in, out);
-        return RT_OK;
+#if RT_MVE_HAS(RT_MVE_U_DW_ONE_INPUT)
+        return one_input(&c, in, out);
+#else
+        return RT_ERR_PARAM;
+#endif
     }
 #if defined(__OPTIMIZE__)
     const int32_t plane = takes_plane(&c);
     if (plane != 0) {
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANES)
+        if (!RT_MVE_HAS(RT_MVE_U_DW_PLANE_AT(plane_loop(&c, plane)))) {
+            return RT_ERR_PARAM;   /* (its loop left out of the build) */
+        }
         gathered_plane(&c, in, out, plane);
         return RT_OK;
+#else
+        return RT_ERR_PARAM;
+#endif
     }
     switch (takes_gathered(&c)) {
     case DW_G_COLS:
+#if RT_MVE_HAS(RT_MVE_U_DW_G_COLS)
         gathered_cols(&c, in, out);
         return RT_OK;
+#else
+        return RT_ERR_PARAM;
+#endif
     case DW_G_ROWS:
+#if RT_MVE_HAS(RT_MVE_U_DW_G_ROWS)
         gathered_rows(&c, in, out);
         return RT_OK;
+#else
+        return RT_ERR_PARAM;
+#endif
     case DW_G_LINES:
+#if RT_MVE_HAS(RT_MVE_U_DW_G_LINES)
         gathered_columns(&c, in, out);
         return RT_OK;
+#else
+        return RT_ERR_PARAM;
+#endif
     default:
         break;
     }
 #endif
-    if (takes_band(c.mult)) {
-        oc = banded(&c, in, out);
-    }
-    if (takes_pass16(c.mult)) {
-        while (oc + 16 <= c.g.cout) {
-            const int32_t left = (c.g.cout - oc) / 16;
-            const int32_t passes = left < DW_PASSES ? left : DW_PASSES;
-            passes16(&c, in, oc, passes, out);
-            oc += 16 * passes;
-        }
-    }
-    if (takes_pass8(c.mult)) {
-        for (; oc + 8 <= c.g.cout; oc += 8) {
-            pass8(&c, in, oc, out);
-        }
-    }
-    for (; oc < c.g.cout; ++oc) {
-        one_channel(&c, in, oc, out);
-    }
+#if RT_MVE_HAS(RT_MVE_U_DW_BAND)
+    general(&c, in, out);
     return RT_OK;
+#else
+    return RT_ERR_PARAM;
+#endif
 }

@@ -49,6 +49,8 @@ static RT_MVE_INLINE void gather_chans_of(const dw_ctx *c, int32_t oc, int32_t c
     }
 }
 
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANES | RT_MVE_U_DW_G_COLS | RT_MVE_U_DW_G_ROWS | \
+               RT_MVE_U_DW_G_LINES)
 static RT_DSP_NOINLINE void gather_chans(const dw_ctx *c, int32_t oc, int32_t cw,
                                                    dw_gchan *ch)
 {
@@ -58,6 +60,7 @@ static RT_DSP_NOINLINE void gather_chans(const dw_ctx *c, int32_t oc, int32_t cw
         gather_chans_of(c, oc, cw, ch);
     }
 }
+#endif
 
 /* Where the activation range is all of int8 (KWS's, VWW's: a ReLU in the zero point), the
  * clamp is the narrowing's saturation: n2 pairs of groups (memory), their two vectors of sums
@@ -139,6 +142,7 @@ static RT_DSP_NOINLINE void gather_chans(const dw_ctx *c, int32_t oc, int32_t cw
 #define DW_G_Q3 , "d6", "d7"
 #define DW_G_NO_Q3
 
+#if RT_MVE_HAS(RT_MVE_U_DW_G_COLS | RT_MVE_U_DW_G_ROWS | RT_MVE_U_DW_G_LINES)
 /* Where a group's pixels lie in a band (the modes' pixel 2 from pixel 0 in bytes, pixel 1
  * from pixel 0 in offsets, the next group in bytes): along a row at stride 1 or 2, or down a
  * column with the next group 1 or 2 columns on. */
@@ -236,6 +240,7 @@ static RT_MVE_INLINE void gather_rows(const dw_ctx *c, const int8_t *img, int32_
 
 /* Down the columns (DW_G_COLS): four output rows at a time, a band of as many columns as fit
  * at a time. */
+#if RT_MVE_HAS(RT_MVE_U_DW_G_COLS)
 static RT_DSP_NOINLINE void gathered_cols(const dw_ctx *c, const int8_t *in, int8_t *out)
 {
     /* tap (ky, kx) at 96 kx + 16 ky */
@@ -273,7 +278,9 @@ static RT_DSP_NOINLINE void gathered_cols(const dw_ctx *c, const int8_t *in, int
         }
     }
 }
+#endif
 
+#if RT_MVE_HAS(RT_MVE_U_DW_G_ROWS | RT_MVE_U_DW_G_LINES)
 /* A window's taps in a ring band (gathered_lines) whose tap row (or column, transposed) k
  * lies in slot (s + k) mod 3, for s = 0, 1, 2: tap (k, t) 48 t + 16 slot, in lane 3 k + t
  * along rows and 3 t + k along columns (dw_g_ring[columns][s]). */
@@ -350,6 +357,7 @@ static inline void gather_band(const dw_ctx *c, int8_t *band, int32_t bw)
     rt_mve_fill(band, vdupq_n_s8((int8_t)(-c->p->input_offset)), bw * 48);
 }
 
+#if RT_MVE_HAS(RT_MVE_U_DW_G_ROWS)
 /* Along the rows, plane after plane. */
 static RT_DSP_NOINLINE void gathered_rows(const dw_ctx *c, const int8_t *in, int8_t *out)
 {
@@ -364,7 +372,9 @@ static RT_DSP_NOINLINE void gathered_rows(const dw_ctx *c, const int8_t *in, int
         gathered_lines(c, in, out, 0, 0, c->g.oh, c->g.ow, oc, cw, ch, band);
     }
 }
+#endif
 
+#if RT_MVE_HAS(RT_MVE_U_DW_G_LINES)
 /* Along the columns, whole groups of four rows; the rows left over along the rows where they
  * hold a group (a column's last group, one new pixel of four at KWS's 25 rows, cost its
  * channel 38 instructions; along the last row the channel takes about 75 for all five), each
@@ -389,6 +399,9 @@ static RT_DSP_NOINLINE void gathered_columns(const dw_ctx *c, const int8_t *in, 
         }
     }
 }
+#endif
+#endif /* rows or lines */
+#endif /* any gathered taps */
 #endif
 
 #endif

@@ -275,6 +275,7 @@ static inline int32_t band_inside(const dw_ctx *c, int32_t x0, int32_t bw, int32
  * only; DW_PAIRS8 all four). DW_QUARTERS and DW_PAIRS8 (asked for a 3x3 filter of 16 or 8
  * channels) also pack the pass's taps (DW_PAIRS8: each tap's 8 twice), or fall back to
  * DW_EVEN_ODD where a channel shifts left or a tap is -128. */
+#if RT_MVE_HAS(RT_MVE_U_DW_BAND)
 static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width,
                                 dw_pass *q)
 {
@@ -354,6 +355,7 @@ static void pass_make(const dw_ctx *c, int32_t oc, int32_t order, int32_t width,
     q->lo8 = vdupq_n_s8((int8_t)p->act_min);
     q->hi8 = vdupq_n_s8((int8_t)p->act_max);
 }
+#endif
 
 /* One channel of a plane: its taps (lanes 9-15 zero) and output stage. */
 typedef struct dw_gchan {

@@ -30,7 +30,7 @@ static void pad_image(const dw_ctx *c, const int8_t *img, int32_t ph, int32_t pw
     }
 }
 
-static void one_input(const dw_ctx *c, const int8_t *in, int8_t *out)
+static rt_status one_input(const dw_ctx *c, const int8_t *in, int8_t *out)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t k = c->g.kh * c->g.kw, cout = c->g.cout, kp = rt_mve_padded_taps(k);
@@ -63,17 +63,18 @@ static void one_input(const dw_ctx *c, const int8_t *in, int8_t *out)
             }
         }
         if (ph * pw > DW_PAD_BYTES) {
-            rt_mve_gathered(&c->g, p, in, wt, kp, c->bias, oc, count, patch,
-                            (int32_t)sizeof patch, NULL, 0, q, out);
+            RT_TRY(rt_mve_gathered(&c->g, p, in, wt, kp, c->bias, oc, count, patch,
+                                   (int32_t)sizeof patch, NULL, 0, q, out));
             continue;
         }
         for (n = 0; n < c->g.n; ++n) {
             pad_image(c, in + n * c->g.h * c->g.w, ph, pw, padded);
-            rt_mve_gathered(&g, &pp, padded, wt, kp, c->bias, oc, count, patch,
-                            (int32_t)sizeof patch, NULL, 0, q,
-                            out + n * c->g.oh * c->g.ow * cout);
+            RT_TRY(rt_mve_gathered(&g, &pp, padded, wt, kp, c->bias, oc, count, patch,
+                                   (int32_t)sizeof patch, NULL, 0, q,
+                                   out + n * c->g.oh * c->g.ow * cout));
         }
     }
+    return RT_OK;
 }
 
 #endif

@@ -167,43 +167,98 @@ typedef char dw_plan_layout[(offsetof(dw_plan, o1) == 16 && offsetof(dw_plan, r1
                      : "cc", "memory", "lr", "d0", "d1", "d2", "d3", "d4", "d5", "d6", "d7", \
                        "d8", "d9", "d10", "d11", "d12", "d13", "d14", "d15")
 
-/* plane_run's modes, RIGHT the right shifts' output stage */
-#define DW_P_MODES(RIGHT) \
-    if (mode == DW_P_BLOCKS && k->odd) { \
-        DW_P_RUN(RIGHT, DW_P_ODD(DW_G_LEFT, "128"), DW_P_ODD(RIGHT, "128"), "", "", "128", \
-                 "64"); \
-    } else if (mode == DW_P_BLOCKS) { \
-        DW_P_RUN(RIGHT, "", "", "", "", "128", "64"); \
-    } else if (mode == DW_P_BLOCKS2 && k->odd) {   /* four rows of 104 bytes a group */ \
-        DW_P_RUN(RIGHT, DW_P_ODD(DW_G_LEFT, "416"), DW_P_ODD(RIGHT, "416"), "", "", "416", \
-                 "208"); \
-    } else if (mode == DW_P_BLOCKS2) { \
-        DW_P_RUN(RIGHT, "", "", "", "", "416", "208"); \
-    } else if (k->odd) { \
-        DW_P_RUN(RIGHT, DW_P_ODD(DW_G_LEFT, "256"), DW_P_ODD(RIGHT, "256"), \
-                 DW_P_ROWS(DW_G_LEFT, "14", "15", "16"), DW_P_ROWS(RIGHT, "24", "25", "26"), \
-                 "256", "128"); \
-    } else { \
-        DW_P_RUN(RIGHT, "", "", DW_P_ROWS(DW_G_LEFT, "14", "15", "16"), \
-                 DW_P_ROWS(RIGHT, "24", "25", "26"), "256", "128"); \
-    }
+/* plane_run's loops, each a mode (DW_P_COLUMNS, DW_P_BLOCKS, DW_P_BLOCKS2), with a line's odd
+ * group or not, RIGHT the right shifts' output stage */
+#define DW_P_BLOCKS_ODD(RIGHT) \
+    DW_P_RUN(RIGHT, DW_P_ODD(DW_G_LEFT, "128"), DW_P_ODD(RIGHT, "128"), "", "", "128", "64")
+#define DW_P_BLOCKS_EVEN(RIGHT) DW_P_RUN(RIGHT, "", "", "", "", "128", "64")
+/* (DW_P_BLOCKS2: four rows of 104 bytes a group) */
+#define DW_P_BLOCKS2_ODD(RIGHT) \
+    DW_P_RUN(RIGHT, DW_P_ODD(DW_G_LEFT, "416"), DW_P_ODD(RIGHT, "416"), "", "", "416", "208")
+#define DW_P_BLOCKS2_EVEN(RIGHT) DW_P_RUN(RIGHT, "", "", "", "", "416", "208")
+#define DW_P_COLUMNS_ODD(RIGHT) \
+    DW_P_RUN(RIGHT, DW_P_ODD(DW_G_LEFT, "256"), DW_P_ODD(RIGHT, "256"), \
+             DW_P_ROWS(DW_G_LEFT, "14", "15", "16"), DW_P_ROWS(RIGHT, "24", "25", "26"), \
+             "256", "128")
+#define DW_P_COLUMNS_EVEN(RIGHT) \
+    DW_P_RUN(RIGHT, "", "", DW_P_ROWS(DW_G_LEFT, "14", "15", "16"), \
+             DW_P_ROWS(RIGHT, "24", "25", "26"), "256", "128")
+
+/* Whether a line of a plane of oh rows ends in an odd group (mode: takes_plane's): groups
+ * of two rows (DW_P_BLOCKS, DW_P_BLOCKS2) or four (DW_P_COLUMNS), in pairs. */
+static inline int32_t plane_odd(int32_t oh, int32_t mode)
+{
+    return (mode == DW_P_COLUMNS ? oh >> 2 : oh >> 1) & 1;
+}
+
+/* The loop plane_run takes for the layer (mode: takes_plane's): its number (the index of its
+ * RT_MVE_U_DW_PLANE_AT bit, which the dispatch checks is compiled, mve_variants.h); the
+ * output stage without the sign fix where the range starts at the output offset (the range is
+ * all of int8: takes_plane). */
+static inline int32_t plane_loop(const dw_ctx *c, int32_t mode)
+{
+    return RT_MVE_DW_PLANE_AT(mode, plane_odd(c->g.oh, mode),
+                              rt_mve_sheds_fix(c->p->output_offset, -128));
+}
 
 /* The channels ch..k->chend-1 of one half (the first's window at b0, the next channel's one
  * byte on; outputs likewise from out, a pair of groups' ostep on from the last): each
  * channel's taps into q2, its output stage into registers, its lines (and, DW_P_COLUMNS, its
- * rows) by its shift's output stage. The band's steps are constants of the assembly: a
- * column's group four rows down (DW_P_COLUMNS) or a block's two (DW_P_BLOCKS). */
+ * rows) by its shift's output stage; `loop` plane_loop's. The band's steps are constants of
+ * the assembly: a column's group four rows down (DW_P_COLUMNS) or a block's two
+ * (DW_P_BLOCKS). */
 typedef char dw_p_steps[DW_P_ROW == 64 && DW_P_ROW2 == 104 ? 1 : -1];
 static RT_DSP_NOINLINE void plane_run(const dw_plan *k, const dw_gchan *ch, const int8_t *b0,
-                                      int32_t off, int32_t ostep, int8_t *out, int32_t mode)
+                                      int32_t off, int32_t ostep, int8_t *out, int32_t loop)
 {
     int32_t a0, a1, fold, mult, shift, ln;
     const int8_t *b1;
-    if (rt_mve_sheds_fix(off, -128)) {   /* (the range is all of int8: takes_plane) */
-        DW_P_MODES(DW_G_RIGHT_BARE)
-    } else {
-        DW_P_MODES(DW_G_RIGHT)
+    /* each loop compiled where the build asks for it (the dispatch checked this one is) */
+#define DW_P_CASE(MODE, ODD, BARE, LOOP, RIGHT) \
+    case RT_MVE_DW_PLANE_AT(MODE, ODD, BARE): \
+        LOOP(RIGHT); \
+        break;
+    switch (loop) {
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_BLOCKS, 1, 1))
+    DW_P_CASE(DW_P_BLOCKS, 1, 1, DW_P_BLOCKS_ODD, DW_G_RIGHT_BARE)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_BLOCKS, 0, 1))
+    DW_P_CASE(DW_P_BLOCKS, 0, 1, DW_P_BLOCKS_EVEN, DW_G_RIGHT_BARE)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_BLOCKS2, 1, 1))
+    DW_P_CASE(DW_P_BLOCKS2, 1, 1, DW_P_BLOCKS2_ODD, DW_G_RIGHT_BARE)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_BLOCKS2, 0, 1))
+    DW_P_CASE(DW_P_BLOCKS2, 0, 1, DW_P_BLOCKS2_EVEN, DW_G_RIGHT_BARE)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_COLUMNS, 1, 1))
+    DW_P_CASE(DW_P_COLUMNS, 1, 1, DW_P_COLUMNS_ODD, DW_G_RIGHT_BARE)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_COLUMNS, 0, 1))
+    DW_P_CASE(DW_P_COLUMNS, 0, 1, DW_P_COLUMNS_EVEN, DW_G_RIGHT_BARE)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_BLOCKS, 1, 0))
+    DW_P_CASE(DW_P_BLOCKS, 1, 0, DW_P_BLOCKS_ODD, DW_G_RIGHT)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_BLOCKS, 0, 0))
+    DW_P_CASE(DW_P_BLOCKS, 0, 0, DW_P_BLOCKS_EVEN, DW_G_RIGHT)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_BLOCKS2, 1, 0))
+    DW_P_CASE(DW_P_BLOCKS2, 1, 0, DW_P_BLOCKS2_ODD, DW_G_RIGHT)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_BLOCKS2, 0, 0))
+    DW_P_CASE(DW_P_BLOCKS2, 0, 0, DW_P_BLOCKS2_EVEN, DW_G_RIGHT)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_COLUMNS, 1, 0))
+    DW_P_CASE(DW_P_COLUMNS, 1, 0, DW_P_COLUMNS_ODD, DW_G_RIGHT)
+#endif
+#if RT_MVE_HAS(RT_MVE_U_DW_PLANE(DW_P_COLUMNS, 0, 0))
+    DW_P_CASE(DW_P_COLUMNS, 0, 0, DW_P_COLUMNS_EVEN, DW_G_RIGHT)
+#endif
+    default:
+        break;
     }
+#undef DW_P_CASE
     (void)a0;
     (void)a1;
     (void)fold;
@@ -211,6 +266,12 @@ static RT_DSP_NOINLINE void plane_run(const dw_plan *k, const dw_gchan *ch, cons
     (void)shift;
     (void)b1;
     (void)ln;
+    (void)k;   /* (read by the loops alone, as are these) */
+    (void)ch;
+    (void)b0;
+    (void)off;
+    (void)ostep;
+    (void)out;
 }
 
 /* plane_fill's loop: PRE once, LOAD a pixel */
@@ -271,6 +332,7 @@ static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, in
     int8_t band[DW_P_BYTES];
     dw_gchan ch[16];
     dw_plan k;
+    const int32_t loop = plane_loop(c, mode);
     int32_t n, oc, y0, x0, ostep, t;   /* the band's rows and columns inside the input: from y0,
                                            x0 */
     const int32_t y1 = span_inside(c->g.h, -p->pad_h, (oh - 1) * s + 3, &y0);
@@ -288,7 +350,7 @@ static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, in
         k.so16 = rt_mve_offs16(k.so, 2u * (uint32_t)d);
         k.rso = k.so;
         k.n = groups >> 1;
-        k.odd = groups & 1;
+        k.odd = plane_odd(oh, mode);
         k.lines = ow >> 1;
         k.lstep = 16 * s - groups * 2 * s * rp;
         k.lostep = 2 * cout - groups * 2 * d;
@@ -304,7 +366,7 @@ static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, in
         k.so16 = rt_mve_offs16(k.so, 4u * (uint32_t)d);
         k.rso = gather_offsets(cout);
         k.n = groups >> 1;
-        k.odd = groups & 1;
+        k.odd = plane_odd(oh, mode);
         k.lines = ow;
         k.lstep = 8 - groups * 4 * DW_P_ROW;
         k.lostep = cout - groups * 4 * d;
@@ -328,10 +390,11 @@ static RT_DSP_NOINLINE void gathered_plane(const dw_ctx *c, const int8_t *in, in
             int8_t *on = out + n * oh * d;
             plane_fill(c, img, oc, cw, y0, y1 - y0, x0, x1 - x0, band, half, rp);
             k.chend = ch + (cw < 8 ? cw : 8);
-            plane_run(&k, ch, band, p->output_offset, ostep, on + oc, mode);
+            plane_run(&k, ch, band, p->output_offset, ostep, on + oc, loop);
             if (cw > 8) {
                 k.chend = ch + cw;
-                plane_run(&k, ch + 8, band + half, p->output_offset, ostep, on + oc + 8, mode);
+                plane_run(&k, ch + 8, band + half, p->output_offset, ostep, on + oc + 8,
+                          loop);
             }
         }
     }
