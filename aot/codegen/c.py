@@ -22,10 +22,10 @@ from .epilogue import find_epilogues
 from .context import (DTYPES as _DTYPES, CallContext, Invalid, TensorArg,
                       Unsupported as _Unsupported, c_literals, dtype_name, f32_literal)
 from .delegates import DelegateCalls
+from .mve_variants import call_variants, variants_mask
 from .render import render_template
 from .renderers import renderer_of
 from .rows import OpRow
-from .mve_variants import call_variants, variants_mask
 from .runtime import runtime_sources_for
 
 _NUMPY_NAMES = {"float32": "float32", "int64": "int64", "int32": "int32", "bool": "bool",
