@@ -6,11 +6,14 @@
  * row's outputs four at a time, requantizes (SMMLAR, the taps pre-scaled as the quads of
  * depthwise_conv_s8.c have them) and stores them: 61 instructions per 36 MACs. At stride 1 a
  * small map's whole padded plane fits (flat mode): output (oy, ox) is then output
- * oy * row + ox of one long row, so the loop runs once a channel, not once a row. Otherwise
- * a ring of three rows a channel holds the rows an output row reads (stride 1 or 2 across,
- * any stride down; rows of 8 outputs or more). Layers this does not fit (shifts or sums out
- * of range, clamped activations, other shapes) take rt_depthwise_conv2d_s8. Same sums, same
- * requantization: bit-exact with int8/depthwise_conv_s8.c. */
+ * oy * row + ox of one long row, so one loop of eight-output steps runs once a channel (125
+ * instructions per 72 MACs, the taps and constants reloaded from the stack); a map taller
+ * than wide (KWS's 25x5) is laid out down its columns, the filter transposed, so that fewer
+ * outputs past the lines' ends are made. Otherwise a ring of three rows a channel holds the
+ * rows an output row reads (stride 1 or 2 across, any stride down; rows of 8 outputs or
+ * more). Layers this does not fit (shifts or sums out of range, clamped activations, other
+ * shapes) take rt_depthwise_conv2d_s8. Same sums, same requantization: bit-exact with
+ * int8/depthwise_conv_s8.c. */
 #include "dw_dsp.h"
 
 /* One channel's constants, in the order the asm reads them: per filter row the taps as
@@ -28,21 +31,25 @@ typedef struct dw3_ctx {
     const rt_conv_s8_params *p;
     rt_conv_s8_geom g;
     const int32_t *bias;
-    int32_t steps;     /* four-output steps a row */
-    int32_t pw;        /* a plane row's halfwords (even) */
+    int32_t steps;     /* four-output steps a row (flat mode: eight-output steps a lane) */
+    int32_t pw;        /* a plane row's (flat mode: line's) halfwords (even) */
     int32_t flat;      /* 1: each lane's whole padded plane at once (stride 1, small maps) */
 } dw3_ctx;
 
-/* Channel oc's constants (w [1, 3, 3, Cout]). */
+/* Channel oc's constants (w [1, 3, 3, Cout]); flat mode on a tall map reads the filter
+ * transposed, as its planes lie. */
 static void dw3_setup(const dw3_ctx *c, const int8_t *w, int32_t oc, dw3_lane *l)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t s = p->shift[oc], e = s < 0 ? -s : 0, pre = 1 + (s > 0 ? s : 0);
+    /* the taps of a filter row (flat mode on a tall map: of a filter column) tap on */
+    const int32_t row = c->flat && rt_dsp_dw3_tall(&c->g) ? c->g.cout : 3 * c->g.cout;
+    const int32_t tap = 4 * c->g.cout - row;
     int32_t ky;
     for (ky = 0; ky < 3; ++ky) {
-        const int32_t k0 = w[(3 * ky) * c->g.cout + oc] * (1 << pre);
-        const int32_t k1 = w[(3 * ky + 1) * c->g.cout + oc] * (1 << pre);
-        const int32_t k2 = w[(3 * ky + 2) * c->g.cout + oc] * (1 << pre);
+        const int32_t k0 = w[ky * row + oc] * (1 << pre);
+        const int32_t k1 = w[ky * row + tap + oc] * (1 << pre);
+        const int32_t k2 = w[ky * row + 2 * tap + oc] * (1 << pre);
         l->fg[ky][0] = (int32_t)((uint32_t)(uint16_t)k0 | (uint32_t)k1 << 16);
         l->fg[ky][1] = (int32_t)((uint32_t)(uint16_t)k1 | (uint32_t)k2 << 16);
     }
@@ -53,77 +60,79 @@ static void dw3_setup(const dw3_ctx *c, const int8_t *w, int32_t oc, dw3_lane *l
     l->rq[3] = e;
 }
 
-/* Input row src (channel oc on) widened into the lanes' plane rows dst[]: column x at
- * halfword pad_w + x; the padding columns keep the zeros the planes started with. Four
- * lanes take two columns a turn: two words of inputs, their halfwords (SXTAB16) paired by
- * lane (PKHBT, PKHTB) and stored a word a lane; the lanes' rows are one stride apart. */
-static void dw3_widen(const dw3_ctx *c, const int8_t *src, int32_t lanes, int16_t *const *dst)
+/* Lines of n inputs (input x of line i at src + i * lstep + x * step bytes, channel oc on:
+ * input rows, or columns) widened into the lanes' planes: lane j's line i at d + j * lane +
+ * i * pw halfwords, input x at halfword pad + x; the padding keeps the zeros the planes
+ * started with. Four lanes take two inputs a turn: two words, their halfwords (SXTAB16) paired
+ * by lane (PKHBT, PKHTB) and stored a word a lane. */
+static void dw3_widen(const dw3_ctx *c, const int8_t *src, int32_t step, int32_t n, int32_t pad,
+                      int32_t lines, int32_t lstep, int32_t lanes, int16_t *d, int32_t lane)
 {
-    const int32_t cin = c->g.cin, x_off = c->p->input_offset, pad = c->p->pad_w;
-    const int32_t n = c->g.w < c->pw - pad ? c->g.w : c->pw - pad;
-    int32_t x = 0, j;
-    if (lanes == DW3_LANES) {
-        const int16x2_t off2 = rt_dsp_pair(x_off);
-        int16_t *d0 = dst[0] + pad, *d1 = dst[1] + pad, *d2 = dst[2] + pad, *d3 = dst[3] + pad;
+    const int32_t x_off = c->p->input_offset;
+    const int16x2_t off2 = rt_dsp_pair(x_off);
+    int32_t i, x, j;
+    for (i = 0; i < lines; ++i, src += lstep, d += c->pw) {
+        const int8_t *s = src;
+        int16_t *d0 = d + pad, *d1 = d0 + lane, *d2 = d1 + lane, *d3 = d2 + lane;
+        if (lanes < DW3_LANES) {
+            for (j = 0; j < lanes; ++j) {
+                for (x = 0; x < n; ++x) {
+                    d0[j * lane + x] = (int16_t)(s[x * step + j] + x_off);
+                }
+            }
+            continue;
+        }
+        x = n & ~1;
 #if defined(__OPTIMIZE__)
-        /* dst[1..3] are dst[0] + 1, 2, 3 lane strides (lbytes) on */
-        const int32_t lbytes = (int32_t)((const char *)d1 - (const char *)d0);
-        const int8_t *const end = src + (n & ~1) * cin;
-        int16_t *a = d0, *b = d2;
-        int32_t u, v, eu, ou, ev, ov;
         if (n >= 2) {
-            __asm__ volatile(   /* seventeen instructions per two columns */
+            const int8_t *const end = s + x * step;
+            int16_t *p0 = d0, *p1 = d1, *p2 = d2, *p3 = d3;
+            int32_t u, v, eu, ou, ev, ov;
+            __asm__ volatile(   /* sixteen instructions per two inputs */
                 "1:\n\t"
-                "ldr %[v], [%[src], %[cin]]\n\t"
-                "ldr %[u], [%[src]]\n\t"
-                "add %[src], %[src], %[cin], lsl #1\n\t"
+                "ldr %[v], [%[s], %[step]]\n\t"
+                "ldr %[u], [%[s]]\n\t"
+                "add %[s], %[s], %[step], lsl #1\n\t"
                 "sxtab16 %[eu], %[off], %[u]\n\t"
                 "sxtab16 %[ou], %[off], %[u], ror #8\n\t"
                 "sxtab16 %[ev], %[off], %[v]\n\t"
                 "sxtab16 %[ov], %[off], %[v], ror #8\n\t"
-                "pkhbt %[u], %[ou], %[ov], lsl #16\n\t"
-                "str %[u], [%[a], %[lb]]\n\t"
                 "pkhbt %[u], %[eu], %[ev], lsl #16\n\t"
-                "str %[u], [%[a]], #4\n\t"
-                "pkhtb %[u], %[ov], %[ou], asr #16\n\t"
-                "str %[u], [%[b], %[lb]]\n\t"
+                "str %[u], [%[p0]], #4\n\t"
+                "pkhbt %[u], %[ou], %[ov], lsl #16\n\t"
+                "str %[u], [%[p1]], #4\n\t"
                 "pkhtb %[u], %[ev], %[eu], asr #16\n\t"
-                "str %[u], [%[b]], #4\n\t"
-                "ldr %[v], %[end]\n\t"
-                "cmp %[src], %[v]\n\t"
+                "str %[u], [%[p2]], #4\n\t"
+                "pkhtb %[u], %[ov], %[ou], asr #16\n\t"
+                "str %[u], [%[p3]], #4\n\t"
+                "cmp %[s], %[end]\n\t"
                 "bne 1b"
                 : [u] "=&r"(u), [v] "=&r"(v), [eu] "=&r"(eu), [ou] "=&r"(ou), [ev] "=&r"(ev),
-                  [ov] "=&r"(ov), [src] "+r"(src), [a] "+r"(a), [b] "+r"(b)
-                : [off] "r"(off2), [cin] "r"(cin), [lb] "r"(lbytes), [end] "m"(end)
+                  [ov] "=&r"(ov), [s] "+r"(s), [p0] "+r"(p0), [p1] "+r"(p1), [p2] "+r"(p2),
+                  [p3] "+r"(p3)
+                : [off] "r"(off2), [step] "r"(step), [end] "r"(end)
                 : "cc", "memory");
         }
-        x = n & ~1;
 #else
-        for (; x + 2 <= n; x += 2, src += 2 * cin) {
-            const int32_t u = rt_dsp_load4(src), v = rt_dsp_load4(src + cin);
+        for (j = 0; j < x; j += 2, s += 2 * step) {
+            const int32_t u = rt_dsp_load4(s), v = rt_dsp_load4(s + step);
             const uint32_t eu = (uint32_t)rt_dsp_even(off2, u), ou = (uint32_t)rt_dsp_odd(off2, u);
             const uint32_t ev = (uint32_t)rt_dsp_even(off2, v), ov = (uint32_t)rt_dsp_odd(off2, v);
             const uint32_t w0 = (eu & 0xFFFFu) | ev << 16, w2 = (eu >> 16) | (ev & 0xFFFF0000u);
             const uint32_t w1 = (ou & 0xFFFFu) | ov << 16, w3 = (ou >> 16) | (ov & 0xFFFF0000u);
-            __builtin_memcpy(d0 + x, &w0, sizeof w0);
-            __builtin_memcpy(d1 + x, &w1, sizeof w1);
-            __builtin_memcpy(d2 + x, &w2, sizeof w2);
-            __builtin_memcpy(d3 + x, &w3, sizeof w3);
+            __builtin_memcpy(d0 + j, &w0, sizeof w0);
+            __builtin_memcpy(d1 + j, &w1, sizeof w1);
+            __builtin_memcpy(d2 + j, &w2, sizeof w2);
+            __builtin_memcpy(d3 + j, &w3, sizeof w3);
         }
 #endif
         if (x < n) {
-            const int32_t u = rt_dsp_load4(src);
+            const int32_t u = rt_dsp_load4(src + x * step);
             const int32_t e = (int32_t)rt_dsp_even(off2, u), o = (int32_t)rt_dsp_odd(off2, u);
             d0[x] = (int16_t)e;
             d2[x] = (int16_t)(e >> 16);
             d1[x] = (int16_t)o;
             d3[x] = (int16_t)(o >> 16);
-        }
-    } else {
-        for (j = 0; j < lanes; ++j) {
-            for (x = 0; x < n; ++x) {
-                dst[j][pad + x] = (int16_t)(src[x * cin + j] + x_off);
-            }
         }
     }
 }
@@ -158,20 +167,28 @@ static void dw3_widen(const dw3_ctx *c, const int8_t *src, int32_t lanes, int16_
     "ldr %[w0], [%[" r "]]\n\t" \
     "smlabt %[a3], %[w0], %[g], %[a3]\n\t"
 
-/* A sum's requantization (s8_dsp.h): neg in f, c in g, mult in w0, e in w1, w2 scratch. */
-#define DW3_RQ(a) RT_DSP_RQ_ASM(#a, "w2", "f", "g", "w0", "w1")
+/* A sum's requantization (s8_dsp.h): c in g, mult in w0, e in w1, w2 scratch; where e is 0
+ * (a shift left, the taps pre-scaled by it), SMMLAR and SSAT alone. */
 #define DW3_RQ_RIGHT(a) RT_DSP_RQ_RIGHT_ASM(#a, "w2", "g", "w0", "w1")
+#define DW3_RQ_LEFT(a) \
+    "smmlar %[" #a "], %[" #a "], %[w0], %[g]\n\t" \
+    "ssat %[" #a "], #8, %[" #a "]\n\t"
 
 /* The loop around the rows: three filter rows (the first adds to the bias, b), the
- * requantization (RQ), four stores (ostep apart), until row 0 reaches end. */
-#define DW3_LOOP(ROW, RQ) \
+ * requantization (the shift right's, or out of line the left's), four stores (ostep apart),
+ * until row 0 reaches end. */
+#define DW3_LOOP(ROW) \
     "1:\n\t" \
     ROW("r0", "fg0", "b", "b", "b", "b") \
     ROW("r1", "fg1", "a0", "a1", "a2", "a3") \
     ROW("r2", "fg2", "a0", "a1", "a2", "a3") \
-    "ldrd %[f], %[g], %[rq]\n\t" \
-    "ldrd %[w0], %[w1], %[rq2]\n\t" \
-    RQ(a0) RQ(a1) RQ(a2) RQ(a3) \
+    "ldr %[g], %[c]\n\t" \
+    "ldr %[w0], %[mult]\n\t" \
+    "ldr %[w1], %[e]\n\t" \
+    "cmp %[w1], #0\n\t" \
+    "beq 4f\n\t" \
+    DW3_RQ_RIGHT(a0) DW3_RQ_RIGHT(a1) DW3_RQ_RIGHT(a2) DW3_RQ_RIGHT(a3) \
+    "3:\n\t" \
     "ldr %[w0], %[ostep]\n\t" \
     "strb %[a0], [%[o]]\n\t" \
     "strb %[a1], [%[o], %[w0]]\n\t" \
@@ -181,7 +198,12 @@ static void dw3_widen(const dw3_ctx *c, const int8_t *src, int32_t lanes, int16_
     "add %[o], %[o], %[w0], lsl #1\n\t" \
     "ldr %[w0], %[end]\n\t" \
     "cmp %[r0], %[w0]\n\t" \
-    "bne 1b"
+    "bne 1b\n\t" \
+    "b 5f\n\t" \
+    "4:\n\t" \
+    DW3_RQ_LEFT(a0) DW3_RQ_LEFT(a1) DW3_RQ_LEFT(a2) DW3_RQ_LEFT(a3) \
+    "b 3b\n\t" \
+    "5:"
 
 /* steps x 4 outputs of a row of each of the lanes: lane j's filter row ky reads its plane
  * row at rows[ky] + j * lstep halfwords (rows[ky] + skip for the zero row: ld[ky] = 0), from
@@ -204,17 +226,13 @@ static RT_DSP_NOINLINE void dw3_row(const dw3_lane *l, const int16_t *const *row
       [w1] "=&r"(w1), [w2] "=&r"(w2), [f] "=&r"(f), [g] "=&r"(g), [r0] "+r"(r0), \
       [r1] "+r"(r1), [r2] "+r"(r2), [o] "+r"(o) \
     : [fg0] "m"(k.fg[0][0]), [fg1] "m"(k.fg[1][0]), [fg2] "m"(k.fg[2][0]), \
-      [b] "r"(k.bias), [rq] "m"(k.rq[0]), [rq2] "m"(k.rq[2]), [ostep] "m"(ostep), \
-      [end] "m"(end) \
+      [b] "r"(k.bias), [c] "m"(k.rq[1]), [mult] "m"(k.rq[2]), [e] "m"(k.rq[3]), \
+      [ostep] "m"(ostep), [end] "m"(end) \
     : "cc", "memory"
-        if (stride == 1 && l->rq[0] != 0) {
-            __asm__ volatile(DW3_LOOP(DW3_ROW1, DW3_RQ_RIGHT) DW3_OPERANDS);
-        } else if (stride == 1) {
-            __asm__ volatile(DW3_LOOP(DW3_ROW1, DW3_RQ) DW3_OPERANDS);
-        } else if (l->rq[0] != 0) {
-            __asm__ volatile(DW3_LOOP(DW3_ROW2, DW3_RQ_RIGHT) DW3_OPERANDS);
+        if (stride == 1) {
+            __asm__ volatile(DW3_LOOP(DW3_ROW1) DW3_OPERANDS);
         } else {
-            __asm__ volatile(DW3_LOOP(DW3_ROW2, DW3_RQ) DW3_OPERANDS);
+            __asm__ volatile(DW3_LOOP(DW3_ROW2) DW3_OPERANDS);
         }
 #undef DW3_OPERANDS
 #else
@@ -250,6 +268,7 @@ static void dw3_channels(const dw3_ctx *c, const int8_t *in, const int8_t *w, in
     const rt_conv_s8_params *p = c->p;
     const int32_t h = c->g.h, ow = c->g.ow, cout = c->g.cout, pw = c->pw;
     const int32_t row = c->g.w * c->g.cin, orow = ow * cout, whole = ow / 4;
+    const int32_t n_in = c->g.w < pw - p->pad_w ? c->g.w : pw - p->pad_w;
     int16_t *const zero = planes + DW3_LANES * 3 * pw;
     dw3_lane l[DW3_LANES];
     int32_t n, oy, ky, j, i;
@@ -266,11 +285,8 @@ static void dw3_channels(const dw3_ctx *c, const int8_t *in, const int8_t *w, in
             int32_t ld[3], iy = top > iy0 ? top : iy0;
             for (top = iy0 + 3; iy < top; ++iy) {
                 if (iy >= 0 && iy < h) {
-                    int16_t *dst[DW3_LANES];
-                    for (j = 0; j < DW3_LANES; ++j) {
-                        dst[j] = planes + (j * 3 + iy % 3) * pw;
-                    }
-                    dw3_widen(c, img + iy * row, lanes, dst);
+                    dw3_widen(c, img + iy * row, c->g.cin, n_in, p->pad_w, 1, 0, lanes,
+                              planes + iy % 3 * pw, 3 * pw);
                 }
             }
             for (ky = 0; ky < 3; ++ky) {   /* lane 0's rows; lane j's are 3 * pw on */
@@ -299,46 +315,203 @@ static void dw3_channels(const dw3_ctx *c, const int8_t *in, const int8_t *w, in
     }
 }
 
-/* Flat mode: lane j's padded plane whole at planes + j * DW3_FLAT, rows of pw halfwords
- * (plane row r is input row r - pad_h), so that output (oy, ox) is flat output oy * pw + ox
- * of one long row whose filter rows are pw and 2 pw on: one run of four-output steps a lane
- * (the columns past ow come out as bytes nobody reads), into flat, then the valid outputs
- * copied out a pixel's lanes at a time. */
+/* Flat mode's filter row of eight outputs (taps f, g; the first touch of a sum adds s, the
+ * bias or the sum itself): words 0..4 of the line at p, each read once into w or q and taken
+ * by the two outputs it starts and the two it ends. */
+#define DW3_R8(s0, s1, s2, s3, s4, s5, s6, s7) \
+    "ldr %[w], [%[p]]\n\t" \
+    "ldr %[q], [%[p], #4]\n\t" \
+    "smlad %[a0], %[w], %[f], %[" s0 "]\n\t" \
+    "smlatb %[a1], %[w], %[f], %[" s1 "]\n\t" \
+    "smlabt %[a0], %[q], %[g], %[a0]\n\t" \
+    "smlad %[a1], %[q], %[g], %[a1]\n\t" \
+    "smlad %[a2], %[q], %[f], %[" s2 "]\n\t" \
+    "smlatb %[a3], %[q], %[f], %[" s3 "]\n\t" \
+    "ldr %[w], [%[p], #8]\n\t" \
+    "ldr %[q], [%[p], #12]\n\t" \
+    "smlabt %[a2], %[w], %[g], %[a2]\n\t" \
+    "smlad %[a3], %[w], %[g], %[a3]\n\t" \
+    "smlad %[a4], %[w], %[f], %[" s4 "]\n\t" \
+    "smlatb %[a5], %[w], %[f], %[" s5 "]\n\t" \
+    "smlabt %[a4], %[q], %[g], %[a4]\n\t" \
+    "smlad %[a5], %[q], %[g], %[a5]\n\t" \
+    "smlad %[a6], %[q], %[f], %[" s6 "]\n\t" \
+    "smlatb %[a7], %[q], %[f], %[" s7 "]\n\t" \
+    "ldr %[w], [%[p], #16]\n\t"
+
+/* Word 4's two products, after whatever load the caller slips in. */
+#define DW3_R8_END \
+    "smlabt %[a6], %[w], %[g], %[a6]\n\t" \
+    "smlad %[a7], %[w], %[g], %[a7]\n\t"
+
+#define DW3_R8_ACC DW3_R8("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7")
+#define DW3_RQ8(RQ) RQ(a0) RQ(a1) RQ(a2) RQ(a3) RQ(a4) RQ(a5) RQ(a6) RQ(a7)
+#define DW3_RQ8_RIGHT(a) RT_DSP_RQ_RIGHT_ASM(#a, "b", "f", "g", "w")
+#define DW3_RQ8_LEFT(a) \
+    "smmlar %[" #a "], %[" #a "], %[g], %[f]\n\t" \
+    "ssat %[" #a "], #8, %[" #a "]\n\t"
+
+/* Flat mode's run of one lane: steps x 8 outputs of its plane at plane (lines pw halfwords),
+ * output i of the long row reading halfwords i..i + 2 of lines 0..2 on, into out[4 i]. One asm
+ * loop: per step three filter rows (the line pointer stepping a line down and back), the
+ * requantization (its shift right, e > 0, or not at all: SMMLAR and SSAT), eight stores;
+ * 125 instructions per 72 MACs. */
+static RT_DSP_NOINLINE void dw3_run(const dw3_lane *l, const int16_t *plane, int32_t pw,
+                                    int32_t steps, int8_t *out)
+{
+#if defined(__OPTIMIZE__)
+    const dw3_lane k = *l;   /* on the stack, with the loop's other constants */
+    const int32_t pitch = 2 * pw, back = 4 * pw - 16;
+    const int16_t *const end = plane + 8 * steps;
+    /* the step's outputs at base + 2 p, p already a step on */
+    const uint32_t base = (uint32_t)(uintptr_t)out - 2u * (uint32_t)(uintptr_t)plane - 32u;
+    const int16_t *p = plane;
+    int32_t a0, a1, a2, a3, a4, a5, a6, a7, f, g, w, q, b = k.bias;
+    __asm__ volatile(
+        ".p2align 2\n"   /* the loop's head, a 32-bit load, on a word */
+        "1:\n\t"
+        "ldr %[f], %[f0]\n\t"
+        "ldr %[g], %[g0]\n\t"
+        DW3_R8("b", "b", "b", "b", "b", "b", "b", "b")
+        "ldr %[b], %[pitch]\n\t"
+        DW3_R8_END
+        "add %[p], %[p], %[b]\n\t"
+        "ldr %[f], %[f1]\n\t"
+        "ldr %[g], %[g1]\n\t"
+        DW3_R8_ACC
+        DW3_R8_END
+        "add %[p], %[p], %[b]\n\t"
+        "ldr %[f], %[f2]\n\t"
+        "ldr %[g], %[g2]\n\t"
+        DW3_R8_ACC
+        "ldr %[q], %[back]\n\t"
+        DW3_R8_END
+        "sub %[p], %[p], %[q]\n\t"
+        "ldr %[f], %[c]\n\t"
+        "ldr %[g], %[mult]\n\t"
+        "ldr %[w], %[e]\n\t"
+        "ldr %[q], %[base]\n\t"
+        "add %[q], %[q], %[p], lsl #1\n\t"
+        "cmp %[w], #0\n\t"
+        "beq 4f\n\t"
+        DW3_RQ8(DW3_RQ8_RIGHT)
+        "3:\n\t"
+        "strb %[a0], [%[q]]\n\t"
+        "strb %[a1], [%[q], #4]\n\t"
+        "strb %[a2], [%[q], #8]\n\t"
+        "strb %[a3], [%[q], #12]\n\t"
+        "strb %[a4], [%[q], #16]\n\t"
+        "strb %[a5], [%[q], #20]\n\t"
+        "strb %[a6], [%[q], #24]\n\t"
+        "strb %[a7], [%[q], #28]\n\t"
+        "ldr %[w], %[end]\n\t"
+        "ldr %[b], %[bias]\n\t"
+        "cmp %[p], %[w]\n\t"
+        "bne 1b\n\t"
+        "b 5f\n\t"
+        "4:\n\t"
+        DW3_RQ8(DW3_RQ8_LEFT)
+        "b 3b\n\t"
+        "5:"
+        : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),
+          [a5] "=&r"(a5), [a6] "=&r"(a6), [a7] "=&r"(a7), [f] "=&r"(f), [g] "=&r"(g),
+          [w] "=&r"(w), [q] "=&r"(q), [b] "+&r"(b), [p] "+&r"(p)
+        : [f0] "m"(k.fg[0][0]), [g0] "m"(k.fg[0][1]), [f1] "m"(k.fg[1][0]),
+          [g1] "m"(k.fg[1][1]), [f2] "m"(k.fg[2][0]), [g2] "m"(k.fg[2][1]),
+          [bias] "m"(k.bias), [c] "m"(k.rq[1]), [mult] "m"(k.rq[2]), [e] "m"(k.rq[3]),
+          [pitch] "m"(pitch), [back] "m"(back), [base] "m"(base), [end] "m"(end)
+        : "cc", "memory");
+#else
+    int32_t i, ky, kx;
+    for (i = 0; i < 8 * steps; ++i) {
+        int32_t acc = l->bias, v;
+        for (ky = 0; ky < 3; ++ky) {
+            const int16_t *x = plane + ky * pw + i;
+            const int32_t t[3] = {(int16_t)l->fg[ky][0], l->fg[ky][0] >> 16,
+                                  l->fg[ky][1] >> 16};
+            for (kx = 0; kx < 3; ++kx) {
+                acc += x[kx] * t[kx];
+            }
+        }
+        v = rt_dsp_smmulr(acc, l->rq[2]) + l->rq[1] + (l->rq[0] & (acc >> 31));
+        out[4 * i] = rt_dsp_sat8(v >> l->rq[3]);
+    }
+#endif
+}
+
+/* n words a word apart from f to d, step bytes apart: four a turn, loaded together. */
+static void dw3_copy(int8_t *d, int32_t step, const int8_t *f, int32_t n)
+{
+#if defined(__OPTIMIZE__)
+    if (n >= 4) {
+        const int8_t *const end = f + 4 * (n & ~3);
+        int32_t u, v, x, y;
+        __asm__ volatile(
+            "1:\n\t"
+            "ldr %[u], [%[f]]\n\t"
+            "ldr %[v], [%[f], #4]\n\t"
+            "ldr %[x], [%[f], #8]\n\t"
+            "ldr %[y], [%[f], #12]\n\t"
+            "adds %[f], %[f], #16\n\t"
+            "str %[u], [%[d]]\n\t"
+            "str %[v], [%[d], %[s]]\n\t"
+            "add %[d], %[d], %[s], lsl #1\n\t"
+            "cmp %[f], %[end]\n\t"
+            "str %[x], [%[d]]\n\t"
+            "str %[y], [%[d], %[s]]\n\t"
+            "add %[d], %[d], %[s], lsl #1\n\t"
+            "bne 1b"
+            : [u] "=&r"(u), [v] "=&r"(v), [x] "=&r"(x), [y] "=&r"(y), [f] "+r"(f), [d] "+r"(d)
+            : [s] "r"(step), [end] "r"(end)
+            : "cc", "memory");
+        n &= 3;
+    }
+#endif
+    for (; n > 0; --n, f += 4, d += step) {
+        __builtin_memcpy(d, f, 4);
+    }
+}
+
+/* Flat mode: lane j's padded plane whole at planes + j * DW3_FLAT, lines of pw halfwords
+ * (line r: input column r - pad_w of a tall map, else input row r - pad_h), so that output
+ * (line, x) is output line * pw + x of one long row whose filter rows are pw and 2 pw on: one
+ * run of eight-output steps a lane (the outputs past a line's end come out as bytes nobody
+ * reads), into flat, a pixel's lanes a word, then the valid outputs copied out. */
 static void dw3_flat(const dw3_ctx *c, const int8_t *in, const int8_t *w, int32_t oc,
                      int32_t lanes, int8_t *out, int16_t *planes, int8_t *flat)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t h = c->g.h, oh = c->g.oh, ow = c->g.ow, cout = c->g.cout, pw = c->pw;
-    const int32_t row = c->g.w * c->g.cin, steps = (oh * pw + 3) / 4;
-    static const int32_t ld[3] = {1, 1, 1};
-    const int16_t *rows[3];
+    const int32_t tall = rt_dsp_dw3_tall(&c->g), cin = c->g.cin, cout = c->g.cout, pw = c->pw;
+    const int32_t row = c->g.w * cin, orow = c->g.ow * cout;
+    /* a line's inputs: their count, step, padding; the lines' count, step, padding */
+    const int32_t n_in = tall ? c->g.h : c->g.w, step = tall ? row : cin;
+    const int32_t pad = tall ? p->pad_h : p->pad_w;
+    const int32_t lines = tall ? c->g.w : c->g.h, lstep = tall ? cin : row;
+    const int32_t lpad = tall ? p->pad_w : p->pad_h;
+    /* the output lines: their count and length, and the steps down and along them */
+    const int32_t olines = tall ? c->g.ow : c->g.oh, olen = tall ? c->g.oh : c->g.ow;
+    const int32_t ol = tall ? cout : orow, oe = tall ? orow : cout;
     dw3_lane l[DW3_LANES];
-    int32_t n, iy, j, oy, ox;
+    int32_t n, i, j, x;
     for (j = 0; j < lanes; ++j) {
         dw3_setup(c, w, oc + j, &l[j]);
     }
-    rows[0] = planes;
-    rows[1] = planes + pw;
-    rows[2] = planes + 2 * pw;
     for (n = 0; n < c->g.n; ++n) {
-        const int8_t *img = in + n * h * row + oc;
-        int8_t *o = out + n * oh * ow * cout + oc;
-        for (iy = 0; iy < h && iy + p->pad_h < oh + 2; ++iy) {
-            int16_t *dst[DW3_LANES];
-            for (j = 0; j < DW3_LANES; ++j) {
-                dst[j] = planes + j * DW3_FLAT + (iy + p->pad_h) * pw;
-            }
-            dw3_widen(c, img + iy * row, lanes, dst);
+        const int8_t *img = in + n * c->g.h * row + oc;
+        int8_t *o = out + n * c->g.oh * orow + oc;
+        dw3_widen(c, img, step, n_in, pad, lines, lstep, lanes, planes + lpad * pw, DW3_FLAT);
+        for (j = 0; j < lanes; ++j) {
+            dw3_run(&l[j], planes + j * DW3_FLAT, pw, c->steps, flat + j);
         }
-        dw3_row(l, rows, ld, lanes, DW3_FLAT, 1, steps, flat, DW3_LANES);
-        for (oy = 0; oy < oh; ++oy) {
-            const int8_t *f = flat + oy * pw * DW3_LANES;
-            for (ox = 0; ox < ow; ++ox, f += DW3_LANES, o += cout) {
-                if (lanes == DW3_LANES) {
-                    __builtin_memcpy(o, f, DW3_LANES);
-                } else {
+        for (i = 0; i < olines; ++i) {
+            const int8_t *f = flat + i * pw * DW3_LANES;
+            int8_t *d = o + i * ol;
+            if (lanes == DW3_LANES) {
+                dw3_copy(d, oe, f, olen);
+            } else {
+                for (x = 0; x < olen; ++x, f += DW3_LANES, d += oe) {
                     for (j = 0; j < lanes; ++j) {
-                        o[j] = f[j];
+                        d[j] = f[j];
                     }
                 }
             }
@@ -354,9 +527,9 @@ rt_status rt_depthwise_conv2d_3x3_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TEN
     RT_CHECK(rt_conv_s8_is_dw3x3(&c.g, p), RT_ERR_PARAM);
     c.p = p;
     c.bias = bias;
-    c.steps = (c.g.ow + 3) / 4;
     c.pw = rt_dsp_dw3_flat_pw(&c.g, p);
     c.flat = c.pw != 0;
+    c.steps = c.flat ? rt_dsp_dw3_flat_steps(&c.g, c.pw) : (c.g.ow + 3) / 4;
     c.pw = c.flat ? c.pw : (4 * c.steps * p->stride_w + 3) & ~1;
     if (!rt_dsp_dw3_takes(&c.g, p, bias)) {
         return rt_depthwise_conv2d_s8(p, in_s, in, w_s, w, b_s, bias, out_s, out);

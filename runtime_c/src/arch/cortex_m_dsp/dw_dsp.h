@@ -12,12 +12,30 @@
 #define DW3_PLANES ((DW3_LANES * 3 + 1) * DW3_COLS)   /* the planes' halfwords (stack) */
 #define DW3_FLAT (DW3_PLANES / DW3_LANES)             /* a lane's whole plane, flat mode */
 
-/* Flat mode (stride 1, each lane's whole padded plane at once): its plane rows' halfwords,
- * or 0 when the plane does not fit. */
+/* Flat mode (stride 1, each lane's whole padded plane at once): its lines run down the
+ * columns of a map taller than wide (KWS's 25x5: 140 outputs a channel, not 200 along its rows),
+ * else along the rows. */
+static inline int rt_dsp_dw3_tall(const rt_conv_s8_geom *g)
+{
+    return g->ow < g->oh;
+}
+
+/* Flat mode's eight-output steps a lane: over every line but the last whole, then the last's
+ * outputs. */
+static inline int32_t rt_dsp_dw3_flat_steps(const rt_conv_s8_geom *g, int32_t pw)
+{
+    const int32_t tall = rt_dsp_dw3_tall(g), lines = tall ? g->ow : g->oh;
+    return ((lines - 1) * pw + (tall ? g->oh : g->ow) + 7) / 8;
+}
+
+/* Flat mode's plane lines' halfwords (a line's padded outputs, even), or 0 when the plane, or
+ * what its steps read (two lines and ten halfwords on), does not fit. */
 static inline int32_t rt_dsp_dw3_flat_pw(const rt_conv_s8_geom *g, const rt_conv_s8_params *p)
 {
-    const int32_t pw = (g->ow + 3) & ~1;
-    return p->stride_h == 1 && p->stride_w == 1 && (g->oh + 2) * pw + 6 <= DW3_FLAT ? pw : 0;
+    const int32_t tall = rt_dsp_dw3_tall(g), lines = tall ? g->ow : g->oh;
+    const int32_t pw = ((tall ? g->oh : g->ow) + 3) & ~1;
+    return p->stride_h == 1 && p->stride_w == 1 && (lines + 2) * pw <= DW3_FLAT &&
+           8 * rt_dsp_dw3_flat_steps(g, pw) + 2 * pw + 2 <= DW3_FLAT ? pw : 0;
 }
 
 /* Do the planes take this 3x3 layer (rt_conv_s8_is_dw3x3): its requantization pre-scaled
