@@ -22,6 +22,7 @@ from .epilogue import find_epilogues
 from .context import (DTYPES as _DTYPES, CallContext, Invalid, TensorArg,
                       Unsupported as _Unsupported, c_literals, dtype_name, f32_literal)
 from .delegates import DelegateCalls
+from .dsp_variants import call_paths
 from .mve_variants import call_variants, variants_mask
 from .render import render_template
 from .renderers import renderer_of
@@ -85,6 +86,9 @@ class CSources:
     # The variants of the Cortex-M Helium kernels its calls take (RT_MVE_USE, a mask of
     # runtime_c/src/arch/cortex_m_mve/mve_variants.h's bits; aot.codegen.mve_variants).
     mve_use: Optional[int] = None   # (None: every variant)
+    # The fast paths of the Cortex-M DSP int8 kernels its calls take (RT_DSP_USE, a mask of
+    # runtime_c/src/arch/cortex_m_dsp/dsp_variants.h's bits; aot.codegen.dsp_variants).
+    dsp_use: Optional[int] = None   # (None: every path)
 
     def write(self, directory: Union[str, Path]) -> list[Path]:
         out = Path(directory)
@@ -311,7 +315,8 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
         fn, args = rendered
         calls.append(dict(index=i, op=label, fn=fn, args=[str(a) for a in args],
                           source=source.replace("*/", "* /"), fills=ctx.prelude,
-                          mve=call_variants(fn, ctx, getattr(ctx, "raw_call", {}))))
+                          mve=call_variants(fn, ctx, getattr(ctx, "raw_call", {})),
+                          dsp=call_paths(fn, ctx, getattr(ctx, "raw_call", {}))))
         out = gen.values[ins.args[len(op.schema.arguments) - 1]] \
             if op.schema.arguments[-1].is_out else None
         rows.append(OpRow(i, label, fn, tuple(getattr(out, "sizes", ())), source,
@@ -539,4 +544,5 @@ def _render(gen: _Generator, calls: list, rows: list, delegates) -> CSources:
                     tuple(sorted(runtime)), io(inputs), io(outputs),
                     tuple(c["index"] for c in calls),
                     # (a delegate's C may call the kernels too: then every variant)
-                    variants_mask(calls) if not delegates.runtime_sources else None)
+                    variants_mask(calls) if not delegates.runtime_sources else None,
+                    variants_mask(calls, "dsp") if not delegates.runtime_sources else None)

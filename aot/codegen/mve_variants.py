@@ -257,39 +257,48 @@ def _aligned(ptr: str, constant: bool) -> Optional[bool]:
     return int(m.group(1)) % 4 == 0 if m else None
 
 
-def call_variants(kernel: str, ctx, raw: dict) -> Optional[int]:
-    """The RT_MVE_U_* bits of one rendered call (``raw``: the Params' fields as values and the
-    tensor arguments by name, spec_render's record), or None for a kernel with no variants."""
-    if kernel not in KERNELS:
-        return None
-    x, w, out = raw["input"], raw["weight"], raw["out"]
-    prm = raw["params"]
+def layer_of(ctx, raw: dict) -> Optional[Layer]:
+    """The convolution of one rendered call (``raw``: the Params' fields as values and the
+    tensor arguments by name, spec_render's record); None where it is not known here."""
     shift = ctx.constant_values("requantize_shifts")
     if shift is None or any(k not in raw for k in ("input", "weight", "out", "params")):
-        return ALL   # not known here: every variant
+        return None
+    x, w, out, prm = raw["input"], raw["weight"], raw["out"], raw["params"]
     n, h, wd, cin = x.shape
     _, oh, ow, cout = out.shape
-    kh, kw = w.shape[1], w.shape[2]
-    L = Layer(n=n, h=h, w=wd, cin=cin, oh=oh, ow=ow, cout=cout, kh=kh, kw=kw,
-              stride=(prm["stride_h"], prm["stride_w"]), pad=(prm["pad_h"], prm["pad_w"]),
-              dil=(prm["dilation_h"], prm["dilation_w"]), output_offset=prm["output_offset"],
-              act_min=prm["act_min"], act_max=prm["act_max"],
-              shift=tuple(int(v) for v in np.asarray(shift).reshape(-1)),
-              in_aligned=_aligned(x.ptr, ctx.is_constant("input")),
-              w_aligned=_aligned(w.ptr, ctx.is_constant("weight")))
+    return Layer(n=n, h=h, w=wd, cin=cin, oh=oh, ow=ow, cout=cout, kh=w.shape[1],
+                 kw=w.shape[2], stride=(prm["stride_h"], prm["stride_w"]),
+                 pad=(prm["pad_h"], prm["pad_w"]),
+                 dil=(prm["dilation_h"], prm["dilation_w"]),
+                 output_offset=prm["output_offset"], act_min=prm["act_min"],
+                 act_max=prm["act_max"],
+                 shift=tuple(int(v) for v in np.asarray(shift).reshape(-1)),
+                 in_aligned=_aligned(x.ptr, ctx.is_constant("input")),
+                 w_aligned=_aligned(w.ptr, ctx.is_constant("weight")))
+
+
+def call_variants(kernel: str, ctx, raw: dict) -> Optional[int]:
+    """The RT_MVE_U_* bits of one rendered call, or None for a kernel with no variants."""
+    if kernel not in KERNELS:
+        return None
+    L = layer_of(ctx, raw)
+    if L is None:
+        return ALL   # not known here: every variant
+    w = raw["weight"]
     if kernel in DEPTHWISE:
         return depthwise_variants(L)
     if kernel == POINTWISE:
         return pointwise_variants(L)
-    return conv_variants(L, cin // w.shape[3] if w.shape[3] else 1)
+    return conv_variants(L, L.cin // w.shape[3] if w.shape[3] else 1)
 
 
-def variants_mask(calls) -> Optional[int]:
-    """A model's RT_MVE_USE: the union of its calls' bits (0 where none has variants); None
-    (every variant) where a call's are not known."""
+def variants_mask(calls, key: str = "mve") -> Optional[int]:
+    """A model's RT_MVE_USE (or, by ``key``, another mask of its calls' bits): the union of
+    its calls' bits (0 where none has variants); None (every variant) where a call's are not
+    known."""
     mask = 0
     for c in calls:
-        bits = c.get("mve")
+        bits = c.get(key)
         if bits == ALL:
             return None
         mask |= bits or 0

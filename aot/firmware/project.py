@@ -90,7 +90,8 @@ def render_makefile(sources: CSources, board: Board, profile: bool = False,
         name=sources.name, NAME=sources.name.upper(), board=board.name, cc=board.cc,
         run_help=run, profile=profile, weights_section=weights_section,
         runtime_sources=[f"runtime_c/{s}" for s in board_runtime(sources, board)],
-        mve_use=sources.mve_use if "cortex_m_mve" in arch_chain(board.runtime_arch) else None))
+        mve_use=sources.mve_use if "cortex_m_mve" in arch_chain(board.runtime_arch) else None,
+        dsp_use=sources.dsp_use if "cortex_m_dsp" in arch_chain(board.runtime_arch) else None))
 
 
 def _board_files(board: Board) -> dict[str, bytes]:

@@ -11,8 +11,10 @@
  * widened once per table, each filter word split once for the six pixels (18 instructions
  * per 24 multiply-accumulates). Pixels left over from the blocks, and other layers, go a
  * pixel at a time as fully connected rows (rt_s8_fc_row). Each path's buffers are its own
- * (noinline), never on the stack together. Bit-exact with int8/conv_1x1_s8.c. */
+ * (noinline), never on the stack together. A build compiles only the paths its model takes
+ * (dsp_variants.h). Bit-exact with int8/conv_1x1_s8.c. */
 #include "conv_dsp.h"
+#include "dsp_variants.h"
 
 /* Any pointwise layer: a pixel at a time, as a fully connected row (rt_s8_fc_row: the
  * pixel widened once, four filters a loop; every requantization). The last pixels of a
@@ -99,12 +101,13 @@ rt_status rt_conv2d_1x1_s8(const rt_scratch *scratch, const rt_conv_s8_params *p
     RT_TRY(rt_conv_s8_geom_init(&g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 0));
     RT_CHECK(rt_conv_s8_is_pointwise(&g, p), RT_ERR_PARAM);
     pixels = g.n * g.oh * g.ow;
-    if (g.cin <= RT_DSP_Q_K && g.cout % 2 == 0 && pixels >= RT_DSP_Q_PIXELS &&
-        rt_dsp_pw_fits(p, bias, g.cin, g.cout)) {
+    if (RT_DSP_HAS(RT_DSP_U_PW_QUADS) && g.cin <= RT_DSP_Q_K && g.cout % 2 == 0 &&
+        pixels >= RT_DSP_Q_PIXELS && rt_dsp_pw_fits(p, bias, g.cin, g.cout)) {
         pointwise_quads(p, &g, w, bias, in, out, pixels);
         return RT_OK;
     }
-    done = g.cin <= RT_DSP_PX_CIN && rt_dsp_pw_fits(p, bias, g.cin, g.cout)
+    done = RT_DSP_HAS(RT_DSP_U_PW_BLOCKS) && g.cin <= RT_DSP_PX_CIN &&
+                   rt_dsp_pw_fits(p, bias, g.cin, g.cout)
                ? pointwise_blocks(p, &g, w, bias, in, out, pixels) : 0;
     /* the rest a pixel at a time, once the blocks' buffers are off the stack */
     pointwise(p, &g, w, bias, in + done * g.cin, out + done * g.cout, pixels - done);

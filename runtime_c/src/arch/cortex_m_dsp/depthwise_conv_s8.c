@@ -8,8 +8,9 @@
  * ring go in column slices. A channel multiplier of 4k (a first layer on one channel, say)
  * reads one input for the four channels. Layers this does not fit (dilation, other
  * multipliers, shifts, sums out of range, clamped activations) and the last Cout % 4 channels
- * take the one-channel loop. Same sums, same requantization: bit-exact with
- * int8/depthwise_conv_s8.c. */
+ * take the one-channel loop. A build compiles only the paths its model takes (dsp_variants.h).
+ * Same sums, same requantization: bit-exact with int8/depthwise_conv_s8.c. */
+#include "dsp_variants.h"
 #include "dw_dsp.h"
 
 #define DW_TAPS 48          /* filter taps a quad widens (10x4 and less) */
@@ -586,8 +587,8 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
     RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));
     /* 3x3 layers the planes take, on maps of 16 pixels or more (KWS's 25x5: on smaller ones
        the quads cost less) */
-    if (rt_conv_s8_is_dw3x3(&c.g, p) && c.g.oh * c.g.ow >= 16 &&
-        rt_dsp_dw3_takes(&c.g, p, bias)) {
+    if (RT_DSP_HAS(RT_DSP_U_DW_3X3) && rt_conv_s8_is_dw3x3(&c.g, p) &&
+        c.g.oh * c.g.ow >= 16 && rt_dsp_dw3_takes(&c.g, p, bias)) {
         return rt_depthwise_conv2d_3x3_s8(p, in_s, in, w_s, w, b_s, bias, out_s, out);
     }
     c.p = p;
@@ -597,11 +598,11 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
     c.orow = c.g.ow * c.g.cout;
     c.pw = DW_RING_WORDS / (2 * (c.g.kh + 1));   /* columns a ring row holds */
     c.pw = c.pw < c.g.kw ? c.g.kw : c.pw;
-    if (dwm_fits(&c)) {
+    if (RT_DSP_HAS(RT_DSP_U_DW_PAIRS) && dwm_fits(&c)) {
         dwm_layer(&c, in, w, out);
         return RT_OK;
     }
-    if (quad_fits(&c)) {
+    if (RT_DSP_HAS(RT_DSP_U_DW_QUADS) && quad_fits(&c)) {
         /* column slices of at most cw output columns, each a layer of its own whose input
            starts at its first column (padding then only at its edges) */
         const int32_t cw = (c.pw - c.g.kw) / p->stride_w + 1, ow = c.g.ow, iw = c.g.w;

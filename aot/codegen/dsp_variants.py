@@ -1,0 +1,127 @@
+"""Which fast paths of the Cortex-M DSP int8 convolutions a model's layers take, so that its
+firmware compiles only those (runtime_c/src/arch/cortex_m_dsp/dsp_variants.h).
+
+rt_conv2d_1x1_s8 and rt_depthwise_conv2d_s8 (and rt_depthwise_conv2d_3x3_s8, which hands the
+layers it does not take to the latter) pick a path per layer at run time by predicates on the
+layer's shapes, quantization and biases. This module is those predicates on a call's known
+values: ``call_paths`` gives one call's RT_DSP_U_* bits; the model's union is passed to the
+firmware's build as -DRT_DSP_USE. A path the mask lacks is never a wrong answer (its layers
+take the general path, in more cycles), so where the generator cannot tell, it keeps the path;
+tests/qemu/test_dsp_variants.py checks that a pruned build runs the zoo's networks in the
+instructions of the full one.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+import numpy as np
+
+from .mve_variants import ALL, Layer, layer_of
+
+# dsp_variants.h's bits
+PW_QUADS, PW_BLOCKS, DW_3X3, DW_PAIRS, DW_QUADS = (1 << b for b in range(5))
+
+# The C's sizes: conv_dsp.h's RT_DSP_Q_K, RT_DSP_Q_PIXELS, RT_DSP_PX_CIN; depthwise_conv_s8.c's
+# DW_TAPS, DW_ROWS, DW_RING_WORDS, DWM_PAIRS; dw_dsp.h's DW3_COLS and DW3_FLAT.
+Q_K, Q_PIXELS, PX_CIN = 256, 16, 256
+DW_TAPS, DW_ROWS, DW_RING_WORDS, DWM_PAIRS = 48, 12, 448, 32
+DW3_COLS = 104
+DW3_FLAT = (4 * 3 + 1) * DW3_COLS // 4
+
+INT32_MAX = 2**31 - 1
+DEPTHWISE, DEPTHWISE_3X3, POINTWISE = \
+    "rt_depthwise_conv2d_s8", "rt_depthwise_conv2d_3x3_s8", "rt_conv2d_1x1_s8"
+
+
+def _sum_bound(bias: int, n: int) -> int:   # rt_dsp_sum_bound
+    return min(abs(bias) + n * 255 * 128, INT32_MAX)
+
+
+def _full(L: Layer) -> bool:
+    return L.act_min == -128 and L.act_max == 127 and -128 <= L.output_offset <= 127
+
+
+def pw_fits(L: Layer, bias, mult, cin: int) -> bool:   # rt_dsp_pw_fits
+    return cin % 4 == 0 and _full(L) and all(
+        -22 <= s <= 0 and m >= 0 and _sum_bound(b, cin) < 1 << 30
+        for s, m, b in zip(L.shift, mult, bias))
+
+
+def dw_requant_fits(L: Layer, bias, mult, taps: int) -> bool:   # rt_dsp_dw_requant_fits
+    return _full(L) and all(
+        -22 <= s <= 6 and m >= 0 and _sum_bound(b, taps) < 1 << (30 - max(s, 0))
+        for s, m, b in zip(L.shift, mult, bias))
+
+
+def _is_dw3x3(L: Layer) -> bool:   # rt_conv_s8_is_dw3x3
+    return L.kh == 3 and L.kw == 3 and L.cout == L.cin and L.dil == (1, 1)
+
+
+def _dw3_flat_pw(L: Layer) -> int:   # rt_dsp_dw3_flat_pw
+    pw = (L.ow + 3) & ~1
+    return pw if L.stride == (1, 1) and (L.oh + 2) * pw + 6 <= DW3_FLAT else 0
+
+
+def dw3_takes(L: Layer, bias, mult) -> bool:   # rt_dsp_dw3_takes
+    sw = L.stride[1]
+    if L.ow == 0 or L.oh == 0 or L.pad[1] > 2:
+        return False
+    if _dw3_flat_pw(L) == 0 and (L.ow < 8 or sw not in (1, 2) or
+                                 ((4 * ((L.ow + 3) // 4) * sw + 3) & ~1) > DW3_COLS):
+        return False
+    return dw_requant_fits(L, bias, mult, 9)
+
+
+def depthwise_paths(L: Layer, bias, mult, kernel: str = DEPTHWISE) -> int:
+    """rt_depthwise_conv2d_s8's dispatch (depthwise_conv_s8.c), or the 3x3 kernel's."""
+    if _is_dw3x3(L) and (kernel == DEPTHWISE_3X3 or L.oh * L.ow >= 16) and \
+            dw3_takes(L, bias, mult):
+        return DW_3X3
+    taps, m = L.kh * L.kw, L.cout // L.cin if L.cin > 0 else 1
+    pw = max(DW_RING_WORDS // (2 * (L.kh + 1)), L.kw)
+    if L.dil == (1, 1) and m % 2 == 0 and \
+            ((L.kh * ((L.kw + 1) // 2) + 3) & ~3) <= DWM_PAIRS and \
+            dw_requant_fits(L, bias, mult, taps):   # dwm_fits
+        return DW_PAIRS
+    if L.dil == (1, 1) and (m == 1 or m % 4 == 0) and taps <= DW_TAPS and L.kh <= DW_ROWS \
+            and (L.kh + 1) * pw * 2 <= DW_RING_WORDS and L.cout >= 4 and \
+            dw_requant_fits(L, bias, mult, taps):   # quad_fits
+        return DW_QUADS
+    return 0
+
+
+def pointwise_paths(L: Layer, bias, mult) -> int:
+    """rt_conv2d_1x1_s8's dispatch (conv_1x1_s8.c)."""
+    if not pw_fits(L, bias, mult, L.cin):
+        return 0
+    if L.cin <= Q_K and L.cout % 2 == 0 and L.n * L.oh * L.ow >= Q_PIXELS:
+        return PW_QUADS
+    return PW_BLOCKS if L.cin <= PX_CIN else 0
+
+
+def _values(ctx, raw: dict, name: str, count: int):
+    """A constant int32 argument's values (zeros where the argument is absent); None where
+    they are not known here."""
+    if name == "bias" and raw.get(name) is None:
+        return (0,) * count
+    v = ctx.constant_values(name)
+    if v is None or v.size < count:
+        return None
+    return tuple(int(x) for x in np.asarray(v).reshape(-1)[:count])
+
+
+def call_paths(kernel: str, ctx, raw: dict) -> Optional[int]:
+    """The RT_DSP_U_* bits of one rendered call (spec_render's record, as for
+    mve_variants.call_variants), or None for a kernel with no such paths."""
+    if kernel not in (DEPTHWISE, DEPTHWISE_3X3, POINTWISE):
+        return None
+    L = layer_of(ctx, raw)
+    if L is None:
+        return ALL
+    bias = _values(ctx, raw, "bias", L.cout)
+    mult = _values(ctx, raw, "requantize_multipliers", L.cout)
+    if bias is None or mult is None or len(L.shift) < L.cout:
+        return ALL
+    if kernel == POINTWISE:
+        return pointwise_paths(L, bias, mult)
+    return depthwise_paths(L, bias, mult, kernel)

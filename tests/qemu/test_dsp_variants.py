@@ -1,0 +1,108 @@
+"""The Cortex-M4's and M7's firmware compiles only the fast paths of the DSP int8 kernels its
+model takes (aot/codegen/dsp_variants.py, runtime_c/src/arch/cortex_m_dsp/dsp_variants.h):
+that pruned build computes the very bytes of the full one in the same instructions and less
+code, and a path left out is never a wrong answer, only a slower one."""
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+import aot
+from aot.codegen import dsp_variants as D
+from aot.codegen.mve_variants import Layer
+from aot.firmware import run_on_board
+from conftest import require_board
+
+from int8_models import int8_inputs, lowered
+
+BOARD = "mps2-an386"
+_SOURCES: dict = {}
+
+
+def _sources(net: str):
+    if net not in _SOURCES:
+        _SOURCES[net] = aot.generate_c(lowered(net, True), name=f"d_{net}")
+    return _SOURCES[net]
+
+
+def _run(sources, net, board=BOARD, profile=False):
+    r = run_on_board(sources, require_board(board), inputs=int8_inputs(net), timeout=300,
+                     profile=profile)
+    assert r.status == 0 and r.exit_code == 0 and r.fault is None, r
+    return r
+
+
+def _same_outputs(a, b):
+    assert len(a.outputs) == len(b.outputs)
+    for got, want in zip(a.outputs, b.outputs):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("net", ["kws", "vww"])
+def test_pruned_build_equals_full_build_in_less_code(net):
+    pruned = _sources(net)
+    assert pruned.dsp_use, pruned.dsp_use
+    a = _run(pruned, net, profile=True)
+    b = _run(dataclasses.replace(pruned, dsp_use=None), net, profile=True)
+    _same_outputs(a, b)
+    assert a.code.runtime < b.code.runtime, (a.code, b.code)
+    # A path the mirror wrongly left out would cost its layer a multiple of its instructions.
+    # Each call may only differ by what gcc makes of the smaller dispatch (under 1%).
+    for ra, rb in zip(a.profile.rows, b.profile.rows):
+        assert ra.count <= rb.count * 1.01 + 200, (ra.index, ra.op, ra.count, rb.count)
+
+
+def test_kws_on_the_m7_is_pruned_too():
+    pruned = _sources("kws")
+    a = _run(pruned, "kws", "mps2-an500")
+    b = _run(dataclasses.replace(pruned, dsp_use=None), "kws", "mps2-an500")
+    _same_outputs(a, b)
+    assert a.code.runtime < b.code.runtime, (a.code, b.code)
+
+
+def test_a_path_left_out_falls_back_to_the_same_bytes():
+    """Each path KWS takes, left out: its layers take the next path, slower, same bytes."""
+    sources = _sources("kws")
+    full = _run(sources, "kws")
+    bits = [1 << i for i in range(5) if sources.dsp_use >> i & 1]
+    assert set(bits) == {D.PW_QUADS, D.DW_3X3, D.DW_PAIRS}, hex(sources.dsp_use)
+    for bit in bits:
+        r = _run(dataclasses.replace(sources, dsp_use=sources.dsp_use & ~bit), "kws")
+        _same_outputs(r, full)
+        assert r.instructions > full.instructions + 10_000, (hex(bit), r.instructions)
+
+
+def _layer(**kw):
+    base = dict(n=1, h=25, w=5, cin=64, oh=25, ow=5, cout=64, kh=3, kw=3, stride=(1, 1),
+                pad=(1, 1), dil=(1, 1), output_offset=-128, act_min=-128, act_max=127,
+                shift=(-8,) * 64)
+    base.update(kw)
+    return Layer(**base)
+
+
+def test_mirror_of_the_dispatch():
+    """Spot checks of the predicates the generator mirrors (depthwise_conv_s8.c,
+    conv_1x1_s8.c, dw_dsp.h)."""
+    bias, mult = (100,) * 64, (1 << 30,) * 64
+    # KWS's 25x5 3x3: the planes, whole (flat)
+    assert D.depthwise_paths(_layer(), bias, mult) == D.DW_3X3
+    # a narrower activation range: none of the fast paths
+    assert D.depthwise_paths(_layer(act_min=0), bias, mult) == 0
+    # a 3x3 on a 3x3 map (under 16 pixels): the quads
+    assert D.depthwise_paths(_layer(h=3, w=3, oh=3, ow=3), bias, mult) == D.DW_QUADS
+    # a shift left beyond 6: none
+    assert D.depthwise_paths(_layer(shift=(7,) * 64), bias, mult) == 0
+    # one input channel, 10x4 taps, multiplier 64: channel pairs
+    stem = _layer(cin=1, kh=10, kw=4, h=49, w=10, stride=(2, 2), pad=(4, 1))
+    assert D.depthwise_paths(stem, bias, mult) == D.DW_PAIRS
+    # pointwise: quads on 16 pixels or more and an even Cout, blocks on fewer, none when a
+    # shift is left or Cin is not a multiple of 4
+    pw = _layer(kh=1, kw=1, pad=(0, 0))
+    assert D.pointwise_paths(pw, bias, mult) == D.PW_QUADS
+    assert D.pointwise_paths(_layer(kh=1, kw=1, oh=2, ow=2), bias, mult) == D.PW_BLOCKS
+    assert D.pointwise_paths(_layer(kh=1, kw=1, shift=(1,) * 64), bias, mult) == 0
+    assert D.pointwise_paths(_layer(kh=1, kw=1, cin=62), bias, mult) == 0
+    # a bias whose sums may pass 2^30: none
+    assert D.pointwise_paths(pw, (1 << 30,) * 64, mult) == 0
