@@ -296,7 +296,10 @@ def _decode(addr: int, size: int, mnemonic: str, ops: str) -> Insn:
             writes |= set(regs[:2])
     elif base not in _NO_DEST and regs and base is not None:
         writes |= set(regs[:2] if base in _LONG_WRITES else regs[:1])
-    reads = set(regs) - (writes - set(regs[1:])) if base not in _FP_MAC else set(regs)
+    # What it reads (for the FPU result stall): every register it names but its destination,
+    # unless the destination is named again as a source or is a multiply-accumulate's addend.
+    dest_only = set() if base in _FP_MAC else writes - set(regs[1:])
+    reads = set(regs) - dest_only
     return Insn(addr, size, mnemonic, ops, base, frozenset(writes), frozenset(reads),
                 frozenset(address), transfers)
 
