@@ -24,8 +24,11 @@ the rules that depend on the instruction before it:
 
 The model assumes zero-wait-state memory and ignores flash wait states, the prefetch
 buffer, bus contention, unaligned accesses and the split of a taken branch's P into 1..3 by
-speculation. docs/cycles.md lists the table and the assumptions. Only the Cortex-M4 is
-priced: the M7's dual issue and the M55's beat-wise Helium overlap are not modelled here.
+speculation. docs/cycles.md lists the table and the assumptions.
+
+The Cortex-M55 is priced to first order by ``CortexM55``: scalar code as the M4's, Helium by
+its beats on four pipes (see the class). The M7's dual issue is not modelled: it is not
+priced.
 """
 from __future__ import annotations
 
@@ -45,7 +48,7 @@ from .errors import BoardError
 
 PLUGIN_SOURCE = "common/qemu_plugin/exec_counts.c"
 MARK_SYMBOL = "plat_cycles"
-PRICED_CPUS = ("cortex-m4",)
+PRICED_CPUS = ("cortex-m4", "cortex-m55")
 
 
 # ---- counting ----------------------------------------------------------------------------
@@ -144,7 +147,7 @@ def merge(segments: Sequence[Segment]) -> Segment:
 _CONDS = {"eq", "ne", "cs", "hs", "cc", "lo", "mi", "pl", "vs", "vc", "hi", "ls", "ge", "lt",
           "gt", "le", "al"}
 _REG = re.compile(r"\b(r1[0-5]|r[0-9]|sp|lr|pc|ip|fp|sl|sb|s[12][0-9]|s3[01]|s[0-9]|"
-                  r"d1[0-5]|d[0-9])\b")
+                  r"d1[0-5]|d[0-9]|q[0-7])\b")
 _ALIASES = {"ip": "r12", "fp": "r11", "sl": "r10", "sb": "r9", "sp": "r13", "lr": "r14",
             "pc": "r15"}
 _LINE = re.compile(r"^\s*([0-9a-f]+):\t((?:[0-9a-f]{4}\b ?){1,2})\s*\t([a-z][\w.]*)\s*(.*)$")
@@ -155,7 +158,11 @@ _ALU = {"adc", "add", "addw", "adr", "and", "asr", "bfc", "bfi", "bic", "clz", "
         "rev16", "revsh", "ror", "rrx", "rsb", "sbc", "sbfx", "sub", "subw", "teq", "tst",
         "ubfx", "sxtb", "sxth", "uxtb", "uxth", "sxtab", "sxtah", "uxtab", "uxtah", "ssat",
         "usat", "nop", "dmb", "dsb", "isb", "mrs", "msr", "cpsid", "cpsie", "bkpt", "svc",
-        "sev", "wfi", "wfe", "clrex"}
+        "sev", "wfi", "wfe", "clrex"} | {
+    # Armv8.1-M: conditional selects, and the long shifts of a register pair
+    "csel", "csinc", "csinv", "csneg", "cset", "csetm", "cinc", "cinv", "cneg", "asrl",
+    "lsll", "lsrl", "sqrshrl", "uqrshll", "sqshll", "uqshll", "srshrl", "urshrl", "sqrshr",
+    "uqrshl", "sqshl", "uqshl", "srshr", "urshr"}
 _SIMD = {"sxtb16", "uxtb16", "sxtab16", "uxtab16", "pkhbt", "pkhtb", "sel", "usad8", "usada8",
          "ssat16", "usat16", "qadd", "qsub", "qdadd", "qdsub"} | {
     p + op for p in ("s", "q", "sh", "u", "uq", "uh")
@@ -167,7 +174,9 @@ _MUL = {"mul", "mla", "mls", "smull", "umull", "smlal", "umlal", "umaal", "smmul
 _DUAL = {"smlad", "smladx", "smlsd", "smlsdx", "smuad", "smuadx", "smusd", "smusdx",
          "smlald", "smlaldx", "smlsld", "smlsldx"}
 _LONG_WRITES = {"smull", "umull", "smlal", "umlal", "umaal", "smlald", "smlaldx", "smlsld",
-                "smlsldx", "smlalbb", "smlalbt", "smlaltb", "smlaltt", "ldrd", "ldrexd"}
+                "smlsldx", "smlalbb", "smlalbt", "smlaltb", "smlaltt", "ldrd", "ldrexd",
+                "asrl", "lsll", "lsrl", "sqrshrl", "uqrshll", "sqshll", "uqshll", "srshrl",
+                "urshrl"}
 _LOADS = {"ldr", "ldrb", "ldrh", "ldrsb", "ldrsh", "ldrt", "ldrbt", "ldrht", "ldrsbt",
           "ldrsht", "ldrex", "ldrexb", "ldrexh"}
 _STORES = {"str", "strb", "strh", "strt", "strbt", "strht", "strex", "strexb", "strexh"}
@@ -177,12 +186,27 @@ _BRANCH = {"b", "bl", "blx", "bx", "cbz", "cbnz"}
 _FP_MAC = {"vmla", "vmls", "vnmla", "vnmls", "vfma", "vfms", "vfnma", "vfnms"}
 _FP_ARITH = {"vadd", "vsub", "vmul", "vnmul", "vabs", "vneg", "vcvt", "vcvtr", "vcvtb",
              "vcvtt", "vdiv", "vsqrt"} | _FP_MAC
+# Helium (MVE) instructions: a vector instruction names a Q register (or is one of _MVE_SYS).
+# Each goes down one of the M55's vector pipes: load/store, integer, float/multiply (every
+# multiply, multiply-accumulate, reduction, compare and float operation) or control.
+_MVE_SYS = {"vpst", "vpnot", "vctp", "vpt", "vptt", "vpte", "vpttt", "vptte", "vptet",
+            "vptee", "vptttt", "vpttte", "vpttet", "vpttee", "vptett", "vptete", "vpteet",
+            "vpteee"}
+_MVE_MUL = {"vmul", "vmulh", "vrmulh", "vmullb", "vmullt", "vqdmulh", "vqrdmulh", "vqdmullb",
+            "vqdmullt", "vmla", "vmlas", "vqdmlah", "vqrdmlah", "vqdmlash", "vqrdmlash",
+            "vcmp", "vcvt", "vfma", "vfms", "vfmas", "vcmla", "vcmul", "vcadd"} | {
+    f"{op}{a}{x}" for op in ("vmladav", "vmlsdav", "vmlaldav", "vmlsldav", "vrmlaldavh",
+                             "vrmlsldavh", "vmlav", "vaddv", "vaddlv", "vabav")
+    for a in ("", "a") for x in ("", "x")} | {
+    f"{op}{x}" for op in ("vqdmladh", "vqrdmladh", "vqdmlsdh", "vqrdmlsdh") for x in ("", "x")}
+_MVE_LOOP = {"dls", "dlstp", "wls", "wlstp", "le", "letp", "lctp"}
 _NO_DEST = {"cmp", "cmn", "tst", "teq", "b", "bl", "blx", "bx", "cbz", "cbnz", "it", "nop",
             "push", "bkpt", "svc", "dmb", "dsb", "isb", "vcmp", "vcmpe", "tbb", "tbh", "msr",
             "vmsr", "cpsid", "cpsie", "sev", "wfi", "wfe", "clrex"} | _STORES | {
     "stm", "stmia", "stmea", "stmdb", "stmfd", "strd", "vstr", "vstm", "vstmia", "vstmdb",
     "vpush"}
-_KNOWN = (_ALU | _SIMD | _MUL | _DUAL | _LOADS | _STORES | _MULTI | _BRANCH | _FP_ARITH | {
+_KNOWN = (_ALU | _SIMD | _MUL | _DUAL | _LOADS | _STORES | _MULTI | _BRANCH | _FP_ARITH |
+          _MVE_SYS | _MVE_MUL | _MVE_LOOP | {
     "ldrd", "strd", "tbb", "tbh", "it", "sdiv", "udiv", "vldr", "vstr", "vldm", "vldmia",
     "vldmdb", "vstm", "vstmia", "vstmdb", "vpush", "vpop", "vmov", "vmrs", "vmsr", "vcmp",
     "vcmpe"})
@@ -230,13 +254,18 @@ class Insn:
     reads: frozenset        # registers it reads (for the FPU result stall)
     address: frozenset      # registers that form a load's or store's address
     transfers: int          # registers moved by LDM/STM/PUSH/POP/VLDM/VSTM, LDRD/STRD
+    pipe: Optional[str] = None   # a Helium instruction's vector pipe (see _mve_pipe)
 
     @property
     def family(self) -> str:
         """The name a cost is reported under (``aot run --cycles``' breakdown)."""
         b = self.base
+        if self.pipe is not None:
+            return f"MVE {self.pipe}"
         if b is None:
             return "other"
+        if b in _MVE_LOOP:
+            return "branch"
         if b in ("ldrd", "ldrexd"):
             return "LDRD"
         if b == "strd":
@@ -266,10 +295,29 @@ class Insn:
         return "IT" if b == "it" else "ALU"
 
 
+def _mve_pipe(stem: str, mnemonic: str, regs: list[str]) -> Optional[str]:
+    """The Cortex-M55 vector pipe of a Helium instruction (``stem``: its name without data
+    type; in a VPT block it ends in t or e), or None for any other instruction."""
+    if stem.startswith(("vpst", "vpnot", "vctp")):
+        return "control"
+    if not any(r.startswith("q") for r in regs) and not stem.startswith("vpt"):
+        return None
+    if stem.startswith(("vld", "vst")):
+        return "load/store"
+    bare = stem[:-1] if stem[-1:] in ("t", "e") and stem not in _MVE_MUL else stem
+    if bare in _MVE_MUL or stem.startswith("vpt") or ".f" in mnemonic.lower():
+        return "multiply"
+    return "integer"
+
+
 def _decode(addr: int, size: int, mnemonic: str, ops: str) -> Insn:
     base = _base(mnemonic)
     ops = ops.split(";")[0].split("@")[0].strip()
     regs = _regs(ops.split("<")[0])
+    stem = mnemonic.lower().split(".")[0]
+    pipe = _mve_pipe(stem, mnemonic, regs)
+    if pipe is not None:
+        base = stem
     writes: set[str] = set()
     address: set[str] = set()
     transfers = 0
@@ -294,20 +342,33 @@ def _decode(addr: int, size: int, mnemonic: str, ops: str) -> Insn:
         transfers = 2
         if base != "strd":
             writes |= set(regs[:2])
-    elif base not in _NO_DEST and regs and base is not None:
-        writes |= set(regs[:2] if base in _LONG_WRITES else regs[:1])
+    elif base not in _NO_DEST and regs and base is not None and \
+            not (pipe is not None and base.startswith(("vst", "vpt", "vctp", "vcmp"))):
+        # (a vector store writes no register; a vector compare or VCTP only the predicate)
+        long = base in _LONG_WRITES or (pipe is not None and base.startswith(
+            ("vmlaldav", "vmlsldav", "vrmlaldavh", "vrmlsldavh", "vaddlv")))
+        writes |= set(regs[:2] if long else regs[:1])
     # What it reads (for the FPU result stall): every register it names but its destination,
     # unless the destination is named again as a source or is a multiply-accumulate's addend.
     dest_only = set() if base in _FP_MAC else writes - set(regs[1:])
     reads = set(regs) - dest_only
     return Insn(addr, size, mnemonic, ops, base, frozenset(writes), frozenset(reads),
-                frozenset(address), transfers)
+                frozenset(address), transfers, pipe)
+
+
+# objdump decodes Helium only when told the architecture (else it prints LDC, CDP, ...)
+_MACHINES = {"cortex-m55": "armv8.1-m.main", "cortex-m85": "armv8.1-m.main"}
+
+
+def objdump_command(elf: Path, board: Board) -> list[str]:
+    """objdump -d of the ELF, told the core's architecture where it needs it."""
+    machine = ["-m", _MACHINES[board.cpu]] if board.cpu in _MACHINES else []
+    return [f"{board.prefix}objdump", "-d", *machine, str(elf)]
 
 
 def disassemble(elf: Path, board: Board) -> dict[int, Insn]:
     """Every instruction of the ELF's code, by address (objdump -d)."""
-    proc = subprocess.run([f"{board.prefix}objdump", "-d", str(elf)], capture_output=True,
-                          text=True)
+    proc = subprocess.run(objdump_command(elf, board), capture_output=True, text=True)
     if proc.returncode != 0:
         raise BoardError(f"{board.prefix}objdump -d {elf} failed: {proc.stderr.strip()}")
     out: dict[int, Insn] = {}
@@ -418,6 +479,37 @@ class CortexM4:
         return p, "branch"
 
 
+class CortexM55(CortexM4):
+    """The Cortex-M55, to first order, from the public description of its pipelines in
+    LLVM's scheduling model (llvm/lib/Target/ARM/ARMScheduleM55.td): scalar code as the
+    Cortex-M4 (its integer pipeline's timing is the M4's and the M33's; the dual issue of
+    some 16-bit pairs is not modelled, so scalar code is priced high), and Helium by beats.
+    A Helium instruction does a 128-bit operation in two beats of 64 bits on one of four
+    pipes (load/store, integer, float/multiply, control). It issues one cycle after the
+    instruction before it, and its second beat overlaps whatever comes next, unless that is
+    another vector instruction for the same pipe: that one waits a cycle. A result of the
+    float/multiply pipe (latency 2) read by the very next instruction costs it a cycle, except
+    as a store's data. A low-overhead loop's LE branches back without a refill (the loop's
+    start is cached)."""
+    name = "cortex-m55"
+
+    def cost(self, i: Insn, prev: Optional[Insn]) -> int:
+        stall = 1 if prev is not None and prev.pipe == "multiply" and \
+            prev.writes & i.reads and not (i.pipe is not None and i.base.startswith("vst")) \
+            else 0
+        if i.pipe is not None:
+            busy = prev is not None and prev.pipe == i.pipe and i.pipe != "control"
+            return 1 + busy + stall
+        if i.base in _MVE_LOOP:
+            return 1 + stall
+        return super().cost(i, prev) + stall
+
+    def transfer(self, src: Insn, dst: Optional[Insn]) -> tuple[int, str]:
+        if src.base in ("le", "letp"):
+            return 0, "branch"
+        return super().transfer(src, dst)
+
+
 def _priced(segment: Segment, insns: dict[int, Insn], model):
     """(instruction, executions, cycles, family) rows: each instruction's executions, priced
     after the instruction that ran before each (the one at the previous address, or a
@@ -471,7 +563,7 @@ def cycles_by_address(segment: Segment, insns: dict[int, Insn], model=None) -> C
 
 def cycle_model(board: Board):
     """The board's cycle model, or None when its core is not priced."""
-    return CortexM4() if board.cpu in PRICED_CPUS else None
+    return {"cortex-m4": CortexM4, "cortex-m55": CortexM55}.get(board.cpu, lambda: None)()
 
 
 def estimate_run(elf: Path, board: Board, counts: Path,

@@ -1,5 +1,5 @@
-"""Where a model's inference goes on a board: guest instructions (and, on the Cortex-M4,
-estimated cycles) per function, and per instruction of one function.
+"""Where a model's inference goes on a board: guest instructions (and, on the Cortex-M4 and
+M55, estimated cycles) per function, and per instruction of one function.
 
     .venv/bin/python bench/hot_spots.py MODEL.pt2 [--board mps2-an386] [--int8-io]
                                         [--top 25] [--annotate FUNCTION]
@@ -8,9 +8,9 @@ Generates the static-C firmware for the model (as `aot firmware` does), builds i
 once under QEMU with the counting plugin of aot.cycles: the exact executions of every
 instruction address between the plat_cycles() readings around <name>_run, so the inference
 alone, with start-up and printing left out. The counts, summed per symbol of the ELF, are the
-table; on a board the cycle model prices (the M4) each function's estimated cycles are beside
-them. --annotate prints the function's disassembly (objdump) with each instruction's count
-(and cycles) beside it.
+table; on a board a cycle model prices (the M4, the M55) each function's estimated cycles
+are beside them. --annotate prints the function's disassembly (objdump) with each
+instruction's count (and cycles) beside it.
 """
 from __future__ import annotations
 
@@ -52,9 +52,9 @@ def per_function(per_pc: collections.Counter, syms: list[tuple[int, str]]) -> co
     return fn
 
 
-def annotate(elf: Path, prefix: str, name: str, per_pc: collections.Counter,
+def annotate(elf: Path, board, name: str, per_pc: collections.Counter,
              cyc: collections.Counter | None) -> str:
-    dump = subprocess.run([f"{prefix}objdump", "-d", "--no-show-raw-insn", str(elf)],
+    dump = subprocess.run([*cycles.objdump_command(elf, board), "--no-show-raw-insn"],
                           capture_output=True, text=True, check=True).stdout
     lines, inside = [], False
     for line in dump.splitlines():
@@ -120,7 +120,7 @@ def main() -> int:
             print(f"{n:>14,}  {100 * n / total:5.1f}%{extra}  {name}")
         if args.annotate:
             print()
-            print(annotate(elf, board.prefix, args.annotate, per_pc, cyc))
+            print(annotate(elf, board, args.annotate, per_pc, cyc))
     return 0
 
 

@@ -214,7 +214,8 @@ def wants_cycles(b: Board, cycles: bool, clock_mhz: Optional[float]) -> bool:
     cycles = cycles or clock_mhz is not None
     if cycles and cycle_model(b) is None:
         raise BoardError(f"board {b.name} ({b.cpu}) has no cycle model: cycles are estimated "
-                         "for the Cortex-M4 (mps2-an386) only; see docs/cycles.md")
+                         "for the Cortex-M4 (mps2-an386) and the Cortex-M55 (mps3-an547) "
+                         "only; see docs/cycles.md")
     return cycles
 
 

@@ -1,7 +1,8 @@
-"""The Cortex-M4 cycle model (aot.cycles): the QEMU plugin's counts are exact, the pricing
-gives the cycles worked out by hand from the TRM on micro-benchmarks (fixtures/cycles), and
-`aot run --cycles` reports them for a network, per call with --profile, and as a latency with
---clock-mhz. Boards whose core the model does not price are refused by name."""
+"""The cycle models (aot.cycles): the QEMU plugin's counts are exact, the pricing gives the
+cycles worked out by hand on micro-benchmarks (fixtures/cycles: the Cortex-M4's from its TRM,
+the Cortex-M55's from its model's rules), and `aot run --cycles` reports them for a network,
+per call with --profile, and as a latency with --clock-mhz. Boards whose core no model prices
+are refused by name."""
 from __future__ import annotations
 
 import re
@@ -16,6 +17,8 @@ from aot.firmware import run_interpreter, run_on_board
 from aot.qemu import build_firmware, cycles_to_instructions, run_elf
 from aot.zoo import ZOO
 from conftest import require_board
+
+from int8_models import int8_inputs, lowered
 
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "cycles"
 
@@ -39,31 +42,75 @@ BY_HAND = {
 }
 
 
+# benches_m55.S's routines on the Cortex-M55: (cycles, instructions) by its model's rules.
+BY_HAND_M55 = {
+    "empty": (0, 0),
+    "ldr_run": (4, 3),            # scalar code as on the M4: LDR, two pipelined
+    "beats": (4, 4),              # VLDRW, VADD, VMUL, VSTRW: four pipes, each overlapping
+    "same_pipe": (5, 4),          # VLDRB right after VLDRW waits a beat
+    "product_read": (5, 4),       # VADD reading a VMUL's product +1; a store's data not
+    "reduce": (6, 4),             # VMLADAVA twice (same pipe +1), then ADDS of the sum +1
+    "predicated": (3, 3),         # VPST a single beat, then VADDT, VSTRW
+    "low_overhead_loop": (12, 12),  # DLS, 4 x (VADD, LE): LE branches back without refill
+}
+
+
 @pytest.fixture(scope="module")
 def m4():
     return require_board("mps2-an386")
 
 
-@pytest.fixture(scope="module")
-def benches(m4, tmp_path_factory):
-    """Each micro-benchmark's (estimate, segment), less the empty routine's."""
-    out = tmp_path_factory.mktemp("cycles")
-    elf = build_firmware(FIXTURE, m4, build_dir=out)
+def _benches(board, source, by_hand, out):
+    """Each micro-benchmark's (cycles, instructions), less the empty routine's."""
+    elf = build_firmware(FIXTURE, board, build_dir=out, make_vars={"BENCHES": source})
     counts = out / "counts.txt"
-    result = run_elf(elf, m4, extra_args=cycles.counting_args(elf, m4, counts))
-    assert result.exit_code == 0 and f"mcu-aot benches: {len(BY_HAND)}" in result.stdout
+    result = run_elf(elf, board, extra_args=cycles.counting_args(elf, board, counts))
+    assert result.exit_code == 0 and f"mcu-aot benches: {len(by_hand)}" in result.stdout
     segments = cycles.read_segments(counts)
     # before the first region; then per routine its region and the stretch up to the next
-    assert len(segments) == 2 * len(BY_HAND) + 1
-    insns = cycles.disassemble(elf, m4)
-    regions = [cycles.price(segments[2 * k + 1], insns) for k in range(len(BY_HAND))]
+    assert len(segments) == 2 * len(by_hand) + 1
+    insns = cycles.disassemble(elf, board)
+    model = cycles.cycle_model(board)
+    regions = [cycles.price(segments[2 * k + 1], insns, model) for k in range(len(by_hand))]
+    assert not any(e.unpriced for e in regions), regions[0].unpriced
     return {name: (e.cycles - regions[0].cycles, e.instructions - regions[0].instructions)
-            for name, e in zip(BY_HAND, regions)}
+            for name, e in zip(by_hand, regions)}
+
+
+@pytest.fixture(scope="module")
+def benches(m4, tmp_path_factory):
+    return _benches(m4, "benches_m4.S", BY_HAND, tmp_path_factory.mktemp("cycles"))
+
+
+@pytest.fixture(scope="module")
+def benches_m55(tmp_path_factory):
+    return _benches(require_board("mps3-an547"), "benches_m55.S", BY_HAND_M55,
+                    tmp_path_factory.mktemp("cycles_m55"))
 
 
 @pytest.mark.parametrize("name", [n for n in BY_HAND if n != "empty"])
 def test_micro_benchmark_matches_the_hand_count(benches, name):
     assert benches[name] == BY_HAND[name]
+
+
+@pytest.mark.parametrize("name", [n for n in BY_HAND_M55 if n != "empty"])
+def test_m55_micro_benchmark_matches_the_hand_count(benches_m55, name):
+    assert benches_m55[name] == BY_HAND_M55[name]
+
+
+def test_an_int8_network_is_estimated_on_the_m55():
+    """The M55's estimate covers exactly the instructions -icount measured around
+    <name>_run, every one priced, and most of int8 KWS's cycles are Helium's."""
+    board = require_board("mps3-an547")
+    r = run_on_board(lowered("kws", True), board, inputs=int8_inputs("kws"), cycles=True,
+                     profile=True)
+    assert r.ok and r.estimate is not None, r
+    assert abs(r.estimate.instructions - r.instructions) <= cycles_to_instructions(board, 1)
+    assert not r.estimate.unpriced
+    helium = sum(c for f, c, _ in r.estimate.by_family if f.startswith("MVE"))
+    assert helium > r.estimate.cycles / 2
+    assert r.estimate.instructions < r.estimate.cycles < 3 * r.estimate.instructions
+    assert r.profile.cycle_model == "cortex-m55"
 
 
 def test_plugin_counts_every_instruction_qemu_counts(m4, tmp_path):
@@ -122,7 +169,7 @@ def test_the_interpreter_run_is_estimated_too(m4):
 
 def test_boards_without_a_cycle_model_are_refused(tmp_path, capsys):
     module, example = ZOO["autoencoder"]()
-    for name in ("mps3-an547", "mps2-an500"):
+    for name in ("mps2-an500",):
         board = require_board(name)
         with pytest.raises(BoardError, match=f"board {name} .* has no cycle model"):
             run_on_board(torch.export.export(module, example), board, cycles=True)

@@ -65,3 +65,24 @@ def test_pricing_rules_between_neighbours():
     assert m.transfer(insn("bne.n 200"), insn("adds r1, #1", addr=0x202, size=2)) == \
         (2, "branch")
     assert m.transfer(insn("adds r1, #1"), None) == (22, "exception")
+
+
+@pytest.mark.parametrize("text,pipe,writes", [
+    ("vldrb.s16 q0, [r1], #8", "load/store", {"q0", "r1"}),   # post-increment writes back
+    ("vstrw.32 q1, [r0]", "load/store", set()),
+    ("vstrbt.8 q1, [r0]", "load/store", set()),                # in a VPT block
+    ("vadd.i32 q0, q1, q2", "integer", {"q0"}),
+    ("vaddt.i32 q0, q0, q1", "integer", {"q0"}),
+    ("vadd.f32 q0, q1, q2", "multiply", {"q0"}),               # float: the FP/multiply pipe
+    ("vmladava.s8 r2, q0, q1", "multiply", {"r2"}),
+    ("vmlaldava.s16 r2, r3, q0, q1", "multiply", {"r2", "r3"}),
+    ("vmullt.s8 q0, q1, q2", "multiply", {"q0"}),
+    ("vpst", "control", set()),
+    ("vctp.8 r2", "control", set()),                          # writes the predicate only
+    ("vcmp.s8 gt, q0, q1", "multiply", set()),
+    ("vadd.f32 s0, s1, s2", None, {"s0"}),                     # scalar FP: no vector pipe
+])
+def test_helium_pipes(text, pipe, writes):
+    i = insn(text)
+    assert (i.pipe, set(i.writes)) == (pipe, writes)
+    assert i.family == (f"MVE {pipe}" if pipe else "FP")
