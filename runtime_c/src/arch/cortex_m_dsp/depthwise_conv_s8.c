@@ -304,7 +304,7 @@ static RT_DSP_NOINLINE void quad_channels(const dw_ctx *c, const int8_t *in, con
  * patches and taps carry that many pairs of padding in front). */
 
 #define DWM_PAIRS 32     /* tap pairs a filter may have (padded to a multiple of four) */
-#define DWM_WORDS 1024   /* patch words a block of pixel quads takes (stack) */
+#define DWM_WORDS 2048   /* patch words a block of pixel quads takes (stack, 8 KB) */
 
 /* A channel pair's constants: bias * 2^pre of both, their requantization (neg, c1, mult, e
  * as dw_quad has them), then per tap pair the two channels' taps. */
@@ -379,18 +379,28 @@ static void dwm_patches(const dw_ctx *c, const int8_t *in, int32_t ic, int32_t p
         {
             const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
             const int8_t *img = in + (n * h * w) * cin + ic;
-            for (ky = 0; ky < kh; ++ky) {
-                const int32_t iy = iy0 + ky;
-                const int8_t *r = img + iy * w * cin;
-                for (kx = 0; kx < kw; kx += 2, d += 4) {
-                    const int32_t ix = ix0 + kx;
-                    int32_t lo = 0, hi = 0;
-                    if (iy >= 0 && iy < h) {
-                        lo = ix >= 0 && ix < w ? r[ix * cin] + x_off : 0;
-                        hi = kx + 1 < kw && ix + 1 >= 0 && ix + 1 < w ? r[(ix + 1) * cin] + x_off
-                                                                       : 0;
+            if (iy0 >= 0 && iy0 + kh <= h && ix0 >= 0 && ix0 + kw <= w && kw % 2 == 0) {
+                /* the window inside the input: no tap is padding */
+                const int8_t *r = img + (iy0 * w + ix0) * cin;
+                for (ky = 0; ky < kh; ++ky, r += w * cin) {
+                    for (kx = 0; kx < kw; kx += 2, d += 4) {
+                        *d = dwm_pack(r[kx * cin] + x_off, r[(kx + 1) * cin] + x_off);
                     }
-                    *d = dwm_pack(lo, hi);
+                }
+            } else {
+                for (ky = 0; ky < kh; ++ky) {
+                    const int32_t iy = iy0 + ky;
+                    const int8_t *r = img + iy * w * cin;
+                    for (kx = 0; kx < kw; kx += 2, d += 4) {
+                        const int32_t ix = ix0 + kx;
+                        int32_t lo = 0, hi = 0;
+                        if (iy >= 0 && iy < h) {
+                            lo = ix >= 0 && ix < w ? r[ix * cin] + x_off : 0;
+                            hi = kx + 1 < kw && ix + 1 >= 0 && ix + 1 < w
+                                     ? r[(ix + 1) * cin] + x_off : 0;
+                        }
+                        *d = dwm_pack(lo, hi);
+                    }
                 }
             }
         }
