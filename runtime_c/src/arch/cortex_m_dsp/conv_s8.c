@@ -149,35 +149,64 @@ typedef struct conv_ctx {
     int8_t *patch;     /* two gathered patches, or NULL */
 } conv_ctx;
 
-/* Pixel v's taps of group c0 / Cin_g as one patch laid out like a filter. */
+/* n bytes from src to dst, a word at a time (unaligned), the last n % 4 bytes alone. */
+static inline void copy_run(int8_t *dst, const int8_t *src, int32_t n)
+{
+    int32_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        const int32_t v = rt_dsp_load4(src + i);
+        __builtin_memcpy(dst + i, &v, sizeof v);
+    }
+    for (; i < n; ++i) {
+        dst[i] = src[i];
+    }
+}
+
+/* n bytes of dst set to z, a word at a time. */
+static inline void fill_run(int8_t *dst, int8_t z, int32_t n)
+{
+    const uint32_t v = 0x01010101u * (uint8_t)z;
+    int32_t i;
+    for (i = 0; i + 4 <= n; i += 4) {
+        __builtin_memcpy(dst + i, &v, sizeof v);
+    }
+    for (; i < n; ++i) {
+        dst[i] = z;
+    }
+}
+
+/* Pixel v's taps of group c0 / Cin_g as one patch laid out like a filter, the taps outside
+ * the input as the input zero point. With one group and dilation_w 1 a filter row is one run
+ * of the input: its taps inside are copied as one run, those outside filled, a word at a
+ * time. */
 static void gather(const conv_ctx *c, const int8_t *img, const rt_s8_window *v,
                    int32_t c0, int8_t *dst)
 {
     const rt_conv_s8_params *p = c->p;
     const int8_t zero = (int8_t)(-p->input_offset);
     const int32_t iy0 = v->oy * p->stride_h - p->pad_h, ix0 = v->ox * p->stride_w - p->pad_w;
-    const int32_t run = c->g.kw * c->g.cin;   /* one filter row, when it is one input run */
-    const int rows_are_runs = c->g.groups == 1 && p->dilation_w == 1 && ix0 >= 0 &&
-                              ix0 + c->g.kw <= c->g.w;
+    const int32_t kw = c->g.kw, cin = c->g.cin, run = kw * cin;
+    /* the taps of a row inside the input, when rows are runs: kx0 <= kx < kx1 */
+    const int32_t kx0 = ix0 < 0 ? -ix0 : 0, kx1 = ix0 + kw > c->g.w ? c->g.w - ix0 : kw;
     int32_t ky, kx, i;
     for (ky = 0; ky < c->g.kh; ++ky) {
         const int32_t iy = iy0 + ky * p->dilation_h;
-        if (rows_are_runs && iy >= 0 && iy < c->g.h) {   /* the row in words, the rest bytes */
-            const int8_t *src = img + iy * c->row + ix0 * c->g.cin;
-            for (i = 0; i + 4 <= run; i += 4) {
-                const int32_t v = rt_dsp_load4(src + i);
-                __builtin_memcpy(dst + i, &v, sizeof v);
-            }
-            for (; i < run; ++i) {
-                dst[i] = src[i];
+        if (c->runs) {
+            if (iy < 0 || iy >= c->g.h || kx1 <= kx0) {
+                fill_run(dst, zero, run);
+            } else {
+                fill_run(dst, zero, kx0 * cin);
+                copy_run(dst + kx0 * cin, img + iy * c->row + (ix0 + kx0) * cin,
+                         (kx1 - kx0) * cin);
+                fill_run(dst + kx1 * cin, zero, (kw - kx1) * cin);
             }
             dst += run;
             continue;
         }
-        for (kx = 0; kx < c->g.kw; ++kx) {
+        for (kx = 0; kx < kw; ++kx) {
             const int32_t ix = ix0 + kx * p->dilation_w;
             if (iy >= 0 && iy < c->g.h && ix >= 0 && ix < c->g.w) {
-                const int8_t *src = img + iy * c->row + ix * c->g.cin + c0;
+                const int8_t *src = img + iy * c->row + ix * cin + c0;
                 for (i = 0; i < c->g.cin_g; ++i) {
                     dst[i] = src[i];
                 }
@@ -516,13 +545,7 @@ static int block_inside(const conv_ctx *c, const int8_t *img, int32_t oy, int32_
         const int8_t *src = x;
         int8_t *dst = stage;
         for (ky = 0; ky < c->g.kh; ++ky, src += ystep, dst += run) {
-            for (k = 0; k + 4 <= run; k += 4) {
-                const int32_t v = rt_dsp_load4(src + k);
-                __builtin_memcpy(dst + k, &v, sizeof v);
-            }
-            for (; k < run; ++k) {
-                dst[k] = src[k];
-            }
+            copy_run(dst, src, run);
         }
         for (k = c->fsize; k < k4; ++k) {
             stage[k] = zero;
