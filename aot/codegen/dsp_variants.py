@@ -19,14 +19,14 @@ import numpy as np
 from .mve_variants import ALL, Layer, layer_of
 
 # dsp_variants.h's bits
-PW_QUADS, PW_BLOCKS, DW_3X3, DW_PAIRS, DW_QUADS = (1 << b for b in range(5))
+PW_QUADS, PW_BLOCKS, DW3_FLAT, DW_PAIRS, DW_QUADS, DW3_ROWS = (1 << b for b in range(6))
 
 # The C's sizes: conv_dsp.h's RT_DSP_Q_K, RT_DSP_Q_PIXELS, RT_DSP_PX_CIN; depthwise_conv_s8.c's
 # DW_TAPS, DW_ROWS, DW_RING_WORDS, DWM_PAIRS; dw_dsp.h's DW3_COLS and DW3_FLAT.
 Q_K, Q_PIXELS, PX_CIN = 256, 16, 256
 DW_TAPS, DW_ROWS, DW_RING_WORDS, DWM_PAIRS = 48, 12, 448, 32
 DW3_COLS = 104
-DW3_FLAT = (4 * 3 + 1) * DW3_COLS // 4
+DW3_FLAT_HALFWORDS = (4 * 3 + 1) * DW3_COLS // 4
 
 INT32_MAX = 2**31 - 1
 DEPTHWISE, DEPTHWISE_3X3, POINTWISE = \
@@ -57,26 +57,32 @@ def _is_dw3x3(L: Layer) -> bool:   # rt_conv_s8_is_dw3x3
     return L.kh == 3 and L.kw == 3 and L.cout == L.cin and L.dil == (1, 1)
 
 
-def _dw3_flat_pw(L: Layer) -> int:   # rt_dsp_dw3_flat_pw
-    pw = (L.ow + 3) & ~1
-    return pw if L.stride == (1, 1) and (L.oh + 2) * pw + 6 <= DW3_FLAT else 0
+def _dw3_flat(L: Layer) -> bool:   # rt_dsp_dw3_flat_pw (and rt_dsp_dw3_tall, _flat_steps)
+    tall = L.ow < L.oh
+    lines, length = (L.ow, L.oh) if tall else (L.oh, L.ow)
+    pw = (length + 3) & ~1
+    steps = ((lines - 1) * pw + length + 7) // 8
+    return L.stride == (1, 1) and (lines + 2) * pw <= DW3_FLAT_HALFWORDS and \
+        8 * steps + 2 * pw + 2 <= DW3_FLAT_HALFWORDS
 
 
-def dw3_takes(L: Layer, bias, mult) -> bool:   # rt_dsp_dw3_takes
+def dw3_mode(L: Layer, bias, mult) -> int:
+    """rt_dsp_dw3_takes: DW3_FLAT or DW3_ROWS for the mode the planes take the layer in,
+    0 when they do not take it."""
     sw = L.stride[1]
-    if L.ow == 0 or L.oh == 0 or L.pad[1] > 2:
-        return False
-    if _dw3_flat_pw(L) == 0 and (L.ow < 8 or sw not in (1, 2) or
-                                 ((4 * ((L.ow + 3) // 4) * sw + 3) & ~1) > DW3_COLS):
-        return False
-    return dw_requant_fits(L, bias, mult, 9)
+    if L.ow == 0 or L.oh == 0 or L.pad[1] > 2 or not dw_requant_fits(L, bias, mult, 9):
+        return 0
+    if _dw3_flat(L):
+        return DW3_FLAT
+    rows = L.ow >= 8 and sw in (1, 2) and ((4 * ((L.ow + 3) // 4) * sw + 3) & ~1) <= DW3_COLS
+    return DW3_ROWS if rows else 0
 
 
 def depthwise_paths(L: Layer, bias, mult, kernel: str = DEPTHWISE) -> int:
     """rt_depthwise_conv2d_s8's dispatch (depthwise_conv_s8.c), or the 3x3 kernel's."""
-    if _is_dw3x3(L) and (kernel == DEPTHWISE_3X3 or L.oh * L.ow >= 16) and \
-            dw3_takes(L, bias, mult):
-        return DW_3X3
+    mode = dw3_mode(L, bias, mult) if _is_dw3x3(L) else 0
+    if mode and (kernel == DEPTHWISE_3X3 or L.oh * L.ow >= 16):
+        return mode
     taps, m = L.kh * L.kw, L.cout // L.cin if L.cin > 0 else 1
     pw = max(DW_RING_WORDS // (2 * (L.kh + 1)), L.kw)
     if L.dil == (1, 1) and m % 2 == 0 and \

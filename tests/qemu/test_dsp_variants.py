@@ -66,8 +66,8 @@ def test_a_path_left_out_falls_back_to_the_same_bytes():
     """Each path KWS takes, left out: its layers take the next path, slower, same bytes."""
     sources = _sources("kws")
     full = _run(sources, "kws")
-    bits = [1 << i for i in range(5) if sources.dsp_use >> i & 1]
-    assert set(bits) == {D.PW_QUADS, D.DW_3X3, D.DW_PAIRS}, hex(sources.dsp_use)
+    bits = [1 << i for i in range(6) if sources.dsp_use >> i & 1]
+    assert set(bits) == {D.PW_QUADS, D.DW3_FLAT, D.DW_PAIRS}, hex(sources.dsp_use)
     for bit in bits:
         r = _run(dataclasses.replace(sources, dsp_use=sources.dsp_use & ~bit), "kws")
         _same_outputs(r, full)
@@ -86,8 +86,12 @@ def test_mirror_of_the_dispatch():
     """Spot checks of the predicates the generator mirrors (depthwise_conv_s8.c,
     conv_1x1_s8.c, dw_dsp.h)."""
     bias, mult = (100,) * 64, (1 << 30,) * 64
-    # KWS's 25x5 3x3: the planes, whole (flat)
-    assert D.depthwise_paths(_layer(), bias, mult) == D.DW_3X3
+    # KWS's 25x5 3x3: the planes, whole (flat); a 12x40 map's: rings of rows
+    assert D.depthwise_paths(_layer(), bias, mult) == D.DW3_FLAT
+    wide = _layer(h=12, w=40, oh=12, ow=40)
+    assert D.depthwise_paths(wide, bias, mult, D.DEPTHWISE_3X3) == D.DW3_ROWS
+    assert D.depthwise_paths(_layer(h=24, w=24, oh=12, ow=12, stride=(2, 2)), bias, mult,
+                             D.DEPTHWISE_3X3) == D.DW3_ROWS
     # a narrower activation range: none of the fast paths
     assert D.depthwise_paths(_layer(act_min=0), bias, mult) == 0
     # a 3x3 on a 3x3 map (under 16 pixels): the quads

@@ -2,9 +2,9 @@
  * compiles.
  *
  * rt_conv2d_1x1_s8 and rt_depthwise_conv2d_s8 pick a path per layer at run time (pointwise
- * quads or blocks; depthwise 3x3 planes, channel pairs or quads), by predicates on the
- * layer's shapes, quantization and biases. Each path is its own code, and a model takes a
- * few: its generator builds the firmware with -DRT_DSP_USE=<mask> of RT_DSP_U_* bits
+ * quads or blocks; depthwise 3x3 whole planes or rings of rows, channel pairs or quads), by
+ * predicates on the layer's shapes, quantization and biases. Each path is its own code, and a
+ * model takes a few: its generator builds the firmware with -DRT_DSP_USE=<mask> of RT_DSP_U_* bits
  * (aot/codegen/dsp_variants.py, which mirrors those predicates), and a path whose bit is
  * clear is not compiled. Without RT_DSP_USE (a user's own build, the twins, the CMake
  * library) every path is.
@@ -18,9 +18,10 @@
 
 #define RT_DSP_U_PW_QUADS (1u << 0)    /* conv_1x1_s8.c: pointwise_quads */
 #define RT_DSP_U_PW_BLOCKS (1u << 1)   /* conv_1x1_s8.c: pointwise_blocks */
-#define RT_DSP_U_DW_3X3 (1u << 2)      /* depthwise_conv_3x3_s8.c: the 3x3 planes */
+#define RT_DSP_U_DW3_FLAT (1u << 2)    /* depthwise_conv_3x3_s8.c: whole planes (dw3_flat) */
 #define RT_DSP_U_DW_PAIRS (1u << 3)    /* depthwise_conv_s8.c: dwm_layer (multiplier 2k) */
 #define RT_DSP_U_DW_QUADS (1u << 4)    /* depthwise_conv_s8.c: quad_channels */
+#define RT_DSP_U_DW3_ROWS (1u << 5)    /* depthwise_conv_3x3_s8.c: rings of rows (dw3_channels) */
 
 #ifndef RT_DSP_USE
 #define RT_DSP_USE (~0u)

@@ -4,6 +4,7 @@
 #ifndef RT_DW_DSP_H
 #define RT_DW_DSP_H
 
+#include "dsp_variants.h"
 #include "s8_dsp.h"
 #include "../../int8/conv_s8.h"
 
@@ -13,8 +14,8 @@
 #define DW3_FLAT (DW3_PLANES / DW3_LANES)             /* a lane's whole plane, flat mode */
 
 /* Flat mode (stride 1, each lane's whole padded plane at once): its lines run down the
- * columns of a map taller than wide (KWS's 25x5: 140 outputs a channel, not 200 along its rows),
- * else along the rows. */
+ * columns of a map taller than wide (KWS's 25x5: 144 outputs a channel, not 200 along its
+ * rows), else along the rows. */
 static inline int rt_dsp_dw3_tall(const rt_conv_s8_geom *g)
 {
     return g->ow < g->oh;
@@ -29,18 +30,21 @@ static inline int32_t rt_dsp_dw3_flat_steps(const rt_conv_s8_geom *g, int32_t pw
 }
 
 /* Flat mode's plane lines' halfwords (a line's padded outputs, even), or 0 when the plane, or
- * what its steps read (two lines and ten halfwords on), does not fit. */
+ * what its steps read (two lines and ten halfwords on), does not fit, or the build left flat
+ * mode out (dsp_variants.h). */
 static inline int32_t rt_dsp_dw3_flat_pw(const rt_conv_s8_geom *g, const rt_conv_s8_params *p)
 {
     const int32_t tall = rt_dsp_dw3_tall(g), lines = tall ? g->ow : g->oh;
     const int32_t pw = ((tall ? g->oh : g->ow) + 3) & ~1;
-    return p->stride_h == 1 && p->stride_w == 1 && (lines + 2) * pw <= DW3_FLAT &&
-           8 * rt_dsp_dw3_flat_steps(g, pw) + 2 * pw + 2 <= DW3_FLAT ? pw : 0;
+    return RT_DSP_HAS(RT_DSP_U_DW3_FLAT) && p->stride_h == 1 && p->stride_w == 1 &&
+           (lines + 2) * pw <= DW3_FLAT && 8 * rt_dsp_dw3_flat_steps(g, pw) + 2 * pw + 2 <= DW3_FLAT
+               ? pw : 0;
 }
 
 /* Do the planes take this 3x3 layer (rt_conv_s8_is_dw3x3): its requantization pre-scaled
  * (rt_dsp_dw_requant_fits), and either a whole padded plane in DW3_FLAT (flat mode) or stride
- * 1 or 2 across, rows of 8 outputs or more no wider padded than DW3_COLS? */
+ * 1 or 2 across, rows of 8 outputs or more no wider padded than DW3_COLS (ring mode), in a
+ * mode the build compiles? */
 static inline int rt_dsp_dw3_takes(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
                                    const int32_t *bias)
 {
@@ -49,7 +53,8 @@ static inline int rt_dsp_dw3_takes(const rt_conv_s8_geom *g, const rt_conv_s8_pa
         return 0;
     }
     if (rt_dsp_dw3_flat_pw(g, p) == 0 &&
-        (g->ow < 8 || (sw != 1 && sw != 2) || ((4 * ((g->ow + 3) / 4) * sw + 3) & ~1) > DW3_COLS)) {
+        (!RT_DSP_HAS(RT_DSP_U_DW3_ROWS) || g->ow < 8 || (sw != 1 && sw != 2) ||
+         ((4 * ((g->ow + 3) / 4) * sw + 3) & ~1) > DW3_COLS)) {
         return 0;
     }
     return rt_dsp_dw_requant_fits(p, bias, g->cout, 9);
