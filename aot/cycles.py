@@ -48,7 +48,6 @@ from .errors import BoardError
 
 PLUGIN_SOURCE = "common/qemu_plugin/exec_counts.c"
 MARK_SYMBOL = "plat_cycles"
-PRICED_CPUS = ("cortex-m4", "cortex-m55")
 
 
 # ---- counting ----------------------------------------------------------------------------
@@ -561,9 +560,13 @@ def cycles_by_address(segment: Segment, insns: dict[int, Insn], model=None) -> C
     return out
 
 
+MODELS = {m.name: m for m in (CortexM4, CortexM55)}   # by the core they price
+
+
 def cycle_model(board: Board):
     """The board's cycle model, or None when its core is not priced."""
-    return {"cortex-m4": CortexM4, "cortex-m55": CortexM55}.get(board.cpu, lambda: None)()
+    model = MODELS.get(board.cpu)
+    return model() if model is not None else None
 
 
 def estimate_run(elf: Path, board: Board, counts: Path,
@@ -575,7 +578,7 @@ def estimate_run(elf: Path, board: Board, counts: Path,
     model = cycle_model(board)
     if model is None:
         raise BoardError(f"board {board.name} ({board.cpu}) has no cycle model: only the "
-                         f"{', '.join(PRICED_CPUS)} is priced (see docs/cycles.md)")
+                         f"{' and the '.join(MODELS)} are priced (see docs/cycles.md)")
     segments = read_segments(counts)
     reads = 2 + (1 + slots if slots else 0)
     if len(segments) != reads + 1:

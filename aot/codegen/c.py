@@ -313,10 +313,10 @@ def generate_c(program_or_manager, name: str = "model", method: str = "forward")
             raise PteFormatError(f"method {method!r}, instruction {i} ({label}) at {source}: "
                                  f"{e}") from None
         fn, args = rendered
+        raw = getattr(ctx, "raw_call", {})
         calls.append(dict(index=i, op=label, fn=fn, args=[str(a) for a in args],
                           source=source.replace("*/", "* /"), fills=ctx.prelude,
-                          mve=call_variants(fn, ctx, getattr(ctx, "raw_call", {})),
-                          dsp=call_paths(fn, ctx, getattr(ctx, "raw_call", {}))))
+                          mve=call_variants(fn, ctx, raw), dsp=call_paths(fn, ctx, raw)))
         out = gen.values[ins.args[len(op.schema.arguments) - 1]] \
             if op.schema.arguments[-1].is_out else None
         rows.append(OpRow(i, label, fn, tuple(getattr(out, "sizes", ())), source,

@@ -531,7 +531,7 @@ rt_status rt_depthwise_conv2d_3x3_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TEN
     c.flat = c.pw != 0;
     c.steps = c.flat ? rt_dsp_dw3_flat_steps(&c.g, c.pw) : (c.g.ow + 3) / 4;
     c.pw = c.flat ? c.pw : (4 * c.steps * p->stride_w + 3) & ~1;
-    if (!RT_DSP_HAS(RT_DSP_U_DW3_FLAT | RT_DSP_U_DW3_ROWS) || !rt_dsp_dw3_takes(&c.g, p, bias)) {
+    if (!rt_dsp_dw3_takes(&c.g, p, bias)) {   /* (always, in a build without the planes) */
         return rt_depthwise_conv2d_s8(p, in_s, in, w_s, w, b_s, bias, out_s, out);
     }
     {

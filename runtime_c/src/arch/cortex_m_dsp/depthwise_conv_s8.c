@@ -597,8 +597,8 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
     RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));
     /* 3x3 layers the planes take, on maps of 16 pixels or more (KWS's 25x5: on smaller ones
        the quads cost less) */
-    if (RT_DSP_HAS(RT_DSP_U_DW3_FLAT | RT_DSP_U_DW3_ROWS) && rt_conv_s8_is_dw3x3(&c.g, p) &&
-        c.g.oh * c.g.ow >= 16 && rt_dsp_dw3_takes(&c.g, p, bias)) {
+    if (rt_conv_s8_is_dw3x3(&c.g, p) && c.g.oh * c.g.ow >= 16 &&
+        rt_dsp_dw3_takes(&c.g, p, bias)) {
         return rt_depthwise_conv2d_3x3_s8(p, in_s, in, w_s, w, b_s, bias, out_s, out);
     }
     c.p = p;
