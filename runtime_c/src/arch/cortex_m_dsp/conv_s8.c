@@ -8,14 +8,20 @@
  * takes the pairs' path: the two pixels' patches are gathered (the filter length padded to a
  * multiple of 4 with zero-point taps and zero weights), widened to doubled halfwords once per
  * table of 64 filters, and one written-out loop runs every filter pair over them and
- * requantizes and stores as it goes (conv_pairs). Patches of up to 288 taps (a 3x3 filter
- * over 32 channels) on maps of 16 pixels or more go four pixels at a time by filter pairs
- * (conv_quads, conv_dsp.h's quads): the filters widened once a layer into a table, as many
- * pairs as the stack buffer leaves room for, and per table each quad's patches widened once,
- * straight from the input rows when the quad lies inside it (quad_inside), else gathered
- * first; other short patches (up to 144 taps) go six pixels at a time through the pointwise
- * layers' blocks (conv_blocks). Each path's buffers are in a function of its own (noinline),
- * so that no two paths' are on the stack together. Other groups whose sums are proved in range
+ * requantizes and stores as it goes (conv_pairs). Long patches (148 to 576 taps of whole
+ * words: a 3x3 filter over 32 or 64 channels) with an even Cout go four pixels at a time by
+ * filter pairs through conv_kxk.h's loop (conv_kxk): each quad's patches widened once for up
+ * to 64 filters, straight from the input rows, and the filter words split by SXTB16 in the
+ * loop. Shorter patches (up to 288 taps) on maps of 16 pixels or more go four pixels at a
+ * time by filter pairs too (conv_quads, conv_dsp.h's quads): the filters widened once a layer
+ * into a table, as many pairs as the stack buffer leaves room for, and per table each quad's
+ * patches widened once, straight from the input rows when the quad lies inside it
+ * (quad_inside), else gathered first; filter rows not of whole words (a first layer's 3x3
+ * over 3 channels) are taken in an order of their own that widens them straight from the
+ * input rows as well (split_quad). Other short patches (up to 144 taps) go six pixels at a
+ * time through the pointwise layers' blocks (conv_blocks). Each path's buffers are in a
+ * function of its own (noinline), so that no two paths' are on the stack together. Other
+ * groups whose sums are proved in range
  * take the widened path: the patches widened to halfwords once, on the stack, every filter
  * pair over them in one loop, 18 instructions per 16 multiply-accumulates, each tile
  * requantized in C. Otherwise the taps of one filter row are contiguous in both the NHWC
@@ -26,7 +32,7 @@
  * zero point, which adds nothing) and each tile is one run over the whole filter. Pointwise
  * layers have their own entry point (conv_1x1_s8.c). Same sums, same requantization:
  * bit-exact with int8/conv_s8.c. */
-#include "conv_dsp.h"
+#include "conv_kxk.h"
 
 /* One pixel, two filters: a[0] += x.w0, a[1] += x.w1. */
 static RT_DSP_NOINLINE void dot_1x2(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t n,
@@ -622,6 +628,131 @@ static int quad_inside(const conv_ctx *c, const int8_t *img, int32_t oy, int32_t
     return 1;
 }
 
+/* Patches whose filter rows are runs of the input but not of whole words (run = Kw * Cin not a
+ * multiple of 4: a first layer's 3x3 over 3 channels, 9 bytes a row) go to the quads in an
+ * order of their own, so that they are widened straight from the input rows, a word at a time:
+ * first each row's whole words (w4 = run & ~3 taps a row), then the rows' last run % 4 taps one
+ * after the other, padded to a word with taps of the input zero point and weight 0. The sums
+ * are the same products in another order: the filters are copied in that order too
+ * (split_filters). */
+
+/* The layer's cout filters of fsize taps copied to dst in the split order, k4 taps each, the
+ * pad taps 0 (k4 * cout <= CONV_PAD_BYTES). */
+static void split_filters(const conv_ctx *c, int32_t k4, int8_t *dst)
+{
+    const int32_t run = c->g.kw * c->g.cin, w4 = run & ~3, left = run - w4;
+    const int32_t kh = c->g.kh;
+    int32_t oc, ky, i;
+    for (oc = 0; oc < c->g.cout; ++oc, dst += k4) {
+        const int8_t *w = c->w + oc * c->fsize;
+        for (i = kh * run; i < k4; ++i) {
+            dst[i] = 0;
+        }
+        for (ky = 0; ky < kh; ++ky, w += run) {
+            for (i = 0; i < w4; ++i) {
+                dst[ky * w4 + i] = w[i];
+            }
+            for (i = 0; i < left; ++i) {
+                dst[kh * w4 + ky * left + i] = w[w4 + i];
+            }
+        }
+    }
+}
+
+/* The most taps the rows' last ones of a patch in the split order come to (Kh * (run % 4)). */
+#define CONV_SPLIT_TAIL 16
+
+/* The quad of output pixels from (oy, ox) on (in raster order) widened into xq in the split
+ * order (rt_dsp_q_widen's layout): each pixel's rows straight from the input when its every
+ * tap is inside it, else from its patch gathered first (stage, k4 bytes a pixel); a row's
+ * whole words the four pixels' at a time, their last taps gathered (tail, a row of
+ * CONV_SPLIT_TAIL bytes a pixel, whose pad taps the caller has set to the input zero point)
+ * and widened after every row's words. */
+static void split_quad(const conv_ctx *c, const int8_t *img, int32_t oy, int32_t ox,
+                       int32_t k4, int16x2_t off2, int8_t (*tail)[CONV_SPLIT_TAIL],
+                       int8_t *stage, int32_t *xq)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t run = c->g.kw * c->g.cin, w4 = run & ~3, left = run - w4;
+    const int32_t t4 = (c->g.kh * left + 3) & ~3;
+    const int32_t iy = oy * p->stride_h - p->pad_h, ix = ox * p->stride_w - p->pad_w;
+    const int32_t xstep = p->stride_w * c->g.cin;
+    const int8_t *x[4];
+    int32_t pitch[4], j, ky, i;
+    if (ox + 4 <= c->g.ow && iy >= 0 && ix >= 0 &&
+        iy + (c->g.kh - 1) * p->dilation_h < c->g.h && ix + 3 * p->stride_w + c->g.kw <= c->g.w) {
+        /* the quad inside the input, in one output row: a row's words of the four pixels
+           widened in one loop, no window worked out */
+        const int8_t *r = img + iy * c->row + ix * c->g.cin;
+        int8_t *t = &tail[0][0];
+        for (ky = 0; ky < c->g.kh; ++ky, r += p->dilation_h * c->row, t += left) {
+            int32_t *dst = xq + 2 * ky * w4;
+            for (i = 0; i < w4; i += 4, dst += 8) {
+                const int32_t a = rt_dsp_load4(r + i), b = rt_dsp_load4(r + xstep + i);
+                const int32_t d = rt_dsp_load4(r + 2 * xstep + i);
+                const int32_t e = rt_dsp_load4(r + 3 * xstep + i);
+                dst[0] = (int32_t)rt_dsp_even(off2, a);
+                dst[1] = (int32_t)rt_dsp_even(off2, b);
+                dst[2] = (int32_t)rt_dsp_even(off2, d);
+                dst[3] = (int32_t)rt_dsp_even(off2, e);
+                dst[4] = (int32_t)rt_dsp_odd(off2, a);
+                dst[5] = (int32_t)rt_dsp_odd(off2, b);
+                dst[6] = (int32_t)rt_dsp_odd(off2, d);
+                dst[7] = (int32_t)rt_dsp_odd(off2, e);
+            }
+            for (i = 0; i < left; ++i) {
+                t[i] = r[w4 + i];
+                t[CONV_SPLIT_TAIL + i] = r[xstep + w4 + i];
+                t[2 * CONV_SPLIT_TAIL + i] = r[2 * xstep + w4 + i];
+                t[3 * CONV_SPLIT_TAIL + i] = r[3 * xstep + w4 + i];
+            }
+        }
+    } else {
+        for (j = 0; j < 4; ++j) {
+            rt_s8_window v;
+            rt_s8_window_at(&c->g, p, img, oy, ox, &v);
+            if (inside(c, &v)) {
+                x[j] = v.x;
+                pitch[j] = p->dilation_h * c->row;
+            } else {
+                gather(c, img, &v, 0, stage + j * k4);
+                x[j] = stage + j * k4;
+                pitch[j] = run;
+            }
+            if (++ox == c->g.ow) {
+                ox = 0;
+                ++oy;
+            }
+        }
+        for (ky = 0; ky < c->g.kh; ++ky) {
+            if (w4 > 0) {
+                rt_dsp_q_widen(x[0], x[1], x[2], x[3], w4, off2, xq + 2 * ky * w4);
+            }
+            for (j = 0; j < 4; ++j) {
+                for (i = 0; i < left; ++i) {
+                    tail[j][ky * left + i] = x[j][w4 + i];
+                }
+                x[j] += pitch[j];
+            }
+        }
+    }
+    xq += 2 * c->g.kh * w4;
+    if (t4 == 4) {   /* a 3x3 filter over 3 channels: one word a pixel */
+        const int32_t a = rt_dsp_load4(tail[0]), b = rt_dsp_load4(tail[1]);
+        const int32_t d = rt_dsp_load4(tail[2]), e = rt_dsp_load4(tail[3]);
+        xq[0] = (int32_t)rt_dsp_even(off2, a);
+        xq[1] = (int32_t)rt_dsp_even(off2, b);
+        xq[2] = (int32_t)rt_dsp_even(off2, d);
+        xq[3] = (int32_t)rt_dsp_even(off2, e);
+        xq[4] = (int32_t)rt_dsp_odd(off2, a);
+        xq[5] = (int32_t)rt_dsp_odd(off2, b);
+        xq[6] = (int32_t)rt_dsp_odd(off2, d);
+        xq[7] = (int32_t)rt_dsp_odd(off2, e);
+    } else {
+        rt_dsp_q_widen(tail[0], tail[1], tail[2], tail[3], t4, off2, xq);
+    }
+}
+
 /* conv_pairs for patches of k4 <= CONV_QUAD_TAPS taps and at least RT_DSP_Q_PIXELS output
  * pixels an image: filter pairs a table at a time (widened once, conv_dsp.h), output pixels
  * four at a time in raster order inside (the last quad the image's last four, redoing some of
@@ -632,7 +763,10 @@ static RT_DSP_NOINLINE void conv_quads(const conv_ctx *c, const int8_t *in, int8
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t cout = c->g.cout, pixels = c->g.oh * c->g.ow, pairs = cout / 2;
-    const int32_t pad = k4 != c->fsize ? (cout * k4 + 3) & ~3 : 0;
+    /* filter rows not of whole words: the split order (a copy of the filters in it) */
+    const int split = c->runs && c->g.kw * c->g.cin % 4 != 0 && cout * k4 <= CONV_PAD_BYTES &&
+                      c->g.kh * (c->g.kw * c->g.cin % 4) <= CONV_SPLIT_TAIL;
+    const int32_t pad = k4 != c->fsize || split ? (cout * k4 + 3) & ~3 : 0;
     const int32_t room = RT_DSP_Q_BYTES - 12 * k4 - pad;   /* the table's bytes */
     const int32_t most = rt_dsp_q_pairs_a_table(pairs, k4, room);
     const int16x2_t off2 = rt_dsp_pair(p->input_offset);
@@ -640,9 +774,15 @@ static RT_DSP_NOINLINE void conv_quads(const conv_ctx *c, const int8_t *in, int8
     int32_t buf[RT_DSP_Q_BYTES / 4];
     int32_t *const xq = buf, *const wt = buf + 3 * k4 + pad / 4;
     int8_t *const stage = (int8_t *)(buf + 2 * k4), *const wpad = (int8_t *)(buf + 3 * k4);
+    int8_t tail[4][CONV_SPLIT_TAIL];   /* split_quad's: the rows' last taps of each pixel */
     const int8_t *wts = c->w;
     int32_t oc, nb, n, i;
-    if (pad > 0) {
+    if (split) {
+        split_filters(c, k4, wpad);
+        wts = wpad;
+        /* the pad taps of the rows' last ones: the input zero point, set once */
+        fill_run(&tail[0][0], zero, (int32_t)sizeof tail);
+    } else if (pad > 0) {
         pad_filters(c->w, cout, c->fsize, k4, wpad);
         wts = wpad;
     }
@@ -654,7 +794,9 @@ static RT_DSP_NOINLINE void conv_quads(const conv_ctx *c, const int8_t *in, int8
             for (i = 0; i < pixels; i += 4) {
                 const int32_t i0 = i + 4 <= pixels ? i : pixels - 4;
                 int32_t oy = i0 / c->g.ow, ox = i0 % c->g.ow;
-                if (!quad_inside(c, img, oy, ox, off2, xq)) {
+                if (split) {
+                    split_quad(c, img, oy, ox, k4, off2, tail, stage, xq);
+                } else if (!quad_inside(c, img, oy, ox, off2, xq)) {
                     rt_s8_window a, b;
                     pixel_pair(c, img, 1, &oy, &ox, &a, &b);
                     gather_pair(c, img, &a, &b, k4, zero, stage);
@@ -664,6 +806,82 @@ static RT_DSP_NOINLINE void conv_quads(const conv_ctx *c, const int8_t *in, int8
                                    xq);
                 }
                 rt_dsp_q_pairs(xq, wt, k4, nb, out + (n * pixels + i0) * cout + oc, cout);
+            }
+        }
+    }
+}
+
+/* The shortest patch the long patches' path takes: shorter ones (a 3x3 filter over 16
+ * channels) run as fast through the quads of conv_dsp.h, whose table then holds many pairs. */
+#define CONV_KXK_MIN 148
+
+/* Output pixel (oy, ox)'s patch widened into its lane of a quad, xq (rt_kxk_widen), straight
+ * from the input rows, its taps outside the input widened zeros: each filter row one run of
+ * the input (one group, dilation_w 1), Cin a multiple of 4. */
+static void kxk_window(const conv_ctx *c, const int8_t *img, int32_t oy, int32_t ox,
+                       int16x2_t off2, int32_t *xq)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t iy0 = oy * p->stride_h - p->pad_h, ix0 = ox * p->stride_w - p->pad_w;
+    const int32_t kw = c->g.kw, cin = c->g.cin, run = kw * cin;
+    /* the taps of a row inside the input: kx0 <= kx < kx1 */
+    const int32_t kx0 = ix0 < 0 ? -ix0 : 0, kx1 = ix0 + kw > c->g.w ? c->g.w - ix0 : kw;
+    int32_t ky;
+    for (ky = 0; ky < c->g.kh; ++ky, xq += 2 * run) {
+        const int32_t iy = iy0 + ky * p->dilation_h;
+        if (iy < 0 || iy >= c->g.h || kx1 <= kx0) {
+            rt_kxk_zero(run, xq);
+            continue;
+        }
+        rt_kxk_zero(kx0 * cin, xq);
+        rt_kxk_widen(img + iy * c->row + (ix0 + kx0) * cin, (kx1 - kx0) * cin, off2,
+                     xq + 2 * kx0 * cin);
+        rt_kxk_zero((kw - kx1) * cin, xq + 2 * kx1 * cin);
+    }
+}
+
+/* One group whose filters rt_dsp_pw_fits takes, of k taps (a multiple of 4, from
+ * CONV_KXK_MIN to RT_KXK_TAPS), an even Cout, at least four output pixels an image: the
+ * pixels four at a time in raster order (the last quad the image's last four, redoing some of
+ * the one before it), their patches widened once per table of RT_KXK_PAIRS filter pairs
+ * (straight from the input rows when each filter row is one run of whole words, else
+ * gathered first), then every pair of the table over them (conv_kxk.h). Its buffers are its
+ * own, off the stack once it returns (noinline). */
+static RT_DSP_NOINLINE void conv_kxk(const conv_ctx *c, const int8_t *in, int8_t *out,
+                                     int32_t k)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cout = c->g.cout, pixels = c->g.oh * c->g.ow;
+    const int16x2_t off2 = rt_dsp_pair(p->input_offset);
+    int32_t xq[2 * RT_KXK_TAPS];
+    int8_t stage[RT_KXK_TAPS];
+    rt_kxk_pair t[RT_KXK_PAIRS];
+    const int direct = c->runs && c->g.cin % 4 == 0;
+    int32_t oc, n, i, j;
+    for (oc = 0; oc < cout; oc += 2 * RT_KXK_PAIRS) {
+        const int32_t pairs = (cout - oc) / 2 < RT_KXK_PAIRS ? (cout - oc) / 2 : RT_KXK_PAIRS;
+        rt_kxk_table(p, c->bias, oc, pairs, t);
+        for (n = 0; n < c->g.n; ++n) {
+            const int8_t *img = in + n * c->g.h * c->row;
+            for (i = 0; i < pixels; i += 4) {
+                const int32_t i0 = i + 4 <= pixels ? i : pixels - 4;
+                int32_t oy = i0 / c->g.ow, ox = i0 % c->g.ow;
+                for (j = 0; j < 4; ++j) {
+                    if (direct) {
+                        kxk_window(c, img, oy, ox, off2, xq + j);
+                    } else {
+                        rt_s8_window v;
+                        rt_s8_window_at(&c->g, p, img, oy, ox, &v);
+                        gather(c, img, &v, 0, stage);
+                        rt_kxk_widen(stage, k, off2, xq + j);
+                    }
+                    if (++ox == c->g.ow) {
+                        ox = 0;
+                        ++oy;
+                    }
+                }
+                rt_kxk_pairs(xq, t, c->w + oc * k, k, pairs, out + (n * pixels + i0) * cout + oc,
+                             cout);
             }
         }
     }
@@ -705,7 +923,11 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT
         rt_dsp_pw_fits(p, bias, k4, c.g.cout) &&
         (k4 == c.fsize || c.g.cout * k4 <= CONV_PAD_BYTES)) {
         /* filters not a multiple of 4 taps (a first layer's 27) copied once with zeros */
-        if (c.g.cout % 2 == 0 && k4 <= CONV_QUAD_TAPS && c.g.oh * c.g.ow >= RT_DSP_Q_PIXELS) {
+        if (c.g.cout % 2 == 0 && k4 == c.fsize && k4 >= CONV_KXK_MIN && k4 <= RT_KXK_TAPS &&
+            c.g.oh * c.g.ow >= 4) {
+            conv_kxk(&c, in, out, k4);
+        } else if (c.g.cout % 2 == 0 && k4 <= CONV_QUAD_TAPS &&
+                   c.g.oh * c.g.ow >= RT_DSP_Q_PIXELS) {
             conv_quads(&c, in, out, k4);
         } else {
             conv_short(&c, in, out, k4, blocks);
