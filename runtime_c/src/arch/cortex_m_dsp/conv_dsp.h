@@ -658,11 +658,49 @@ static __attribute__((noinline, unused)) void rt_dsp_q_table(
 }
 
 /* Four pixels' k inputs (x0..x3, k a multiple of 4) plus the offset, widened into xq: per
- * four taps the four pixels' taps 0, 2, then their taps 1, 3. */
+ * four taps the four pixels' taps 0, 2, then their taps 1, 3. One asm loop: a run of four
+ * word loads (which pipeline), eight SXTAB16 and eight single stores, 26 cycles per 16 taps
+ * on the M4. */
 static __attribute__((noinline, unused)) void rt_dsp_q_widen(
     const int8_t *x0, const int8_t *x1, const int8_t *x2, const int8_t *x3, int32_t k,
     int16x2_t off2, int32_t *xq)
 {
+#if defined(__OPTIMIZE__)
+    if (k > 0) {
+        const int32_t *const end = xq + 2 * k;
+        int32_t a, b, c, d, e;
+        __asm__ volatile(
+            ".p2align 2\n"   /* the loop's head, a 32-bit load, on a word */
+            "1:\n\t"
+            "ldr %[a], [%[x0]], #4\n\t"
+            "ldr %[b], [%[x1]], #4\n\t"
+            "ldr %[c], [%[x2]], #4\n\t"
+            "ldr %[d], [%[x3]], #4\n\t"
+            "sxtab16 %[e], %[off], %[a]\n\t"
+            "str %[e], [%[xq]]\n\t"
+            "sxtab16 %[e], %[off], %[b]\n\t"
+            "str %[e], [%[xq], #4]\n\t"
+            "sxtab16 %[e], %[off], %[c]\n\t"
+            "str %[e], [%[xq], #8]\n\t"
+            "sxtab16 %[e], %[off], %[d]\n\t"
+            "str %[e], [%[xq], #12]\n\t"
+            "sxtab16 %[a], %[off], %[a], ror #8\n\t"
+            "sxtab16 %[b], %[off], %[b], ror #8\n\t"
+            "sxtab16 %[c], %[off], %[c], ror #8\n\t"
+            "sxtab16 %[d], %[off], %[d], ror #8\n\t"
+            "str %[a], [%[xq], #16]\n\t"
+            "str %[b], [%[xq], #20]\n\t"
+            "str %[c], [%[xq], #24]\n\t"
+            "str %[d], [%[xq], #28]\n\t"
+            "add %[xq], %[xq], #32\n\t"
+            "cmp %[xq], %[end]\n\t"
+            "bne 1b"
+            : [a] "=&r"(a), [b] "=&r"(b), [c] "=&r"(c), [d] "=&r"(d), [e] "=&r"(e),
+              [x0] "+r"(x0), [x1] "+r"(x1), [x2] "+r"(x2), [x3] "+r"(x3), [xq] "+r"(xq)
+            : [off] "r"(off2), [end] "r"(end)
+            : "cc", "memory");
+    }
+#else
     int32_t i;
     for (i = 0; i < k; i += 4, xq += 8) {
         const int32_t a = rt_dsp_load4(x0 + i), b = rt_dsp_load4(x1 + i);
@@ -676,6 +714,7 @@ static __attribute__((noinline, unused)) void rt_dsp_q_widen(
         xq[6] = (int32_t)rt_dsp_odd(off2, c);
         xq[7] = (int32_t)rt_dsp_odd(off2, d);
     }
+#endif
 }
 
 /* Two taps of the quad: a word of each filter and the first two pixels' words in one run of

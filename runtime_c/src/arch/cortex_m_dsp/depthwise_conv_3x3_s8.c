@@ -4,14 +4,16 @@
  * word; with a filter row's taps packed as (k0, k1) and (k1, k2), four outputs of a row take
  * eight SMLAD/SMLAxy, twelve multiply-accumulates, per filter row, and one asm loop makes a
  * row's outputs four at a time, requantizes (SMMLAR, the taps pre-scaled as the quads of
- * depthwise_conv_s8.c have them) and stores them: 61 instructions per 36 MACs. At stride 1 a
- * small map's whole padded plane fits (flat mode): output (oy, ox) is then output
- * oy * row + ox of one long row, so one loop of eight-output steps runs once a channel (125
- * instructions per 72 MACs, the taps and constants reloaded from the stack); a map taller
- * than wide (KWS's 25x5) is laid out down its columns, the filter transposed, so that fewer
- * outputs past the lines' ends are made. Otherwise a ring of three rows a channel holds the
- * rows an output row reads (stride 1 or 2 across, any stride down; rows of 8 outputs or
- * more). Layers this does not fit (shifts or sums out of range, clamped activations, other
+ * depthwise_conv_s8.c have them) and stores them: 61 instructions per 36 MACs. When a small
+ * map's whole padded plane fits (flat mode): output (oy, ox) is then output oy * row + ox of
+ * one long row, so one loop of eight-output steps runs once a channel (125 instructions per
+ * 72 MACs, the taps and constants reloaded from the stack); a map taller than wide (KWS's
+ * 25x5) is laid out down its columns, the filter transposed, so that fewer outputs past the
+ * lines' ends are made; at stride 2 the even padded rows and the odd ones lie in two blocks,
+ * so that the long row's lines are ow + 1 outputs (137 instructions per 72 MACs). Otherwise a
+ * ring of three rows a channel holds the rows an output row reads (stride 1 or 2 across, any
+ * stride down; rows of 8 outputs or more), a row of 24 or more in flat mode's eight-output
+ * steps. Layers this does not fit (shifts or sums out of range, clamped activations, other
  * shapes) take rt_depthwise_conv2d_s8. Same sums, same requantization: bit-exact with
  * int8/depthwise_conv_s8.c. */
 #include "dw_dsp.h"
@@ -33,31 +35,35 @@ typedef struct dw3_ctx {
     const int32_t *bias;
     int32_t steps;     /* four-output steps a row (flat mode: eight-output steps a lane) */
     int32_t pw;        /* a plane row's (flat mode: line's) halfwords (even) */
-    int32_t flat;      /* 1: each lane's whole padded plane at once (stride 1, small maps) */
+    int32_t flat;      /* 1: each lane's whole padded plane at once (small maps) */
+    int32_t tall;      /* 1: flat mode down the columns (rt_dsp_dw3_tall, stride 1) */
 } dw3_ctx;
 
-/* Channel oc's constants (w [1, 3, 3, Cout]); flat mode on a tall map reads the filter
- * transposed, as its planes lie. */
-static void dw3_setup(const dw3_ctx *c, const int8_t *w, int32_t oc, dw3_lane *l)
+/* Channels oc..oc + lanes - 1's constants (w [1, 3, 3, Cout]); flat mode on a tall map reads
+ * the filter transposed, as its planes lie. */
+static void dw3_setup(const dw3_ctx *c, const int8_t *w, int32_t oc, int32_t lanes,
+                      dw3_lane *l)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t s = p->shift[oc], e = s < 0 ? -s : 0, pre = 1 + (s > 0 ? s : 0);
     /* the taps of a filter row (flat mode on a tall map: of a filter column) tap on */
-    const int32_t row = c->flat && rt_dsp_dw3_tall(&c->g) ? c->g.cout : 3 * c->g.cout;
-    const int32_t tap = 4 * c->g.cout - row;
-    int32_t ky;
-    for (ky = 0; ky < 3; ++ky) {
-        const int32_t k0 = w[ky * row + oc] * (1 << pre);
-        const int32_t k1 = w[ky * row + tap + oc] * (1 << pre);
-        const int32_t k2 = w[ky * row + 2 * tap + oc] * (1 << pre);
-        l->fg[ky][0] = (int32_t)((uint32_t)(uint16_t)k0 | (uint32_t)k1 << 16);
-        l->fg[ky][1] = (int32_t)((uint32_t)(uint16_t)k1 | (uint32_t)k2 << 16);
+    const int32_t row = c->tall ? c->g.cout : 3 * c->g.cout;
+    const int32_t tap = 4 * c->g.cout - row, off = p->output_offset;
+    int32_t j, ky;
+    for (j = 0; j < lanes; ++j, ++l) {
+        const int32_t s = p->shift[oc + j], e = s < 0 ? -s : 0, m = 1 << (1 + (s > 0 ? s : 0));
+        const int8_t *v = w + oc + j;
+        for (ky = 0; ky < 3; ++ky, v += row) {
+            const uint32_t k0 = (uint32_t)(v[0] * m), k1 = (uint32_t)(v[tap] * m);
+            const uint32_t k2 = (uint32_t)(v[2 * tap] * m);
+            l->fg[ky][0] = (int32_t)((k0 & 0xFFFFu) | k1 << 16);
+            l->fg[ky][1] = (int32_t)((k1 & 0xFFFFu) | k2 << 16);
+        }
+        l->bias = (c->bias != NULL ? c->bias[oc + j] : 0) * m;
+        l->rq[0] = -(e > 0);
+        l->rq[1] = ((1 << e) >> 1) + off * (1 << e);
+        l->rq[2] = p->mult[oc + j];
+        l->rq[3] = e;
     }
-    l->bias = (c->bias != NULL ? c->bias[oc] : 0) * (1 << pre);
-    l->rq[0] = -(e > 0);
-    l->rq[1] = ((1 << e) >> 1) + p->output_offset * (1 << e);
-    l->rq[2] = p->mult[oc];
-    l->rq[3] = e;
 }
 
 /* Lines of n inputs (input x of line i at src + i * lstep + x * step bytes, channel oc on:
@@ -178,6 +184,7 @@ static void dw3_widen(const dw3_ctx *c, const int8_t *src, int32_t step, int32_t
  * requantization (the shift right's, or out of line the left's), four stores (ostep apart),
  * until row 0 reaches end. */
 #define DW3_LOOP(ROW) \
+    ".p2align 2\n" \
     "1:\n\t" \
     ROW("r0", "fg0", "b", "b", "b", "b") \
     ROW("r1", "fg1", "a0", "a1", "a2", "a3") \
@@ -258,23 +265,33 @@ static RT_DSP_NOINLINE void dw3_row(const dw3_lane *l, const int16_t *const *row
     }
 }
 
+static void dw3_run(const dw3_lane *l, const int16_t *plane, int32_t d1, int32_t d2,
+                    int32_t steps, int8_t *out);
+static void dw3_run2(const dw3_lane *l, const int16_t *plane, int32_t d1, int32_t d2,
+                     int32_t steps, int8_t *out);
+static void dw3_copy(int8_t *d, int32_t step, const int8_t *f, int32_t n);
+
 /* Channels oc..oc + lanes - 1 of every output pixel: the lanes' planes (three ring rows
  * each, lane j's row iy in slot j * 3 + iy % 3, widened when an output row first reads it)
  * and a row of zeros for the padding rows (zeroed by the caller, as are the padding
- * columns, which no row's widening writes). */
+ * columns, which no row's widening writes). A row's outputs go eight at a time as flat
+ * mode's do (dw3_run, dw3_run2: its rows where the ring has them), into flat, a pixel's lanes
+ * a word, then copied out; the last ow % 8 (and all of shorter rows) four at a time
+ * (dw3_row). */
 static void dw3_channels(const dw3_ctx *c, const int8_t *in, const int8_t *w, int32_t oc,
-                         int32_t lanes, int8_t *out, int16_t *planes)
+                         int32_t lanes, int8_t *out, int16_t *planes, int8_t *flat)
 {
     const rt_conv_s8_params *p = c->p;
     const int32_t h = c->g.h, ow = c->g.ow, cout = c->g.cout, pw = c->pw;
-    const int32_t row = c->g.w * c->g.cin, orow = ow * cout, whole = ow / 4;
+    const int32_t row = c->g.w * c->g.cin, orow = ow * cout;
+    /* the outputs of a row in eight-output steps (on rows of 24 or more: a run's call and
+       copy cost about two steps' gain), and in four-output ones */
+    const int32_t runs = ow >= 24 ? ow / 8 : 0, whole = (ow - 8 * runs) / 4, sw = p->stride_w;
     const int32_t n_in = c->g.w < pw - p->pad_w ? c->g.w : pw - p->pad_w;
     int16_t *const zero = planes + DW3_LANES * 3 * pw;
     dw3_lane l[DW3_LANES];
-    int32_t n, oy, ky, j, i;
-    for (j = 0; j < lanes; ++j) {
-        dw3_setup(c, w, oc + j, &l[j]);
-    }
+    int32_t n, oy, ky, j, i, x;
+    dw3_setup(c, w, oc, lanes, l);
     for (n = 0; n < c->g.n; ++n) {
         const int8_t *img = in + n * h * row + oc;
         int32_t top = -p->pad_h;   /* the rows above it are widened */
@@ -294,10 +311,35 @@ static void dw3_channels(const dw3_ctx *c, const int8_t *in, const int8_t *w, in
                 ld[ky] = iy >= 0 && iy < h;
                 rows[ky] = ld[ky] ? planes + iy % 3 * pw : zero;
             }
+            if (runs > 0) {
+                for (j = 0; j < lanes; ++j) {
+                    const int16_t *r0 = rows[0] + j * ld[0] * 3 * pw;
+                    const int32_t d1 = (int32_t)(rows[1] + j * ld[1] * 3 * pw - r0);
+                    const int32_t d2 = (int32_t)(rows[2] + j * ld[2] * 3 * pw - r0);
+                    if (sw == 1) {
+                        dw3_run(&l[j], r0, d1, d2, runs, flat + j);
+                    } else {
+                        dw3_run2(&l[j], r0, d1, d2, runs, flat + j);
+                    }
+                }
+                if (lanes == DW3_LANES) {
+                    dw3_copy(o, cout, flat, 8 * runs);
+                } else {
+                    for (x = 0; x < 8 * runs; ++x) {
+                        for (j = 0; j < lanes; ++j) {
+                            o[x * cout + j] = flat[x * DW3_LANES + j];
+                        }
+                    }
+                }
+                for (ky = 0; ky < 3; ++ky) {   /* on past the runs' outputs */
+                    rows[ky] += 8 * runs * sw;
+                }
+                o += 8 * runs * cout;
+            }
             if (whole > 0) {
                 dw3_row(l, rows, ld, lanes, 3 * pw, p->stride_w, whole, o, cout);
             }
-            if (ow > 4 * whole) {   /* the last outputs: a step into a scratch row */
+            if (ow > 8 * runs + 4 * whole) {   /* the last outputs: a step into a scratch */
                 const int32_t skip = 4 * whole * p->stride_w;
                 int8_t last[4 * DW3_LANES];
                 const int16_t *tail[3];
@@ -305,7 +347,7 @@ static void dw3_channels(const dw3_ctx *c, const int8_t *in, const int8_t *w, in
                     tail[ky] = rows[ky] + skip;
                 }
                 dw3_row(l, tail, ld, lanes, 3 * pw, p->stride_w, 1, last, DW3_LANES);
-                for (i = 0; i < ow - 4 * whole; ++i) {
+                for (i = 0; i < ow - 8 * runs - 4 * whole; ++i) {
                     for (j = 0; j < lanes; ++j) {
                         o[(4 * whole + i) * cout + j] = last[i * DW3_LANES + j];
                     }
@@ -316,19 +358,19 @@ static void dw3_channels(const dw3_ctx *c, const int8_t *in, const int8_t *w, in
 }
 
 /* Flat mode's filter row of eight outputs (taps f, g; the first touch of a sum adds s, the
- * bias or the sum itself): words 0..4 of the line at p, each read once into w or q and taken
- * by the two outputs it starts and the two it ends. */
-#define DW3_R8(s0, s1, s2, s3, s4, s5, s6, s7) \
-    "ldr %[w], [%[p]]\n\t" \
-    "ldr %[q], [%[p], #4]\n\t" \
+ * bias or the sum itself): words 0..4 of the line at r (p, or b), each read once into w or q
+ * and taken by the two outputs it starts and the two it ends. */
+#define DW3_R8(r, s0, s1, s2, s3, s4, s5, s6, s7) \
+    "ldr %[w], [%[" r "]]\n\t" \
+    "ldr %[q], [%[" r "], #4]\n\t" \
     "smlad %[a0], %[w], %[f], %[" s0 "]\n\t" \
     "smlatb %[a1], %[w], %[f], %[" s1 "]\n\t" \
     "smlabt %[a0], %[q], %[g], %[a0]\n\t" \
     "smlad %[a1], %[q], %[g], %[a1]\n\t" \
     "smlad %[a2], %[q], %[f], %[" s2 "]\n\t" \
     "smlatb %[a3], %[q], %[f], %[" s3 "]\n\t" \
-    "ldr %[w], [%[p], #8]\n\t" \
-    "ldr %[q], [%[p], #12]\n\t" \
+    "ldr %[w], [%[" r "], #8]\n\t" \
+    "ldr %[q], [%[" r "], #12]\n\t" \
     "smlabt %[a2], %[w], %[g], %[a2]\n\t" \
     "smlad %[a3], %[w], %[g], %[a3]\n\t" \
     "smlad %[a4], %[w], %[f], %[" s4 "]\n\t" \
@@ -337,31 +379,75 @@ static void dw3_channels(const dw3_ctx *c, const int8_t *in, const int8_t *w, in
     "smlad %[a5], %[q], %[g], %[a5]\n\t" \
     "smlad %[a6], %[q], %[f], %[" s6 "]\n\t" \
     "smlatb %[a7], %[q], %[f], %[" s7 "]\n\t" \
-    "ldr %[w], [%[p], #16]\n\t"
+    "ldr %[w], [%[" r "], #16]\n\t"
 
 /* Word 4's two products, after whatever load the caller slips in. */
 #define DW3_R8_END \
     "smlabt %[a6], %[w], %[g], %[a6]\n\t" \
     "smlad %[a7], %[w], %[g], %[a7]\n\t"
 
-#define DW3_R8_ACC DW3_R8("a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7")
+#define DW3_R8_ACC(r) DW3_R8(r, "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7")
 #define DW3_RQ8(RQ) RQ(a0) RQ(a1) RQ(a2) RQ(a3) RQ(a4) RQ(a5) RQ(a6) RQ(a7)
 #define DW3_RQ8_RIGHT(a) RT_DSP_RQ_RIGHT_ASM(#a, "b", "f", "g", "w")
 #define DW3_RQ8_LEFT(a) \
     "smmlar %[" #a "], %[" #a "], %[g], %[f]\n\t" \
     "ssat %[" #a "], #8, %[" #a "]\n\t"
 
-/* Flat mode's run of one lane: steps x 8 outputs of its plane at plane (lines pw halfwords),
- * output i of the long row reading halfwords i..i + 2 of lines 0..2 on, into out[4 i]. One asm
- * loop: per step three filter rows (the line pointer stepping a line down and back), the
+/* The end of a flat run's step, after its three filter rows (p a step on): the
+ * requantization (its shift right, e > 0, or not at all: SMMLAR and SSAT), the eight outputs
+ * at base + p shifted by `scale` (the step's outputs a word apart), and the loop back to 1
+ * until p reaches end; the bias back in b. */
+#define DW3_RUN_TAIL(scale) \
+    "ldr %[f], %[c]\n\t" \
+    "ldr %[g], %[mult]\n\t" \
+    "ldr %[w], %[e]\n\t" \
+    "ldr %[q], %[base]\n\t" \
+    "add %[q], %[q], %[p], " scale "\n\t" \
+    "cmp %[w], #0\n\t" \
+    "beq 4f\n\t" \
+    DW3_RQ8(DW3_RQ8_RIGHT) \
+    "3:\n\t" \
+    "strb %[a0], [%[q]]\n\t" \
+    "strb %[a1], [%[q], #4]\n\t" \
+    "strb %[a2], [%[q], #8]\n\t" \
+    "strb %[a3], [%[q], #12]\n\t" \
+    "strb %[a4], [%[q], #16]\n\t" \
+    "strb %[a5], [%[q], #20]\n\t" \
+    "strb %[a6], [%[q], #24]\n\t" \
+    "strb %[a7], [%[q], #28]\n\t" \
+    "ldr %[w], %[end]\n\t" \
+    "ldr %[b], %[bias]\n\t" \
+    "cmp %[p], %[w]\n\t" \
+    "bne 1b\n\t" \
+    "b 5f\n\t" \
+    "4:\n\t" \
+    DW3_RQ8(DW3_RQ8_LEFT) \
+    "b 3b\n\t" \
+    "5:"
+
+/* A flat run's asm operands (but its pitches). */
+#define DW3_RUN_OUTPUTS \
+    [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4), \
+    [a5] "=&r"(a5), [a6] "=&r"(a6), [a7] "=&r"(a7), [f] "=&r"(f), [g] "=&r"(g), \
+    [w] "=&r"(w), [q] "=&r"(q), [b] "+&r"(b), [p] "+&r"(p)
+#define DW3_RUN_INPUTS \
+    [f0] "m"(k.fg[0][0]), [g0] "m"(k.fg[0][1]), [f1] "m"(k.fg[1][0]), \
+    [g1] "m"(k.fg[1][1]), [f2] "m"(k.fg[2][0]), [g2] "m"(k.fg[2][1]), \
+    [bias] "m"(k.bias), [c] "m"(k.rq[1]), [mult] "m"(k.rq[2]), [e] "m"(k.rq[3]), \
+    [base] "m"(base), [end] "m"(end)
+
+/* Flat mode's run of one lane (and a ring row's, stride 1): steps x 8 outputs of its plane at
+ * plane, output i of the long row reading halfwords i..i + 2 of its filter rows, at plane,
+ * plane + d1 and plane + d2 (flat mode: lines 0..2, pw halfwords apart), into out[4 i]. One
+ * asm loop: per step three filter rows (rows 1 and 2 at b, d1 and d2 on from p), the
  * requantization (its shift right, e > 0, or not at all: SMMLAR and SSAT), eight stores;
  * 125 instructions per 72 MACs. */
-static RT_DSP_NOINLINE void dw3_run(const dw3_lane *l, const int16_t *plane, int32_t pw,
-                                    int32_t steps, int8_t *out)
+static RT_DSP_NOINLINE void dw3_run(const dw3_lane *l, const int16_t *plane, int32_t d1,
+                                    int32_t d2, int32_t steps, int8_t *out)
 {
 #if defined(__OPTIMIZE__)
     const dw3_lane k = *l;   /* on the stack, with the loop's other constants */
-    const int32_t pitch = 2 * pw, back = 4 * pw - 16;
+    const int32_t r1 = 2 * d1, r2 = 2 * d2;   /* bytes */
     const int16_t *const end = plane + 8 * steps;
     /* the step's outputs at base + 2 p, p already a step on */
     const uint32_t base = (uint32_t)(uintptr_t)out - 2u * (uint32_t)(uintptr_t)plane - 32u;
@@ -372,61 +458,123 @@ static RT_DSP_NOINLINE void dw3_run(const dw3_lane *l, const int16_t *plane, int
         "1:\n\t"
         "ldr %[f], %[f0]\n\t"
         "ldr %[g], %[g0]\n\t"
-        DW3_R8("b", "b", "b", "b", "b", "b", "b", "b")
-        "ldr %[b], %[pitch]\n\t"
+        DW3_R8("p", "b", "b", "b", "b", "b", "b", "b", "b")
+        "ldr %[b], %[r1]\n\t"
         DW3_R8_END
-        "add %[p], %[p], %[b]\n\t"
+        "add %[b], %[p], %[b]\n\t"   /* filter row 1's, then row 2's, row at b */
         "ldr %[f], %[f1]\n\t"
         "ldr %[g], %[g1]\n\t"
-        DW3_R8_ACC
+        DW3_R8_ACC("b")
+        "ldr %[b], %[r2]\n\t"
         DW3_R8_END
-        "add %[p], %[p], %[b]\n\t"
+        "add %[b], %[p], %[b]\n\t"
         "ldr %[f], %[f2]\n\t"
         "ldr %[g], %[g2]\n\t"
-        DW3_R8_ACC
-        "ldr %[q], %[back]\n\t"
+        DW3_R8_ACC("b")
         DW3_R8_END
-        "sub %[p], %[p], %[q]\n\t"
-        "ldr %[f], %[c]\n\t"
-        "ldr %[g], %[mult]\n\t"
-        "ldr %[w], %[e]\n\t"
-        "ldr %[q], %[base]\n\t"
-        "add %[q], %[q], %[p], lsl #1\n\t"
-        "cmp %[w], #0\n\t"
-        "beq 4f\n\t"
-        DW3_RQ8(DW3_RQ8_RIGHT)
-        "3:\n\t"
-        "strb %[a0], [%[q]]\n\t"
-        "strb %[a1], [%[q], #4]\n\t"
-        "strb %[a2], [%[q], #8]\n\t"
-        "strb %[a3], [%[q], #12]\n\t"
-        "strb %[a4], [%[q], #16]\n\t"
-        "strb %[a5], [%[q], #20]\n\t"
-        "strb %[a6], [%[q], #24]\n\t"
-        "strb %[a7], [%[q], #28]\n\t"
-        "ldr %[w], %[end]\n\t"
-        "ldr %[b], %[bias]\n\t"
-        "cmp %[p], %[w]\n\t"
-        "bne 1b\n\t"
-        "b 5f\n\t"
-        "4:\n\t"
-        DW3_RQ8(DW3_RQ8_LEFT)
-        "b 3b\n\t"
-        "5:"
-        : [a0] "=&r"(a0), [a1] "=&r"(a1), [a2] "=&r"(a2), [a3] "=&r"(a3), [a4] "=&r"(a4),
-          [a5] "=&r"(a5), [a6] "=&r"(a6), [a7] "=&r"(a7), [f] "=&r"(f), [g] "=&r"(g),
-          [w] "=&r"(w), [q] "=&r"(q), [b] "+&r"(b), [p] "+&r"(p)
-        : [f0] "m"(k.fg[0][0]), [g0] "m"(k.fg[0][1]), [f1] "m"(k.fg[1][0]),
-          [g1] "m"(k.fg[1][1]), [f2] "m"(k.fg[2][0]), [g2] "m"(k.fg[2][1]),
-          [bias] "m"(k.bias), [c] "m"(k.rq[1]), [mult] "m"(k.rq[2]), [e] "m"(k.rq[3]),
-          [pitch] "m"(pitch), [back] "m"(back), [base] "m"(base), [end] "m"(end)
+        "add %[p], %[p], #16\n\t"
+        DW3_RUN_TAIL("lsl #1")
+        : DW3_RUN_OUTPUTS
+        : DW3_RUN_INPUTS, [r1] "m"(r1), [r2] "m"(r2)
         : "cc", "memory");
 #else
     int32_t i, ky, kx;
     for (i = 0; i < 8 * steps; ++i) {
         int32_t acc = l->bias, v;
         for (ky = 0; ky < 3; ++ky) {
-            const int16_t *x = plane + ky * pw + i;
+            const int16_t *x = plane + (ky == 0 ? 0 : ky == 1 ? d1 : d2) + i;
+            const int32_t t[3] = {(int16_t)l->fg[ky][0], l->fg[ky][0] >> 16,
+                                  l->fg[ky][1] >> 16};
+            for (kx = 0; kx < 3; ++kx) {
+                acc += x[kx] * t[kx];
+            }
+        }
+        v = rt_dsp_smmulr(acc, l->rq[2]) + l->rq[1] + (l->rq[0] & (acc >> 31));
+        out[4 * i] = rt_dsp_sat8(v >> l->rq[3]);
+    }
+#endif
+}
+
+/* Flat mode's filter row of eight outputs at stride 2 (taps f, g; the first touch of a sum
+ * adds s): words 0..8 of the line at r (p, or b), two loads at a time, output j taking word j (its
+ * first two taps) and the low half of word j + 1 (its third). */
+#define DW3_S8(r, s0, s1, s2, s3, s4, s5, s6, s7) \
+    "ldr %[w], [%[" r "]]\n\t" \
+    "ldr %[q], [%[" r "], #4]\n\t" \
+    "smlad %[a0], %[w], %[f], %[" s0 "]\n\t" \
+    "smlabt %[a0], %[q], %[g], %[a0]\n\t" \
+    "smlad %[a1], %[q], %[f], %[" s1 "]\n\t" \
+    "ldr %[w], [%[" r "], #8]\n\t" \
+    "ldr %[q], [%[" r "], #12]\n\t" \
+    "smlabt %[a1], %[w], %[g], %[a1]\n\t" \
+    "smlad %[a2], %[w], %[f], %[" s2 "]\n\t" \
+    "smlabt %[a2], %[q], %[g], %[a2]\n\t" \
+    "smlad %[a3], %[q], %[f], %[" s3 "]\n\t" \
+    "ldr %[w], [%[" r "], #16]\n\t" \
+    "ldr %[q], [%[" r "], #20]\n\t" \
+    "smlabt %[a3], %[w], %[g], %[a3]\n\t" \
+    "smlad %[a4], %[w], %[f], %[" s4 "]\n\t" \
+    "smlabt %[a4], %[q], %[g], %[a4]\n\t" \
+    "smlad %[a5], %[q], %[f], %[" s5 "]\n\t" \
+    "ldr %[w], [%[" r "], #24]\n\t" \
+    "ldr %[q], [%[" r "], #28]\n\t" \
+    "smlabt %[a5], %[w], %[g], %[a5]\n\t" \
+    "smlad %[a6], %[w], %[f], %[" s6 "]\n\t" \
+    "smlabt %[a6], %[q], %[g], %[a6]\n\t" \
+    "smlad %[a7], %[q], %[f], %[" s7 "]\n\t" \
+    "ldr %[w], [%[" r "], #32]\n\t"
+
+/* Word 8's product, after whatever load the caller slips in. */
+#define DW3_S8_END "smlabt %[a7], %[w], %[g], %[a7]\n\t"
+#define DW3_S8_ACC(r) DW3_S8(r, "a0", "a1", "a2", "a3", "a4", "a5", "a6", "a7")
+
+/* dw3_run at stride 2 (flat mode's, rt_dsp_dw3_flat2_pw, and a ring row's): output i of the
+ * long row reads halfwords 2 i..2 i + 2 of its filter rows, at plane, plane + d1 and plane +
+ * d2 (flat mode: the even lines, the odd ones, the even ones a line on). The same loop with
+ * rows of nine words (DW3_S8): 137 instructions per 72 MACs. */
+static RT_DSP_NOINLINE __attribute__((unused)) void dw3_run2(const dw3_lane *l,
+                                                             const int16_t *plane, int32_t d1,
+                                                             int32_t d2, int32_t steps,
+                                                             int8_t *out)
+{
+#if defined(__OPTIMIZE__)
+    const dw3_lane k = *l;   /* on the stack, with the loop's other constants */
+    const int32_t r1 = 2 * d1, r2 = 2 * d2;   /* bytes */
+    const int16_t *const end = plane + 16 * steps;
+    /* the step's outputs at base + p, p already a step on */
+    const uint32_t base = (uint32_t)(uintptr_t)out - (uint32_t)(uintptr_t)plane - 32u;
+    const int16_t *p = plane;
+    int32_t a0, a1, a2, a3, a4, a5, a6, a7, f, g, w, q, b = k.bias;
+    __asm__ volatile(
+        ".p2align 2\n"   /* the loop's head, a 32-bit load, on a word */
+        "1:\n\t"
+        "ldr %[f], %[f0]\n\t"
+        "ldr %[g], %[g0]\n\t"
+        DW3_S8("p", "b", "b", "b", "b", "b", "b", "b", "b")
+        "ldr %[b], %[r1]\n\t"
+        DW3_S8_END
+        "add %[b], %[p], %[b]\n\t"   /* filter row 1's, then row 2's, row at b */
+        "ldr %[f], %[f1]\n\t"
+        "ldr %[g], %[g1]\n\t"
+        DW3_S8_ACC("b")
+        "ldr %[b], %[r2]\n\t"
+        DW3_S8_END
+        "add %[b], %[p], %[b]\n\t"
+        "ldr %[f], %[f2]\n\t"
+        "ldr %[g], %[g2]\n\t"
+        DW3_S8_ACC("b")
+        DW3_S8_END
+        "add %[p], %[p], #32\n\t"
+        DW3_RUN_TAIL("lsl #0")
+        : DW3_RUN_OUTPUTS
+        : DW3_RUN_INPUTS, [r1] "m"(r1), [r2] "m"(r2)
+        : "cc", "memory");
+#else
+    int32_t i, ky, kx;
+    for (i = 0; i < 8 * steps; ++i) {
+        int32_t acc = l->bias, v;
+        for (ky = 0; ky < 3; ++ky) {
+            const int16_t *x = plane + (ky == 0 ? 0 : ky == 1 ? d1 : d2) + 2 * i;
             const int32_t t[3] = {(int16_t)l->fg[ky][0], l->fg[ky][0] >> 16,
                                   l->fg[ky][1] >> 16};
             for (kx = 0; kx < 3; ++kx) {
@@ -493,15 +641,13 @@ static void dw3_flat(const dw3_ctx *c, const int8_t *in, const int8_t *w, int32_
     const int32_t ol = tall ? cout : orow, oe = tall ? orow : cout;
     dw3_lane l[DW3_LANES];
     int32_t n, i, j, x;
-    for (j = 0; j < lanes; ++j) {
-        dw3_setup(c, w, oc + j, &l[j]);
-    }
+    dw3_setup(c, w, oc, lanes, l);
     for (n = 0; n < c->g.n; ++n) {
         const int8_t *img = in + n * c->g.h * row + oc;
         int8_t *o = out + n * c->g.oh * orow + oc;
         dw3_widen(c, img, step, n_in, pad, lines, lstep, lanes, planes + lpad * pw, DW3_FLAT);
         for (j = 0; j < lanes; ++j) {
-            dw3_run(&l[j], planes + j * DW3_FLAT, pw, c->steps, flat + j);
+            dw3_run(&l[j], planes + j * DW3_FLAT, pw, 2 * pw, c->steps, flat + j);
         }
         for (i = 0; i < olines; ++i) {
             const int8_t *f = flat + i * pw * DW3_LANES;
@@ -510,6 +656,53 @@ static void dw3_flat(const dw3_ctx *c, const int8_t *in, const int8_t *w, int32_
                 dw3_copy(d, oe, f, olen);
             } else {
                 for (x = 0; x < olen; ++x, f += DW3_LANES, d += oe) {
+                    for (j = 0; j < lanes; ++j) {
+                        d[j] = f[j];
+                    }
+                }
+            }
+        }
+    }
+}
+
+/* Flat mode at stride 2 (rt_dsp_dw3_flat2_pw): lane j's plane at planes + j * DW3_FLAT, the
+ * padded input rows of even index (row 0 the first padding row) in lines 0..oh, the odd
+ * ones' in lines from halfword odd on, lines of pw halfwords; one run of eight-output steps a
+ * lane (dw3_run2; the output past each line's end comes out as a byte nobody reads) into
+ * flat, a pixel's lanes a word, then the valid outputs copied out. */
+static __attribute__((unused)) void dw3_flat2(const dw3_ctx *c, const int8_t *in,
+                                              const int8_t *w, int32_t oc, int32_t lanes,
+                                              int8_t *out, int16_t *planes, int8_t *flat)
+{
+    const rt_conv_s8_params *p = c->p;
+    const int32_t cin = c->g.cin, cout = c->g.cout, pw = c->pw, h = c->g.h, ow = c->g.ow;
+    const int32_t row = c->g.w * cin, orow = ow * cout, odd = rt_dsp_dw3_flat2_odd(&c->g);
+    const int32_t n_in = c->g.w < pw - p->pad_w ? c->g.w : pw - p->pad_w;
+    /* the last input row an output reads */
+    const int32_t last = 2 * c->g.oh - p->pad_h < h - 1 ? 2 * c->g.oh - p->pad_h : h - 1;
+    dw3_lane l[DW3_LANES];
+    int32_t n, i, j, x, k;
+    dw3_setup(c, w, oc, lanes, l);
+    for (n = 0; n < c->g.n; ++n) {
+        const int8_t *img = in + n * h * row + oc;
+        int8_t *o = out + n * c->g.oh * orow + oc;
+        for (k = 0; k < 2; ++k) {   /* the even padded rows, then the odd ones */
+            const int32_t r0 = (p->pad_h + k) % 2;   /* the first input row of the kind */
+            if (r0 <= last) {
+                dw3_widen(c, img + r0 * row, cin, n_in, p->pad_w, (last - r0) / 2 + 1, 2 * row,
+                          lanes, planes + k * odd + (r0 + p->pad_h) / 2 * pw, DW3_FLAT);
+            }
+        }
+        for (j = 0; j < lanes; ++j) {
+            dw3_run2(&l[j], planes + j * DW3_FLAT, odd, pw, c->steps, flat + j);
+        }
+        for (i = 0; i < c->g.oh; ++i) {
+            const int8_t *f = flat + i * (pw / 2) * DW3_LANES;
+            int8_t *d = o + i * orow;
+            if (lanes == DW3_LANES) {
+                dw3_copy(d, cout, f, ow);
+            } else {
+                for (x = 0; x < ow; ++x, f += DW3_LANES, d += cout) {
                     for (j = 0; j < lanes; ++j) {
                         d[j] = f[j];
                     }
@@ -529,24 +722,28 @@ rt_status rt_depthwise_conv2d_3x3_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TEN
     c.bias = bias;
     c.pw = rt_dsp_dw3_flat_pw(&c.g, p);
     c.flat = c.pw != 0;
-    c.steps = c.flat ? rt_dsp_dw3_flat_steps(&c.g, c.pw) : (c.g.ow + 3) / 4;
+    c.steps = c.flat ? rt_dsp_dw3_flat_steps(&c.g, p, c.pw) : (c.g.ow + 3) / 4;
+    c.tall = c.flat && p->stride_w == 1 && rt_dsp_dw3_tall(&c.g);
     c.pw = c.flat ? c.pw : (4 * c.steps * p->stride_w + 3) & ~1;
     if (!rt_dsp_dw3_takes(&c.g, p, bias)) {   /* (always, in a build without the planes) */
         return rt_depthwise_conv2d_s8(p, in_s, in, w_s, w, b_s, bias, out_s, out);
     }
     {
         int16_t planes[DW3_PLANES] __attribute__((aligned(4)));
-        int8_t flat[DW3_LANES * DW3_FLAT];   /* flat mode's outputs, a pixel's lanes a word */
+        /* flat mode's outputs (and ring rows' eight-output steps'), a pixel's lanes a word */
+        int8_t flat[DW3_LANES * DW3_FLAT] __attribute__((aligned(4)));
         int32_t i;
         for (i = 0; i < DW3_PLANES; i += 2) {
             planes[i] = planes[i + 1] = 0;
         }
         for (oc = 0; oc < c.g.cout; oc += DW3_LANES) {
             const int32_t lanes = c.g.cout - oc < DW3_LANES ? c.g.cout - oc : DW3_LANES;
-            if (c.flat || !RT_DSP_HAS(RT_DSP_U_DW3_ROWS)) {   /* (a build without rings: flat) */
+            if (RT_DSP_HAS(RT_DSP_U_DW3_ROWS) && c.flat && p->stride_w == 2) {
+                dw3_flat2(&c, in, w, oc, lanes, out, planes, flat);
+            } else if (c.flat || !RT_DSP_HAS(RT_DSP_U_DW3_ROWS)) {   /* (no rings: flat) */
                 dw3_flat(&c, in, w, oc, lanes, out, planes, flat);
             } else {
-                dw3_channels(&c, in, w, oc, lanes, out, planes);
+                dw3_channels(&c, in, w, oc, lanes, out, planes, flat);
             }
         }
     }

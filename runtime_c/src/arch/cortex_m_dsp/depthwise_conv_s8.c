@@ -595,10 +595,9 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
     dw_ctx c;
     int32_t oc = 0;
     RT_TRY(rt_conv_s8_geom_init(&c.g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));
-    /* 3x3 layers the planes take, on maps of 16 pixels or more (KWS's 25x5: on smaller ones
-       the quads cost less) */
-    if (rt_conv_s8_is_dw3x3(&c.g, p) && c.g.oh * c.g.ow >= 16 &&
-        rt_dsp_dw3_takes(&c.g, p, bias)) {
+    /* 3x3 layers the planes take (on small maps too: VWW's 3x3 planes of 256 channels cost
+       less flat than in quads) */
+    if (rt_conv_s8_is_dw3x3(&c.g, p) && rt_dsp_dw3_takes(&c.g, p, bias)) {
         return rt_depthwise_conv2d_3x3_s8(p, in_s, in, w_s, w, b_s, bias, out_s, out);
     }
     c.p = p;

@@ -21,7 +21,8 @@
 #define RT_DSP_U_DW3_FLAT (1u << 2)    /* depthwise_conv_3x3_s8.c: whole planes (dw3_flat) */
 #define RT_DSP_U_DW_PAIRS (1u << 3)    /* depthwise_conv_s8.c: dwm_layer (multiplier 2k) */
 #define RT_DSP_U_DW_QUADS (1u << 4)    /* depthwise_conv_s8.c: quad_channels */
-#define RT_DSP_U_DW3_ROWS (1u << 5)    /* depthwise_conv_3x3_s8.c: rings of rows (dw3_channels) */
+#define RT_DSP_U_DW3_ROWS (1u << 5)    /* depthwise_conv_3x3_s8.c: rings of rows (dw3_channels),
+                                          and whole planes at stride 2 (dw3_flat2) */
 
 #ifndef RT_DSP_USE
 #define RT_DSP_USE (~0u)

@@ -21,30 +21,57 @@ static inline int rt_dsp_dw3_tall(const rt_conv_s8_geom *g)
     return g->ow < g->oh;
 }
 
+/* Flat mode at stride 2 (both ways): a lane's plane holds the padded input rows an output
+ * row reads, the even ones' lines (oh + 1 of them) and then the odd ones' (oh), lines of
+ * 2 (ow + 1) halfwords, so that output (oy, ox) is output oy * (ow + 1) + ox of one long row
+ * of stride 2 whose filter rows are the even lines', the odd lines' and the even lines' one
+ * line on. Its line's halfwords; the halfwords before the odd lines. */
+static inline int32_t rt_dsp_dw3_flat2_pw(const rt_conv_s8_geom *g)
+{
+    return 2 * (g->ow + 1);
+}
+
+static inline int32_t rt_dsp_dw3_flat2_odd(const rt_conv_s8_geom *g)
+{
+    return (g->oh + 1) * rt_dsp_dw3_flat2_pw(g);
+}
+
 /* Flat mode's eight-output steps a lane: over every line but the last whole, then the last's
- * outputs. */
-static inline int32_t rt_dsp_dw3_flat_steps(const rt_conv_s8_geom *g, int32_t pw)
+ * outputs (at stride 2 the long row's lines are ow + 1 outputs). */
+static inline int32_t rt_dsp_dw3_flat_steps(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
+                                            int32_t pw)
 {
     const int32_t tall = rt_dsp_dw3_tall(g), lines = tall ? g->ow : g->oh;
+    if (p->stride_w == 2) {
+        return ((g->oh - 1) * (g->ow + 1) + g->ow + 7) / 8;
+    }
     return ((lines - 1) * pw + (tall ? g->oh : g->ow) + 7) / 8;
 }
 
-/* Flat mode's plane lines' halfwords (a line's padded outputs, even), or 0 when the plane, or
- * what its steps read (two lines and ten halfwords on), does not fit, or the build left flat
- * mode out (dsp_variants.h). */
+/* Flat mode's plane lines' halfwords (a line's padded outputs, even; at stride 2
+ * rt_dsp_dw3_flat2_pw), or 0 when the plane, or what its steps read (two lines and ten
+ * halfwords on; at stride 2 the even lines and two halfwords past twice the steps' outputs),
+ * does not fit, or the build left the mode out (dsp_variants.h). */
 static inline int32_t rt_dsp_dw3_flat_pw(const rt_conv_s8_geom *g, const rt_conv_s8_params *p)
 {
     const int32_t tall = rt_dsp_dw3_tall(g), lines = tall ? g->ow : g->oh;
     const int32_t pw = ((tall ? g->oh : g->ow) + 3) & ~1;
+    if (RT_DSP_HAS(RT_DSP_U_DW3_ROWS) && p->stride_h == 2 && p->stride_w == 2) {
+        const int32_t pw2 = rt_dsp_dw3_flat2_pw(g), odd = rt_dsp_dw3_flat2_odd(g);
+        return (2 * g->oh + 1) * pw2 <= DW3_FLAT &&
+                       odd + 16 * rt_dsp_dw3_flat_steps(g, p, pw2) + 2 <= DW3_FLAT
+                   ? pw2 : 0;
+    }
     return RT_DSP_HAS(RT_DSP_U_DW3_FLAT) && p->stride_h == 1 && p->stride_w == 1 &&
-           (lines + 2) * pw <= DW3_FLAT && 8 * rt_dsp_dw3_flat_steps(g, pw) + 2 * pw + 2 <= DW3_FLAT
+           (lines + 2) * pw <= DW3_FLAT &&
+           8 * rt_dsp_dw3_flat_steps(g, p, pw) + 2 * pw + 2 <= DW3_FLAT
                ? pw : 0;
 }
 
 /* Do the planes take this 3x3 layer (rt_conv_s8_is_dw3x3): its requantization pre-scaled
- * (rt_dsp_dw_requant_fits), and either a whole padded plane in DW3_FLAT (flat mode) or stride
- * 1 or 2 across, rows of 8 outputs or more no wider padded than DW3_COLS (ring mode), in a
- * mode the build compiles? */
+ * (rt_dsp_dw_requant_fits), and either a whole padded plane in DW3_FLAT (flat mode, at
+ * stride 1 or 2) or stride 1 or 2 across, rows of 8 outputs or more no wider padded than
+ * DW3_COLS (ring mode), in a mode the build compiles? */
 static inline int rt_dsp_dw3_takes(const rt_conv_s8_geom *g, const rt_conv_s8_params *p,
                                    const int32_t *bias)
 {
