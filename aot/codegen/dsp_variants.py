@@ -3,7 +3,8 @@ firmware compiles only those (runtime_c/src/arch/cortex_m_dsp/dsp_variants.h).
 
 rt_conv2d_1x1_s8 and rt_depthwise_conv2d_s8 (and rt_depthwise_conv2d_3x3_s8, which hands the
 layers it does not take to the latter) pick a path per layer at run time by predicates on the
-layer's shapes, quantization and biases. This module is those predicates on a call's known
+layer's shapes, quantization and biases, and so do the fully connected rows (rt_s8_fc_row,
+which a pointwise layer's leftover pixels take too). This module is those predicates on a call's known
 values: ``call_paths`` gives one call's RT_DSP_U_* bits; the model's union is passed to the
 firmware's build as -DRT_DSP_USE. A path the mask lacks is never a wrong answer (its layers
 take the general path, in more cycles), so where the generator cannot tell, it keeps the path;
@@ -19,18 +20,27 @@ import numpy as np
 from .mve_variants import ALL, Layer, layer_of
 
 # dsp_variants.h's bits
-PW_QUADS, PW_BLOCKS, DW3_FLAT, DW_PAIRS, DW_QUADS, DW3_ROWS = (1 << b for b in range(6))
+PW_QUADS, PW_BLOCKS, DW3_FLAT, DW_PAIRS, DW_QUADS, DW3_ROWS, FC_BLOCKS = \
+    (1 << b for b in range(7))
 
-# The C's sizes: conv_dsp.h's RT_DSP_Q_K, RT_DSP_Q_PIXELS, RT_DSP_PX_CIN; depthwise_conv_s8.c's
-# DW_TAPS, DW_ROWS, DW_RING_WORDS, DWM_PAIRS; dw_dsp.h's DW3_COLS and DW3_FLAT.
-Q_K, Q_PIXELS, PX_CIN = 256, 16, 256
+# The fully connected asm blocks (fc_row_s8.c's fc_blocks, about 950 B on the M4) are built
+# only for a model with a row that would take them over this many multiply-accumulates: they
+# save about 2 cycles a MAC, so a smaller layer (a keyword spotter's 768-MAC classifier) is
+# not worth their code and takes the C loop, in the same bytes out.
+FC_MIN_MACS = 4096
+
+# The C's sizes: conv_dsp.h's RT_DSP_Q_K, RT_DSP_Q_PIXELS, RT_DSP_PX_CIN, RT_DSP_PX,
+# RT_DSP_WIDE_WORDS; depthwise_conv_s8.c's DW_TAPS, DW_ROWS, DW_RING_WORDS, DWM_PAIRS; dw_dsp.h's
+# DW3_COLS and DW3_FLAT.
+Q_K, Q_PIXELS, PX_CIN, PX, WIDE_WORDS = 256, 16, 256, 6, 576
 DW_TAPS, DW_ROWS, DW_RING_WORDS, DWM_PAIRS = 48, 12, 448, 32
 DW3_COLS = 104
 DW3_FLAT_HALFWORDS = (4 * 3 + 1) * DW3_COLS // 4
 
 INT32_MAX = 2**31 - 1
-DEPTHWISE, DEPTHWISE_3X3, POINTWISE = \
-    "rt_depthwise_conv2d_s8", "rt_depthwise_conv2d_3x3_s8", "rt_conv2d_1x1_s8"
+DEPTHWISE, DEPTHWISE_3X3, POINTWISE, FULLY_CONNECTED = \
+    "rt_depthwise_conv2d_s8", "rt_depthwise_conv2d_3x3_s8", "rt_conv2d_1x1_s8", \
+    "rt_fully_connected_s8"
 
 
 def _sum_bound(bias: int, n: int) -> int:   # rt_dsp_sum_bound
@@ -96,13 +106,26 @@ def depthwise_paths(L: Layer, bias, mult, kernel: str = DEPTHWISE) -> int:
     return 0
 
 
+def fc_paths(k: int, cout: int, rows: int, filter_offset: int, output_offset: int) -> int:
+    """rt_s8_fc_row's: FC_BLOCKS where its asm blocks take the rows (fc_row_s8.c) and the
+    rows are worth them (FC_MIN_MACS)."""
+    takes = k > 0 and k % 4 == 0 and k // 2 <= WIDE_WORDS and cout >= 4 and \
+        filter_offset == 0 and -128 <= output_offset <= 127
+    return FC_BLOCKS if takes and rows * k * cout >= FC_MIN_MACS else 0
+
+
 def pointwise_paths(L: Layer, bias, mult) -> int:
-    """rt_conv2d_1x1_s8's dispatch (conv_1x1_s8.c)."""
-    if not pw_fits(L, bias, mult, L.cin):
-        return 0
-    if L.cin <= Q_K and L.cout % 2 == 0 and L.n * L.oh * L.ow >= Q_PIXELS:
+    """rt_conv2d_1x1_s8's dispatch (conv_1x1_s8.c): quads, or blocks and the pixels they leave
+    as fully connected rows (rt_s8_fc_row)."""
+    pixels = L.n * L.oh * L.ow
+    fits = pw_fits(L, bias, mult, L.cin)
+    if fits and L.cin <= Q_K and L.cout % 2 == 0 and pixels >= Q_PIXELS:
         return PW_QUADS
-    return PW_BLOCKS if L.cin <= PX_CIN else 0
+    blocks = fits and L.cin <= PX_CIN
+    left = pixels % PX
+    whole = (pixels if left >= 4 and pixels > PX else pixels - left) if blocks else 0
+    rows = fc_paths(L.cin, L.cout, pixels - whole, 0, L.output_offset)
+    return (PW_BLOCKS if blocks else 0) | rows
 
 
 def _values(ctx, raw: dict, name: str, count: int):
@@ -119,6 +142,13 @@ def _values(ctx, raw: dict, name: str, count: int):
 def call_paths(kernel: str, ctx, raw: dict) -> Optional[int]:
     """The RT_DSP_U_* bits of one rendered call (spec_render's record, as for
     mve_variants.call_variants), or None for a kernel with no such paths."""
+    if kernel == FULLY_CONNECTED:
+        if any(k not in raw for k in ("input", "weights", "params")):
+            return ALL
+        w, prm = raw["weights"], raw["params"]
+        cout, k = w.shape
+        rows = int(np.prod(raw["input"].shape)) // k if k else 0
+        return fc_paths(k, cout, rows, prm["filter_offset"], prm["output_offset"])
     if kernel not in (DEPTHWISE, DEPTHWISE_3X3, POINTWISE):
         return None
     L = layer_of(ctx, raw)

@@ -10,10 +10,12 @@
  * requantized in registers (SMMULR, the rounding shift, SSAT) and the four stored: about 85
  * cycles a block besides the taps. It gives up on a shift outside [-16, -1] or a sum past
  * 2^30 (the Q flag, which SMLAD and QADD set). The outputs it leaves (a ragged end, or all
- * of them when it gives up or does not apply) go one at a time (fc_wide): two SMLADs per
- * filter word over the widened row, the filter offset added by SXTAB16, the taps past it
- * one by one, and the portable requantization. Bit-exact with int8/fc_row_s8.c. */
+ * of them when it gives up, does not apply or is not compiled: dsp_variants.h) go one at a
+ * time (fc_wide): two SMLADs per filter word over the widened row, the filter offset added
+ * by SXTAB16, the taps past it one by one, and the portable requantization. Bit-exact with
+ * int8/fc_row_s8.c. */
 #include "conv_dsp.h"
+#include "dsp_variants.h"
 
 /* Outputs from..cout - 1, one at a time: over the first kw taps (a multiple of 4) the widened
  * row xw, two SMLADs per filter word (its halves plus the filter offset, by SXTAB16), then
@@ -255,8 +257,9 @@ void rt_s8_fc_row(const rt_fc_s8_params *p, const int8_t *x, const int8_t *w, in
         xw[i + 1] = (int32_t)rt_dsp_odd(off2, v);
     }
 #if defined(__OPTIMIZE__)
-    if (kw == k && k > 0 && cout >= 4 && p->filter_offset == 0 && p->output_offset >= -128 &&
-        p->output_offset <= 127 && p->act_min >= -128 && p->act_max <= 127) {
+    if (RT_DSP_HAS(RT_DSP_U_FC_BLOCKS) && kw == k && k > 0 && cout >= 4 &&
+        p->filter_offset == 0 && p->output_offset >= -128 && p->output_offset <= 127 &&
+        p->act_min >= -128 && p->act_max <= 127) {
         done = fc_fast(p, xw, w, k, cout, bias, out);
     }
 #endif
