@@ -76,22 +76,33 @@ def _dw3_flat(L: Layer) -> bool:   # rt_dsp_dw3_flat_pw (and rt_dsp_dw3_tall, _f
         8 * steps + 2 * pw + 2 <= DW3_FLAT_HALFWORDS
 
 
+def _dw3_flat2(L: Layer) -> bool:   # rt_dsp_dw3_flat_pw at stride 2 (dw3_flat2_pw, _odd)
+    pw2 = 2 * (L.ow + 1)
+    steps = ((L.oh - 1) * (L.ow + 1) + L.ow + 7) // 8
+    return L.stride == (2, 2) and (2 * L.oh + 1) * pw2 <= DW3_FLAT_HALFWORDS and \
+        (L.oh + 1) * pw2 + 16 * steps + 2 <= DW3_FLAT_HALFWORDS
+
+
 def dw3_mode(L: Layer, bias, mult) -> int:
-    """rt_dsp_dw3_takes: DW3_FLAT or DW3_ROWS for the mode the planes take the layer in,
-    0 when they do not take it."""
+    """rt_dsp_dw3_takes: DW3_FLAT or DW3_ROWS for the mode the planes take the layer in (the
+    whole planes at stride 2 are compiled with the rings, under DW3_ROWS), 0 when they do
+    not take it."""
     sw = L.stride[1]
     if L.ow == 0 or L.oh == 0 or L.pad[1] > 2 or not dw_requant_fits(L, bias, mult, 9):
         return 0
+    if _dw3_flat2(L):
+        return DW3_ROWS
     if _dw3_flat(L):
         return DW3_FLAT
     rows = L.ow >= 8 and sw in (1, 2) and ((4 * ((L.ow + 3) // 4) * sw + 3) & ~1) <= DW3_COLS
     return DW3_ROWS if rows else 0
 
 
-def depthwise_paths(L: Layer, bias, mult, kernel: str = DEPTHWISE) -> int:
-    """rt_depthwise_conv2d_s8's dispatch (depthwise_conv_s8.c), or the 3x3 kernel's."""
+def depthwise_paths(L: Layer, bias, mult) -> int:
+    """rt_depthwise_conv2d_s8's dispatch (depthwise_conv_s8.c), which is also the 3x3
+    kernel's: the planes first, where they take the layer."""
     mode = dw3_mode(L, bias, mult) if _is_dw3x3(L) else 0
-    if mode and (kernel == DEPTHWISE_3X3 or L.oh * L.ow >= 16):
+    if mode:
         return mode
     taps, m = L.kh * L.kw, L.cout // L.cin if L.cin > 0 else 1
     pw = max(DW_RING_WORDS // (2 * (L.kh + 1)), L.kw)
@@ -160,4 +171,4 @@ def call_paths(kernel: str, ctx, raw: dict) -> Optional[int]:
         return ALL
     if kernel == POINTWISE:
         return pointwise_paths(L, bias, mult)
-    return depthwise_paths(L, bias, mult, kernel)
+    return depthwise_paths(L, bias, mult)

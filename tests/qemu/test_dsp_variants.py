@@ -109,13 +109,21 @@ def test_mirror_of_the_dispatch():
     # KWS's 25x5 3x3: the planes, whole (flat); a 12x40 map's: rings of rows
     assert D.depthwise_paths(_layer(), bias, mult) == D.DW3_FLAT
     wide = _layer(h=12, w=40, oh=12, ow=40)
-    assert D.depthwise_paths(wide, bias, mult, D.DEPTHWISE_3X3) == D.DW3_ROWS
-    assert D.depthwise_paths(_layer(h=24, w=24, oh=12, ow=12, stride=(2, 2)), bias, mult,
-                             D.DEPTHWISE_3X3) == D.DW3_ROWS
+    assert D.depthwise_paths(wide, bias, mult) == D.DW3_ROWS
+    # at stride 2: a 6x6 output's planes whole (too narrow for rings; compiled with them),
+    # a 12x12's and a 24x24's rings
+    assert D.depthwise_paths(_layer(h=12, w=12, oh=6, ow=6, stride=(2, 2)), bias,
+                             mult) == D.DW3_ROWS
+    assert D.depthwise_paths(_layer(h=24, w=24, oh=12, ow=12, stride=(2, 2)), bias,
+                             mult) == D.DW3_ROWS
+    assert D.depthwise_paths(_layer(h=48, w=48, oh=24, ow=24, stride=(2, 2)), bias,
+                             mult) == D.DW3_ROWS
     # a narrower activation range: none of the fast paths
     assert D.depthwise_paths(_layer(act_min=0), bias, mult) == 0
-    # a 3x3 on a 3x3 map (under 16 pixels): the quads
-    assert D.depthwise_paths(_layer(h=3, w=3, oh=3, ow=3), bias, mult) == D.DW_QUADS
+    # a 3x3 on a 3x3 map: the planes whole, as on larger ones
+    assert D.depthwise_paths(_layer(h=3, w=3, oh=3, ow=3), bias, mult) == D.DW3_FLAT
+    # a 5x5 filter: the quads
+    assert D.depthwise_paths(_layer(kh=5, kw=5, pad=(2, 2)), bias, mult) == D.DW_QUADS
     # a shift left beyond 6: none
     assert D.depthwise_paths(_layer(shift=(7,) * 64), bias, mult) == 0
     # one input channel, 10x4 taps, multiplier 64: channel pairs
