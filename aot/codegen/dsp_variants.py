@@ -3,8 +3,8 @@ firmware compiles only those (runtime_c/src/arch/cortex_m_dsp/dsp_variants.h).
 
 rt_conv2d_1x1_s8 and rt_depthwise_conv2d_s8 (and rt_depthwise_conv2d_3x3_s8, which hands the
 layers it does not take to the latter) pick a path per layer at run time by predicates on the
-layer's shapes, quantization and biases, and so do the fully connected rows (rt_s8_fc_row,
-which a pointwise layer's leftover pixels take too). This module is those predicates on a call's known
+layer's shapes, quantization and biases, and so do rt_conv2d_s8's long patches and the fully
+connected rows (rt_s8_fc_row, which a pointwise layer's leftover pixels take too). This module is those predicates on a call's known
 values: ``call_paths`` gives one call's RT_DSP_U_* bits; the model's union is passed to the
 firmware's build as -DRT_DSP_USE. A path the mask lacks is never a wrong answer (its layers
 take the general path, in more cycles), so where the generator cannot tell, it keeps the path;
@@ -20,8 +20,8 @@ import numpy as np
 from .mve_variants import ALL, Layer, layer_of
 
 # dsp_variants.h's bits
-PW_QUADS, PW_BLOCKS, DW3_FLAT, DW_PAIRS, DW_QUADS, DW3_ROWS, FC_BLOCKS = \
-    (1 << b for b in range(7))
+PW_QUADS, PW_BLOCKS, DW3_FLAT, DW_PAIRS, DW_QUADS, DW3_ROWS, FC_BLOCKS, CONV_KXK = \
+    (1 << b for b in range(8))
 
 # The fully connected asm blocks (fc_row_s8.c's fc_blocks, about 950 B on the M4) are built
 # only for a model with a row that would take them over this many multiply-accumulates: they
@@ -31,15 +31,16 @@ FC_MIN_MACS = 4096
 
 # The C's sizes: conv_dsp.h's RT_DSP_Q_K, RT_DSP_Q_PIXELS, RT_DSP_PX_CIN, RT_DSP_PX,
 # RT_DSP_WIDE_WORDS; depthwise_conv_s8.c's DW_TAPS, DW_ROWS, DW_RING_WORDS, DWM_PAIRS; dw_dsp.h's
-# DW3_COLS and DW3_FLAT.
+# DW3_COLS and DW3_FLAT; conv_s8.c's CONV_KXK_MIN and conv_kxk.h's RT_KXK_TAPS.
 Q_K, Q_PIXELS, PX_CIN, PX, WIDE_WORDS = 256, 16, 256, 6, 576
+KXK_MIN, KXK_TAPS = 148, 576
 DW_TAPS, DW_ROWS, DW_RING_WORDS, DWM_PAIRS = 48, 12, 448, 32
 DW3_COLS = 104
 DW3_FLAT_HALFWORDS = (4 * 3 + 1) * DW3_COLS // 4
 
 INT32_MAX = 2**31 - 1
-DEPTHWISE, DEPTHWISE_3X3, POINTWISE, FULLY_CONNECTED = \
-    "rt_depthwise_conv2d_s8", "rt_depthwise_conv2d_3x3_s8", "rt_conv2d_1x1_s8", \
+DEPTHWISE, DEPTHWISE_3X3, POINTWISE, CONV, FULLY_CONNECTED = \
+    "rt_depthwise_conv2d_s8", "rt_depthwise_conv2d_3x3_s8", "rt_conv2d_1x1_s8", "rt_conv2d_s8", \
     "rt_fully_connected_s8"
 
 
@@ -139,6 +140,14 @@ def pointwise_paths(L: Layer, bias, mult) -> int:
     return (PW_BLOCKS if blocks else 0) | rows
 
 
+def conv_paths(L: Layer, bias, mult, groups: int) -> int:
+    """rt_conv2d_s8's long patches (conv_s8.c): CONV_KXK where conv_kxk takes the layer."""
+    taps = L.kh * L.kw * (L.cin // groups if groups else 0)
+    takes = groups == 1 and taps % 4 == 0 and KXK_MIN <= taps <= KXK_TAPS and \
+        L.cout % 2 == 0 and L.oh * L.ow >= 4 and pw_fits(L, bias, mult, taps)
+    return CONV_KXK if takes else 0
+
+
 def _values(ctx, raw: dict, name: str, count: int):
     """A constant int32 argument's values (zeros where the argument is absent); None where
     they are not known here."""
@@ -160,7 +169,7 @@ def call_paths(kernel: str, ctx, raw: dict) -> Optional[int]:
         cout, k = w.shape
         rows = int(np.prod(raw["input"].shape)) // k if k else 0
         return fc_paths(k, cout, rows, prm["filter_offset"], prm["output_offset"])
-    if kernel not in (DEPTHWISE, DEPTHWISE_3X3, POINTWISE):
+    if kernel not in (DEPTHWISE, DEPTHWISE_3X3, POINTWISE, CONV):
         return None
     L = layer_of(ctx, raw)
     if L is None:
@@ -171,4 +180,7 @@ def call_paths(kernel: str, ctx, raw: dict) -> Optional[int]:
         return ALL
     if kernel == POINTWISE:
         return pointwise_paths(L, bias, mult)
+    if kernel == CONV:
+        w = raw["weight"]
+        return conv_paths(L, bias, mult, L.cin // w.shape[3] if w.shape[3] else 0)
     return depthwise_paths(L, bias, mult)

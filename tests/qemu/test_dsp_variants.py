@@ -41,7 +41,7 @@ def _same_outputs(a, b):
         np.testing.assert_array_equal(got, want)
 
 
-@pytest.mark.parametrize("net", ["kws", "vww"])
+@pytest.mark.parametrize("net", ["kws", "vww", "resnet8"])
 def test_pruned_build_equals_full_build_in_less_code(net):
     pruned = _sources(net)
     assert pruned.dsp_use, pruned.dsp_use
@@ -72,7 +72,7 @@ def test_a_path_left_out_falls_back_to_the_same_bytes():
     """Each path KWS takes, left out: its layers take the next path, slower, same bytes."""
     sources = _sources("kws")
     full = _run(sources, "kws")
-    bits = [1 << i for i in range(7) if sources.dsp_use >> i & 1]
+    bits = [1 << i for i in range(8) if sources.dsp_use >> i & 1]
     assert set(bits) == {D.PW_QUADS, D.DW3_FLAT, D.DW_PAIRS}, hex(sources.dsp_use)
     for bit in bits:
         r = _run(dataclasses.replace(sources, dsp_use=sources.dsp_use & ~bit), "kws")
@@ -141,6 +141,15 @@ def test_mirror_of_the_dispatch():
     assert D.pointwise_paths(_layer(kh=1, kw=1, cin=62), bias, mult) == 0
     # a bias whose sums may pass 2^30: no pointwise path (the rows try their blocks)
     assert D.pointwise_paths(pw, (1 << 30,) * 64, mult) == D.FC_BLOCKS
+    # long convolution patches: 148 to 576 taps of whole words, an even Cout, 4 pixels
+    conv = _layer(h=16, w=16, oh=16, ow=16, cin=32, cout=32)
+    assert D.conv_paths(conv, bias, mult, 1) == D.CONV_KXK            # 288 taps
+    assert D.conv_paths(_layer(cin=16, cout=16), bias, mult, 1) == 0  # 144 taps: quads
+    assert D.conv_paths(_layer(cin=64, cout=64), bias, mult, 1) == D.CONV_KXK    # 576
+    assert D.conv_paths(_layer(cin=68, cout=64), bias, mult, 1) == 0  # 612 taps
+    assert D.conv_paths(_layer(cin=32, cout=31), bias, mult, 1) == 0
+    assert D.conv_paths(_layer(cin=64, cout=64), bias, mult, 2) == 0
+    assert D.conv_paths(_layer(cin=32, cout=32, oh=1, ow=3), bias, mult, 1) == 0
     # fully connected rows: the blocks from FC_MIN_MACS, for symmetric weights, k a multiple
     # of 4 that the widened row holds, four outputs or more
     assert D.fc_paths(64, 12, 1, 0, -128) == 0

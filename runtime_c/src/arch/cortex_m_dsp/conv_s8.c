@@ -33,6 +33,7 @@
  * layers have their own entry point (conv_1x1_s8.c). Same sums, same requantization:
  * bit-exact with int8/conv_s8.c. */
 #include "conv_kxk.h"
+#include "dsp_variants.h"
 
 /* One pixel, two filters: a[0] += x.w0, a[1] += x.w1. */
 static RT_DSP_NOINLINE void dot_1x2(const int8_t *x, const int8_t *w0, const int8_t *w1, int32_t n,
@@ -923,8 +924,8 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT
         rt_dsp_pw_fits(p, bias, k4, c.g.cout) &&
         (k4 == c.fsize || c.g.cout * k4 <= CONV_PAD_BYTES)) {
         /* filters not a multiple of 4 taps (a first layer's 27) copied once with zeros */
-        if (c.g.cout % 2 == 0 && k4 == c.fsize && k4 >= CONV_KXK_MIN && k4 <= RT_KXK_TAPS &&
-            c.g.oh * c.g.ow >= 4) {
+        if (RT_DSP_HAS(RT_DSP_U_CONV_KXK) && c.g.cout % 2 == 0 && k4 == c.fsize &&
+            k4 >= CONV_KXK_MIN && k4 <= RT_KXK_TAPS && c.g.oh * c.g.ow >= 4) {
             conv_kxk(&c, in, out, k4);
         } else if (c.g.cout % 2 == 0 && k4 <= CONV_QUAD_TAPS &&
                    c.g.oh * c.g.ow >= RT_DSP_Q_PIXELS) {
