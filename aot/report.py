@@ -75,11 +75,17 @@ def format_report(method: LoweredMethod, title: str = "") -> str:
                      f"{offset:>9}{q}{sc}".rstrip())
     views = sum(1 for t in g.tensors if t.alias_of is not None)
     const = sum(t.nbytes for t in g.tensors if t.kind == TensorKind.CONSTANT)
-    gap = plan.arena_size - plan.lower_bound
+    gap = plan.arena_size - plan.overlap_bound
     verdict = "optimal" if gap == 0 else f"+{gap:,} B over the bound"
+    bounds = [f"lower bound  {plan.lower_bound:>12,} B   (whole tensors: "
+              "no two live tensors share a byte)"]
+    if plan.overlap_bound != plan.lower_bound:
+        bounds.append(f"  overlapped {plan.overlap_bound:>12,} B   (outputs may overwrite the "
+                      "inputs their op reads for the last time)")
+    bounds[-1] = bounds[-1][:-1] + f"; {verdict})"
     lines += ["",
               f"arena        {plan.arena_size:>12,} B   (planner: {plan.planner})",
-              f"lower bound  {plan.lower_bound:>12,} B   ({verdict})",
+              *bounds,
               f"constants    {const:>12,} B   (flash)",
               f"MACs         {sum(r.macs for r in rows):>12,}",
               f"scratch      {sum(r.scratch[0] for r in rows if r.scratch):>12,} B   "

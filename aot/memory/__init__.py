@@ -20,6 +20,11 @@ Contract for callers (the lowering that builds the buffers):
   each alias group into ONE Buffer whose size is the largest member's and whose lifetime is the
   union of the members', and map every member to that buffer's offset. The planner never sees
   aliases.
+* Overlaps: an op whose loop reads its input ahead of where it writes its output may let the
+  output share the input's dead bytes. The output's Buffer lists ``Overlap(input_id, lag)`` for
+  an input whose ``last`` is the output's ``first``: the output may start ``lag`` bytes below the
+  input or lower (``lag = 0`` is in place). ``verify_plan`` checks each shared byte against the
+  lag, and ``overlap_bound`` is the liveness bound that counts these savings.
 * Pinned buffers (constants in flash, user-provided input/output memory) are not planned: simply
   do not pass them.
 * Sizes are bytes; 0 is allowed (an empty buffer conflicts with nothing and gets offset 0). Each
@@ -30,18 +35,21 @@ Contract for callers (the lowering that builds the buffers):
 """
 from aot.memory.greedy import (plan_best_fit_by_breadth, plan_best_fit_by_size,
                                plan_greedy_by_area, plan_greedy_by_breadth,
-                               plan_greedy_by_first_use, plan_greedy_by_lifetime,
-                               plan_greedy_by_size, plan_naive)
-from aot.memory.plan import DEFAULT_ALIGNMENT, Buffer, MemoryPlan, align_up, lower_bound
+                               plan_greedy_by_first_use,
+                               plan_greedy_by_first_use_from_top, plan_greedy_by_lifetime,
+                               plan_greedy_by_size, plan_greedy_by_size_from_top, plan_naive)
+from aot.memory.plan import (DEFAULT_ALIGNMENT, Buffer, MemoryPlan, Overlap, align_up,
+                             lower_bound, overlap_bound)
 from aot.memory.suite import DEFAULT_PLANNERS, Planner, plan_all, plan_suite
 from aot.memory.svg import render_arena_svg, templates_dir
 from aot.memory.two_ended import plan_two_ended
 from aot.memory.verify import verify_plan
 
 __all__ = [
-    "DEFAULT_ALIGNMENT", "DEFAULT_PLANNERS", "Buffer", "MemoryPlan", "Planner", "align_up",
-    "lower_bound", "plan_all", "plan_best_fit_by_breadth", "plan_best_fit_by_size",
-    "plan_greedy_by_area", "plan_greedy_by_breadth", "plan_greedy_by_first_use",
-    "plan_greedy_by_lifetime", "plan_greedy_by_size", "plan_naive",
+    "Buffer", "DEFAULT_ALIGNMENT", "DEFAULT_PLANNERS", "MemoryPlan", "Overlap", "Planner",
+    "align_up", "lower_bound", "overlap_bound", "plan_all", "plan_best_fit_by_breadth",
+    "plan_best_fit_by_size", "plan_greedy_by_area", "plan_greedy_by_breadth",
+    "plan_greedy_by_first_use", "plan_greedy_by_first_use_from_top", "plan_greedy_by_lifetime",
+    "plan_greedy_by_size", "plan_greedy_by_size_from_top", "plan_naive",
     "plan_suite", "plan_two_ended", "render_arena_svg", "templates_dir", "verify_plan",
 ]

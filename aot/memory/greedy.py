@@ -4,7 +4,8 @@ Every greedy planner is the same loop with a different *order* and *fit* (TFLM's
 ``GreedyMemoryPlanner`` is one member: order by size, first fit):
 
     for each buffer, in order:
-        look at the already-placed buffers alive at the same time as it, sorted by offset;
+        look at the already-placed buffers alive at the same time as it, sorted by offset
+        (where a declared overlap lets the two share bytes, only the bytes it forbids count);
         put it in a gap between them (or above the highest one):
             first fit -- the lowest gap that is big enough,
             best fit  -- the smallest gap that is big enough (Pisarchyk & Lee 2020,
@@ -21,32 +22,66 @@ Zero-size buffers never conflict and are put at offset 0.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
-from aot.memory.plan import (DEFAULT_ALIGNMENT, Buffer, MemoryPlan, align_up, check_buffers,
-                             live_bytes, make_plan)
+from aot.memory.plan import (DEFAULT_ALIGNMENT, Buffer, MemoryPlan, Overlap, align_up,
+                             check_buffers, live_bytes, make_plan)
 
 Fit = Callable[[list[tuple[int, int]], int], int]
 
 
-def first_fit(taken: list[tuple[int, int]], size: int) -> int:
-    """Lowest offset where ``size`` bytes fit between the sorted ``(start, end)`` ranges."""
+def first_fit(blocked: list[tuple[int, int]], size: int) -> int:
+    """Lowest start outside every open interval of the sorted ``blocked`` starts.
+
+    ``blocked`` holds, per buffer already placed and alive at the same time, the open interval
+    ``(lo, hi)`` of starts that would collide with it: ``(start - size, end)`` for a buffer at
+    ``[start, end)``, narrower where a declared overlap lets the two share bytes.
+    """
     candidate = 0
-    for start, end in taken:
-        if start - candidate >= size:
+    for lo, hi in blocked:
+        if lo >= candidate:
             break
-        candidate = max(candidate, end)
+        candidate = max(candidate, hi)
     return candidate
 
 
-def best_fit(taken: list[tuple[int, int]], size: int) -> int:
-    """Start of the smallest gap that holds ``size`` bytes; above everything if none does."""
+def best_fit(blocked: list[tuple[int, int]], size: int) -> int:
+    """Start of the smallest gap that holds ``size`` bytes; above everything if none does.
+
+    ``blocked`` is as for ``first_fit``: a free run of starts ``[candidate, lo]`` is a gap of
+    ``lo - candidate + size`` bytes.
+    """
     candidate, best, best_gap = 0, None, 0
-    for start, end in taken:
-        gap = start - candidate
-        if gap >= size and (best is None or gap < best_gap):
+    for lo, hi in blocked:
+        gap = lo - candidate + size
+        if lo >= candidate and (best is None or gap < best_gap):
             best, best_gap = candidate, gap
-        candidate = max(candidate, end)
+        candidate = max(candidate, hi)
     return candidate if best is None else best
+
+
+def blocked_starts(b: Buffer, size: int, placed: Sequence[tuple[Buffer, int, int]],
+                   alignment: int) -> list[tuple[int, int]]:
+    """The sorted open intervals of starts where ``b`` (``size`` aligned bytes) would collide
+    with a buffer of ``placed`` (``(buffer, start, aligned end)``) that is alive with it.
+
+    Where ``b`` and a placed buffer may overlap, the interval shrinks by what the overlap
+    permits: an output may start as high as ``input start - lag`` (the lag rounded up to the
+    alignment, so starts stay aligned); an input may start as low as ``output start + lag``.
+    """
+    out = []
+    for p, lo, hi in placed:
+        if not p.alive_with(b):
+            continue
+        if (o := b.overlap_on(p)) is not None:    # b writes over the placed input p
+            iv = (max(lo - size, lo - align_up(o.lag, alignment)), hi)
+        elif (o := p.overlap_on(b)) is not None:  # the placed output p writes over b
+            iv = (lo - size, min(hi, lo + align_up(o.lag, alignment)))
+        else:
+            iv = (lo - size, hi)
+        if iv[0] < iv[1]:
+            out.append(iv)
+    return sorted(out)
 
 
 def place_greedy(order: Sequence[Buffer], alignment: int, fit: Fit) -> dict[int, int]:
@@ -58,10 +93,39 @@ def place_greedy(order: Sequence[Buffer], alignment: int, fit: Fit) -> dict[int,
             offsets[b.id] = 0
             continue
         size = align_up(b.size, alignment)
-        taken = sorted((lo, hi) for p, lo, hi in placed if p.alive_with(b))
-        lo = fit(taken, size)
+        lo = fit(blocked_starts(b, size, placed, alignment), size)
         offsets[b.id] = lo
         placed.append((b, lo, lo + size))
+    return offsets
+
+
+def mirrored(buffers: Sequence[Buffer], alignment: int) -> list[Buffer]:
+    """The buffers as seen from the arena's top, for planners that place from there.
+
+    Offsets measured down from the top (``o' = top - o - size``) turn "output ``b`` starts at
+    least ``lag`` below input ``a``" into "``a`` starts at most ``lag + |a| - |b|`` below ``b``",
+    which is the same rule with the roles swapped: ``a`` declares the overlap on ``b``. So the
+    greedy loop runs unchanged on the mirrored buffers, and a chain whose outputs are larger
+    than their inputs (a lag near ``|b| - |a|``) nests each input in its output's top.
+    """
+    by_id = {b.id: b for b in buffers}
+    flipped: dict[int, list[Overlap]] = {}
+    for b in buffers:
+        for o in b.overlaps:
+            a = by_id[o.input]
+            lag = (align_up(o.lag, alignment) + align_up(a.size, alignment)
+                   - align_up(b.size, alignment))
+            flipped.setdefault(a.id, []).append(Overlap(b.id, lag))
+    return [replace(b, overlaps=tuple(flipped.get(b.id, ()))) for b in buffers]
+
+
+def place_from_top(order: Sequence[Buffer], alignment: int, fit: Fit) -> dict[int, int]:
+    """``place_greedy`` downward from the arena's top: the mirror image of bottom-up placing."""
+    down = place_greedy(mirrored(order, alignment), alignment, fit)
+    sized = [b for b in order if b.size]
+    top = max((down[b.id] + align_up(b.size, alignment) for b in sized), default=0)
+    offsets = {b.id: 0 for b in order}
+    offsets.update({b.id: top - down[b.id] - align_up(b.size, alignment) for b in sized})
     return offsets
 
 
@@ -69,6 +133,13 @@ def _greedy(buffers: Sequence[Buffer], alignment: int, key, fit: Fit, name: str)
     check_buffers(buffers, alignment)
     return make_plan(buffers, alignment, place_greedy(sorted(buffers, key=key), alignment, fit),
                      name)
+
+
+def _greedy_down(buffers: Sequence[Buffer], alignment: int, key, fit: Fit,
+                 name: str) -> MemoryPlan:
+    check_buffers(buffers, alignment)
+    return make_plan(buffers, alignment,
+                     place_from_top(sorted(buffers, key=key), alignment, fit), name)
 
 
 def by_size(b: Buffer):
@@ -157,3 +228,17 @@ def plan_best_fit_by_breadth(buffers: Sequence[Buffer],
     check_buffers(buffers, alignment)
     return _greedy(buffers, alignment, breadth_key(buffers, alignment), best_fit,
                    "best_fit_by_breadth")
+
+
+def plan_greedy_by_first_use_from_top(buffers: Sequence[Buffer],
+                                      alignment: int = DEFAULT_ALIGNMENT) -> MemoryPlan:
+    """In execution order, each at the highest free offset: where an op's output is larger than
+    the input it may overlap, the input nests in the output's top."""
+    return _greedy_down(buffers, alignment, by_first_use, first_fit,
+                        "greedy_by_first_use_from_top")
+
+
+def plan_greedy_by_size_from_top(buffers: Sequence[Buffer],
+                                 alignment: int = DEFAULT_ALIGNMENT) -> MemoryPlan:
+    """Largest first, each at the highest free offset (see the first-use variant)."""
+    return _greedy_down(buffers, alignment, by_size, first_fit, "greedy_by_size_from_top")

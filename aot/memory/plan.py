@@ -2,7 +2,9 @@
 liveness lower bound every plan is measured against.
 
 Lifetimes are inclusive instruction indices: two buffers *conflict* (may not share bytes) when
-both are non-empty and their lifetimes ``[first, last]`` share at least one instruction.
+both are non-empty and their lifetimes ``[first, last]`` share at least one instruction, unless
+one is the output of the op that reads the other for the last time and that op declared an
+``Overlap``: then they may share bytes if the output starts at least the overlap's lag below it.
 """
 from __future__ import annotations
 
@@ -15,11 +17,33 @@ DEFAULT_ALIGNMENT = 16
 
 
 @dataclass(frozen=True)
+class Overlap:
+    """Leave for an op's output to share bytes with an input the op reads for the last time.
+
+    The op's loop makes this promise: once it has written the first ``p`` bytes of its output,
+    it never again reads the input's bytes below ``p - lag`` (both counted from each buffer's
+    start). So the output may start ``lag`` bytes below the input, or lower, and overwrite the
+    input's dead part as it goes. ``lag = 0`` is in place; a 3x3 convolution that writes a row
+    after reading the rows it needs has a lag of about one row; a negative lag lets a smaller
+    output start above the input's start.
+    """
+
+    input: int
+    lag: int
+
+    def allows(self, input_offset: int, output_offset: int) -> bool:
+        """True if an output at ``output_offset`` may share bytes with the input."""
+        return input_offset - output_offset >= self.lag
+
+
+@dataclass(frozen=True)
 class Buffer:
     """One tensor (or an alias group merged by the caller, or a kernel's scratch) to place.
 
     ``size`` is in bytes (0 is allowed: an empty buffer never conflicts). ``first``/``last`` are
-    the inclusive instruction indices of its first write and last read.
+    the inclusive instruction indices of its first write and last read. ``overlaps`` lists the
+    inputs of the op at ``first`` that this buffer (its output) may share bytes with: each one's
+    ``last`` must be this buffer's ``first``.
     """
 
     id: int
@@ -27,6 +51,7 @@ class Buffer:
     first: int
     last: int
     name: str = ""
+    overlaps: tuple[Overlap, ...] = ()
 
     def label(self) -> str:
         """``#3 'conv1_out'`` -- how errors and drawings name this buffer."""
@@ -35,6 +60,28 @@ class Buffer:
     def alive_with(self, other: Buffer) -> bool:
         """True if both buffers are alive at some common instruction."""
         return self.first <= other.last and other.first <= self.last
+
+    def overlap_on(self, other: Buffer) -> Overlap | None:
+        """The overlap this buffer (an output) declares on ``other``, if any."""
+        return next((o for o in self.overlaps if o.input == other.id), None)
+
+
+def shared_leave(a: Buffer, b: Buffer) -> tuple[Buffer, Buffer, Overlap] | None:
+    """``(input, output, overlap)`` if one of the two buffers may overlap the other."""
+    if (o := b.overlap_on(a)) is not None:
+        return a, b, o
+    if (o := a.overlap_on(b)) is not None:
+        return b, a, o
+    return None
+
+
+def may_share(a: Buffer, a_offset: int, b: Buffer, b_offset: int) -> bool:
+    """True if the two buffers may share bytes at these offsets under a declared overlap."""
+    leave = shared_leave(a, b)
+    if leave is None:
+        return False
+    inp, _, o = leave
+    return o.allows(a_offset, b_offset) if inp is a else o.allows(b_offset, a_offset)
 
 
 def align_up(size: int, alignment: int) -> int:
@@ -81,7 +128,10 @@ class MemoryPlan:
     """Where every buffer lives in one arena. Built by a planner, proven by ``verify_plan``.
 
     ``offsets`` maps buffer id to a byte offset (a plain dict is accepted and frozen).
-    ``lower_bound`` is ``lower_bound(buffers, alignment)``: no plan can use a smaller arena.
+    ``lower_bound`` is ``lower_bound(buffers, alignment)``, the whole-tensor liveness bound: no
+    plan without overlaps can use a smaller arena. ``overlap_bound`` is
+    ``overlap_bound(buffers, alignment)``, the bound with the declared overlaps, which no plan
+    can beat (it equals ``lower_bound`` when no buffer declares one).
     ``planner`` names the function that made the plan (``"greedy_by_size"``, ...).
     """
 
@@ -90,10 +140,13 @@ class MemoryPlan:
     lower_bound: int
     alignment: int
     planner: str
+    overlap_bound: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.offsets, Offsets):
             object.__setattr__(self, "offsets", Offsets(self.offsets))
+        if self.overlap_bound is None:
+            object.__setattr__(self, "overlap_bound", self.lower_bound)
 
     def offset(self, buffer_id: int) -> int:
         """The byte offset of one buffer (TFLM's ``GetOffsetForBuffer``)."""
@@ -105,17 +158,20 @@ class MemoryPlan:
 
     @property
     def overhead(self) -> int:
-        """Bytes above the lower bound (0 means provably optimal)."""
-        return self.arena_size - self.lower_bound
+        """Bytes above the bound with overlaps (0 means provably optimal)."""
+        return self.arena_size - self.overlap_bound
 
     @property
     def efficiency(self) -> float:
-        """``lower_bound / arena_size`` in (0, 1]; 1.0 for an empty arena."""
-        return self.lower_bound / self.arena_size if self.arena_size else 1.0
+        """``overlap_bound / arena_size`` in (0, 1]; 1.0 for an empty arena."""
+        return self.overlap_bound / self.arena_size if self.arena_size else 1.0
 
     def summary(self) -> str:
-        """One line for logs: planner, arena, lower bound and overhead."""
-        return (f"{self.planner}: arena {self.arena_size} B, lower bound {self.lower_bound} B "
+        """One line for logs: planner, arena, lower bound(s) and overhead."""
+        bounds = f"lower bound {self.lower_bound} B"
+        if self.overlap_bound != self.lower_bound:
+            bounds += f", {self.overlap_bound} B with overlaps"
+        return (f"{self.planner}: arena {self.arena_size} B, {bounds} "
                 f"(+{self.overhead} B, {self.efficiency:.1%})")
 
 
@@ -134,6 +190,18 @@ def check_buffers(buffers: Sequence[Buffer], alignment: int) -> None:
         if b.first > b.last:
             raise PlanError(f"buffer {b.label()} has lifetime [{b.first}, {b.last}] "
                             "that ends before it starts")
+    for b in buffers:
+        for o in b.overlaps:
+            a = seen.get(o.input)
+            if a is None or a is b:
+                raise PlanError(f"buffer {b.label()} declares an overlap on "
+                                f"{'itself' if a is b else f'unknown buffer #{o.input}'}")
+            if a.first >= b.first or a.last != b.first:
+                raise PlanError(f"buffer {b.label()} declares an overlap on {a.label()}, which "
+                                f"lives [{a.first}, {a.last}]: only an input written before "
+                                f"the op at {b.first} and last read by it can be overlapped")
+        if len({o.input for o in b.overlaps}) != len(b.overlaps):
+            raise PlanError(f"buffer {b.label()} declares two overlaps on one input")
 
 
 def live_bytes(buffers: Sequence[Buffer], alignment: int) -> dict[int, int]:
@@ -162,10 +230,54 @@ def lower_bound(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT) -
     return max(live_bytes(buffers, alignment).values(), default=0)
 
 
+def shared_bytes(a: Buffer, b: Buffer, overlap: Overlap, alignment: int) -> int:
+    """The most bytes input ``a`` and output ``b`` can share under ``overlap``.
+
+    Placed as close as the lag allows (``b`` at ``a``'s start less the lag rounded up to the
+    alignment, or at ``a``'s start if the lag is not positive), the pair spans
+    ``max(|a| + lag, |b|)`` bytes instead of ``|a| + |b|``.
+    """
+    sa, sb = align_up(a.size, alignment), align_up(b.size, alignment)
+    lag = align_up(max(overlap.lag, 0), alignment)
+    return max(0, min(sa, sb - lag)) if a.size and b.size else 0
+
+
+def overlap_bound(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT) -> int:
+    """The liveness bound with the declared overlaps: at each instruction, the live bytes less
+    the most that its outputs can share with the inputs dying there. Equals ``lower_bound``
+    when no buffer declares an overlap.
+
+    Sound: at one instruction the outputs born there are disjoint from each other, and so are
+    the inputs dying there, so the bytes saved are a sum of pairwise shares, each pair within
+    ``shared_bytes``, each output within its size and each input within its own. Either side's
+    sum of ``min(size, its shares)`` bounds that from above, and the smaller one is taken.
+    """
+    check_buffers(buffers, alignment)
+    live = live_bytes(buffers, alignment)
+    by_id = {b.id: b for b in buffers}
+    shares: dict[int, dict[tuple[int, int], int]] = {}   # instruction -> (input, output) -> B
+    for b in buffers:
+        for o in b.overlaps:
+            a = by_id[o.input]
+            shares.setdefault(b.first, {})[a.id, b.id] = shared_bytes(a, b, o, alignment)
+    saved = {}
+    for t, pairs in shares.items():
+        side = []
+        for end in (0, 1):
+            total: dict[int, int] = {}
+            for key, share in pairs.items():
+                total[key[end]] = total.get(key[end], 0) + share
+            side.append(sum(min(n, align_up(by_id[i].size, alignment))
+                            for i, n in total.items()))
+        saved[t] = min(side)
+    return max((n - saved.get(t, 0) for t, n in live.items()), default=0)
+
+
 def make_plan(buffers: Sequence[Buffer], alignment: int, offsets: Mapping[int, int],
               planner: str) -> MemoryPlan:
-    """Wrap a planner's offsets: arena = highest aligned end, lower bound computed here."""
+    """Wrap a planner's offsets: arena = highest aligned end, both bounds computed here."""
     arena = max((offsets[b.id] + align_up(b.size, alignment) for b in buffers), default=0)
     return MemoryPlan(offsets=offsets, arena_size=arena,
                       lower_bound=lower_bound(buffers, alignment),
-                      alignment=alignment, planner=planner)
+                      alignment=alignment, planner=planner,
+                      overlap_bound=overlap_bound(buffers, alignment))

@@ -12,8 +12,9 @@ from collections.abc import Callable, Sequence
 from aot.errors import PlanError
 from aot.memory.greedy import (plan_best_fit_by_breadth, plan_best_fit_by_size,
                                plan_greedy_by_area, plan_greedy_by_breadth,
-                               plan_greedy_by_first_use, plan_greedy_by_lifetime,
-                               plan_greedy_by_size, plan_naive)
+                               plan_greedy_by_first_use,
+                               plan_greedy_by_first_use_from_top, plan_greedy_by_lifetime,
+                               plan_greedy_by_size, plan_greedy_by_size_from_top, plan_naive)
 from aot.memory.plan import DEFAULT_ALIGNMENT, Buffer, MemoryPlan
 from aot.memory.two_ended import plan_two_ended
 from aot.memory.verify import verify_plan
@@ -30,6 +31,8 @@ DEFAULT_PLANNERS: tuple[Planner, ...] = (
     plan_greedy_by_area,
     plan_greedy_by_first_use,
     plan_naive,
+    plan_greedy_by_size_from_top,        # last: they differ only where outputs may overlap
+    plan_greedy_by_first_use_from_top,
 )
 
 
@@ -55,6 +58,6 @@ def plan_suite(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT,
         verify_plan(buffers, plan)
         if best is None or plan.arena_size < best.arena_size:
             best = plan
-        if best.arena_size == best.lower_bound:
+        if best.arena_size == best.overlap_bound:
             break
     return best

@@ -1,8 +1,10 @@
 """render_arena_svg: draw a MemoryPlan as an arena map (byte offset up, instruction right).
 
 One rectangle per non-empty buffer spans its lifetime ``[first, last + 1)`` horizontally and its
-bytes ``[offset, offset + size)`` vertically, with a ``<title>`` tooltip. Dashed lines mark the
-liveness lower bound and the arena size, so the gap between them is the planner's overhead.
+bytes ``[offset, offset + size)`` vertically, with a ``<title>`` tooltip. Where an output
+overwrites an input it may overlap, the shared bytes are hatched in that instruction's column.
+Dashed lines mark the liveness lower bound (and the bound with overlaps, where it is lower) and
+the arena size, so the gap between them is the planner's overhead.
 Python computes every coordinate; ``codegen_templates/arena_map.svg.j2`` only loops and fills in.
 """
 from __future__ import annotations
@@ -77,6 +79,21 @@ def render_arena_svg(buffers: Sequence[Buffer], plan: MemoryPlan,
             label_x=round(x(b.first) + width / 2, 2), label_y=round(y(off + b.size / 2) + 4, 2),
             tooltip=f"{b.label()}: {b.size} B at [{off}, {off + b.size}), "
                     f"instructions {b.first}..{b.last}"))
+    by_id = {b.id: b for b in drawn}
+    shared = []
+    for b in drawn:
+        for o in b.overlaps:
+            a = by_id.get(o.input)
+            if a is None:
+                continue
+            lo = max(plan.offset(a.id), plan.offset(b.id))
+            hi = min(plan.offset(a.id) + a.size, plan.offset(b.id) + b.size)
+            if lo < hi:
+                shared.append(dict(
+                    x=x(b.first), y=y(hi), width=round(x(b.first + 1) - x(b.first), 2),
+                    height=max(round((hi - lo) * sy, 2), 0.5),
+                    tooltip=f"{b.label()} overwrites {a.label()} as it goes: {hi - lo} B at "
+                            f"[{lo}, {hi}) shared at instruction {b.first} (lag {o.lag} B)"))
     # Lower bound labelled under its line at the left, arena above its line at the right,
     # so the two never collide when the plan is optimal.
     lines = [
@@ -88,10 +105,17 @@ def render_arena_svg(buffers: Sequence[Buffer], plan: MemoryPlan,
              text=f"arena {plan.arena_size} B", anchor="end",
              text_x=LEFT + PLOT_WIDTH, text_y=y(plan.arena_size) - 3, tooltip=plan.summary()),
     ]
+    if plan.overlap_bound != plan.lower_bound:
+        lines.append(dict(
+            cls="overlap-bound", y=y(plan.overlap_bound), color="#080", dash="4,2",
+            text=f"bound with overlaps {plan.overlap_bound} B", anchor="start",
+            text_x=LEFT + 4, text_y=y(plan.overlap_bound) + 12,
+            tooltip="most bytes alive at one instruction, less what outputs may share with the "
+                    "inputs they overwrite"))
     plot = dict(left=LEFT, top=TOP, width=PLOT_WIDTH, height=PLOT_HEIGHT,
                 right=LEFT + PLOT_WIDTH, bottom=TOP + PLOT_HEIGHT)
     return _environment().get_template(TEMPLATE).render(
         width=LEFT + PLOT_WIDTH + RIGHT, height=TOP + PLOT_HEIGHT + BOTTOM, plot=plot,
-        title=plan.summary(), boxes=boxes, lines=lines,
+        title=plan.summary(), boxes=boxes, shared=shared, lines=lines,
         x_ticks=[dict(x=x(t), text=t) for t in _ticks(t0, t1 - 1, 12) if t >= t0],
         y_ticks=[dict(y=y(o), text=o) for o in _ticks(0, top_bytes, 8)])

@@ -12,6 +12,7 @@ up from 0, ``high`` offsets count down from the top). The top is not known until
 arena must be at least every low end, every high end, and ``low end + high end`` for every
 low/high pair alive together. The buffer takes the end that keeps that requirement smallest,
 then the end where it sits closest to the edge (which alternates a chain), then ``low``.
+Declared overlaps are not used here: every pair alive together gets its own bytes.
 """
 from __future__ import annotations
 
@@ -34,7 +35,8 @@ def plan_two_ended(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT
         size = align_up(b.size, alignment)
         options = []
         for rank, (side, other) in enumerate((("low", "high"), ("high", "low"))):
-            near = first_fit(sorted((n, f) for p, n, f in ends[side] if p.alive_with(b)), size)
+            near = first_fit(sorted((n - size, f) for p, n, f in ends[side]
+                                    if p.alive_with(b)), size)
             far = near + size
             cross = max((far + f for p, _, f in ends[other] if p.alive_with(b)), default=0)
             options.append((max(need, far, cross), near, rank, side, far))

@@ -9,7 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from aot.errors import PlanError
-from aot.memory.plan import Buffer, MemoryPlan, check_buffers, lower_bound
+from aot.memory.plan import (Buffer, MemoryPlan, check_buffers, lower_bound, overlap_bound,
+                             shared_leave)
 
 
 def _where(b: Buffer, offset: int) -> str:
@@ -23,7 +24,9 @@ def verify_plan(buffers: Sequence[Buffer], plan: MemoryPlan) -> None:
     non-negative multiples of ``plan.alignment``; each buffer ends inside ``arena_size``; no two
     non-empty buffers alive at a common instruction share a byte; ``plan.lower_bound`` matches
     the buffers (a stale plan for another graph fails here). Overlap uses the true sizes: with
-    aligned offsets that is the same as using aligned sizes.
+    aligned offsets that is the same as using aligned sizes. The one exception to "no shared
+    byte": an output may share bytes with an input its op reads for the last time when the
+    output declared that ``Overlap`` and starts at least its lag below the input.
     """
     check_buffers(buffers, plan.alignment)
     who = f"plan {plan.planner!r}"
@@ -50,12 +53,23 @@ def verify_plan(buffers: Sequence[Buffer], plan: MemoryPlan) -> None:
         for a in alive:
             a_lo = plan.offsets[a.id]
             if a_lo < lo + b.size and lo < a_lo + a.size:
+                if (leave := shared_leave(a, b)) is not None:
+                    inp, out, o = leave
+                    gap = plan.offsets[inp.id] - plan.offsets[out.id]
+                    if gap >= o.lag:
+                        continue
+                    raise PlanError(
+                        f"{who}: output {_where(out, plan.offsets[out.id])} overlaps input "
+                        f"{_where(inp, plan.offsets[inp.id])} starting {gap} B below it, but "
+                        f"its op promises only a lag of {o.lag} B: it may overwrite input "
+                        "bytes it has yet to read")
                 raise PlanError(
                     f"{who}: buffers {_where(a, a_lo)} and {_where(b, lo)} are both alive at "
                     f"instruction {b.first} and share bytes "
                     f"[{max(lo, a_lo)}, {min(lo + b.size, a_lo + a.size)})")
         alive.append(b)
-    expected = lower_bound(buffers, plan.alignment)
-    if plan.lower_bound != expected:
-        raise PlanError(f"{who} records lower bound {plan.lower_bound} but these buffers need "
-                        f"{expected}: was it made for other buffers?")
+    expected = lower_bound(buffers, plan.alignment), overlap_bound(buffers, plan.alignment)
+    if (plan.lower_bound, plan.overlap_bound) != expected:
+        raise PlanError(f"{who} records lower bounds {plan.lower_bound} and "
+                        f"{plan.overlap_bound} (with overlaps) but these buffers need "
+                        f"{expected[0]} and {expected[1]}: was it made for other buffers?")

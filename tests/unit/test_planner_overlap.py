@@ -1,0 +1,246 @@
+"""Overlapping buffers: an op's output may reuse the dead part of an input it reads for the last time.
+
+The reference here is a byte-level simulation, independent of the planner: a streaming op reads
+its input and writes its output step by step in one bytearray arena, at the offsets a plan gives.
+The op's lag is computed from its steps; whenever ``Overlap.allows`` says the offsets are safe,
+the output must equal the output computed from an untouched copy of the input.
+"""
+import random
+from dataclasses import replace
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from aot.errors import PlanError
+from aot.memory import (DEFAULT_PLANNERS, Buffer, MemoryPlan, Overlap, align_up, lower_bound,
+                        overlap_bound, plan_all, plan_suite, verify_plan)
+from aot.memory.plan import shared_bytes
+from test_planner_props import buffer_sets   # the same random lifetimes as the planner's tests
+
+SETTINGS = settings(max_examples=200, deadline=None)
+ALIGNMENTS = st.sampled_from([1, 4, 16])
+
+
+# --- the simulated streaming op ---------------------------------------------------------------
+
+@st.composite
+def streaming_ops(draw):
+    """Steps ``(in_lo, in_hi, out_lo, out_hi)``: read input ``[in_lo, in_hi)``, then write output
+    ``[out_lo, out_hi)``. Reads start no earlier than the step before (a sliding window) and
+    writes cover the output once, in order, as a row-by-row kernel does."""
+    n = draw(st.integers(1, 8))
+    in_size = draw(st.integers(1, 64))
+    out_cuts = sorted(draw(st.lists(st.integers(0, 64), min_size=n - 1, max_size=n - 1)))
+    out_edges = [0, *out_cuts, max(out_cuts, default=0) + draw(st.integers(1, 16))]
+    steps, lo = [], 0
+    for s in range(n):
+        lo = draw(st.integers(lo, in_size - 1))
+        hi = draw(st.integers(lo + 1, in_size))
+        steps.append((lo, hi, out_edges[s], out_edges[s + 1]))
+    return in_size, out_edges[-1], steps
+
+
+def lag_of(steps) -> int:
+    """The op's promise: once output bytes below ``out_hi`` are written (after step s), no
+    later step reads input below ``out_hi - lag``."""
+    lag = None
+    for s, (_, _, _, out_hi) in enumerate(steps):
+        later = [lo for lo, _, _, _ in steps[s + 1:]]
+        if later:
+            need = out_hi - min(later)
+            lag = need if lag is None else max(lag, need)
+    return -(1 << 30) if lag is None else lag
+
+
+def run_op(arena: bytearray, steps, in_off: int, out_off: int) -> None:
+    for s, (lo, hi, out_lo, out_hi) in enumerate(steps):
+        window = bytes(arena[in_off + lo:in_off + hi])   # the step reads before it writes
+        for p in range(out_lo, out_hi):
+            arena[out_off + p] = (sum(window) * 31 + p * 7 + s) % 256
+
+
+@SETTINGS
+@given(streaming_ops(), st.integers(-80, 80), st.randoms(use_true_random=False))
+def test_an_allowed_overlap_never_corrupts_the_output(op, shift, rnd):
+    in_size, out_size, steps = op
+    lag = lag_of(steps)
+    in_off = 100
+    out_off = in_off + shift
+    data = bytes(rnd.randrange(256) for _ in range(in_size))
+    reference = bytearray(400)
+    reference[in_off:in_off + in_size] = data
+    run_op(reference, steps, in_off, 250)                 # output far from the input
+    expected = bytes(reference[250:250 + out_size])
+    arena = bytearray(400)
+    arena[in_off:in_off + in_size] = data
+    run_op(arena, steps, in_off, out_off)
+    shares = out_off < in_off + in_size and in_off < out_off + out_size
+    if not shares or Overlap(0, lag).allows(in_off, out_off):
+        assert bytes(arena[out_off:out_off + out_size]) == expected
+
+
+def test_lag_of_a_row_by_row_3x3_convolution_is_one_row():
+    """Output row r (same width) is written after reading input rows r-1..r+1: the next row
+    needs input from row r on, so the output may start one row below the input."""
+    rows, width = 6, 10
+    steps = [(max(r - 1, 0) * width, min(r + 2, rows) * width, r * width, (r + 1) * width)
+             for r in range(rows)]
+    assert lag_of(steps) == width
+
+
+# --- planning with overlaps -------------------------------------------------------------------
+
+def chain(sizes, lags):
+    """x0 -> x1 -> ...: each op reads the previous tensor for the last time."""
+    out = []
+    for i, size in enumerate(sizes):
+        over = (Overlap(i - 1, lags[i - 1]),) if i and lags[i - 1] is not None else ()
+        out.append(Buffer(i, size, i, i + 1, f"x{i}", over))
+    return out
+
+
+def test_in_place_chain_needs_one_tensor():
+    bufs = chain([1024] * 5, [0] * 4)
+    assert lower_bound(bufs) == 2048 and overlap_bound(bufs) == 1024
+    plan = plan_suite(bufs)
+    verify_plan(bufs, plan)
+    assert plan.arena_size == 1024 and set(plan.offsets.values()) == {0}
+    assert plan.overhead == 0 and "with overlaps" in plan.summary()
+
+
+def test_expanding_op_nests_its_input_in_the_top_of_its_output():
+    """A pointwise 8 -> 16 channels, pixel by pixel: the output may start |out| - |in| below."""
+    bufs = [Buffer(0, 512, -1, 0, "x"), Buffer(1, 1024, 0, 1, "y", (Overlap(0, 512),))]
+    assert overlap_bound(bufs) == 1024
+    plan = plan_suite(bufs)
+    verify_plan(bufs, plan)
+    assert plan.arena_size == 1024
+    assert plan.offset(0) - plan.offset(1) == 512
+
+
+def test_a_chain_with_a_row_lag_slides_down_the_arena():
+    """Each output starts a row (128 B) below its input: planned from the top, the chain slides
+    down a row per op instead of taking a second tensor's bytes."""
+    bufs = chain([1024] * 3, [128] * 2)
+    assert overlap_bound(bufs) == 1024 + 128
+    plan = plan_suite(bufs)
+    verify_plan(bufs, plan)
+    assert plan.arena_size == 1024 + 2 * 128 and plan.planner.endswith("_from_top")
+    assert [plan.offset(i) for i in range(3)] == [256, 128, 0]
+
+
+def test_overlap_bound_counts_the_lag():
+    a, b = Buffer(0, 1000, 0, 1, "a"), Buffer(1, 1000, 1, 2, "b", (Overlap(0, 100),))
+    assert shared_bytes(a, b, b.overlaps[0], 16) == align_up(1000, 16) - 112
+    assert overlap_bound([a, b]) == align_up(1000, 16) + 112
+
+
+def test_verify_rejects_an_output_too_close_above_its_lag():
+    bufs = [Buffer(0, 256, 0, 1, "a"), Buffer(1, 256, 1, 2, "b", (Overlap(0, 64),))]
+    good = MemoryPlan({0: 64, 1: 0}, 320, lower_bound(bufs), 16, "hand", overlap_bound(bufs))
+    verify_plan(bufs, good)
+    bad = MemoryPlan({0: 48, 1: 0}, 304, lower_bound(bufs), 16, "hand", overlap_bound(bufs))
+    with pytest.raises(PlanError, match="lag of 64 B"):
+        verify_plan(bufs, bad)
+    above = MemoryPlan({0: 0, 1: 16}, 272, lower_bound(bufs), 16, "hand", overlap_bound(bufs))
+    with pytest.raises(PlanError, match="may overwrite input bytes"):
+        verify_plan(bufs, above)
+
+
+def test_verify_rejects_a_stale_overlap_bound():
+    bufs = chain([64, 64], [0])
+    with pytest.raises(PlanError, match="with overlaps"):
+        verify_plan(bufs, MemoryPlan({0: 0, 1: 0}, 64, 128, 16, "stale"))
+
+
+@pytest.mark.parametrize("bad, why", [
+    (Buffer(1, 8, 1, 2, "b", (Overlap(7, 0),)), "unknown buffer #7"),
+    (Buffer(1, 8, 1, 2, "b", (Overlap(1, 0),)), "itself"),
+    (Buffer(1, 8, 2, 3, "b", (Overlap(0, 0),)), "lives \\[0, 1\\]"),
+    (Buffer(1, 8, 1, 2, "b", (Overlap(0, 0), Overlap(0, 4))), "two overlaps"),
+])
+def test_bad_overlap_declarations_are_refused(bad, why):
+    with pytest.raises(PlanError, match=why):
+        lower_bound([Buffer(0, 8, 0, 1, "a"), bad])
+
+
+@st.composite
+def overlapping_sets(draw):
+    """Random lifetimes where some outputs declare overlaps on inputs dying where they start."""
+    out = []
+    buffers = draw(buffer_sets(max_buffers=16))
+    for b in buffers:
+        inputs = [a.id for a in buffers if a.last == b.first and a.first < b.first]
+        chosen = draw(st.lists(st.sampled_from(inputs), unique=True, max_size=2)) if inputs else []
+        out.append(replace(b, overlaps=tuple(Overlap(i, draw(st.integers(-512, 2048)))
+                                             for i in chosen)))
+    return out
+
+
+def covered_bytes_per_instruction(buffers, plan):
+    """The bytes a plan covers at each instruction (the union of its live buffers' ranges)."""
+    for t in range(-1, 30):
+        spans = sorted((plan.offsets[b.id], plan.offsets[b.id] + align_up(b.size, plan.alignment))
+                       for b in buffers if b.size and b.first <= t <= b.last)
+        covered, hi = 0, None
+        for lo, end in spans:
+            if hi is None or lo > hi:
+                covered, hi = covered + end - lo, end
+            elif end > hi:
+                covered, hi = covered + end - hi, end
+        yield covered
+
+
+@SETTINGS
+@given(overlapping_sets(), ALIGNMENTS)
+def test_every_planner_is_safe_with_overlaps(buffers, alignment):
+    whole, bound = lower_bound(buffers, alignment), overlap_bound(buffers, alignment)
+    assert bound <= whole
+    if not any(b.overlaps for b in buffers):
+        assert bound == whole
+    plans = plan_all(buffers, alignment)   # each one verified
+    assert len(plans) == len(DEFAULT_PLANNERS)
+    for plan in plans:
+        assert plan.arena_size >= plan.overlap_bound == bound
+        assert plan.lower_bound == whole
+    best = plan_suite(buffers, alignment)
+    assert best.arena_size == min(p.arena_size for p in plans)
+
+
+@SETTINGS
+@given(overlapping_sets(), st.randoms(use_true_random=False))
+def test_overlap_bound_is_below_the_busiest_instruction_of_any_safe_plan(buffers, rnd):
+    """Random safe placements (first fit in a random order) never beat the bound."""
+    from aot.memory.greedy import first_fit, place_greedy
+    from aot.memory.plan import make_plan
+    order = list(buffers)
+    rnd.shuffle(order)
+    plan = make_plan(buffers, 16, place_greedy(order, 16, first_fit), "random")
+    verify_plan(buffers, plan)
+    assert max(covered_bytes_per_instruction(buffers, plan), default=0) >= plan.overlap_bound
+    assert plan.arena_size >= plan.overlap_bound
+
+
+def test_plans_with_overlaps_are_deterministic():
+    rnd = random.Random(7)
+    bufs = chain([rnd.randrange(1, 4096) for _ in range(12)],
+                 [rnd.choice([None, 0, 64, 512]) for _ in range(11)])
+    assert plan_suite(bufs) == plan_suite(list(bufs))
+
+
+def test_svg_hatches_the_shared_bytes_and_draws_both_bounds():
+    import xml.etree.ElementTree as ET
+
+    from aot.memory import render_arena_svg
+    svg_ns = "{http://www.w3.org/2000/svg}"
+    bufs = chain([1024] * 3, [128] * 2)
+    root = ET.fromstring(render_arena_svg(bufs, plan_suite(bufs)))
+    groups = {g.get("class") for g in root.iter(f"{svg_ns}g")}
+    assert {"lower-bound", "overlap-bound", "arena", "shared"} <= groups
+    tips = [g.find(f"{svg_ns}title").text for g in root.iter(f"{svg_ns}g")
+            if g.get("class") == "shared"]
+    assert tips == ["#1 'x1' overwrites #0 'x0' as it goes: 896 B at [256, 1152) shared at "
+                    "instruction 1 (lag 128 B)",
+                    "#2 'x2' overwrites #1 'x1' as it goes: 896 B at [128, 1024) shared at "
+                    "instruction 2 (lag 128 B)"]
