@@ -28,6 +28,11 @@ class MemoryPlanningPass:
     alloc_graph_output: bool = True
     alignment: Optional[int] = None             # None: ExecutorchBackendConfig.alignment
     algorithms: Optional[Sequence[str]] = None  # None: every planner in the suite
+    # Let an op's output overlap the input it reads for the last time, where the op table
+    # declares a lag its kernels honour (OpDef.overlap, aot.memory.Overlap). Only this
+    # project's C runs such a plan correctly (the static C and its .pte interpreter):
+    # ExecuTorch's own kernels do not honour the lags, so a .pte for its runtime keeps this off.
+    overlap: bool = False
 
 
 @dataclass(frozen=True)

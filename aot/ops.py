@@ -98,6 +98,13 @@ class OpDef:
     # torch's default decomposition of ``aten`` is skipped (aot.passes.decompose_to_core): the
     # runtime runs the op whole, where the decomposition would make it several calls.
     keep: bool = False
+    # Where the output may overlap an input the call reads for the last time (aot.memory's
+    # Overlap): ``overlap(args, outs)``, tensors as their TensorSpecs and other arguments as
+    # values, gives that input's argument name and the lag in bytes that every kernel of the
+    # op honours (on every arch: the generated C is the same for all), or None. Planned only
+    # under MemoryPlanningPass(overlap=True).
+    overlap: Optional[Callable[[dict, list], Optional[tuple[str, int]]]] = field(
+        default=None, hash=False)
 
     @property
     def has_kernel(self) -> bool:

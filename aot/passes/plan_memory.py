@@ -9,7 +9,7 @@ from __future__ import annotations
 from ..config import MemoryPlanningPass
 from ..errors import PlanError
 from ..ir import MethodGraph, TensorKind
-from ..memory import Buffer, MemoryPlan, plan_suite, verify_plan
+from ..memory import Buffer, MemoryPlan, Overlap, plan_suite, verify_plan
 from ..memory.suite import DEFAULT_PLANNERS
 
 
@@ -57,8 +57,38 @@ def lifetimes(graph: MethodGraph, planning: MemoryPlanningPass) -> list[Buffer]:
     for t in graph.tensors:
         r = graph.root(t.id)
         sizes[r] = max(sizes.get(r, 0), graph.root_offset(t.id) + t.nbytes)
+    overlaps = _overlaps(graph, roots, first, last, sizes) if planning.overlap else {}
     return [Buffer(r, sizes[r], first.get(r, 0), last.get(r, first.get(r, 0)),
-                   graph.tensors[r].name) for r in sorted(roots)]
+                   graph.tensors[r].name, overlaps.get(r, ())) for r in sorted(roots)]
+
+
+def _whole(graph: MethodGraph, tid: int, sizes: dict) -> bool:
+    """The tensor is all of its planned buffer, from its first byte."""
+    r = graph.root(tid)
+    return graph.root_offset(tid) == 0 and graph.tensors[tid].nbytes == sizes.get(r, -1)
+
+
+def _overlaps(graph: MethodGraph, roots: set, first: dict, last: dict,
+              sizes: dict) -> dict[int, tuple[Overlap, ...]]:
+    """Each planned output's overlap, where its op declares one (OpDef.overlap) on an input
+    the call reads for the last time, both whole buffers of the arena."""
+    out: dict[int, tuple[Overlap, ...]] = {}
+    for i, call in enumerate(graph.calls):
+        declare = getattr(call.op, "overlap", None)
+        if declare is None or len(call.outs) != 1:
+            continue
+        args = {name: graph.tensors[v.id] if hasattr(v, "id") else v for name, v in call.args}
+        found = declare(args, [graph.tensors[t] for t in call.outs])
+        if found is None:
+            continue
+        name, lag = found
+        src, dst = call.arg(name).id, call.outs[0]
+        a, b = graph.root(src), graph.root(dst)
+        if a in roots and b in roots and a != b and first.get(b) == i and \
+                last.get(a) == i and first.get(a, i) < i and \
+                _whole(graph, src, sizes) and _whole(graph, dst, sizes):
+            out[b] = (Overlap(a, lag),)
+    return out
 
 
 def plan_memory(graph: MethodGraph, planning: MemoryPlanningPass, alignment: int) -> MemoryPlan:

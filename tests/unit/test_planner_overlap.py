@@ -244,3 +244,41 @@ def test_svg_hatches_the_shared_bytes_and_draws_both_bounds():
                     "instruction 1 (lag 128 B)",
                     "#2 'x2' overwrites #1 'x1' as it goes: 896 B at [128, 1024) shared at "
                     "instruction 2 (lag 128 B)"]
+
+
+# --- the op table's declarations, in the pipeline ---------------------------------------------
+
+def _conv_chain_plan(monkeypatch, overlap: bool):
+    """conv -> conv -> conv, the convolution's op entry made to declare a lag of an output's
+    bytes over its height (no float kernel honours it: the plan is only inspected here)."""
+    import dataclasses
+
+    import torch
+
+    import aot
+    from aot.config import ExecutorchBackendConfig, MemoryPlanningPass
+    from aot.ops import OPS
+    from aot.passes.plan_memory import lifetimes
+
+    conv = torch.ops.aten.convolution.default
+    row = lambda args, outs: ("input", outs[0].nbytes // outs[0].shape[2])
+    monkeypatch.setitem(OPS, conv, dataclasses.replace(OPS[conv], overlap=row))
+    model = torch.nn.Sequential(*(torch.nn.Conv2d(4, 4, 3, padding=1) for _ in range(3))).eval()
+    config = ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass(overlap=overlap))
+    method = aot.to_edge(torch.export.export(model, (torch.randn(1, 4, 8, 8),))) \
+        .to_executorch(config).lowered()
+    return method, lifetimes(method.graph, config.memory_planning_pass)
+
+
+def test_declared_overlaps_reach_the_planner_only_when_asked(monkeypatch):
+    method, buffers = _conv_chain_plan(monkeypatch, overlap=True)
+    # every convolution may overwrite its input as it goes (the first, the graph input's
+    # arena copy, which nothing reads after it), at the declared 1,024 / 8 = 128 B
+    assert [[(o.input, o.lag) for o in b.overlaps] for b in buffers] == \
+        [[], [(buffers[0].id, 128)], [(buffers[1].id, 128)], [(buffers[2].id, 128)]]
+    plan = method.plan
+    # the chain slides down a row an op: 1,024 + 3 x 128 B, where two whole tensors took 2,048
+    assert (plan.lower_bound, plan.overlap_bound, plan.arena_size) == (2048, 1152, 1408)
+    verify_plan(buffers, plan)
+    _, plain = _conv_chain_plan(monkeypatch, overlap=False)
+    assert not any(b.overlaps for b in plain)
