@@ -73,14 +73,18 @@ def blocked_starts(b: Buffer, size: int, placed: Sequence[tuple[Buffer, int, int
     for p, lo, hi in placed:
         if not p.alive_with(b):
             continue
-        if (o := b.overlap_on(p)) is not None:    # b writes over the placed input p
-            iv = (max(lo - size, lo - align_up(o.lag, alignment)), hi)
-        elif (o := p.overlap_on(b)) is not None:  # the placed output p writes over b
-            iv = (lo - size, min(hi, lo + align_up(o.lag, alignment)))
+        o_in, o_out = b.overlap_on(p), p.overlap_on(b)
+        if (o := o_in or o_out) is not None and o.exact:
+            # one start only: the input's less the lag (b over p), or the output's plus it
+            at = lo - o.lag if o is o_in else lo + o.lag
+            ivs = [(lo - size, at), (at, hi)] if o.lag % alignment == 0 else [(lo - size, hi)]
+        elif o_in is not None:    # b writes over the placed input p
+            ivs = [(max(lo - size, lo - align_up(o_in.lag, alignment)), hi)]
+        elif o_out is not None:   # the placed output p writes over b
+            ivs = [(lo - size, min(hi, lo + align_up(o_out.lag, alignment)))]
         else:
-            iv = (lo - size, hi)
-        if iv[0] < iv[1]:
-            out.append(iv)
+            ivs = [(lo - size, hi)]
+        out += [iv for iv in ivs if iv[0] < iv[1]]
     return sorted(out)
 
 
@@ -113,9 +117,9 @@ def mirrored(buffers: Sequence[Buffer], alignment: int) -> list[Buffer]:
     for b in buffers:
         for o in b.overlaps:
             a = by_id[o.input]
-            lag = (align_up(o.lag, alignment) + align_up(a.size, alignment)
-                   - align_up(b.size, alignment))
-            flipped.setdefault(a.id, []).append(Overlap(b.id, lag))
+            lag = ((o.lag if o.exact else align_up(o.lag, alignment))
+                   + align_up(a.size, alignment) - align_up(b.size, alignment))
+            flipped.setdefault(a.id, []).append(Overlap(b.id, lag, o.exact))
     return [replace(b, overlaps=tuple(flipped.get(b.id, ()))) for b in buffers]
 
 

@@ -20,20 +20,27 @@ DEFAULT_ALIGNMENT = 16
 class Overlap:
     """Leave for an op's output to share bytes with an input the op reads for the last time.
 
-    The op's loop makes this promise: once it has written the first ``p`` bytes of its output,
-    it never again reads the input's bytes below ``p - lag`` (both counted from each buffer's
-    start). So the output may start ``lag`` bytes below the input, or lower, and overwrite the
-    input's dead part as it goes. ``lag = 0`` is in place; a 3x3 convolution that writes a row
-    after reading the rows it needs has a lag of about one row; a negative lag lets a smaller
-    output start above the input's start.
+    A streaming op's loop makes this promise: once it has written the first ``p`` bytes of its
+    output, it never again reads the input's bytes below ``p - lag`` (both counted from each
+    buffer's start). So the output may start ``lag`` bytes below the input, or lower, and
+    overwrite the input's dead part as it goes. A 3x3 convolution that writes a row after
+    reading the rows it needs has a lag of about one row; a negative lag lets a smaller output
+    start above the input's start.
+
+    An ``exact`` overlap is the other kind, in place: the output must start exactly ``lag``
+    bytes below the input (0: at the same byte) and the op writes each byte only once the
+    input byte there is dead, in whatever order (a depthwise layer a group of channels at a
+    time, every pixel of the group read before any is written).
     """
 
     input: int
     lag: int
+    exact: bool = False
 
     def allows(self, input_offset: int, output_offset: int) -> bool:
         """True if an output at ``output_offset`` may share bytes with the input."""
-        return input_offset - output_offset >= self.lag
+        gap = input_offset - output_offset
+        return gap == self.lag if self.exact else gap >= self.lag
 
 
 @dataclass(frozen=True)
@@ -233,13 +240,21 @@ def lower_bound(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT) -
 def shared_bytes(a: Buffer, b: Buffer, overlap: Overlap, alignment: int) -> int:
     """The most bytes input ``a`` and output ``b`` can share under ``overlap``.
 
-    Placed as close as the lag allows (``b`` at ``a``'s start less the lag rounded up to the
-    alignment, or at ``a``'s start if the lag is not positive), the pair spans
-    ``max(|a| + lag, |b|)`` bytes instead of ``|a| + |b|``.
+    ``b`` starting ``d`` bytes below ``a`` spans ``max(|a|, |b| - d) + max(d, 0)`` bytes with
+    it. An exact overlap fixes ``d`` (none where the lag is not a multiple of the alignment);
+    otherwise the best ``d`` is the lag rounded up to the alignment, or 0 where the lag is not
+    positive: the pair spans ``max(|a| + d, |b|)`` instead of ``|a| + |b|``.
     """
+    if not (a.size and b.size):
+        return 0
     sa, sb = align_up(a.size, alignment), align_up(b.size, alignment)
-    lag = align_up(max(overlap.lag, 0), alignment)
-    return max(0, min(sa, sb - lag)) if a.size and b.size else 0
+    if overlap.exact:
+        d = overlap.lag
+        if d % alignment:
+            return 0
+    else:
+        d = align_up(max(overlap.lag, 0), alignment)
+    return max(0, sa + sb - max(sa, sb - d) - max(d, 0))
 
 
 def overlap_bound(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT) -> int:

@@ -93,7 +93,8 @@ def render_arena_svg(buffers: Sequence[Buffer], plan: MemoryPlan,
                     x=x(b.first), y=y(hi), width=round(x(b.first + 1) - x(b.first), 2),
                     height=max(round((hi - lo) * sy, 2), 0.5),
                     tooltip=f"{b.label()} overwrites {a.label()} as it goes: {hi - lo} B at "
-                            f"[{lo}, {hi}) shared at instruction {b.first} (lag {o.lag} B)"))
+                            f"[{lo}, {hi}) shared at instruction {b.first} "
+                            f"({'in place' if o.exact else 'lag'} {o.lag} B)"))
     # Lower bound labelled under its line at the left, arena above its line at the right,
     # so the two never collide when the plan is optimal.
     lines = [

@@ -26,7 +26,8 @@ def verify_plan(buffers: Sequence[Buffer], plan: MemoryPlan) -> None:
     the buffers (a stale plan for another graph fails here). Overlap uses the true sizes: with
     aligned offsets that is the same as using aligned sizes. The one exception to "no shared
     byte": an output may share bytes with an input its op reads for the last time when the
-    output declared that ``Overlap`` and starts at least its lag below the input.
+    output declared that ``Overlap`` and starts at least its lag below the input (exactly
+    its lag, for an overlap in place).
     """
     check_buffers(buffers, plan.alignment)
     who = f"plan {plan.planner!r}"
@@ -55,14 +56,15 @@ def verify_plan(buffers: Sequence[Buffer], plan: MemoryPlan) -> None:
             if a_lo < lo + b.size and lo < a_lo + a.size:
                 if (leave := shared_leave(a, b)) is not None:
                     inp, out, o = leave
-                    gap = plan.offsets[inp.id] - plan.offsets[out.id]
-                    if gap >= o.lag:
+                    if o.allows(plan.offsets[inp.id], plan.offsets[out.id]):
                         continue
+                    gap = plan.offsets[inp.id] - plan.offsets[out.id]
+                    promise = (f"works in place only {o.lag} B below it" if o.exact else
+                               f"promises only a lag of {o.lag} B")
                     raise PlanError(
                         f"{who}: output {_where(out, plan.offsets[out.id])} overlaps input "
                         f"{_where(inp, plan.offsets[inp.id])} starting {gap} B below it, but "
-                        f"its op promises only a lag of {o.lag} B: it may overwrite input "
-                        "bytes it has yet to read")
+                        f"its op {promise}: it may overwrite input bytes it has yet to read")
                 raise PlanError(
                     f"{who}: buffers {_where(a, a_lo)} and {_where(b, lo)} are both alive at "
                     f"instruction {b.first} and share bytes "

@@ -80,6 +80,40 @@ def test_an_allowed_overlap_never_corrupts_the_output(op, shift, rnd):
         assert bytes(arena[out_off:out_off + out_size]) == expected
 
 
+def run_grouped(arena: bytearray, pixels: int, channels: int, group: int, in_off: int,
+                out_off: int) -> None:
+    """A depthwise-like op in NHWC a group of channels at a time: every pixel's bytes of the
+    group read, then the group's outputs written at the same positions."""
+    for g in range(0, channels, group):
+        cols = range(g, min(g + group, channels))
+        taken = [[arena[in_off + p * channels + c] for c in cols] for p in range(pixels)]
+        for p in range(pixels):
+            mix = sum(taken[max(p - 1, 0)]) + sum(taken[min(p + 1, pixels - 1)])
+            for j, c in enumerate(cols):
+                arena[out_off + p * channels + c] = (taken[p][j] * 3 + mix + c) % 256
+
+
+def test_a_grouped_op_is_safe_exactly_in_place_and_not_lower():
+    pixels, channels, group = 12, 8, 4
+    rnd = random.Random(3)
+    data = bytes(rnd.randrange(256) for _ in range(pixels * channels))
+    reference = bytearray(600)
+    reference[100:100 + len(data)] = data
+    run_grouped(reference, pixels, channels, group, 100, 300)
+    expected = bytes(reference[300:300 + len(data)])
+    in_place = Overlap(0, 0, exact=True)
+    results = {}
+    for out_off in (100, 96, 98):
+        arena = bytearray(600)
+        arena[100:100 + len(data)] = data
+        run_grouped(arena, pixels, channels, group, 100, out_off)
+        results[out_off] = bytes(arena[out_off:out_off + len(data)]) == expected
+    assert in_place.allows(100, 100) and not in_place.allows(100, 96)
+    assert results[100]                               # in place: right
+    # half a group or less below, as a streaming lag of 0 would allow: wrong
+    assert not results[96] and not results[98]
+
+
 def test_lag_of_a_row_by_row_3x3_convolution_is_one_row():
     """Output row r (same width) is written after reading input rows r-1..r+1: the next row
     needs input from row r on, so the output may start one row below the input."""
@@ -107,6 +141,25 @@ def test_in_place_chain_needs_one_tensor():
     verify_plan(bufs, plan)
     assert plan.arena_size == 1024 and set(plan.offsets.values()) == {0}
     assert plan.overhead == 0 and "with overlaps" in plan.summary()
+
+
+def test_an_in_place_chain_stays_put_and_an_exact_lag_is_kept():
+    bufs = [Buffer(0, 1000, -1, 0, "x"), Buffer(1, 1000, 0, 1, "y", (Overlap(0, 0, True),)),
+            Buffer(2, 1000, 1, 2, "z", (Overlap(1, 0, True),))]
+    plan = plan_suite(bufs)
+    verify_plan(bufs, plan)
+    assert plan.arena_size == align_up(1000, 16) and set(plan.offsets.values()) == {0}
+    # an exact lag of 64 B below: the output sits exactly there, or apart
+    bufs = [Buffer(0, 512, -1, 0, "x"), Buffer(1, 512, 0, 1, "y", (Overlap(0, 64, True),))]
+    plan = plan_suite(bufs)
+    verify_plan(bufs, plan)
+    assert plan.arena_size == 576 and plan.offset(0) - plan.offset(1) == 64
+    wrong = MemoryPlan({0: 48, 1: 0}, 560, lower_bound(bufs), 16, "hand", overlap_bound(bufs))
+    with pytest.raises(PlanError, match="works in place only 64 B below it"):
+        verify_plan(bufs, wrong)
+    # a lag the alignment cannot reach: no sharing
+    bufs = [Buffer(0, 512, -1, 0, "x"), Buffer(1, 512, 0, 1, "y", (Overlap(0, 8, True),))]
+    assert overlap_bound(bufs) == lower_bound(bufs) == plan_suite(bufs).arena_size == 1024
 
 
 def test_expanding_op_nests_its_input_in_the_top_of_its_output():
@@ -173,8 +226,10 @@ def overlapping_sets(draw):
     for b in buffers:
         inputs = [a.id for a in buffers if a.last == b.first and a.first < b.first]
         chosen = draw(st.lists(st.sampled_from(inputs), unique=True, max_size=2)) if inputs else []
-        out.append(replace(b, overlaps=tuple(Overlap(i, draw(st.integers(-512, 2048)))
-                                             for i in chosen)))
+        out.append(replace(b, overlaps=tuple(
+            Overlap(i, draw(st.integers(-512, 2048) | st.sampled_from([0, 16, -64, 256])),
+                    draw(st.booleans()))
+            for i in chosen)))
     return out
 
 
