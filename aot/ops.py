@@ -100,10 +100,10 @@ class OpDef:
     keep: bool = False
     # Where the output may overlap an input the call reads for the last time (aot.memory's
     # Overlap): ``overlap(args, outs)``, tensors as their TensorSpecs and other arguments as
-    # values, gives that input's argument name and the lag in bytes that every kernel of the
-    # op honours (on every arch: the generated C is the same for all), or None. Planned only
-    # under MemoryPlanningPass(overlap=True).
-    overlap: Optional[Callable[[dict, list], Optional[tuple[str, int]]]] = field(
+    # values, gives that input's argument name, the lag in bytes that every kernel of the op
+    # honours (on every arch: the generated C is the same for all) and whether only exactly
+    # that lag is safe (in place); or None. Planned only under MemoryPlanningPass(overlap=True).
+    overlap: Optional[Callable[[dict, list], Optional[tuple[str, int, bool]]]] = field(
         default=None, hash=False)
 
     @property

@@ -81,13 +81,13 @@ def _overlaps(graph: MethodGraph, roots: set, first: dict, last: dict,
         found = declare(args, [graph.tensors[t] for t in call.outs])
         if found is None:
             continue
-        name, lag = found
+        name, lag, exact = found
         src, dst = call.arg(name).id, call.outs[0]
         a, b = graph.root(src), graph.root(dst)
         if a in roots and b in roots and a != b and first.get(b) == i and \
                 last.get(a) == i and first.get(a, i) < i and \
                 _whole(graph, src, sizes) and _whole(graph, dst, sizes):
-            out[b] = (Overlap(a, lag),)
+            out[b] = (Overlap(a, lag, exact),)
     return out
 
 

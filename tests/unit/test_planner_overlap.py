@@ -316,7 +316,7 @@ def _conv_chain_plan(monkeypatch, overlap: bool):
     from aot.passes.plan_memory import lifetimes
 
     conv = torch.ops.aten.convolution.default
-    row = lambda args, outs: ("input", outs[0].nbytes // outs[0].shape[2])
+    row = lambda args, outs: ("input", outs[0].nbytes // outs[0].shape[2], False)
     monkeypatch.setitem(OPS, conv, dataclasses.replace(OPS[conv], overlap=row))
     model = torch.nn.Sequential(*(torch.nn.Conv2d(4, 4, 3, padding=1) for _ in range(3))).eval()
     config = ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass(overlap=overlap))
