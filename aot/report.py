@@ -77,12 +77,12 @@ def format_report(method: LoweredMethod, title: str = "") -> str:
     const = sum(t.nbytes for t in g.tensors if t.kind == TensorKind.CONSTANT)
     gap = plan.arena_size - plan.overlap_bound
     verdict = "optimal" if gap == 0 else f"+{gap:,} B over the bound"
-    bounds = [f"lower bound  {plan.lower_bound:>12,} B   (whole tensors: "
-              "no two live tensors share a byte)"]
-    if plan.overlap_bound != plan.lower_bound:
+    overlapped = plan.overlap_bound != plan.lower_bound
+    bounds = [f"lower bound  {plan.lower_bound:>12,} B   (whole tensors: no two live tensors "
+              f"share a byte{'' if overlapped else f'; {verdict}'})"]
+    if overlapped:
         bounds.append(f"  overlapped {plan.overlap_bound:>12,} B   (outputs may overwrite the "
-                      "inputs their op reads for the last time)")
-    bounds[-1] = bounds[-1][:-1] + f"; {verdict})"
+                      f"inputs their op reads for the last time; {verdict})")
     lines += ["",
               f"arena        {plan.arena_size:>12,} B   (planner: {plan.planner})",
               *bounds,

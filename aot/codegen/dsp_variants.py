@@ -4,12 +4,12 @@ firmware compiles only those (runtime_c/src/arch/cortex_m_dsp/dsp_variants.h).
 rt_conv2d_1x1_s8 and rt_depthwise_conv2d_s8 (and rt_depthwise_conv2d_3x3_s8, which hands the
 layers it does not take to the latter) pick a path per layer at run time by predicates on the
 layer's shapes, quantization and biases, and so do rt_conv2d_s8's long patches and the fully
-connected rows (rt_s8_fc_row, which a pointwise layer's leftover pixels take too). This module is those predicates on a call's known
-values: ``call_paths`` gives one call's RT_DSP_U_* bits; the model's union is passed to the
-firmware's build as -DRT_DSP_USE. A path the mask lacks is never a wrong answer (its layers
-take the general path, in more cycles), so where the generator cannot tell, it keeps the path;
-tests/qemu/test_dsp_variants.py checks that a pruned build runs the zoo's networks in the
-instructions of the full one.
+connected rows (rt_s8_fc_row, which a pointwise layer's leftover pixels take too). This module
+is those predicates on a call's known values: ``call_paths`` gives one call's RT_DSP_U_* bits;
+the model's union is passed to the firmware's build as -DRT_DSP_USE. A path the mask lacks is
+never a wrong answer (its layers take the general path, in more cycles), so where the generator
+cannot tell, it keeps the path; tests/qemu/test_dsp_variants.py checks that a pruned build runs
+the zoo's networks in the instructions of the full one.
 """
 from __future__ import annotations
 

@@ -23,8 +23,9 @@ Contract for callers (the lowering that builds the buffers):
 * Overlaps: an op whose loop reads its input ahead of where it writes its output may let the
   output share the input's dead bytes. The output's Buffer lists ``Overlap(input_id, lag)`` for
   an input whose ``last`` is the output's ``first``: the output may start ``lag`` bytes below the
-  input or lower (``lag = 0`` is in place). ``verify_plan`` checks each shared byte against the
-  lag, and ``overlap_bound`` is the liveness bound that counts these savings.
+  input or lower (with ``exact=True``, exactly ``lag`` below: in place). ``verify_plan`` checks
+  each shared byte against the lag, and ``overlap_bound`` is the liveness bound that counts
+  these savings.
 * Pinned buffers (constants in flash, user-provided input/output memory) are not planned: simply
   do not pass them.
 * Sizes are bytes; 0 is allowed (an empty buffer conflicts with nothing and gets offset 0). Each

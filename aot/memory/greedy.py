@@ -133,17 +133,10 @@ def place_from_top(order: Sequence[Buffer], alignment: int, fit: Fit) -> dict[in
     return offsets
 
 
-def _greedy(buffers: Sequence[Buffer], alignment: int, key, fit: Fit, name: str) -> MemoryPlan:
+def _greedy(buffers: Sequence[Buffer], alignment: int, key, fit: Fit, name: str,
+            place=place_greedy) -> MemoryPlan:
     check_buffers(buffers, alignment)
-    return make_plan(buffers, alignment, place_greedy(sorted(buffers, key=key), alignment, fit),
-                     name)
-
-
-def _greedy_down(buffers: Sequence[Buffer], alignment: int, key, fit: Fit,
-                 name: str) -> MemoryPlan:
-    check_buffers(buffers, alignment)
-    return make_plan(buffers, alignment,
-                     place_from_top(sorted(buffers, key=key), alignment, fit), name)
+    return make_plan(buffers, alignment, place(sorted(buffers, key=key), alignment, fit), name)
 
 
 def by_size(b: Buffer):
@@ -238,11 +231,12 @@ def plan_greedy_by_first_use_from_top(buffers: Sequence[Buffer],
                                       alignment: int = DEFAULT_ALIGNMENT) -> MemoryPlan:
     """In execution order, each at the highest free offset: where an op's output is larger than
     the input it may overlap, the input nests in the output's top."""
-    return _greedy_down(buffers, alignment, by_first_use, first_fit,
-                        "greedy_by_first_use_from_top")
+    return _greedy(buffers, alignment, by_first_use, first_fit, "greedy_by_first_use_from_top",
+                   place_from_top)
 
 
 def plan_greedy_by_size_from_top(buffers: Sequence[Buffer],
                                  alignment: int = DEFAULT_ALIGNMENT) -> MemoryPlan:
     """Largest first, each at the highest free offset (see the first-use variant)."""
-    return _greedy_down(buffers, alignment, by_size, first_fit, "greedy_by_size_from_top")
+    return _greedy(buffers, alignment, by_size, first_fit, "greedy_by_size_from_top",
+                   place_from_top)

@@ -4,7 +4,8 @@ liveness lower bound every plan is measured against.
 Lifetimes are inclusive instruction indices: two buffers *conflict* (may not share bytes) when
 both are non-empty and their lifetimes ``[first, last]`` share at least one instruction, unless
 one is the output of the op that reads the other for the last time and that op declared an
-``Overlap``: then they may share bytes if the output starts at least the overlap's lag below it.
+``Overlap``: then they may share bytes if the output starts at least the overlap's lag below it
+(exactly its lag, for an overlap in place).
 """
 from __future__ import annotations
 
@@ -80,15 +81,6 @@ def shared_leave(a: Buffer, b: Buffer) -> tuple[Buffer, Buffer, Overlap] | None:
     if (o := a.overlap_on(b)) is not None:
         return b, a, o
     return None
-
-
-def may_share(a: Buffer, a_offset: int, b: Buffer, b_offset: int) -> bool:
-    """True if the two buffers may share bytes at these offsets under a declared overlap."""
-    leave = shared_leave(a, b)
-    if leave is None:
-        return False
-    inp, _, o = leave
-    return o.allows(a_offset, b_offset) if inp is a else o.allows(b_offset, a_offset)
 
 
 def align_up(size: int, alignment: int) -> int:
