@@ -8,6 +8,7 @@ suite stops early once a plan reaches the lower bound, which nothing can beat.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from aot.errors import PlanError
 from aot.memory.greedy import (plan_best_fit_by_breadth, plan_best_fit_by_size,
@@ -49,9 +50,23 @@ def plan_all(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT,
 
 def plan_suite(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT,
                planners: Sequence[Planner] = DEFAULT_PLANNERS) -> MemoryPlan:
-    """The verified plan with the smallest arena; the first such planner on a tie."""
+    """The verified plan with the smallest arena; the first such planner on a tie. Where
+    buffers declare overlaps, a plan that shares no bytes wins unless the overlaps make the
+    arena smaller (a kernel over its own input can lose its fastest path: the Helium
+    depthwise one does)."""
     if not planners:
         raise PlanError("plan_suite needs at least one planner")
+    best = _smallest(buffers, alignment, planners)
+    if any(b.overlaps for b in buffers):
+        plain = _smallest([replace(b, overlaps=()) for b in buffers], alignment, planners)
+        if plain.arena_size <= best.arena_size:
+            best = replace(plain, overlap_bound=best.overlap_bound)
+            verify_plan(buffers, best)
+    return best
+
+
+def _smallest(buffers: Sequence[Buffer], alignment: int,
+              planners: Sequence[Planner]) -> MemoryPlan:
     best = None
     for planner in planners:
         plan = planner(buffers, alignment)

@@ -259,8 +259,24 @@ def test_every_planner_is_safe_with_overlaps(buffers, alignment):
     for plan in plans:
         assert plan.arena_size >= plan.overlap_bound == bound
         assert plan.lower_bound == whole
+    # the smallest arena of them all, or a plan sharing no bytes that is no larger
+    plain = plan_all([replace(b, overlaps=()) for b in buffers], alignment)
     best = plan_suite(buffers, alignment)
-    assert best.arena_size == min(p.arena_size for p in plans)
+    verify_plan(buffers, best)
+    overlapped, unshared = min(p.arena_size for p in plans), min(p.arena_size for p in plain)
+    assert best.arena_size == min(overlapped, unshared) and best.overlap_bound == bound
+    if unshared <= overlapped:
+        assert best.offsets == min(plain, key=lambda p: p.arena_size).offsets
+
+
+def test_a_plan_sharing_no_bytes_wins_a_tie():
+    """Overlaps that do not lower the arena are not used (they can cost a kernel its
+    fastest path)."""
+    bufs = [Buffer(0, 64, 0, 1, "a"), Buffer(1, 64, 1, 2, "b", (Overlap(0, 0, True),)),
+            Buffer(2, 128, 3, 4, "c")]
+    plan = plan_suite(bufs)
+    assert plan.arena_size == plan.overlap_bound == 128
+    assert plan.offsets[0] != plan.offsets[1]
 
 
 @SETTINGS
