@@ -76,6 +76,8 @@ class Layer:
     shift: tuple
     in_aligned: Optional[bool] = None
     w_aligned: Optional[bool] = None
+    # the output shares arena bytes with the input (a plan with overlaps, aot/overlap.py)
+    over_input: bool = False
 
 
 def _full(L: Layer) -> bool:
@@ -198,12 +200,12 @@ def depthwise_variants(L: Layer) -> int:
         for oc, count in _blocks(L.cout, block):
             bits |= _gathered(L, kp, oc, count, cols=False)
         return bits
-    plane = _takes_plane(L)
+    plane = 0 if L.over_input else _takes_plane(L)   # (in_place: the bands)
     if plane:   # plane_loop
         odd = ((L.oh >> 2) if plane == P_COLUMNS else (L.oh >> 1)) & 1
         return dw_plane_bit(plane, odd, int(-128 >= L.output_offset))   # rt_mve_sheds_fix
     return {G_COLS: DW_G_COLS, G_ROWS: DW_G_ROWS, G_LINES: DW_G_LINES}.get(
-        _takes_gathered(L), DW_BAND)
+        0 if L.over_input else _takes_gathered(L), DW_BAND)
 
 
 def pointwise_variants(L: Layer) -> int:
@@ -257,6 +259,15 @@ def _aligned(ptr: str, constant: bool) -> Optional[bool]:
     return int(m.group(1)) % 4 == 0 if m else None
 
 
+def _over(x, out) -> bool:
+    """Both tensors in the arena, sharing bytes."""
+    a, b = _ARENA.search(x.ptr), _ARENA.search(out.ptr)
+    if a is None or b is None:
+        return False
+    xa, oa = int(a.group(1)), int(b.group(1))
+    return xa < oa + int(np.prod(out.shape)) and oa < xa + int(np.prod(x.shape))
+
+
 def layer_of(ctx, raw: dict) -> Optional[Layer]:
     """The convolution of one rendered call (``raw``: the Params' fields as values and the
     tensor arguments by name, spec_render's record); None where it is not known here."""
@@ -274,7 +285,7 @@ def layer_of(ctx, raw: dict) -> Optional[Layer]:
                  act_max=prm["act_max"],
                  shift=tuple(int(v) for v in np.asarray(shift).reshape(-1)),
                  in_aligned=_aligned(x.ptr, ctx.is_constant("input")),
-                 w_aligned=_aligned(w.ptr, ctx.is_constant("weight")))
+                 w_aligned=_aligned(w.ptr, ctx.is_constant("weight")), over_input=_over(x, out))
 
 
 def call_variants(kernel: str, ctx, raw: dict) -> Optional[int]:

@@ -92,6 +92,9 @@ def test_fast_kernels_equal_portable_twins(board_name, opt, band, tmp_path):
     assert set(counts) == expected_kernels(board.runtime_arch), result.stdout
     for kernel, (cases, bad) in counts.items():
         assert cases >= 2000 and bad == 0, result.stdout
+    # every window op's kernels also ran with their outputs over their inputs (aot/overlap.py)
+    overlapped = re.search(r"^twins overlapped runs (\d+)$", result.stdout, re.M)
+    assert overlapped and int(overlapped[1]) >= 4000, result.stdout
     assert result.exit_code == 0, result.stdout
 
 

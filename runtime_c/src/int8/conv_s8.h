@@ -78,6 +78,19 @@ static inline int rt_conv_s8_is_pointwise(const rt_conv_s8_geom *g, const rt_con
            p->pad_h == 0 && p->pad_w == 0 && g->oh == g->h && g->ow == g->w;
 }
 
+/* The output shares bytes with the input: a plan that overlaps them (aot/overlap.py), which
+ * the fast kernels meet by keeping to paths that write pixels in order. */
+static inline int rt_conv_s8_over_input(const rt_conv_s8_geom *g, const int8_t *in,
+                                        const int8_t *out)
+{
+    const uintptr_t x = (uintptr_t)in, o = (uintptr_t)out;
+    const uintptr_t in_bytes = (uintptr_t)g->n * (uintptr_t)g->h * (uintptr_t)g->w *
+                               (uintptr_t)g->cin;
+    const uintptr_t out_bytes = (uintptr_t)g->n * (uintptr_t)g->oh * (uintptr_t)g->ow *
+                                (uintptr_t)g->cout;
+    return x < o + out_bytes && o < x + in_bytes;
+}
+
 /* A depthwise layer of 3x3 taps, a channel multiplier of 1 and no dilation (what
  * rt_depthwise_conv2d_3x3_s8 takes; g from rt_conv_s8_geom_init for a depthwise layer). */
 static inline int rt_conv_s8_is_dw3x3(const rt_conv_s8_geom *g, const rt_conv_s8_params *p)

@@ -759,17 +759,33 @@ static void split_quad(const conv_ctx *c, const int8_t *img, int32_t oy, int32_t
  * four at a time in raster order inside (the last quad the image's last four, redoing some of
  * the one before it), their patches gathered and widened once per table. Its buffers are its
  * own, off the stack once it returns (noinline), so that no other path's coexist with them. */
+/* Whether the quads take the layer's filter rows in the split order (rows not of whole
+ * words: a copy of the filters in it). */
+static int quads_split(const conv_ctx *c, int32_t k4)
+{
+    return c->runs && c->g.kw * c->g.cin % 4 != 0 && c->g.cout * k4 <= CONV_PAD_BYTES &&
+           c->g.kh * (c->g.kw * c->g.cin % 4) <= CONV_SPLIT_TAIL;
+}
+
+/* The quads' padded filters' bytes (0: the filters as they are). */
+static int32_t quads_pad(const conv_ctx *c, int32_t k4)
+{
+    return k4 != c->fsize || quads_split(c, k4) ? (c->g.cout * k4 + 3) & ~3 : 0;
+}
+
+/* The filter pairs a table of the quads holds. */
+static int32_t quads_table(const conv_ctx *c, int32_t k4)
+{
+    return rt_dsp_q_pairs_a_table(c->g.cout / 2, k4, RT_DSP_Q_BYTES - 12 * k4 - quads_pad(c, k4));
+}
+
 static RT_DSP_NOINLINE void conv_quads(const conv_ctx *c, const int8_t *in, int8_t *out,
                                        int32_t k4)
 {
     const rt_conv_s8_params *p = c->p;
-    const int32_t cout = c->g.cout, pixels = c->g.oh * c->g.ow, pairs = cout / 2;
-    /* filter rows not of whole words: the split order (a copy of the filters in it) */
-    const int split = c->runs && c->g.kw * c->g.cin % 4 != 0 && cout * k4 <= CONV_PAD_BYTES &&
-                      c->g.kh * (c->g.kw * c->g.cin % 4) <= CONV_SPLIT_TAIL;
-    const int32_t pad = k4 != c->fsize || split ? (cout * k4 + 3) & ~3 : 0;
-    const int32_t room = RT_DSP_Q_BYTES - 12 * k4 - pad;   /* the table's bytes */
-    const int32_t most = rt_dsp_q_pairs_a_table(pairs, k4, room);
+    const int32_t cout = c->g.cout, pixels = c->g.oh * c->g.ow;
+    const int split = quads_split(c, k4);
+    const int32_t pad = quads_pad(c, k4), most = quads_table(c, k4);
     const int16x2_t off2 = rt_dsp_pair(p->input_offset);
     const int8_t zero = (int8_t)(-p->input_offset);
     int32_t buf[RT_DSP_Q_BYTES / 4];
@@ -928,7 +944,10 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT
             k4 >= CONV_KXK_MIN && k4 <= RT_KXK_TAPS && c.g.oh * c.g.ow >= 4) {
             conv_kxk(&c, in, out, k4);
         } else if (c.g.cout % 2 == 0 && k4 <= CONV_QUAD_TAPS &&
-                   c.g.oh * c.g.ow >= RT_DSP_Q_PIXELS) {
+                   c.g.oh * c.g.ow >= RT_DSP_Q_PIXELS &&
+                   (quads_table(&c, k4) >= c.g.cout / 2 || !rt_conv_s8_over_input(&c.g, in, out))) {
+            /* (over its input, aot/overlap.py: the quads only where one table holds every
+               filter, so pixels are written in order; the pairs and blocks hold 64) */
             conv_quads(&c, in, out, k4);
         } else {
             conv_short(&c, in, out, k4, blocks);
