@@ -14,7 +14,7 @@ from .atomic import describe, write_file
 from .boards import list_boards, load_board, missing_tools
 from .codegen.c import generate_c
 from .codegen.report import format_c_report
-from .config import EdgeCompileConfig
+from .config import EdgeCompileConfig, backend_config
 from .errors import AotError
 from .firmware import format_run_report, generate_firmware, run_on_board
 from .firmware.interp import generate_interpreter_firmware, run_interpreter
@@ -30,7 +30,7 @@ from .zoo import ZOO, calibration_set
 
 def cmd_report(args) -> int:
     manager = to_edge(load_pt2(args.model), compile_config=EdgeCompileConfig(
-        int8_io=args.int8_io)).to_executorch()
+        int8_io=args.int8_io)).to_executorch(backend_config(args.overlap))
     for name in sorted(manager.methods):
         method = manager.lowered(name)
         print(format_report(method, f"{Path(args.model).name} :: {name}"))
@@ -43,7 +43,7 @@ def cmd_report(args) -> int:
 
 def cmd_compile(args) -> int:
     check_arch(args.arch)
-    model = load_model(args.model, int8_io=args.int8_io)
+    model = load_model(args.model, int8_io=args.int8_io, overlap=args.overlap)
     sources = generate_c(model, name=args.name, method=args.method)   # fails before writing
     files = library_files(sources, args.arch, label=Path(args.model).name, method=args.method)
     if hasattr(model, "buffer"):
@@ -56,7 +56,11 @@ def cmd_compile(args) -> int:
     print(f"wrote {out}/: {sources.name}.c/.h, CMakeLists.txt (library {sources.name}), "
           f"README.md, {runtime} runtime files ({args.arch})"
           + (f", {sources.name}.pte" if hasattr(model, "buffer") else ""))
-    if hasattr(model, "buffer"):
+    if hasattr(model, "buffer") and args.overlap:
+        print(f"note: {sources.name}.pte is planned with --overlap: it runs on mcu-aot's C "
+              "runtime (its interpreter), not on ExecuTorch's, whose kernels do not keep the "
+              "overlaps' loop order")
+    elif hasattr(model, "buffer"):
         lacks = executorch_lacks(model.executorch_program)
         other = [op for op in lacks if not op.startswith("cortex_m::")]
         if lacks and not other:
@@ -128,7 +132,8 @@ def cmd_firmware(args) -> int:
     if args.interpreter:
         p = generate_interpreter_firmware(args.model, args.board, args.output,
                                           inputs=args.inputs, method=args.method,
-                                          int8_io=args.int8_io, **_interpreter_args(args))
+                                          int8_io=args.int8_io, overlap=args.overlap,
+                                          **_interpreter_args(args))
         print(f"wrote {len(p.files)} files to {p.directory}/: the interpreter with "
               f"{p.label} for {p.board.name} ({p.board.cpu}); kernel table of "
               f"{len(p.table.adapters) - 1} operator(s)")
@@ -139,6 +144,7 @@ def cmd_firmware(args) -> int:
     _static_args(args)
     p = generate_firmware(args.model, args.board, args.output, inputs=args.inputs,
                           name=args.name, method=args.method, int8_io=args.int8_io,
+                          overlap=args.overlap,
                           weights_section=args.weights_section)
     fp, b = p.footprint, p.board
     fit = lambda need, region: f"~{need:,} bytes" + (f" of {region.length:,}" if region else "")
@@ -159,6 +165,7 @@ def cmd_run(args) -> int:
         report = run_interpreter(args.model, args.board, inputs=args.inputs, method=args.method,
                                  out_dir=args.output, timeout=args.timeout,
                                  tolerance=args.tolerance, int8_io=args.int8_io,
+                                 overlap=args.overlap,
                                  lsb_tolerance=args.lsb_tolerance, swap=args.swap,
                                  swap_inputs=args.swap_inputs, cycles=args.cycles,
                                  clock_mhz=args.clock_mhz, **_interpreter_args(args))
@@ -168,6 +175,7 @@ def cmd_run(args) -> int:
     report = run_on_board(args.model, args.board, inputs=args.inputs, name=args.name,
                           method=args.method, out_dir=args.output, timeout=args.timeout,
                           tolerance=args.tolerance, int8_io=args.int8_io,
+                          overlap=args.overlap,
                           lsb_tolerance=args.lsb_tolerance, profile=args.profile,
                           weights_section=args.weights_section, cycles=args.cycles,
                           clock_mhz=args.clock_mhz)
@@ -184,6 +192,9 @@ def cmd_run(args) -> int:
 def _int8_io_flag(p) -> None:
     p.add_argument("--int8-io", action="store_true", help="a quantized model takes and "
                    "returns int8 (the header states each one's scale and zero point)")
+    p.add_argument("--overlap", action="store_true", help="plan outputs over their inputs' "
+                   "dead bytes where the kernels allow (in-place depthwise layers, pools): a "
+                   "smaller arena, for mcu-aot's C runtime only (docs/memory.md)")
 
 
 def build_parser() -> argparse.ArgumentParser:

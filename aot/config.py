@@ -51,3 +51,9 @@ class ExecutorchBackendConfig:
     @property
     def planning_alignment(self) -> int:
         return self.memory_planning_pass.alignment or self.alignment
+
+
+def backend_config(overlap: bool = False) -> ExecutorchBackendConfig:
+    """The defaults, with outputs planned over their inputs' dead bytes where ``overlap``
+    (MemoryPlanningPass.overlap: for mcu-aot's C runtime, not ExecuTorch's kernels)."""
+    return ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass(overlap=overlap))

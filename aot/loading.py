@@ -8,7 +8,7 @@ from pathlib import Path
 import torch
 
 from .api import to_edge
-from .config import EdgeCompileConfig
+from .config import EdgeCompileConfig, backend_config
 from .errors import AotError
 from .pte import load_program
 
@@ -28,12 +28,13 @@ def load_pt2(path: str):
                        f"{str(e).splitlines()[0] if str(e) else ''})") from None
 
 
-def load_model(path: str, int8_io: bool = False):
+def load_model(path: str, int8_io: bool = False, overlap: bool = False):
     """A .pt2 (lowered here, giving an ExecutorchProgramManager) or a .pte (read back, giving
-    a Program). ``int8_io``: a quantized model keeps int8 inputs and outputs."""
+    a Program). ``int8_io``: a quantized model keeps int8 inputs and outputs; ``overlap``: its
+    outputs are planned over their inputs' dead bytes (config.backend_config)."""
     if path.endswith(".pte"):
         if not Path(path).is_file():
             raise AotError(f"{path}: no such file")
         return load_program(path)
     return to_edge(load_pt2(path), compile_config=EdgeCompileConfig(
-        int8_io=int8_io)).to_executorch()
+        int8_io=int8_io)).to_executorch(backend_config(overlap))

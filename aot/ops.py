@@ -20,6 +20,7 @@ from typing import Callable, Mapping, Optional
 
 import torch
 
+from . import overlap
 from .opspec import CallSpec
 from .ops_compute import COMPUTE
 from .ops_create import CREATE
@@ -287,12 +288,14 @@ def _q8_reference(name: str) -> Callable:
 
 
 def _q8(name: str, macs: MacFn = _no_macs, inplace: bool = False,
-        scratch: Optional[Callable] = None, preconditions: tuple[str, ...] = ()) -> None:
+        scratch: Optional[Callable] = None, preconditions: tuple[str, ...] = (),
+        overlap: Optional[Callable] = None) -> None:
     """An int8 entry, its call spec from aot/ops_int8.py."""
     _add(OpDef(getattr(torch.ops.mcu_aot, name).default, torch._C.parse_schema(Q8[name]), macs,
                inplace=inplace, reference=_q8_reference(name),
                preconditions=preconditions, spec=INT8[name],
-               in_executorch=False, scratch=scratch, arg_dtypes=Q8_DTYPES[name]))
+               in_executorch=False, scratch=scratch, arg_dtypes=Q8_DTYPES[name],
+               overlap=overlap))
 
 
 def _no_scratch(args: dict, outs: list) -> int:
@@ -336,9 +339,9 @@ _q8("quantize_per_tensor")
 _q8("dequantize_per_tensor")
 _CONV_PRE = ("requant_shift", "accumulator_fits", "conv_geometry_fits")
 _q8("quantized_conv2d_nhwc", macs=_nhwc_conv_macs, scratch=_q8_conv2d_scratch,
-    preconditions=_CONV_PRE)
+    preconditions=_CONV_PRE, overlap=overlap.conv_s8)
 _q8("quantized_depthwise_conv2d_nhwc", macs=_depthwise_macs,
-    scratch=_no_scratch, preconditions=_CONV_PRE)
+    scratch=_no_scratch, preconditions=_CONV_PRE, overlap=overlap.depthwise_s8)
 _q8("quantized_transpose_conv2d_nhwc", macs=_transpose_conv_macs, scratch=_no_scratch,
     preconditions=_CONV_PRE)
 _q8("quantized_linear", macs=_q8_linear_macs,
@@ -362,8 +365,9 @@ _q8("reduce_min")
 _q8("resize_bilinear_nhwc")
 _q8("pad")
 _q8("quantized_avg_pool2d_nhwc", scratch=_no_scratch,
-    preconditions=("pool_geometry_fits", "accumulator_fits"))
-_q8("quantized_max_pool2d_nhwc", preconditions=("pool_geometry_fits",))
+    preconditions=("pool_geometry_fits", "accumulator_fits"), overlap=overlap.pool_s8)
+_q8("quantized_max_pool2d_nhwc", preconditions=("pool_geometry_fits",),
+    overlap=overlap.pool_s8)
 
 
 def lookup(op) -> Optional[OpDef]:

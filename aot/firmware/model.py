@@ -17,7 +17,7 @@ from torch.utils._pytree import tree_leaves
 from ..api import to_edge
 from ..boards import Board, load_board
 from ..codegen.c import CSources
-from ..config import EdgeCompileConfig
+from ..config import EdgeCompileConfig, backend_config
 from ..errors import AotError
 from ..executorch import ExecutorchProgramManager
 from ..loading import load_pt2
@@ -123,8 +123,10 @@ def _int8_io_reference(module, manager, method: str) -> Reference:
     return run
 
 
-def _resolve(model, method: str, int8_io: bool = False) -> _Model:
-    """Lower whatever we were given to a Program, and find something to compare it with."""
+def _resolve(model, method: str, int8_io: bool = False, overlap: bool = False) -> _Model:
+    """Lower whatever we were given to a Program, and find something to compare it with
+    (a .pt2 or ExportedProgram lowered with ``int8_io`` and ``overlap`` as in
+    loading.load_model)."""
 
     if isinstance(model, CSources):
         return _Model(model, model.name, None, None)
@@ -136,13 +138,13 @@ def _resolve(model, method: str, int8_io: bool = False) -> _Model:
             program = load_program(str(path))
             return _Model(program, path.name, *_executorch(program, path.read_bytes, method),
                           output_scales(program, method))
-        return dataclasses.replace(_resolve(load_pt2(str(path)), method, int8_io),
+        return dataclasses.replace(_resolve(load_pt2(str(path)), method, int8_io, overlap),
                                    label=path.name)
     if isinstance(model, ExportedProgram):
         module = model.module()                     # before lowering touches the program
         quantized = has_quantized_ops(model)
         manager = to_edge(model, compile_config=EdgeCompileConfig(
-            int8_io=int8_io)).to_executorch()
+            int8_io=int8_io)).to_executorch(backend_config(overlap))
         reference = _int8_io_reference(module, manager, method) if quantized and int8_io \
             else _eager(module)
         program = manager.executorch_program

@@ -161,8 +161,9 @@ def _build(directory: Path, board: Board) -> Path:
 def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "model",
                  method: str = "forward", out_dir=None, timeout: float = 60.0,
                  tolerance: float = DEFAULT_TOLERANCE, reference=None,
-                 int8_io: bool = False, lsb_tolerance: float = LSB_TOLERANCE,
-                 profile: bool = False, weights_section: Optional[str] = None,
+                 int8_io: bool = False, overlap: bool = False,
+                 lsb_tolerance: float = LSB_TOLERANCE, profile: bool = False,
+                 weights_section: Optional[str] = None,
                  cycles: bool = False, clock_mhz: Optional[float] = None) -> RunReport:
     """Generate the project (into out_dir, kept, or a temporary folder), build it, run it
     (QEMU, or natively for the host board) and compare its outputs with a reference: the
@@ -177,7 +178,7 @@ def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "m
     check_toolchain(b)
     cycles = wants_cycles(b, cycles, clock_mhz)
     check_section(weights_section, b)
-    m = _resolve(model, method, int8_io)
+    m = _resolve(model, method, int8_io, overlap)
     if reference is not None:
         m = dataclasses.replace(m, reference=_eager(reference), reference_name="reference")
     sources = _sources(m, b, name, method)

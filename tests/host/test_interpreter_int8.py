@@ -38,8 +38,13 @@ PROGRAMS = [(n, True) for n in sorted(ZOO) + sorted(INT8_MODELS)] + \
            [(n, False) for n in sorted(INT8_MODELS)]
 
 
+# planned with outputs over their inputs (aot/overlap.py): the .pte carries those offsets
+OVERLAPPED = ["inplace", "kws"]
+
+
 def _programs() -> list[bytes]:
-    return [lowered(n, io).buffer for n, io in PROGRAMS]
+    return [lowered(n, io).buffer for n, io in PROGRAMS] + \
+        [lowered(n, True, overlap=True).buffer for n in OVERLAPPED]
 
 
 @pytest.fixture(scope="module")
@@ -71,6 +76,15 @@ def test_interpreter_equals_static_c(interp, name, int8_io):
     want = host_model(name, int8_io)(*xs)
     got = interp.run(lowered(name, int8_io).buffer, xs)
     _assert_same_bytes(got, want)
+
+
+@pytest.mark.parametrize("name", OVERLAPPED)
+def test_interpreter_runs_overlapped_plans(interp, name):
+    """The interpreter runs a .pte whose outputs overlap their inputs, to the plain plan's
+    static C's bytes."""
+    xs = _inputs(name, True)
+    _assert_same_bytes(interp.run(lowered(name, True, overlap=True).buffer, xs),
+                       host_model(name, True)(*xs))
 
 
 def test_programs_reach_every_int8_op():

@@ -31,6 +31,13 @@ def _sources(name: str):
     return _SOURCES[name]
 
 
+def _overlapped(name: str):
+    key = (name, "overlap")
+    if key not in _SOURCES:
+        _SOURCES[key] = aot.generate_c(lowered(name, True, overlap=True), name=f"q_{name}")
+    return _SOURCES[key]
+
+
 @pytest.fixture(scope="module", autouse=True)
 def _write_figures():
     yield
@@ -51,10 +58,15 @@ def _write_figures():
                                                "reduce", "stats"])
 @pytest.mark.parametrize("board_name", BOARDS)
 def test_int8_network_on_board_equals_host_c(board_name, net):
+    _assert_board_equals_host_c(board_name, net, _sources(net))
+
+
+def _assert_board_equals_host_c(board_name: str, net: str, sources) -> None:
+    """The board runs ``sources`` of ``net`` to the host C's bytes (of the plain plan)."""
     board = require_board(board_name)
     xs = int8_inputs(net)
     (want,) = host_model(net, True)(*xs)
-    report = run_on_board(_sources(net), board, inputs=xs, timeout=180)
+    report = run_on_board(sources, board, inputs=xs, timeout=180)
     assert report.status == 0 and report.exit_code == 0 and report.fault is None, report
     (got,) = report.outputs
     np.testing.assert_array_equal(got, want)
@@ -102,3 +114,11 @@ def test_user_model_on_board_equals_host_c(board_name, net):
     assert report.status == 0 and report.exit_code == 0 and report.fault is None, report
     for got, w in zip(report.outputs, want):
         np.testing.assert_array_equal(got, w)
+
+
+# Planned with outputs over their inputs (aot/overlap.py: depthwise layers in place, pools over
+# their inputs' dead rows), each board's kernels, fast and portable, give the plain plan's bytes.
+@pytest.mark.parametrize("net", ["inplace", "kws", "vww", "resnet8"])
+@pytest.mark.parametrize("board_name", BOARDS)
+def test_overlapped_plan_on_board_equals_host_c(board_name, net):
+    _assert_board_equals_host_c(board_name, net, _overlapped(net))

@@ -1,0 +1,106 @@
+"""How far an op's output may overlap the input it reads for the last time: the op table's
+``OpDef.overlap`` declarations, from the loop order every kernel of the op keeps on every arch.
+
+int8 pooling and convolutions of one group and up to 64 filters stream: every kernel
+(portable, DSP, Helium) writes output pixels in order, image by image and row by row, all of
+a pixel's filters before it moves on, and while writing pixel ``i`` reads no input below the
+window of pixel ``i - BLOCK_BACK`` (the fast kernels take blocks of up to six pixels, the last
+of which may redo some of the one before). ``window_lag`` turns this into the lag
+``aot.memory.Overlap`` takes: the least number of bytes the output must start below the input
+so that no pixel overwrites input yet to be read. The fast kernels run their filters a table
+at a time (64 filters, or as many pairs as the DSP quads' buffer holds), each table over every
+pixel: a kernel that sees its output over its input keeps to paths whose one table holds every
+filter (the DSP's conv_s8.c), and no convolution of more filters, or pointwise one (whose DSP
+and Helium kernels always run the tables outermost), declares an overlap.
+
+A depthwise convolution of multiplier 1 at stride 1 runs in place: the DSP kernels take a
+group of channels over the whole map (widening its planes first) before the next group, and
+each writes a channel's rows in order, so an output pixel must land on its own channel's
+bytes of an earlier pixel. Its overlap is exact, at the window's lag rounded up to whole
+pixels (and to the arena's alignment, so the planner can use it). The Helium kernel leaves
+its whole-plane and gathered-taps strategies (down columns) to layers not in place.
+
+tests/qemu/fixtures/twins runs every kernel, fast and portable, with its output at these lags
+inside its input's buffer against its separate-buffer run (tests/qemu/test_kernel_twins.py).
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional
+
+import numpy as np
+
+from .memory.plan import DEFAULT_ALIGNMENT
+
+# Output pixels a kernel may write past the one whose window it still reads (a block of six).
+BLOCK_BACK = 5
+# The most filters a convolution that streams may have (one table of the fast kernels).
+STREAM_FILTERS = 64
+
+
+def window_lag(x: tuple, out: tuple, stride: tuple, pad: tuple, back: int = BLOCK_BACK) -> int:
+    """Least bytes an NHWC int8 output ``out`` of a window op over NHWC ``x`` (both
+    ``(N, H, W, C)``) must start below its input, for a kernel that writes pixels in order and,
+    while writing pixel ``i``, reads nothing below pixel ``i - back``'s window (its top row
+    ``stride * y - pad``, its left column likewise, both clamped to the map). Negative where
+    a smaller output may start above its input."""
+    n, hi, wi, ci = x
+    _, ho, wo, co = out
+    if n * ho * wo == 0:
+        return 0
+    i = np.arange(n * ho * wo, dtype=np.int64)
+    j = np.maximum(i - back, 0)
+    b, r = np.divmod(j, ho * wo)
+    y, xx = np.divmod(r, wo)
+    row = np.clip(stride[0] * y - pad[0], 0, hi)
+    col = np.clip(stride[1] * xx - pad[1], 0, wi)
+    low = b * (hi * wi * ci) + (row * wi + np.where(row < hi, col, 0)) * ci
+    return int(np.max((i + 1) * co - low))
+
+
+def _pair(v, default: int) -> tuple[int, int]:
+    v = list(v) if v else [default]
+    return (int(v[0]), int(v[-1]))
+
+
+def _nhwc_window(args: dict, outs: list) -> Optional[int]:
+    x, out = args["input"], outs[0]
+    if len(x.shape) != 4 or len(out.shape) != 4 or out.shape[0] != x.shape[0]:
+        return None
+    return window_lag(x.shape, out.shape, _pair(args.get("stride"), 1),
+                      _pair(args.get("padding"), 0))
+
+
+def conv_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
+    """quantized_conv2d_nhwc of one group, up to STREAM_FILTERS filters, not pointwise (which
+    the spec sends to rt_conv2d_1x1_s8): streaming, at the window's lag."""
+    x, w, out = args["input"], args["weight"], outs[0]
+    if len(x.shape) != 4 or len(w.shape) != 4 or len(out.shape) != 4:
+        return None
+    cout, kh, kw, cin_g = w.shape
+    stride, pad = _pair(args.get("stride"), 1), _pair(args.get("padding"), 0)
+    pointwise = (kh, kw) == (1, 1) and stride == (1, 1) and pad == (0, 0) and \
+        tuple(out.shape[1:3]) == tuple(x.shape[1:3])
+    if cin_g != x.shape[3] or cout > STREAM_FILTERS or pointwise:
+        return None
+    lag = _nhwc_window(args, outs)
+    return None if lag is None else ("input", lag, False)
+
+
+def pool_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
+    """quantized_avg_pool2d_nhwc and quantized_max_pool2d_nhwc: streaming, at the window's lag."""
+    lag = _nhwc_window(args, outs)
+    return None if lag is None else ("input", lag, False)
+
+
+def depthwise_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
+    """quantized_depthwise_conv2d_nhwc of multiplier 1 at stride 1 with the input's map: in
+    place, a channel landing on its own channel, the window's lag in whole pixels (and arena
+    alignment) below."""
+    x, out = args["input"], outs[0]
+    if len(x.shape) != 4 or tuple(x.shape) != tuple(out.shape) or \
+            _pair(args.get("stride"), 1) != (1, 1):
+        return None
+    lag = _nhwc_window(args, outs)
+    step = math.lcm(x.shape[3], DEFAULT_ALIGNMENT)
+    return "input", max(0, -(-lag // step) * step), True

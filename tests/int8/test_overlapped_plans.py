@@ -1,0 +1,120 @@
+"""Plans whose outputs overlap their inputs (MemoryPlanningPass(overlap=True), aot/overlap.py):
+the depthwise layers of stride 1 in place and the pools over their inputs' dead rows.
+
+The host C of each overlapped plan gives the plain plan's bytes; a network built for it plans
+below the whole-tensor bound; and the streaming lag is safe for a kernel that keeps the
+declared loop order, simulated byte by byte in one arena.
+"""
+from __future__ import annotations
+
+import itertools
+import re
+
+import numpy as np
+import pytest
+
+import aot
+from aot.overlap import BLOCK_BACK, window_lag
+from aot.report import format_report
+
+from int8_models import host_model, int8_inputs, lowered
+
+NETS = ["inplace", "kws", "vww", "resnet8", "conv_blocks", "residual"]
+
+
+@pytest.mark.parametrize("name", NETS)
+def test_overlapped_plan_gives_the_plain_bytes(name):
+    xs = int8_inputs(name, seed=5)
+    plain = host_model(name, True)(*xs)
+    overlapped = aot.host.build(aot.generate_c(lowered(name, True, overlap=True),
+                                               name=f"q_{name}"))(*xs)
+    for a, b in zip(overlapped, plain):
+        assert a.tobytes() == b.tobytes()
+
+
+def test_a_depthwise_network_plans_below_the_whole_tensor_bound():
+    plain = lowered("inplace", True).lowered()
+    method = lowered("inplace", True, overlap=True).lowered()
+    plan, offsets = method.plan, method.plan.offsets
+    assert plan.lower_bound == plain.plan.arena_size == 2880
+    assert plan.overlap_bound < plan.arena_size < plain.plan.arena_size
+    by_id = {b.id: b for b in method.buffers}
+    # outputs that share bytes with their inputs sit at their lags: the depthwise layers
+    # exactly, the pools at or below it
+    shared = []
+    for b in method.buffers:
+        for o in b.overlaps:
+            gap = offsets[o.input] - offsets[b.id]
+            if offsets[b.id] < offsets[o.input] + by_id[o.input].size and \
+                    offsets[o.input] < offsets[b.id] + b.size:
+                assert gap == o.lag if o.exact else gap >= o.lag, b.label()
+                shared.append((b.name, o.exact))
+    assert sum(exact for _, exact in shared) >= 2 and any("pool" in n for n, _ in shared)
+    report = format_report(method, "inplace")
+    assert "overlapped" in report and f"{plan.overlap_bound:,}" in report
+
+
+def test_nothing_overlaps_unless_asked():
+    assert not any(b.overlaps for b in lowered("inplace", True).lowered().buffers)
+
+
+def _stream_pool(arena, x0, out0, shape, k, s, p, block):
+    """A max pool that keeps the declared loop order, in one arena: output pixels in blocks,
+    each block's channels one after another over all its pixels (the last pixel of a block
+    written before the block's first pixel's window is read again)."""
+    n, h, w, c = shape
+    oh, ow = (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1
+    pixels = n * oh * ow
+    for start in range(0, pixels, block):
+        for ch in range(c):
+            for i in range(start, min(start + block, pixels)):
+                b, r = divmod(i, oh * ow)
+                y, xx = divmod(r, ow)
+                taps = [arena[x0 + ((b * h + yy) * w + xc) * c + ch]
+                        for yy in range(y * s - p, y * s - p + k) if 0 <= yy < h
+                        for xc in range(xx * s - p, xx * s - p + k) if 0 <= xc < w]
+                arena[out0 + i * c + ch] = max(taps) if taps else -128
+    return (n, oh, ow, c)
+
+
+@pytest.mark.parametrize("shape,k,s,p", [((1, 6, 5, 3), 3, 1, 1), ((2, 5, 4, 2), 2, 2, 0),
+                                         ((1, 7, 3, 4), 3, 2, 1), ((1, 4, 9, 1), 1, 1, 0)])
+def test_window_lag_is_safe(shape, k, s, p):
+    rng = np.random.default_rng(1)
+    x = rng.integers(-128, 128, int(np.prod(shape))).tolist()
+    size = len(x)
+
+    def run(gap):
+        arena = [0] * (5 * size + 64)
+        x0 = 2 * size + 32
+        arena[x0:x0 + size] = x
+        out = _stream_pool(arena, x0, x0 - gap, shape, k, s, p, BLOCK_BACK + 1)
+        return arena[x0 - gap:x0 - gap + int(np.prod(out))], out
+
+    want, out = run(-2 * size)                 # far above: no sharing at all
+    lag = window_lag(shape, out, (s, s), (p, p))
+    for gap in itertools.chain(range(lag, lag + 8), [size]):
+        assert run(gap)[0] == want
+    if (k, s, p) == (3, 1, 1):                 # in place would read rows it overwrote
+        assert lag > 0 and run(0)[0] != want
+
+
+def test_the_command_line_plans_with_overlaps_when_asked(tmp_path, capsys):
+    """`--overlap` on aot report and aot compile: the report's overlapped bound and smaller
+    arena, and a note that the .pte is for mcu-aot's runtime only."""
+    from aot import cli
+    pt2 = tmp_path / "resnet8_int8.pt2"
+    assert cli.main(["zoo", "resnet8", "--int8", "-o", str(pt2)]) == 0
+    capsys.readouterr()
+    arenas = {}
+    for flags in ([], ["--overlap"]):
+        assert cli.main(["report", str(pt2), "--int8-io", *flags]) == 0
+        text = capsys.readouterr().out
+        arenas[bool(flags)] = int(re.search(r"^arena +([\d,]+) B", text, re.M)[1]
+                                  .replace(",", ""))
+        assert ("overlapped" in text) == bool(flags)
+    assert arenas[False] == 49_152 and arenas[True] < 34_000
+    out = tmp_path / "c"
+    assert cli.main(["compile", str(pt2), "-o", str(out), "--int8-io", "--overlap"]) == 0
+    assert "planned with --overlap" in capsys.readouterr().out
+    assert f"MODEL_ARENA_SIZE {arenas[True]}u" in (out / "model.h").read_text()
