@@ -13,7 +13,7 @@ pixel: a kernel that sees its output over its input keeps to paths whose one tab
 filter (the DSP's conv_s8.c), and no convolution of more filters, or pointwise one (whose DSP
 and Helium kernels always run the tables outermost), declares an overlap.
 
-A depthwise convolution of multiplier 1 at stride 1 runs in place: the DSP kernels take a
+A depthwise convolution of multiplier 1 runs in place: the DSP kernels take a
 group of channels over the whole map (widening its planes first) before the next group, and
 each writes a channel's rows in order, so an output pixel must land on its own channel's
 bytes of an earlier pixel. Its overlap is exact, at the window's lag rounded up to whole
@@ -94,13 +94,13 @@ def pool_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
 
 
 def depthwise_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
-    """quantized_depthwise_conv2d_nhwc of multiplier 1 at stride 1 with the input's map: in
-    place, a channel landing on its own channel, the window's lag in whole pixels (and arena
-    alignment) below."""
+    """quantized_depthwise_conv2d_nhwc of multiplier 1: in place, a channel landing on its own
+    channel, the window's lag (negative where the output is the smaller) in whole pixels and
+    arena alignment below."""
     x, out = args["input"], outs[0]
-    if len(x.shape) != 4 or tuple(x.shape) != tuple(out.shape) or \
-            _pair(args.get("stride"), 1) != (1, 1):
+    if len(x.shape) != 4 or len(out.shape) != 4 or x.shape[0] != out.shape[0] or \
+            x.shape[3] != out.shape[3]:
         return None
     lag = _nhwc_window(args, outs)
     step = math.lcm(x.shape[3], DEFAULT_ALIGNMENT)
-    return "input", max(0, -(-lag // step) * step), True
+    return "input", -(-lag // step) * step, True

@@ -274,22 +274,22 @@ class Stats(nn.Module):
 
 class InPlace(nn.Module):
     """Depthwise layers of stride 1 (3x3, and 5x3 over a 12-channel map: a 48-byte step) and
-    pools whose inputs die at them: planned with overlaps (aot/overlap.py), the depthwise
-    layers run in place and the pools over their inputs' dead rows."""
+    2, and pools, whose inputs die at them: planned with overlaps (aot/overlap.py), the
+    depthwise layers run in place and the pools over their inputs' dead rows."""
 
     def __init__(self):
         super().__init__()
         self.a = nn.Conv2d(3, 12, 1)
         self.dw1 = nn.Conv2d(12, 12, 3, padding=1, groups=12)
         self.dw2 = nn.Conv2d(12, 12, (5, 3), padding=(2, 1), groups=12)
+        self.down = nn.Conv2d(12, 12, 3, stride=2, padding=1, groups=12)
         self.dw3 = nn.Conv2d(12, 12, 3, padding=1, groups=12)
         self.head = nn.Conv2d(12, 5, 1)
 
     def forward(self, x):
         y = F.relu(self.dw2(F.relu(self.dw1(self.a(x)))))
-        y = F.max_pool2d(y, 2)
-        y = F.avg_pool2d(F.relu6(self.dw3(y)), 3, stride=1, padding=1)
-        return self.head(y)
+        y = F.avg_pool2d(F.relu6(self.dw3(F.relu(self.down(y)))), 3, stride=1, padding=1)
+        return self.head(F.max_pool2d(y, 2))
 
 
 INT8_MODELS = {
@@ -325,8 +325,11 @@ def quantized(name: str):
         if name in ZOO:
             model, example = ZOO[name]()
             cal = calibration_set(name, 8)
-        else:
+        elif name in INT8_MODELS:
             model, example, cal = INT8_MODELS[name]()
+        else:                                   # the models people bring (mobilenet_v2, ...)
+            from user_models import USER_MODELS
+            model, example, cal = USER_MODELS[name]()
         _CACHE[name] = (model, example, aot.quantize(model, example, cal))
     return _CACHE[name]
 

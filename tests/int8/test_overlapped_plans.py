@@ -19,7 +19,7 @@ from aot.report import format_report
 
 from int8_models import host_model, int8_inputs, lowered
 
-NETS = ["inplace", "kws", "vww", "resnet8", "conv_blocks", "residual"]
+NETS = ["inplace", "kws", "vww", "resnet8", "mobilenet_v2", "conv_blocks", "residual"]
 
 
 @pytest.mark.parametrize("name", NETS)

@@ -122,3 +122,13 @@ def test_user_model_on_board_equals_host_c(board_name, net):
 @pytest.mark.parametrize("board_name", BOARDS)
 def test_overlapped_plan_on_board_equals_host_c(board_name, net):
     _assert_board_equals_host_c(board_name, net, _overlapped(net))
+
+
+# mobilenet_v2 (0.35, 96x96): its stride-2 depthwise layers in place, on the DSP boards (its
+# 479 KB of weights leave the M55's 512 KB of flash too little room; the twins run the
+# Helium kernels in place)
+@pytest.mark.parametrize("board_name", ["mps2-an386", "mps2-an500"])
+def test_overlapped_mobilenet_v2_on_board_equals_host_c(board_name):
+    plain, overlapped = (lowered("mobilenet_v2", True, o).lowered().plan for o in (False, True))
+    assert overlapped.arena_size < plain.arena_size
+    _assert_board_equals_host_c(board_name, "mobilenet_v2", _overlapped("mobilenet_v2"))

@@ -160,7 +160,11 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
 #endif
     }
 #if defined(__OPTIMIZE__)
-    const int32_t plane = rt_conv_s8_over_input(&c.g, in, out) ? 0 : takes_plane(&c);
+    /* (in place, aot/overlap.py: the whole planes and the gathered taps, which go down
+       columns or write a channel group's rows before the next group's are read, are left
+       out; the bands write each channel's rows in order) */
+    const int alone = !rt_conv_s8_over_input(&c.g, in, out);
+    const int32_t plane = alone ? takes_plane(&c) : 0;
     if (plane != 0) {
 #if RT_MVE_HAS(RT_MVE_U_DW_PLANES)
         if (!RT_MVE_HAS(RT_MVE_U_DW_PLANE_AT(plane_loop(&c, plane)))) {
@@ -172,10 +176,7 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
         return RT_ERR_PARAM;
 #endif
     }
-    /* (in place, aot/overlap.py: the whole planes and the gathered taps, which go down
-       columns or write a channel group's rows before the next group's are read, are left
-       out; the bands write each channel's rows in order) */
-    switch (rt_conv_s8_over_input(&c.g, in, out) ? 0 : takes_gathered(&c)) {
+    switch (alone ? takes_gathered(&c) : 0) {
     case DW_G_COLS:
 #if RT_MVE_HAS(RT_MVE_U_DW_G_COLS)
         gathered_cols(&c, in, out);
