@@ -189,12 +189,13 @@ def cmd_run(args) -> int:
     return 0 if report.ok else 1
 
 
-def _int8_io_flag(p) -> None:
+def _lowering_flags(p) -> None:
     p.add_argument("--int8-io", action="store_true", help="a quantized model takes and "
                    "returns int8 (the header states each one's scale and zero point)")
     p.add_argument("--overlap", action="store_true", help="plan outputs over their inputs' "
-                   "dead bytes where the kernels allow (in-place depthwise layers, pools): a "
-                   "smaller arena, for mcu-aot's C runtime only (docs/memory.md)")
+                   "dead bytes where the kernels allow (convolutions of up to 64 filters, "
+                   "depthwise layers in place, pools): a smaller arena, for mcu-aot's C runtime "
+                   "only (docs/memory.md)")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -204,7 +205,7 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("report", help="per-op table and the arena against its lower bound")
     r.add_argument("model", help="a torch.export .pt2 file")
     r.add_argument("--svg", help="also draw the arena (offset against time) to this SVG file")
-    _int8_io_flag(r)
+    _lowering_flags(r)
     r.set_defaults(func=cmd_report)
     c = sub.add_parser("compile", help="write the model as a C library folder (CMake target, "
                        "its runtime files, README) and its .pte")
@@ -215,7 +216,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--arch", default="portable", help="runtime kernels to include: portable "
                    "(any C99 compiler), cortex_m_dsp (M4, M7, M33), cortex_m_mve (M55), "
                    "x86_64")
-    _int8_io_flag(c)
+    _lowering_flags(c)
     c.set_defaults(func=cmd_compile)
     z = sub.add_parser("zoo", help="export one of the MLPerf Tiny reference networks to .pt2")
     z.add_argument("name", help="kws, vww, resnet8 or autoencoder")
@@ -274,7 +275,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "over the slot by QEMU's loader (no relink)")
             f.add_argument("--swap-inputs", nargs="+", metavar="NPY", help="the inputs of "
                            "--swap's program (default: seeded random)")
-        _int8_io_flag(f)
+        _lowering_flags(f)
         f.set_defaults(func=func)
     return p
 

@@ -35,6 +35,9 @@ def load_model(path: str, int8_io: bool = False, overlap: bool = False):
     if path.endswith(".pte"):
         if not Path(path).is_file():
             raise AotError(f"{path}: no such file")
+        if overlap:
+            raise AotError(f"{path}: --overlap plans a .pt2 as it is lowered; a .pte keeps the "
+                           "plan it was written with")
         return load_program(path)
     return to_edge(load_pt2(path), compile_config=EdgeCompileConfig(
         int8_io=int8_io)).to_executorch(backend_config(overlap))

@@ -135,6 +135,9 @@ def _resolve(model, method: str, int8_io: bool = False, overlap: bool = False) -
         if path.suffix == ".pte":
             if not path.is_file():
                 raise AotError(f"{path}: no such file")
+            if overlap:
+                raise AotError(f"{path}: --overlap plans a .pt2 as it is lowered; a .pte keeps "
+                               "the plan it was written with")
             program = load_program(str(path))
             return _Model(program, path.name, *_executorch(program, path.read_bytes, method),
                           output_scales(program, method))

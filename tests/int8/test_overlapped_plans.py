@@ -118,3 +118,9 @@ def test_the_command_line_plans_with_overlaps_when_asked(tmp_path, capsys):
     assert cli.main(["compile", str(pt2), "-o", str(out), "--int8-io", "--overlap"]) == 0
     assert "planned with --overlap" in capsys.readouterr().out
     assert f"MODEL_ARENA_SIZE {arenas[True]}u" in (out / "model.h").read_text()
+    # a .pte keeps the plan it was written with: --overlap on one is a one-line refusal
+    assert cli.main(["compile", str(out / "model.pte"), "-o", str(tmp_path / "d"),
+                     "--overlap"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "keeps the plan" in err and err.count("\n") == 1
+    assert not (tmp_path / "d").exists()
