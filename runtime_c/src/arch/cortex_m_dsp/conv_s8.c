@@ -754,11 +754,6 @@ static void split_quad(const conv_ctx *c, const int8_t *img, int32_t oy, int32_t
     }
 }
 
-/* conv_pairs for patches of k4 <= CONV_QUAD_TAPS taps and at least RT_DSP_Q_PIXELS output
- * pixels an image: filter pairs a table at a time (widened once, conv_dsp.h), output pixels
- * four at a time in raster order inside (the last quad the image's last four, redoing some of
- * the one before it), their patches gathered and widened once per table. Its buffers are its
- * own, off the stack once it returns (noinline), so that no other path's coexist with them. */
 /* Whether the quads take the layer's filter rows in the split order (rows not of whole
  * words: a copy of the filters in it). */
 static int quads_split(const conv_ctx *c, int32_t k4)
@@ -779,6 +774,11 @@ static int32_t quads_table(const conv_ctx *c, int32_t k4)
     return rt_dsp_q_pairs_a_table(c->g.cout / 2, k4, RT_DSP_Q_BYTES - 12 * k4 - quads_pad(c, k4));
 }
 
+/* conv_pairs for patches of k4 <= CONV_QUAD_TAPS taps and at least RT_DSP_Q_PIXELS output
+ * pixels an image: filter pairs a table at a time (widened once, conv_dsp.h), output pixels
+ * four at a time in raster order inside (the last quad the image's last four, redoing some of
+ * the one before it), their patches gathered and widened once per table. Its buffers are its
+ * own, off the stack once it returns (noinline), so that no other path's coexist with them. */
 static RT_DSP_NOINLINE void conv_quads(const conv_ctx *c, const int8_t *in, int8_t *out,
                                        int32_t k4)
 {
@@ -945,7 +945,7 @@ rt_status rt_conv2d_s8(const rt_scratch *scratch, const rt_conv_s8_params *p, RT
             conv_kxk(&c, in, out, k4);
         } else if (c.g.cout % 2 == 0 && k4 <= CONV_QUAD_TAPS &&
                    c.g.oh * c.g.ow >= RT_DSP_Q_PIXELS &&
-                   (quads_table(&c, k4) >= c.g.cout / 2 || !rt_conv_s8_over_input(&c.g, in, out))) {
+                   (!rt_conv_s8_over_input(&c.g, in, out) || quads_table(&c, k4) >= c.g.cout / 2)) {
             /* (over its input, aot/overlap.py: the quads only where one table holds every
                filter, so pixels are written in order; the pairs and blocks hold 64) */
             conv_quads(&c, in, out, k4);
