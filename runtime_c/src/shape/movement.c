@@ -118,11 +118,29 @@ rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_
     return RT_OK;
 }
 
+/* count elements of value (elem_size bytes) at dst. */
+static void fill_elems(uint8_t *dst, int32_t count, const void *value, int32_t elem_size)
+{
+    int32_t i;
+    if (elem_size == 1) {
+        if (count > 0) {
+            memset(dst, *(const uint8_t *)value, (size_t)count);
+        }
+        return;
+    }
+    for (i = 0; i < count; ++i) {
+        memcpy(dst + byte_offset(i, elem_size), value, (size_t)elem_size);
+    }
+}
+
+/* The trailing dims the pad leaves whole are one element of `unit` elements, so each output
+ * row is a run of value, a copied run of the input and a run of value: an NHWC map padded in
+ * H and W copies whole rows of W x C bytes. */
 rt_status rt_constant_pad(int32_t elem_size, const int32_t *before, const void *value,
                           const rt_shape *in_s, const void *in,
                           const rt_shape *out_s, void *out)
 {
-    int32_t idx[RT_MAX_DIMS], rank, i, n_out, o, rows, len;
+    int32_t idx[RT_MAX_DIMS], rank, i, n_out, o, rows, len, unit = 1, lo, mid, hi;
     const uint8_t *src = (const uint8_t *)in;
     uint8_t *dst = (uint8_t *)out;
     RT_CHECK(before != NULL && value != NULL && in_s != NULL && in != NULL && out_s != NULL &&
@@ -135,12 +153,19 @@ rt_status rt_constant_pad(int32_t elem_size, const int32_t *before, const void *
         RT_CHECK(before[i] >= 0 && out_s->d[i] >= in_s->d[i] + before[i], RT_ERR_SHAPE);
         idx[i] = 0;
     }
+    while (rank > 0 && before[rank - 1] == 0 && out_s->d[rank - 1] == in_s->d[rank - 1]) {
+        unit *= in_s->d[rank - 1];           /* a factor of numel(out): it fits int32 */
+        --rank;
+    }
     if (rank == 0) {
         copy_elems(dst, src, n_out, elem_size);
         return RT_OK;
     }
     len = out_s->d[rank - 1];
-    rows = len > 0 ? n_out / len : 0;
+    lo = before[rank - 1];
+    mid = in_s->d[rank - 1];
+    hi = len - lo - mid;
+    rows = len > 0 && unit > 0 ? n_out / (len * unit) : 0;
     for (o = 0; o < rows; ++o) {
         int32_t inside = 1, src_row = 0;
         for (i = 0; i < rank - 1; ++i) {     /* this output row's source row, if any */
@@ -150,14 +175,16 @@ rt_status rt_constant_pad(int32_t elem_size, const int32_t *before, const void *
             }
             src_row = src_row * in_s->d[i] + k;
         }
-        for (i = 0; i < len; ++i) {
-            const int32_t k = i - before[rank - 1];
-            const void *from = (inside && k >= 0 && k < in_s->d[rank - 1])
-                ? (const void *)(src + byte_offset(src_row * in_s->d[rank - 1] + k, elem_size))
-                : value;
-            memcpy(dst + (size_t)i * (size_t)elem_size, from, (size_t)elem_size);
+        fill_elems(dst, lo * unit, value, elem_size);
+        if (inside) {
+            copy_elems(dst + byte_offset(lo * unit, elem_size),
+                       src + byte_offset(src_row * mid * unit, elem_size), mid * unit,
+                       elem_size);
+        } else {
+            fill_elems(dst + byte_offset(lo * unit, elem_size), mid * unit, value, elem_size);
         }
-        dst += (size_t)len * (size_t)elem_size;
+        fill_elems(dst + byte_offset((lo + mid) * unit, elem_size), hi * unit, value, elem_size);
+        dst += byte_offset(len * unit, elem_size);
         for (i = rank - 2; i >= 0; --i) {
             if (++idx[i] < out_s->d[i]) {
                 break;

@@ -1,0 +1,396 @@
+"""Patch-based first stage (MCUNetV2's idea): the first layers of a convolutional network run
+patch by patch, so their large early maps never exist whole.
+
+The stage is a chain from a user input: an optional NCHW -> NHWC transpose, then int8
+convolutions and depthwise layers, each read only by the next. Its output map is cut into a
+grid; each patch's layers compute just the window its outputs need (the halo), read from a crop
+of the input, and the patches are concatenated into the stage's output. Inside the image a
+window's border is real data; at the image's edge a layer's zero padding becomes an explicit pad
+of the patch (the layer's input zero point), so every convolution runs unpadded and each output
+byte is the same sum the whole layer computes: the result is bit-exact with it.
+
+The price is the halos' recomputed MACs. The pass tries every stage end and grid, estimates the
+whole-tensor liveness peak of each, and keeps the smallest peak whose recomputation stays within
+``MAC_BUDGET`` of the network's MACs; it changes nothing unless the peak goes down.
+"""
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass, field
+from typing import Optional
+
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import InputKind, OutputKind
+from torch.fx.traceback import NodeSource
+
+from ..errors import AotError
+from ..ops import lookup
+from ._editor import ProgramEditor
+
+Q = torch.ops.mcu_aot
+_CONV = Q.quantized_conv2d_nhwc.default
+_DEPTHWISE = Q.quantized_depthwise_conv2d_nhwc.default
+_INPUT_OFFSET = {_CONV: 6, _DEPTHWISE: 7}     # positional index of input_offset (-z_in)
+_NCHW_TO_NHWC = [0, 2, 3, 1]
+MAC_BUDGET = 0.04      # recomputed MACs, as a share of the network's, that a stage may cost
+MAX_GRID = 6           # patches per side at most
+
+
+class PatchError(AotError):
+    """An explicit patch grid the program cannot take."""
+
+
+@dataclass(frozen=True)
+class PatchStage:
+    """The stage the pass chose: what ``aot report`` prints."""
+    nodes: tuple[str, ...]        # the chain's nodes, as the lowered program named them
+    grid: tuple[int, int]         # patches down, patches across
+    out_shape: tuple[int, ...]    # the stage's output, NHWC
+    macs: int                     # the stage's MACs, layers computed whole
+    patched_macs: int             # the same, patch by patch (halos recomputed)
+    network_macs: int
+    peak: int                     # estimated whole-tensor peak of the network without patches
+    patched_peak: int             # and with them
+
+    def describe(self) -> str:
+        extra = self.patched_macs - self.macs
+        n, h, w, c = self.out_shape
+        return (f"first {len(self.nodes)} ops ({self.nodes[0]} .. {self.nodes[-1]}) in a "
+                f"{self.grid[0]}x{self.grid[1]} grid of patches into {h}x{w}x{c}\n"
+                f"{extra:,} MACs recomputed (+{100 * extra / max(1, self.network_macs):.1f}% "
+                f"of {self.network_macs:,}); estimated peak {self.peak:,} -> "
+                f"{self.patched_peak:,} B")
+
+
+@dataclass(frozen=True)
+class _Layer:
+    node: torch.fx.Node
+    kernel: tuple[int, int]
+    stride: tuple[int, int]
+    pad: tuple[int, int]
+    dilation: tuple[int, int]
+    in_hw: tuple[int, int]
+    out_shape: tuple[int, ...]     # NHWC
+    macs_per_pixel: int
+    zero_point: int                # the input's: what a padded tap holds
+
+
+@dataclass(frozen=True)
+class _Chain:
+    x: torch.fx.Node               # the user input
+    transpose: Optional[torch.fx.Node]
+    layers: tuple[_Layer, ...]
+
+
+@dataclass
+class _Step:
+    """One op of the patched schedule: its kind, output shape, inputs (step indices, or -1 for
+    the stage's input) and what it needs to become a node."""
+    kind: str                      # slice | transpose | pad | conv | cat
+    shape: tuple[int, ...]
+    reads: list[int]
+    args: dict = field(default_factory=dict)
+
+
+def _shape(node) -> tuple[int, ...]:
+    return tuple(node.meta["val"].shape)
+
+
+def _layer(node: torch.fx.Node) -> Optional[_Layer]:
+    if node.op != "call_function" or node.target not in _INPUT_OFFSET:
+        return None
+    x, w = node.args[0], node.args[1]
+    stride, pad, dil = (tuple(int(v) for v in node.args[i]) for i in (3, 4, 5))
+    xs, ws, out = _shape(x), _shape(w), _shape(node)
+    if len(xs) != 4 or xs[0] != 1 or len(pad) != 2:
+        return None
+    return _Layer(node, (ws[1], ws[2]), stride, pad, dil, (xs[1], xs[2]), out,
+                  math.prod(ws), -int(node.args[_INPUT_OFFSET[node.target]]))
+
+
+def _chains(ed: ProgramEditor) -> list[_Chain]:
+    """Each user input's chain of single-reader int8 convolutions (after an optional NCHW ->
+    NHWC transpose), longest first."""
+    found = []
+    users = {s.arg.name for s in ed.input_specs if s.kind == InputKind.USER_INPUT}
+    for x in ed.graph.nodes:
+        if x.op != "placeholder" or x.name not in users or len(x.users) != 1:
+            continue
+        node, transpose = next(iter(x.users)), None
+        if node.target == Q.transpose.default and list(node.args[1]) == _NCHW_TO_NHWC:
+            transpose = node
+            if len(node.users) != 1:
+                continue
+            node = next(iter(node.users))
+        layers, prev = [], transpose or x
+        while (layer := _layer(node)) is not None and node.args[0] is prev:
+            layers.append(layer)
+            if len(node.users) != 1:
+                break
+            prev, node = node, next(iter(node.users))
+        if layers:
+            found.append(_Chain(x, transpose, tuple(layers)))
+    return found
+
+
+def _split(n: int, parts: int) -> list[tuple[int, int]]:
+    edges = [n * i // parts for i in range(parts + 1)]
+    return list(zip(edges, edges[1:]))
+
+
+def _window(span: tuple[int, int], k: int, s: int, p: int, d: int, size: int):
+    """The input range a layer's outputs ``span`` read, clipped to the map, and the padding
+    (before, after) the clipping leaves."""
+    lo, hi = span[0] * s - p, (span[1] - 1) * s - p + d * (k - 1) + 1
+    return (max(lo, 0), min(hi, size)), (max(0, -lo), max(0, hi - size))
+
+
+def schedule(chain: _Chain, grid: tuple[int, int]) -> list[_Step]:
+    """The stage's ops, patch by patch in row-major order: crop, (transpose,) then per layer an
+    optional border pad and the unpadded layer; each row of patches concatenated along W as it
+    finishes, the rows along H at the end."""
+    steps: list[_Step] = []
+
+    def add(kind, shape, reads, **args) -> int:
+        steps.append(_Step(kind, tuple(shape), list(reads), args))
+        return len(steps) - 1
+
+    layers, last = chain.layers, chain.layers[-1].out_shape
+    x_shape = _shape(chain.x)
+    strips = []
+    for out_rows in _split(last[1], grid[0]):
+        pieces = []
+        for out_cols in _split(last[2], grid[1]):
+            windows, rows, cols = [], out_rows, out_cols
+            for layer in reversed(layers):
+                (rows, pr), (cols, pc) = (
+                    _window(span, layer.kernel[a], layer.stride[a], layer.pad[a],
+                            layer.dilation[a], layer.in_hw[a]) for a, span in ((0, rows),
+                                                                               (1, cols)))
+                windows.append((rows, cols, pr + pc))
+            windows.reverse()
+            at, shape = -1, list(x_shape)
+            h_dim, w_dim = (2, 3) if chain.transpose is not None else (1, 2)
+            for dim, (lo, hi) in ((h_dim, windows[0][0]), (w_dim, windows[0][1])):
+                if (lo, hi) != (0, shape[dim]):
+                    shape[dim] = hi - lo
+                    at = add("slice", shape, [at], dim=dim, start=lo, end=hi)
+            if chain.transpose is not None:
+                shape = [shape[i] for i in _NCHW_TO_NHWC]
+                at = add("transpose", shape, [at])
+            for i, (layer, (_, _, pads)) in enumerate(zip(layers, windows)):
+                top, bottom, left, right = pads
+                if any(pads):
+                    shape = [1, shape[1] + top + bottom, shape[2] + left + right, shape[3]]
+                    at = add("pad", shape, [at], layer=i, pre=[0, top, left, 0],
+                             post=[0, bottom, right, 0])
+                shape = [1, *(
+                    (shape[1 + a] - layer.dilation[a] * (layer.kernel[a] - 1) - 1) //
+                    layer.stride[a] + 1 for a in (0, 1)), layer.out_shape[3]]
+                at = add("conv", shape, [at], layer=i)
+            pieces.append(at)
+        strips.append(pieces[0] if len(pieces) == 1 else
+                      add("cat", (1, out_rows[1] - out_rows[0], last[2], last[3]), pieces,
+                          dim=2))
+    if len(strips) > 1:
+        add("cat", last, strips, dim=1)
+    return steps
+
+
+def _nbytes(node) -> int:
+    val = node.meta.get("val")
+    vals = val if isinstance(val, (list, tuple)) else [val]
+    return sum(v.numel() * v.element_size() for v in vals if isinstance(v, torch.Tensor))
+
+
+def _peak(events: list[tuple[object, int, list]], outputs: set, alive: dict) -> int:
+    """The whole-tensor liveness peak of ``events`` (key, bytes, keys read), in order, with
+    ``alive`` (key -> bytes) live from the start and ``outputs`` to the end."""
+    born = {k: -1 for k in alive}
+    size = dict(alive)
+    death: dict = {}
+    for i, (key, nbytes, reads) in enumerate(events):
+        born[key], size[key] = i, nbytes
+        death.setdefault(key, i)
+        for r in reads:
+            if r in size:
+                death[r] = i
+    for k in outputs:
+        death[k] = len(events)
+    return max((sum(size[k] for k in size if born[k] <= i <= death.get(k, born[k]))
+                for i in range(len(events))), default=0)
+
+
+def _network_macs(graph: torch.fx.Graph) -> int:
+    total = 0
+    for node in graph.nodes:
+        op = lookup(node.target) if node.op == "call_function" else None
+        if op is None:
+            continue
+        names = [a.name for a in op.aten._schema.arguments] if op.aten else []
+        args = {name: _shape(v) if isinstance(v, torch.fx.Node) and "val" in v.meta else v
+                for name, v in zip(names, node.args)}
+        try:
+            total += op.macs(args, [_shape(node)])
+        except (KeyError, IndexError, TypeError, AttributeError):
+            continue
+    return total
+
+
+class _Estimate:
+    """The liveness peak of the program with one chain's stage replaced by a schedule."""
+
+    def __init__(self, ed: ProgramEditor):
+        self.nodes = [n for n in ed.graph.nodes if n.op == "call_function"]
+        self.inputs = {n: _nbytes(n) for n in ed.graph.nodes
+                       if n.op == "placeholder" and not ed.is_const(n)}
+        out = next(n for n in reversed(ed.graph.nodes) if n.op == "output")
+        self.outputs = {a for a in out.args[0] if isinstance(a, torch.fx.Node)}
+
+    def events(self, replaced: tuple = (), steps: list[_Step] = (), x=None, end=None):
+        gone = set(replaced)
+        events = []
+        for node in self.nodes:
+            if node in gone:
+                if node is replaced[0]:
+                    for i, st in enumerate(steps):
+                        reads = [x if r < 0 else ("step", r) for r in st.reads]
+                        events.append((("step", i), math.prod(st.shape), reads))
+                continue
+            reads = [("step", len(steps) - 1) if a is end else a
+                     for a in node.all_input_nodes]
+            events.append((node, _nbytes(node), reads))
+        return events
+
+    def peak(self, *args) -> int:
+        return _peak(self.events(*args), self.outputs, self.inputs)
+
+
+def _grids(out_shape: tuple) -> list[tuple[int, int]]:
+    """Every grid of up to MAX_GRID patches a side, at least a row and a column each."""
+    return [(a, b) for a in range(1, min(MAX_GRID, out_shape[1]) + 1)
+            for b in range(1, min(MAX_GRID, out_shape[2]) + 1) if a * b > 1]
+
+
+def _candidate(est: _Estimate, network: int, base: int, chain: _Chain, n_layers: int,
+               grid: tuple[int, int]):
+    """(stage, steps, what it costs and saves) of the chain's first ``n_layers`` in ``grid``."""
+    stage = _Chain(chain.x, chain.transpose, chain.layers[:n_layers])
+    steps = schedule(stage, grid)
+    whole = sum(math.prod(la.out_shape[1:3]) * la.macs_per_pixel for la in stage.layers)
+    patched = sum(math.prod(s.shape[1:3]) * stage.layers[s.args["layer"]].macs_per_pixel
+                  for s in steps if s.kind == "conv")
+    replaced = ([chain.transpose] if chain.transpose is not None else []) + \
+        [la.node for la in stage.layers]
+    peak = est.peak(tuple(replaced), steps, chain.x, stage.layers[-1].node)
+    return stage, steps, PatchStage(tuple(n.name for n in replaced), grid,
+                                    stage.layers[-1].out_shape, whole, patched, network, base,
+                                    peak)
+
+
+def choose(ed: ProgramEditor) -> Optional[tuple[_Chain, list, PatchStage]]:
+    """The stage and grid with the smallest estimated peak within the MAC budget, if it is
+    below the unpatched peak."""
+    est = _Estimate(ed)
+    base, network = est.peak(), _network_macs(ed.graph)
+    best = None
+    for chain in _chains(ed):
+        for n_layers, layer in enumerate(chain.layers, 1):
+            if layer.node in est.outputs:
+                continue
+            for grid in _grids(layer.out_shape):
+                stage, steps, info = _candidate(est, network, base, chain, n_layers, grid)
+                if info.patched_macs - info.macs > MAC_BUDGET * network or \
+                        info.patched_peak >= base:
+                    continue
+                key = (info.patched_peak, info.patched_macs, grid)
+                if best is None or key < best[0]:
+                    best = (key, stage, steps, info)
+    return None if best is None else best[1:]
+
+
+def _call(ed: ProgramEditor, target, args: tuple, origin: torch.fx.Node) -> torch.fx.Node:
+    node = ed.graph.call_function(target, args)
+    node.meta = {k: v for k, v in origin.meta.items()
+                 if k in ("stack_trace", "nn_module_stack", "source_fn_stack")}
+    node.meta["from_node"] = [NodeSource(origin, "patch_stage")]
+
+    def fake(a):
+        if isinstance(a, torch.fx.Node):
+            return a.meta["val"]
+        return [fake(v) for v in a] if isinstance(a, (list, tuple)) else a
+    with ed._fake_mode:
+        node.meta["val"] = target(*fake(list(args)))
+    return node
+
+
+def _materialize(ed: ProgramEditor, stage: _Chain, steps: list[_Step]) -> None:
+    first = stage.transpose or stage.layers[0].node
+    made: list[torch.fx.Node] = []
+    with ed.graph.inserting_before(first):
+        for st in steps:
+            reads = [stage.x if r < 0 else made[r] for r in st.reads]
+            if st.kind == "slice":
+                node = _call(ed, torch.ops.aten.slice_copy.Tensor,
+                             (reads[0], st.args["dim"], st.args["start"], st.args["end"]),
+                             stage.x)
+            elif st.kind == "transpose":
+                node = _call(ed, Q.transpose.default, (reads[0], _NCHW_TO_NHWC), stage.transpose)
+            elif st.kind == "pad":
+                layer = stage.layers[st.args["layer"]]
+                node = _call(ed, Q.pad.default, (reads[0], st.args["pre"], st.args["post"],
+                                                 layer.zero_point), layer.node.args[0])
+            elif st.kind == "conv":
+                layer = stage.layers[st.args["layer"]]
+                args = list(layer.node.args)
+                args[0], args[4] = reads[0], [0, 0]
+                node = _call(ed, layer.node.target, tuple(args), layer.node)
+            else:
+                node = _call(ed, torch.ops.aten.cat.default, (reads, st.args["dim"]),
+                             stage.layers[-1].node)
+            assert tuple(node.meta["val"].shape) == st.shape, (st, node.meta["val"].shape)
+            made.append(node)
+    end = stage.layers[-1].node
+    end.replace_all_uses_with(made[-1])
+    for layer in reversed(stage.layers):
+        ed.graph.erase_node(layer.node)
+    if stage.transpose is not None:
+        ed.graph.erase_node(stage.transpose)
+
+
+@dataclass(frozen=True)
+class Patched:
+    """What ``patch_stage`` hands on: the program and the stage it made (None: none)."""
+    program: ExportedProgram
+    stage: Optional[PatchStage]
+
+
+def patch_stage(ep: ExportedProgram, at: Optional[tuple[int, int, int]] = None) -> Patched:
+    """The program with its first stage computed patch by patch where that lowers the peak;
+    or, given ``at`` = (layers, rows, columns), the first chain's first ``layers``
+    convolutions in that grid, whatever it costs or saves."""
+    if any(s.kind == OutputKind.USER_INPUT_MUTATION for s in ep.graph_signature.output_specs) \
+            or not _chains(ProgramEditor(ep)):
+        if at is not None:
+            raise PatchError(f"patches={at}: the program has no chain of int8 convolutions "
+                             "from an input")
+        return Patched(ep, None)
+    ed = ProgramEditor(copy.deepcopy(ep))            # the caller's program stays as it was
+    if at is None:
+        found = choose(ed)
+    else:
+        chain, (n_layers, rows, cols) = _chains(ed)[0], at
+        end = chain.layers[min(n_layers, len(chain.layers)) - 1].out_shape
+        if not (1 <= n_layers <= len(chain.layers) and 1 <= rows <= end[1] and
+                1 <= cols <= end[2]):
+            raise PatchError(f"patches={at}: the first chain has {len(chain.layers)} int8 "
+                             f"convolutions and its map is {end[1]}x{end[2]}")
+        est = _Estimate(ed)
+        found = _candidate(est, _network_macs(ed.graph), est.peak(), chain, n_layers,
+                           (rows, cols))
+    if found is None:
+        return Patched(ep, None)
+    _materialize(ed, *found[:2])
+    return Patched(ed.finish(), found[2])

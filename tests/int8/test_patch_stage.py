@@ -1,0 +1,94 @@
+"""The patch-based first stage (EdgeCompileConfig.patches, aot/passes/patch_stage.py).
+
+Each patched program's host C gives the bytes of the same network computed layer by layer,
+over grids that cut across strides, dilations, groups, a depthwise multiplier and maps that
+do not divide evenly; the automatic choice lowers mobilenet_v2's and VWW's arenas and leaves
+networks whose peak it cannot lower as they were.
+"""
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import aot
+from aot.errors import AotError
+from aot.report import format_report
+
+from int8_models import host_model, int8_inputs, lowered
+
+ET_CORTEX_M_MOBILENET = 138_240    # ExecuTorch's cortex_m flow, bench/arena.py
+
+
+def _same_bytes(name: str, patches, seeds=(5,)):
+    patched = aot.host.build(aot.generate_c(lowered(name, True, patches=patches),
+                                            name=f"q_{name}"))
+    for seed in seeds:
+        xs = int8_inputs(name, seed=seed)
+        plain = host_model(name, True)(*xs)
+        got = patched(*xs)
+        assert len(got) == len(plain)
+        for a, b in zip(got, plain):
+            assert a.tobytes() == b.tobytes()
+        assert len({a.tobytes() for a in plain}) == len(plain) and plain[0].std() > 0
+
+
+@pytest.mark.parametrize("name,at", [
+    ("conv_blocks", (1, 2, 2)),     # stride 2, an odd map: 6x5 into 2x2 patches
+    ("conv_blocks", (2, 3, 2)),     # + a dilated, grouped layer
+    ("conv_blocks", (3, 2, 3)),     # + a depthwise layer of multiplier 2
+    ("conv_blocks", (3, 6, 5)),     # one output pixel a patch
+    ("inplace", (5, 2, 2)),         # 1x1, 3x3, 5x3 and a stride-2 depthwise, then a 3x3
+    ("inplace", (3, 4, 1)),         # strips of rows
+])
+def test_a_patched_stage_gives_the_layer_by_layer_bytes(name, at):
+    method = lowered(name, True, patches=at).lowered()
+    assert method.patches is not None and method.patches.grid == at[1:]
+    assert len(method.patches.nodes) == at[0] + 1          # the NCHW -> NHWC transpose too
+    _same_bytes(name, at, seeds=(5, 6))
+
+
+@pytest.mark.parametrize("name", ["mobilenet_v2", "vww"])
+def test_patches_lower_the_arena_bit_exactly(name):
+    plain = lowered(name, True).lowered()
+    method = lowered(name, True, patches=True).lowered()
+    stage = method.patches
+    assert stage is not None and stage.patched_peak < stage.peak == plain.plan.lower_bound
+    assert method.plan.arena_size < plain.plan.arena_size
+    assert stage.patched_macs > stage.macs                  # the halos' price, reported
+    assert "patches      first" in format_report(method)
+    if name == "mobilenet_v2":
+        assert method.plan.arena_size <= ET_CORTEX_M_MOBILENET // 2
+    _same_bytes(name, True)
+
+
+@pytest.mark.parametrize("name", ["kws", "resnet8"])
+def test_no_stage_where_the_peak_is_elsewhere(name):
+    method = lowered(name, True, patches=True).lowered()
+    assert method.patches is None
+    assert method.plan.arena_size == lowered(name, True).lowered().plan.arena_size
+
+
+def test_a_grid_the_program_cannot_take_is_named():
+    with pytest.raises(AotError, match=r"patches=\(9, 1, 1\): the first chain has 4 int8 "
+                                       r"convolutions and its map is 6x5"):
+        lowered("conv_blocks", True, patches=(9, 1, 1))
+
+
+def test_the_cli_reports_and_compiles_the_stage(tmp_path, capsys):
+    from aot import cli
+    pt2 = tmp_path / "vww.pt2"
+    assert cli.main(["zoo", "vww", "--int8", "-o", str(pt2)]) == 0
+    capsys.readouterr()
+    assert cli.main(["report", str(pt2), "--int8-io", "--patches"]) == 0
+    report = capsys.readouterr().out
+    assert re.search(r"patches      first 5 ops \(transpose \.\. \S+\) in a \d+x\d+ grid of "
+                     r"patches into 24x24x16\n +[\d,]+ MACs recomputed", report)
+    out = tmp_path / "lib"
+    assert cli.main(["compile", str(pt2), "-o", str(out), "--int8-io", "--patches"]) == 0
+    assert cli.main(["compile", str(out / "model.pte"), "-o", str(tmp_path / "again"),
+                     "--patches"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: ") and "model.pte: --patches plans a .pt2 as it is lowered" \
+        in err and err.count("\n") == 1
+    assert not (tmp_path / "again").exists()
