@@ -20,6 +20,7 @@ from .executorch import ExecutorchProgramManager
 from .passes import edge_passes, verify_ops
 from .passes._editor import ProgramEditor
 from .passes.lower_quantized import Int8Facts, Int8Lowering
+from .passes.patch_stage import Patched
 
 Programs = Union[ExportedProgram, Dict[str, ExportedProgram]]
 PassType = Callable[[torch.fx.GraphModule], Any]
@@ -55,6 +56,8 @@ def _lower_to_edge(ep: ExportedProgram, config: EdgeCompileConfig
         got = p(ep)
         if isinstance(got, Int8Lowering):
             ep, facts = got.program, got.facts
+        elif isinstance(got, Patched):
+            ep, facts = got.program, replace(facts.carried(ep, got.program), patches=got.stage)
         else:
             ep, facts = got, facts.carried(ep, got)
     return ep, facts

@@ -30,7 +30,7 @@ from .zoo import ZOO, calibration_set
 
 def cmd_report(args) -> int:
     manager = to_edge(load_pt2(args.model), compile_config=EdgeCompileConfig(
-        int8_io=args.int8_io)).to_executorch(backend_config(args.overlap))
+        int8_io=args.int8_io, patches=args.patches)).to_executorch(backend_config(args.overlap))
     for name in sorted(manager.methods):
         method = manager.lowered(name)
         print(format_report(method, f"{Path(args.model).name} :: {name}"))
@@ -43,7 +43,8 @@ def cmd_report(args) -> int:
 
 def cmd_compile(args) -> int:
     check_arch(args.arch)
-    model = load_model(args.model, int8_io=args.int8_io, overlap=args.overlap)
+    model = load_model(args.model, int8_io=args.int8_io, overlap=args.overlap,
+                       patches=args.patches)
     sources = generate_c(model, name=args.name, method=args.method)   # fails before writing
     files = library_files(sources, args.arch, label=Path(args.model).name, method=args.method)
     if hasattr(model, "buffer"):
@@ -198,6 +199,12 @@ def _lowering_flags(p) -> None:
                    "only (docs/memory.md)")
 
 
+def _patches_flag(p) -> None:
+    p.add_argument("--patches", action="store_true", help="compute an int8 network's first "
+                   "layers patch by patch where that lowers the arena's peak (bit-exact; the "
+                   "halos cost MACs and small patches cycles: docs/memory.md)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="aot", description="mcu-aot: PyTorch models to "
                                 "microcontrollers, ahead of time.")
@@ -206,6 +213,7 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("model", help="a torch.export .pt2 file")
     r.add_argument("--svg", help="also draw the arena (offset against time) to this SVG file")
     _lowering_flags(r)
+    _patches_flag(r)
     r.set_defaults(func=cmd_report)
     c = sub.add_parser("compile", help="write the model as a C library folder (CMake target, "
                        "its runtime files, README) and its .pte")
@@ -217,6 +225,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "(any C99 compiler), cortex_m_dsp (M4, M7, M33), cortex_m_mve (M55), "
                    "x86_64")
     _lowering_flags(c)
+    _patches_flag(c)
     c.set_defaults(func=cmd_compile)
     z = sub.add_parser("zoo", help="export one of the MLPerf Tiny reference networks to .pt2")
     z.add_argument("name", help="kws, vww, resnet8 or autoencoder")

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Optional, Sequence
+from typing import Optional, Sequence, Union
 
 
 @dataclass(frozen=True)
@@ -17,6 +17,11 @@ class EdgeCompileConfig:
     # A quantized model takes and returns int8 tensors instead of float32 (the quantize at
     # each input and the dequantize at each output go; the header states their qparams).
     int8_io: bool = False
+    # Compute an int8 network's first layers patch by patch (aot.passes.patch_stage) where
+    # that lowers the arena's peak within a small share of recomputed MACs. Bit-exact. Off by
+    # default: small patches cost more cycles than their MACs (docs/memory.md). False:
+    # never; (layers, rows, columns): the first chain's first layers in that grid.
+    patches: Union[bool, tuple[int, int, int]] = False
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from .errors import AotError
 from .ir import DelegateCallSpec, MethodGraph
 from .memory import Buffer, MemoryPlan
 from .passes.lower_quantized import Fallback, Int8Facts
+from .passes.patch_stage import PatchStage
 from .passes.plan_memory import lifetimes, plan_memory
 from .passes.provenance import positions
 from .passes.to_out_variant import to_out_variant
@@ -34,6 +35,7 @@ class LoweredMethod:
     buffers: tuple[Buffer, ...]   # what was planned, for verify_plan, reports and drawings
     # call index -> the float op the int8 lowering left there (a float kernel between int8 ones)
     fallbacks: Mapping[int, Fallback] = field(default_factory=dict)
+    patches: Optional[PatchStage] = None     # the first stage, computed patch by patch
 
 
 def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,
@@ -47,7 +49,7 @@ def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig
     at = {pos: fallbacks[name] for name, pos in positions(ep, fallbacks).items()}
     by_call = {i: at[h] for i, call in enumerate(graph.calls) for h in call.debug_handles
                if h in at}
-    return LoweredMethod(graph, plan, tuple(lifetimes(graph, planning)), by_call)
+    return LoweredMethod(graph, plan, tuple(lifetimes(graph, planning)), by_call, int8.patches)
 
 
 class ExecutorchProgramManager:

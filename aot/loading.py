@@ -28,16 +28,18 @@ def load_pt2(path: str):
                        f"{str(e).splitlines()[0] if str(e) else ''})") from None
 
 
-def load_model(path: str, int8_io: bool = False, overlap: bool = False):
+def load_model(path: str, int8_io: bool = False, overlap: bool = False, patches: bool = False):
     """A .pt2 (lowered here, giving an ExecutorchProgramManager) or a .pte (read back, giving
     a Program). ``int8_io``: a quantized model keeps int8 inputs and outputs; ``overlap``: its
-    outputs are planned over their inputs' dead bytes (config.backend_config)."""
+    outputs are planned over their inputs' dead bytes (config.backend_config); ``patches``:
+    its first layers run patch by patch where that lowers the peak."""
     if path.endswith(".pte"):
         if not Path(path).is_file():
             raise AotError(f"{path}: no such file")
-        if overlap:
-            raise AotError(f"{path}: --overlap plans a .pt2 as it is lowered; a .pte keeps the "
-                           "plan it was written with")
+        for flag, on in (("--overlap", overlap), ("--patches", patches)):
+            if on:
+                raise AotError(f"{path}: {flag} plans a .pt2 as it is lowered; a .pte keeps "
+                               "the plan it was written with")
         return load_program(path)
     return to_edge(load_pt2(path), compile_config=EdgeCompileConfig(
-        int8_io=int8_io)).to_executorch(backend_config(overlap))
+        int8_io=int8_io, patches=patches)).to_executorch(backend_config(overlap))

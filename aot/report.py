@@ -91,6 +91,9 @@ def format_report(method: LoweredMethod, title: str = "") -> str:
               f"scratch      {sum(r.scratch[0] for r in rows if r.scratch):>12,} B   "
               f"(kernel work buffers in the arena, {sum(1 for r in rows if r.scratch)} call(s))",
               f"zero-copy    {views:>12} tensors share storage (views, in-place ops)"]
+    if method.patches is not None:
+        first, *rest = method.patches.describe().splitlines()
+        lines += [f"patches      {first}", *(f"             {line}" for line in rest)]
     fallbacks = [r for r in rows if r.fallback]
     if quantized:
         lines.append(f"int8         {sum(1 for r in rows if r.qparams):>12} calls write int8; "

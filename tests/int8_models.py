@@ -334,14 +334,15 @@ def quantized(name: str):
     return _CACHE[name]
 
 
-def lowered(name: str, int8_io: bool, overlap: bool = False):
-    """The network lowered, planned with or without outputs over their inputs' dead bytes."""
-    key = (name, int8_io, overlap)
+def lowered(name: str, int8_io: bool, overlap: bool = False, patches=False):
+    """The network lowered, planned with or without outputs over their inputs' dead bytes, its
+    first stage patch by patch or not (EdgeCompileConfig.patches)."""
+    key = (name, int8_io, overlap) + ((patches,) if patches is not False else ())
     if key not in _CACHE:
         ep = quantized(name)[2]
         config = ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass(overlap=overlap))
         _CACHE[key] = aot.to_edge(ep, compile_config=EdgeCompileConfig(
-            int8_io=int8_io)).to_executorch(config)
+            int8_io=int8_io, patches=patches)).to_executorch(config)
     return _CACHE[key]
 
 

@@ -36,7 +36,7 @@ import copy
 import math
 import operator
 from dataclasses import dataclass, field
-from typing import Mapping, Optional
+from typing import TYPE_CHECKING, Mapping, Optional
 
 import numpy as np
 import torch
@@ -52,6 +52,9 @@ from ._int8_rules import _VIEWS, ACTIVATION_BOUNDS, FUSES, RULES, WIDE_RULES, wi
 from ._int8_values import (NCHW, NHWC, QConst, QParams, QValue, as_qparams, layout_perm,
                            f32 as _f32, mult_shift as _mult_shift, node_where, observed)
 from .provenance import carry
+
+if TYPE_CHECKING:
+    from .patch_stage import PatchStage
 
 aten = torch.ops.aten
 QD = torch.ops.quantized_decomposed
@@ -84,12 +87,14 @@ class Int8Facts:
     qparams and each float fallback. ``carried`` re-keys both after a pass."""
     qparams: Mapping[str, QParams] = field(default_factory=dict)
     fallbacks: Mapping[str, Fallback] = field(default_factory=dict)
+    patches: Optional[PatchStage] = None    # the first stage computed patch by patch
 
     def carried(self, old: ExportedProgram, new: ExportedProgram) -> "Int8Facts":
         """The same facts about ``new``, which a pass made of ``old``."""
         if not (self.qparams or self.fallbacks):
             return self
-        return Int8Facts(carry(old, new, self.qparams), carry(old, new, self.fallbacks))
+        return Int8Facts(carry(old, new, self.qparams), carry(old, new, self.fallbacks),
+                         self.patches)
 
 
 @dataclass(frozen=True)

@@ -132,3 +132,20 @@ def test_overlapped_mobilenet_v2_on_board_equals_host_c(board_name):
     plain, overlapped = (lowered("mobilenet_v2", True, o).lowered().plan for o in (False, True))
     assert overlapped.arena_size < plain.arena_size
     _assert_board_equals_host_c(board_name, "mobilenet_v2", _overlapped("mobilenet_v2"))
+
+
+def _patched(name: str):
+    key = (name, "patches")
+    if key not in _SOURCES:
+        _SOURCES[key] = aot.generate_c(lowered(name, True, patches=True), name=f"q_{name}")
+    return _SOURCES[key]
+
+
+# The first stage patch by patch (aot/passes/patch_stage.py): every board's kernels on the
+# patches' small maps give the host C's bytes, which tests/int8/test_patch_stage.py holds
+# equal to the layer-by-layer network's. mobilenet_v2 on the DSP boards only (its weights).
+@pytest.mark.parametrize("net,board_name", [("vww", b) for b in BOARDS] +
+                         [("mobilenet_v2", "mps2-an386"), ("mobilenet_v2", "mps2-an500")])
+def test_patched_stage_on_board_equals_host_c(board_name, net):
+    assert lowered(net, True, patches=True).lowered().patches is not None
+    _assert_board_equals_host_c(board_name, net, _patched(net))
