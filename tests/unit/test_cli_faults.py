@@ -410,8 +410,11 @@ def quick(monkeypatch):
             cache[key] = make()
         return cache[key]
 
-    monkeypatch.setattr(cli, "load_model", lambda path, int8_io=False, overlap=False: once(
-        _LOWERED, (path, int8_io, overlap), lambda: load(path, int8_io=int8_io, overlap=overlap)))
+    monkeypatch.setattr(cli, "load_model",
+                        lambda path, int8_io=False, overlap=False, patches=False: once(
+                            _LOWERED, (path, int8_io, overlap, patches),
+                            lambda: load(path, int8_io=int8_io, overlap=overlap,
+                                         patches=patches)))
     monkeypatch.setattr(project, "_resolve",
                         lambda model, method, int8_io=False, overlap=False: once(
                             _LOWERED, (str(model), method, int8_io, overlap),
@@ -556,7 +559,7 @@ def test_any_other_refusal_of_the_filesystem_is_one_line(tmp_path, capsys, monke
     naming the path, exit code 2."""
     from aot import cli
 
-    def unreadable(path, int8_io=False, overlap=False):
+    def unreadable(path, int8_io=False, overlap=False, patches=False):
         raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), path)
 
     monkeypatch.setattr(cli, "load_model", unreadable)
