@@ -40,11 +40,15 @@ PROGRAMS = [(n, True) for n in sorted(ZOO) + sorted(INT8_MODELS)] + \
 
 # planned with outputs over their inputs (aot/overlap.py): the .pte carries those offsets
 OVERLAPPED = ["inplace", "kws"]
+# the first stage patch by patch (aot/passes/patch_stage.py): crops, border pads, unpadded
+# layers on the patches and the concatenations, all in the .pte
+PATCHED = [("conv_blocks", (3, 2, 3)), ("inplace", (5, 2, 2))]
 
 
 def _programs() -> list[bytes]:
     return [lowered(n, io).buffer for n, io in PROGRAMS] + \
-        [lowered(n, True, overlap=True).buffer for n in OVERLAPPED]
+        [lowered(n, True, overlap=True).buffer for n in OVERLAPPED] + \
+        [lowered(n, True, patches=at).buffer for n, at in PATCHED]
 
 
 @pytest.fixture(scope="module")
@@ -84,6 +88,15 @@ def test_interpreter_runs_overlapped_plans(interp, name):
     static C's bytes."""
     xs = _inputs(name, True)
     _assert_same_bytes(interp.run(lowered(name, True, overlap=True).buffer, xs),
+                       host_model(name, True)(*xs))
+
+
+@pytest.mark.parametrize("name,at", PATCHED)
+def test_interpreter_runs_patched_stages(interp, name, at):
+    """The interpreter runs a .pte whose first stage is computed patch by patch, to the
+    layer-by-layer static C's bytes."""
+    xs = _inputs(name, True)
+    _assert_same_bytes(interp.run(lowered(name, True, patches=at).buffer, xs),
                        host_model(name, True)(*xs))
 
 
