@@ -30,7 +30,8 @@ from .zoo import ZOO, calibration_set
 
 def cmd_report(args) -> int:
     manager = to_edge(load_pt2(args.model), compile_config=EdgeCompileConfig(
-        int8_io=args.int8_io, patches=args.patches)).to_executorch(backend_config(args.overlap))
+        int8_io=args.int8_io, patches=args.patches)).to_executorch(
+            backend_config(args.overlap))
     for name in sorted(manager.methods):
         method = manager.lowered(name)
         print(format_report(method, f"{Path(args.model).name} :: {name}"))
@@ -134,6 +135,7 @@ def cmd_firmware(args) -> int:
         p = generate_interpreter_firmware(args.model, args.board, args.output,
                                           inputs=args.inputs, method=args.method,
                                           int8_io=args.int8_io, overlap=args.overlap,
+                                          patches=args.patches,
                                           **_interpreter_args(args))
         print(f"wrote {len(p.files)} files to {p.directory}/: the interpreter with "
               f"{p.label} for {p.board.name} ({p.board.cpu}); kernel table of "
@@ -145,7 +147,7 @@ def cmd_firmware(args) -> int:
     _static_args(args)
     p = generate_firmware(args.model, args.board, args.output, inputs=args.inputs,
                           name=args.name, method=args.method, int8_io=args.int8_io,
-                          overlap=args.overlap,
+                          overlap=args.overlap, patches=args.patches,
                           weights_section=args.weights_section)
     fp, b = p.footprint, p.board
     fit = lambda need, region: f"~{need:,} bytes" + (f" of {region.length:,}" if region else "")
@@ -166,7 +168,7 @@ def cmd_run(args) -> int:
         report = run_interpreter(args.model, args.board, inputs=args.inputs, method=args.method,
                                  out_dir=args.output, timeout=args.timeout,
                                  tolerance=args.tolerance, int8_io=args.int8_io,
-                                 overlap=args.overlap,
+                                 overlap=args.overlap, patches=args.patches,
                                  lsb_tolerance=args.lsb_tolerance, swap=args.swap,
                                  swap_inputs=args.swap_inputs, cycles=args.cycles,
                                  clock_mhz=args.clock_mhz, **_interpreter_args(args))
@@ -176,7 +178,7 @@ def cmd_run(args) -> int:
     report = run_on_board(args.model, args.board, inputs=args.inputs, name=args.name,
                           method=args.method, out_dir=args.output, timeout=args.timeout,
                           tolerance=args.tolerance, int8_io=args.int8_io,
-                          overlap=args.overlap,
+                          overlap=args.overlap, patches=args.patches,
                           lsb_tolerance=args.lsb_tolerance, profile=args.profile,
                           weights_section=args.weights_section, cycles=args.cycles,
                           clock_mhz=args.clock_mhz)
@@ -197,9 +199,6 @@ def _lowering_flags(p) -> None:
                    "dead bytes where the kernels allow (convolutions of up to 64 filters, "
                    "depthwise layers in place, pools): a smaller arena, for mcu-aot's C runtime "
                    "only (docs/memory.md)")
-
-
-def _patches_flag(p) -> None:
     p.add_argument("--patches", action="store_true", help="compute an int8 network's first "
                    "layers patch by patch where that lowers the arena's peak (bit-exact; the "
                    "halos cost MACs and small patches cycles: docs/memory.md)")
@@ -213,7 +212,6 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("model", help="a torch.export .pt2 file")
     r.add_argument("--svg", help="also draw the arena (offset against time) to this SVG file")
     _lowering_flags(r)
-    _patches_flag(r)
     r.set_defaults(func=cmd_report)
     c = sub.add_parser("compile", help="write the model as a C library folder (CMake target, "
                        "its runtime files, README) and its .pte")
@@ -225,7 +223,6 @@ def build_parser() -> argparse.ArgumentParser:
                    "(any C99 compiler), cortex_m_dsp (M4, M7, M33), cortex_m_mve (M55), "
                    "x86_64")
     _lowering_flags(c)
-    _patches_flag(c)
     c.set_defaults(func=cmd_compile)
     z = sub.add_parser("zoo", help="export one of the MLPerf Tiny reference networks to .pt2")
     z.add_argument("name", help="kws, vww, resnet8 or autoencoder")

@@ -169,7 +169,8 @@ def interpreter_files(pte: bytes, board: Board, arrays, label: str, table: Kerne
 
 def generate_interpreter_firmware(model, board: Union[str, Board], out_dir, inputs=None, *,
                                   method: str = "forward", int8_io: bool = False,
-                                  overlap: bool = False, programs: Sequence = (),
+                                  overlap: bool = False, patches: bool = False,
+                                  programs: Sequence = (),
                                   all_kernels: bool = False,
                                   arena_bytes: Optional[int] = None,
                                   pte_capacity: Optional[int] = None,
@@ -181,7 +182,7 @@ def generate_interpreter_firmware(model, board: Union[str, Board], out_dir, inpu
     ``pte_capacity`` reserve more for programs swapped in later."""
     b = _board(board)
     check_toolchain(b, run=False)
-    m = _resolved or _resolve(model, method, int8_io, overlap)
+    m = _resolved or _resolve(model, method, int8_io, overlap, patches)
     if method != "forward":
         raise AotError("the interpreter runs a program's first method ('forward')")
     pte = _pte_bytes(model, m)
@@ -268,6 +269,7 @@ def parse_error(stdout: str) -> Optional[str]:
 def run_interpreter(model, board: Union[str, Board], inputs=None, *, method: str = "forward",
                     out_dir=None, timeout: float = 120.0, tolerance: float = DEFAULT_TOLERANCE,
                     reference=None, int8_io: bool = False, overlap: bool = False,
+                    patches: bool = False,
                     lsb_tolerance: float = LSB_TOLERANCE,
                     programs: Sequence = (), all_kernels: bool = False,
                     arena_bytes: Optional[int] = None, pte_capacity: Optional[int] = None,
@@ -285,7 +287,7 @@ def run_interpreter(model, board: Union[str, Board], inputs=None, *, method: str
     b = _board(board)
     check_toolchain(b)
     cycles = wants_cycles(b, cycles, clock_mhz)
-    m = _resolve(model, method, int8_io, overlap)
+    m = _resolve(model, method, int8_io, overlap, patches)
     if reference is not None:
         m = dataclasses.replace(m, reference=_eager(reference), reference_name="reference")
     if swap is not None and b.qemu is None:

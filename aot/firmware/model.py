@@ -123,9 +123,10 @@ def _int8_io_reference(module, manager, method: str) -> Reference:
     return run
 
 
-def _resolve(model, method: str, int8_io: bool = False, overlap: bool = False) -> _Model:
+def _resolve(model, method: str, int8_io: bool = False, overlap: bool = False,
+             patches: bool = False) -> _Model:
     """Lower whatever we were given to a Program, and find something to compare it with
-    (a .pt2 or ExportedProgram lowered with ``int8_io`` and ``overlap`` as in
+    (a .pt2 or ExportedProgram lowered with ``int8_io``, ``overlap`` and ``patches`` as in
     loading.load_model)."""
 
     if isinstance(model, CSources):
@@ -135,19 +136,21 @@ def _resolve(model, method: str, int8_io: bool = False, overlap: bool = False) -
         if path.suffix == ".pte":
             if not path.is_file():
                 raise AotError(f"{path}: no such file")
-            if overlap:
-                raise AotError(f"{path}: --overlap plans a .pt2 as it is lowered; a .pte keeps "
-                               "the plan it was written with")
+            for flag, on in (("--overlap", overlap), ("--patches", patches)):
+                if on:
+                    raise AotError(f"{path}: {flag} plans a .pt2 as it is lowered; a .pte "
+                                   "keeps the plan it was written with")
             program = load_program(str(path))
             return _Model(program, path.name, *_executorch(program, path.read_bytes, method),
                           output_scales(program, method))
-        return dataclasses.replace(_resolve(load_pt2(str(path)), method, int8_io, overlap),
+        return dataclasses.replace(_resolve(load_pt2(str(path)), method, int8_io, overlap,
+                                            patches),
                                    label=path.name)
     if isinstance(model, ExportedProgram):
         module = model.module()                     # before lowering touches the program
         quantized = has_quantized_ops(model)
         manager = to_edge(model, compile_config=EdgeCompileConfig(
-            int8_io=int8_io)).to_executorch(backend_config(overlap))
+            int8_io=int8_io, patches=patches)).to_executorch(backend_config(overlap))
         reference = _int8_io_reference(module, manager, method) if quantized and int8_io \
             else _eager(module)
         program = manager.executorch_program

@@ -225,18 +225,18 @@ def _generate(m: _Model, sources: CSources, board: Board, out_dir, inputs,
 
 def generate_firmware(model, board: Union[str, Board], out_dir, inputs=None,
                       name: str = "model", *, method: str = "forward", int8_io: bool = False,
-                      overlap: bool = False, profile: bool = False,
+                      overlap: bool = False, patches: bool = False, profile: bool = False,
                       weights_section: Optional[str] = None) -> FirmwareProject:
     """Write a firmware project for model on board into out_dir (see the module docstring).
 
     model: a .pt2 or .pte path, an ExportedProgram, a manager from to_executorch(), a Program
     or CSources (whose own name is then used). inputs: arrays, tensors or .npy paths, one per
-    model input; None draws seeded random ones. int8_io and overlap lower a .pt2 or
+    model input; None draws seeded random ones. int8_io, overlap and patches lower a .pt2 or
     ExportedProgram as loading.load_model does. Errors (AotError, BoardError) leave out_dir
     as it was."""
     b = _board(board)
     check_toolchain(b, run=False)
-    m = _resolve(model, method, int8_io, overlap)
+    m = _resolve(model, method, int8_io, overlap, patches)
     return _generate(m, _sources(m, b, name, method), b, out_dir, inputs)
 
 

@@ -161,7 +161,7 @@ def _build(directory: Path, board: Board) -> Path:
 def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "model",
                  method: str = "forward", out_dir=None, timeout: float = 60.0,
                  tolerance: float = DEFAULT_TOLERANCE, reference=None,
-                 int8_io: bool = False, overlap: bool = False,
+                 int8_io: bool = False, overlap: bool = False, patches: bool = False,
                  lsb_tolerance: float = LSB_TOLERANCE, profile: bool = False,
                  weights_section: Optional[str] = None,
                  cycles: bool = False, clock_mhz: Optional[float] = None) -> RunReport:
@@ -178,7 +178,7 @@ def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "m
     check_toolchain(b)
     cycles = wants_cycles(b, cycles, clock_mhz)
     check_section(weights_section, b)
-    m = _resolve(model, method, int8_io, overlap)
+    m = _resolve(model, method, int8_io, overlap, patches)
     if reference is not None:
         m = dataclasses.replace(m, reference=_eager(reference), reference_name="reference")
     sources = _sources(m, b, name, method)

@@ -5,6 +5,7 @@ Figures (instructions, sizes) go to build/int8_figures.json for docs/benchmarks.
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -149,3 +150,17 @@ def _patched(name: str):
 def test_patched_stage_on_board_equals_host_c(board_name, net):
     assert lowered(net, True, patches=True).lowered().patches is not None
     _assert_board_equals_host_c(board_name, net, _patched(net))
+
+
+def test_aot_run_patches_against_quantized_torch(tmp_path, capsys):
+    """`aot run --patches` lowers, builds and runs the patched VWW on the M4 and compares it
+    with the PT2E-quantized torch model (the run's own reference)."""
+    from aot import cli
+    require_board("mps2-an386")
+    pt2 = tmp_path / "vww.pt2"
+    assert cli.main(["zoo", "vww", "--int8", "-o", str(pt2)]) == 0
+    capsys.readouterr()
+    assert cli.main(["run", str(pt2), "--board", "mps2-an386", "--int8-io", "--patches"]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"vs PT2E quantized torch \(tolerance \d+ LSB\): OK", out), out
+    assert re.search(r"^arena +46,064 bytes", out, re.M), out

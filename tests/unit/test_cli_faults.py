@@ -416,9 +416,9 @@ def quick(monkeypatch):
                             lambda: load(path, int8_io=int8_io, overlap=overlap,
                                          patches=patches)))
     monkeypatch.setattr(project, "_resolve",
-                        lambda model, method, int8_io=False, overlap=False: once(
-                            _LOWERED, (str(model), method, int8_io, overlap),
-                            lambda: resolve(model, method, int8_io, overlap)))
+                        lambda model, method, int8_io=False, overlap=False, patches=False: once(
+                            _LOWERED, (str(model), method, int8_io, overlap, patches),
+                            lambda: resolve(model, method, int8_io, overlap, patches)))
 
     def gen_once(model, name="model", method="forward"):
         return once(_GENERATED, (id(model), name, method),
