@@ -12,7 +12,7 @@ Prints two tables.
    torchvision's mobilenet_v2 (0.35, 96x96): the whole-tensor bound (no two live tensors
    share a byte), the bound with the op table's overlaps (aot/overlap.py: what any plan with
    them could reach), the arena planned with MemoryPlanningPass(overlap=True), the same with
-   the first stage patch by patch (EdgeCompileConfig(patches=True), int8 only), the issue's
+   the first stage patch by patch (EdgeCompileConfig(patches=True)), the issue's
    target, and for mobilenet_v2 the arena ExecuTorch's cortex_m flow plans (and the target
    of half of it).
 """
@@ -80,14 +80,14 @@ def float_table(with_et: bool) -> None:
 
 
 def _plans(ep, int8_io: bool) -> tuple:
-    """(whole-tensor bound, overlap bound, arena with overlaps, and with patches too (int8)) of
-    a program."""
+    """(whole-tensor bound, overlap bound, arena with overlaps, and with patches too) of a
+    program."""
     def plan(patches: bool):
         config = EdgeCompileConfig(int8_io=int8_io, patches=patches)
         return aot.to_edge(ep, compile_config=config).to_executorch(backend_config(True)) \
             .lowered().plan
     whole = plan(False)
-    patched = plan(True).arena_size if int8_io else None
+    patched = plan(True).arena_size
     return whole.lower_bound, whole.overlap_bound, whole.arena_size, patched
 
 
@@ -108,11 +108,11 @@ def overlap_table(with_et: bool) -> None:
             else None
         target = OVERLAP_TARGETS.get(name, et // 2 if et else None)
         for dtype, (whole, bound, arena, patched) in (("int8", q), ("float32", f)):
-            best = min(arena, patched or arena)
+            best = min(arena, patched)
             verdict = "" if dtype != "int8" or target is None else \
                 "ok" if best <= target else "OVER"
             t = f"{target:,}" if dtype == "int8" and target is not None else ""
-            p = f"{patched:,}" if patched is not None else "-"
+            p = f"{patched:,}"
             print(f"{name:<13}{dtype:<8}{whole:>9,}{bound:>11,}{arena:>9,}{p:>11}"
                   f"{best / whole:>7.2f}{t:>10}  {verdict}")
         if et is not None:

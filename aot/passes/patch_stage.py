@@ -1,13 +1,14 @@
 """Patch-based first stage (MCUNetV2's idea): the first layers of a convolutional network run
 patch by patch, so their large early maps never exist whole.
 
-The stage is a chain from a user input: an optional NCHW -> NHWC transpose, then int8
-convolutions and depthwise layers, each read only by the next. Its output map is cut into a
-grid; each patch's layers compute just the window its outputs need (the halo), read from a crop
-of the input, and the patches are concatenated into the stage's output. Inside the image a
-window's border is real data; at the image's edge a layer's zero padding becomes an explicit pad
-of the patch (the layer's input zero point), so every convolution runs unpadded and each output
-byte is the same sum the whole layer computes: the result is bit-exact with it.
+The stage is a chain from a user input, each op read only by the next: int8 convolutions and
+depthwise layers (NHWC, after an optional NCHW -> NHWC transpose), or float32 convolutions and
+their activations (NCHW). Its output map is cut into a grid; each patch's layers compute just
+the window its outputs need (the halo), read from a crop of the input, and the patches are
+concatenated into the stage's output. Inside the image a window's border is real data; at the
+image's edge a layer's zero padding becomes an explicit pad of the patch (the int8 input's zero
+point, or 0.0), so every convolution runs unpadded on the same taps the whole layer sums: int8
+is bit-exact with it, float32 equal up to the kernels' order of summation.
 
 The price is the halos' recomputed MACs. The pass tries every stage end and grid, estimates the
 whole-tensor liveness peak of each, and keeps the smallest peak whose recomputation stays within
@@ -33,6 +34,9 @@ Q = torch.ops.mcu_aot
 _CONV = Q.quantized_conv2d_nhwc.default
 _DEPTHWISE = Q.quantized_depthwise_conv2d_nhwc.default
 _INPUT_OFFSET = {_CONV: 6, _DEPTHWISE: 7}     # positional index of input_offset (-z_in)
+_FLOAT_CONV = torch.ops.aten.convolution.default
+_FLOAT_ACTS = {torch.ops.aten.relu.default, torch.ops.aten.hardtanh.default,
+               torch.ops.aten.clamp.default}  # pixel by pixel: the window passes through
 _NCHW_TO_NHWC = [0, 2, 3, 1]
 MAC_BUDGET = 0.04      # recomputed MACs, as a share of the network's, that a stage may cost
 MAX_GRID = 6           # patches per side at most
@@ -67,14 +71,18 @@ class PatchStage:
 @dataclass(frozen=True)
 class _Layer:
     node: torch.fx.Node
-    kernel: tuple[int, int]
+    kernel: tuple[int, int]        # (1, 1), stride 1 and no padding: an activation
     stride: tuple[int, int]
     pad: tuple[int, int]
     dilation: tuple[int, int]
     in_hw: tuple[int, int]
-    out_shape: tuple[int, ...]     # NHWC
+    out_shape: tuple[int, ...]     # NHWC (int8) or NCHW (float32)
     macs_per_pixel: int
-    zero_point: int                # the input's: what a padded tap holds
+    pad_value: object              # what a padded tap holds: the int8 input's zero point, 0.0
+
+    @property
+    def is_activation(self) -> bool:
+        return self.node.target in _FLOAT_ACTS
 
 
 @dataclass(frozen=True)
@@ -83,12 +91,21 @@ class _Chain:
     transpose: Optional[torch.fx.Node]
     layers: tuple[_Layer, ...]
 
+    @property
+    def nchw(self) -> bool:
+        """The layers' maps are NCHW (float32); else NHWC (int8)."""
+        return self.layers[0].node.target == _FLOAT_CONV
+
+    @property
+    def itemsize(self) -> int:
+        return self.layers[0].node.meta["val"].element_size()
+
 
 @dataclass
 class _Step:
     """One op of the patched schedule: its kind, output shape, inputs (step indices, or -1 for
     the stage's input) and what it needs to become a node."""
-    kind: str                      # slice | transpose | pad | conv | cat
+    kind: str                      # slice | transpose | pad | layer | cat
     shape: tuple[int, ...]
     reads: list[int]
     args: dict = field(default_factory=dict)
@@ -98,21 +115,34 @@ def _shape(node) -> tuple[int, ...]:
     return tuple(node.meta["val"].shape)
 
 
-def _layer(node: torch.fx.Node) -> Optional[_Layer]:
-    if node.op != "call_function" or node.target not in _INPUT_OFFSET:
+def _layer(node: torch.fx.Node, nchw: bool) -> Optional[_Layer]:
+    """The node as a layer of an int8 (NHWC) or a float32 (NCHW) stage, or None."""
+    if node.op != "call_function" or not node.args or \
+            not isinstance(node.args[0], torch.fx.Node) or len(_shape(node.args[0])) != 4 or \
+            _shape(node.args[0])[0] != 1:
         return None
-    x, w = node.args[0], node.args[1]
+    xs, out = _shape(node.args[0]), _shape(node)
+    h, w = (2, 3) if nchw else (1, 2)
+    if nchw and node.target in _FLOAT_ACTS and out == xs:
+        return _Layer(node, (1, 1), (1, 1), (0, 0), (1, 1), (xs[h], xs[w]), out, 0, 0.0)
+    if nchw and node.target == _FLOAT_CONV and not node.args[6]:
+        ws = _shape(node.args[1])
+        kernel, pad_value = (ws[2], ws[3]), 0.0
+    elif not nchw and node.target in _INPUT_OFFSET:
+        ws = _shape(node.args[1])
+        kernel, pad_value = (ws[1], ws[2]), -int(node.args[_INPUT_OFFSET[node.target]])
+    else:
+        return None
     stride, pad, dil = (tuple(int(v) for v in node.args[i]) for i in (3, 4, 5))
-    xs, ws, out = _shape(x), _shape(w), _shape(node)
-    if len(xs) != 4 or xs[0] != 1 or len(pad) != 2:
+    if len(pad) != 2 or node.meta["val"].dtype != node.args[0].meta["val"].dtype:
         return None
-    return _Layer(node, (ws[1], ws[2]), stride, pad, dil, (xs[1], xs[2]), out,
-                  math.prod(ws), -int(node.args[_INPUT_OFFSET[node.target]]))
+    return _Layer(node, kernel, stride, pad, dil, (xs[h], xs[w]), out, math.prod(ws),
+                  pad_value)
 
 
 def _chains(ed: ProgramEditor) -> list[_Chain]:
     """Each user input's chain of single-reader int8 convolutions (after an optional NCHW ->
-    NHWC transpose), longest first."""
+    NHWC transpose) or float32 convolutions and activations."""
     found = []
     users = {s.arg.name for s in ed.input_specs if s.kind == InputKind.USER_INPUT}
     for x in ed.graph.nodes:
@@ -125,12 +155,13 @@ def _chains(ed: ProgramEditor) -> list[_Chain]:
                 continue
             node = next(iter(node.users))
         layers, prev = [], transpose or x
-        while (layer := _layer(node)) is not None and node.args[0] is prev:
+        nchw = transpose is None and node.target == _FLOAT_CONV
+        while (layer := _layer(node, nchw)) is not None and node.args[0] is prev:
             layers.append(layer)
             if len(node.users) != 1:
                 break
             prev, node = node, next(iter(node.users))
-        if layers:
+        if any(not la.is_activation for la in layers):
             found.append(_Chain(x, transpose, tuple(layers)))
     return found
 
@@ -147,6 +178,15 @@ def _window(span: tuple[int, int], k: int, s: int, p: int, d: int, size: int):
     return (max(lo, 0), min(hi, size)), (max(0, -lo), max(0, hi - size))
 
 
+def _hw(chain: _Chain) -> tuple[int, int]:
+    """The dims of a map's rows and columns."""
+    return (2, 3) if chain.nchw else (1, 2)
+
+
+def _nhwc(shape: tuple, chain: _Chain) -> tuple[int, ...]:
+    return (shape[0], shape[2], shape[3], shape[1]) if chain.nchw else tuple(shape)
+
+
 def schedule(chain: _Chain, grid: tuple[int, int]) -> list[_Step]:
     """The stage's ops, patch by patch in row-major order: crop, (transpose,) then per layer an
     optional border pad and the unpadded layer; each row of patches concatenated along W as it
@@ -158,11 +198,12 @@ def schedule(chain: _Chain, grid: tuple[int, int]) -> list[_Step]:
         return len(steps) - 1
 
     layers, last = chain.layers, chain.layers[-1].out_shape
+    h, w = _hw(chain)
     x_shape = _shape(chain.x)
     strips = []
-    for out_rows in _split(last[1], grid[0]):
+    for out_rows in _split(last[h], grid[0]):
         pieces = []
-        for out_cols in _split(last[2], grid[1]):
+        for out_cols in _split(last[w], grid[1]):
             windows, rows, cols = [], out_rows, out_cols
             for layer in reversed(layers):
                 (rows, pr), (cols, pc) = (
@@ -172,8 +213,8 @@ def schedule(chain: _Chain, grid: tuple[int, int]) -> list[_Step]:
                 windows.append((rows, cols, pr + pc))
             windows.reverse()
             at, shape = -1, list(x_shape)
-            h_dim, w_dim = (2, 3) if chain.transpose is not None else (1, 2)
-            for dim, (lo, hi) in ((h_dim, windows[0][0]), (w_dim, windows[0][1])):
+            x_h, x_w = (2, 3) if chain.transpose is not None else (h, w)
+            for dim, (lo, hi) in ((x_h, windows[0][0]), (x_w, windows[0][1])):
                 if (lo, hi) != (0, shape[dim]):
                     shape[dim] = hi - lo
                     at = add("slice", shape, [at], dim=dim, start=lo, end=hi)
@@ -183,20 +224,29 @@ def schedule(chain: _Chain, grid: tuple[int, int]) -> list[_Step]:
             for i, (layer, (_, _, pads)) in enumerate(zip(layers, windows)):
                 top, bottom, left, right = pads
                 if any(pads):
-                    shape = [1, shape[1] + top + bottom, shape[2] + left + right, shape[3]]
-                    at = add("pad", shape, [at], layer=i, pre=[0, top, left, 0],
-                             post=[0, bottom, right, 0])
-                shape = [1, *(
-                    (shape[1 + a] - layer.dilation[a] * (layer.kernel[a] - 1) - 1) //
-                    layer.stride[a] + 1 for a in (0, 1)), layer.out_shape[3]]
-                at = add("conv", shape, [at], layer=i)
+                    shape[h], shape[w] = shape[h] + top + bottom, shape[w] + left + right
+                    at = add("pad", shape, [at], layer=i, pads=pads)
+                size, shape = list(shape), list(layer.out_shape)
+                for a, dim in enumerate((h, w)):
+                    shape[dim] = (size[dim] - layer.dilation[a] * (layer.kernel[a] - 1) - 1) \
+                        // layer.stride[a] + 1
+                at = add("layer", shape, [at], layer=i)
             pieces.append(at)
-        strips.append(pieces[0] if len(pieces) == 1 else
-                      add("cat", (1, out_rows[1] - out_rows[0], last[2], last[3]), pieces,
-                          dim=2))
+        if len(pieces) == 1:
+            strips.append(pieces[0])
+        else:
+            shape = list(last)
+            shape[h] = out_rows[1] - out_rows[0]
+            strips.append(add("cat", shape, pieces, dim=w))
     if len(strips) > 1:
-        add("cat", last, strips, dim=1)
+        add("cat", last, strips, dim=h)
     return steps
+
+
+def _macs(steps: list[_Step], stage: _Chain) -> int:
+    h, w = _hw(stage)
+    return sum(s.shape[h] * s.shape[w] * stage.layers[s.args["layer"]].macs_per_pixel
+               for s in steps if s.kind == "layer")
 
 
 def _nbytes(node) -> int:
@@ -207,20 +257,29 @@ def _nbytes(node) -> int:
 
 def _peak(events: list[tuple[object, int, list]], outputs: set, alive: dict) -> int:
     """The whole-tensor liveness peak of ``events`` (key, bytes, keys read), in order, with
-    ``alive`` (key -> bytes) live from the start and ``outputs`` to the end."""
+    ``alive`` (key -> bytes) live from the start and ``outputs`` to the end. An event of None
+    bytes writes over the buffer it names (an op in place)."""
     born = {k: -1 for k in alive}
     size = dict(alive)
     death: dict = {}
     for i, (key, nbytes, reads) in enumerate(events):
-        born[key], size[key] = i, nbytes
-        death.setdefault(key, i)
+        if nbytes is not None:        # None: an op in place, over its input's buffer
+            born[key], size[key] = i, nbytes
+        death[key] = i
         for r in reads:
             if r in size:
                 death[r] = i
     for k in outputs:
         death[k] = len(events)
-    return max((sum(size[k] for k in size if born[k] <= i <= death.get(k, born[k]))
-                for i in range(len(events))), default=0)
+    change = [0] * (len(events) + 3)          # at i + 1: bytes born at step i (inputs at -1)
+    for k, b in born.items():
+        change[b + 1] += size[k]
+        change[max(death.get(k, b), b) + 2] -= size[k]
+    peak = live = 0
+    for c in change:            # freed after step i: at i + 2
+        live += c
+        peak = max(peak, live)
+    return peak
 
 
 def _network_macs(graph: torch.fx.Graph) -> int:
@@ -240,54 +299,81 @@ def _network_macs(graph: torch.fx.Graph) -> int:
 
 
 class _Estimate:
-    """The liveness peak of the program with one chain's stage replaced by a schedule."""
+    """The liveness peak of the program with one chain's stage replaced by a schedule. An op
+    the op table runs in place (OpDef.inplace) over an input it alone reads takes over that
+    input's buffer, as the planner does."""
 
     def __init__(self, ed: ProgramEditor):
-        self.nodes = [n for n in ed.graph.nodes if n.op == "call_function"]
         self.inputs = {n: _nbytes(n) for n in ed.graph.nodes
                        if n.op == "placeholder" and not ed.is_const(n)}
         out = next(n for n in reversed(ed.graph.nodes) if n.op == "output")
         self.outputs = {a for a in out.args[0] if isinstance(a, torch.fx.Node)}
+        self.nodes = []                  # (node, bytes, inputs, the input it runs over)
+        for node in ed.graph.nodes:
+            if node.op != "call_function":
+                continue
+            op, first = lookup(node.target), node.args[0] if node.args else None
+            over = first if op is not None and op.inplace and \
+                isinstance(first, torch.fx.Node) and len(first.users) == 1 and \
+                first not in self.inputs and _nbytes(node) == _nbytes(first) else None
+            self.nodes.append((node, _nbytes(node), node.all_input_nodes, over))
 
-    def events(self, replaced: tuple = (), steps: list[_Step] = (), x=None, end=None):
-        gone = set(replaced)
+    def events(self, replaced: tuple = (), steps: list[_Step] = (), x=None, end=None,
+               stage: Optional[_Chain] = None):
+        gone, key = set(replaced), {}
         events = []
-        for node in self.nodes:
+
+        def at(a):
+            return key.get(a, a)
+        for node, nbytes, inputs, over in self.nodes:
             if node in gone:
                 if node is replaced[0]:
                     for i, st in enumerate(steps):
-                        reads = [x if r < 0 else ("step", r) for r in st.reads]
-                        events.append((("step", i), math.prod(st.shape), reads))
+                        reads = [x if r < 0 else at(("step", r)) for r in st.reads]
+                        if st.kind == "layer" and stage.layers[st.args["layer"]].is_activation:
+                            key[("step", i)] = reads[0]
+                            events.append((reads[0], None, reads))
+                        else:
+                            events.append((("step", i), math.prod(st.shape) * stage.itemsize,
+                                           reads))
+                    key[end] = at(("step", len(steps) - 1))
                 continue
-            reads = [("step", len(steps) - 1) if a is end else a
-                     for a in node.all_input_nodes]
-            events.append((node, _nbytes(node), reads))
-        return events
+            reads = [at(a) for a in inputs]
+            if over is not None:
+                key[node] = at(over)
+                events.append((key[node], None, reads))
+            else:
+                events.append((node, nbytes, reads))
+        return events, {at(o) for o in self.outputs}
 
     def peak(self, *args) -> int:
-        return _peak(self.events(*args), self.outputs, self.inputs)
+        events, outputs = self.events(*args)
+        return _peak(events, outputs, self.inputs)
 
 
-def _grids(out_shape: tuple) -> list[tuple[int, int]]:
+def _grids(rows: int, cols: int) -> list[tuple[int, int]]:
     """Every grid of up to MAX_GRID patches a side, at least a row and a column each."""
-    return [(a, b) for a in range(1, min(MAX_GRID, out_shape[1]) + 1)
-            for b in range(1, min(MAX_GRID, out_shape[2]) + 1) if a * b > 1]
+    return [(a, b) for a in range(1, min(MAX_GRID, rows) + 1)
+            for b in range(1, min(MAX_GRID, cols) + 1) if a * b > 1]
 
 
 def _candidate(est: _Estimate, network: int, base: int, chain: _Chain, n_layers: int,
-               grid: tuple[int, int]):
-    """(stage, steps, what it costs and saves) of the chain's first ``n_layers`` in ``grid``."""
+               grid: tuple[int, int], budget: Optional[float] = None):
+    """(stage, steps, what it costs and saves) of the chain's first ``n_layers`` in ``grid``;
+    None if it recomputes more than ``budget`` MACs."""
     stage = _Chain(chain.x, chain.transpose, chain.layers[:n_layers])
     steps = schedule(stage, grid)
-    whole = sum(math.prod(la.out_shape[1:3]) * la.macs_per_pixel for la in stage.layers)
-    patched = sum(math.prod(s.shape[1:3]) * stage.layers[s.args["layer"]].macs_per_pixel
-                  for s in steps if s.kind == "conv")
+    h, w = _hw(stage)
+    whole = sum(la.out_shape[h] * la.out_shape[w] * la.macs_per_pixel for la in stage.layers)
+    patched = _macs(steps, stage)
+    if budget is not None and patched - whole > budget:
+        return None
     replaced = ([chain.transpose] if chain.transpose is not None else []) + \
         [la.node for la in stage.layers]
-    peak = est.peak(tuple(replaced), steps, chain.x, stage.layers[-1].node)
+    peak = est.peak(tuple(replaced), steps, chain.x, stage.layers[-1].node, stage)
     return stage, steps, PatchStage(tuple(n.name for n in replaced), grid,
-                                    stage.layers[-1].out_shape, whole, patched, network, base,
-                                    peak)
+                                    _nhwc(stage.layers[-1].out_shape, stage), whole, patched,
+                                    network, base, peak)
 
 
 def choose(ed: ProgramEditor) -> Optional[tuple[_Chain, list, PatchStage]]:
@@ -300,11 +386,13 @@ def choose(ed: ProgramEditor) -> Optional[tuple[_Chain, list, PatchStage]]:
         for n_layers, layer in enumerate(chain.layers, 1):
             if layer.node in est.outputs:
                 continue
-            for grid in _grids(layer.out_shape):
-                stage, steps, info = _candidate(est, network, base, chain, n_layers, grid)
-                if info.patched_macs - info.macs > MAC_BUDGET * network or \
-                        info.patched_peak >= base:
+            _, rows, cols, _ = _nhwc(layer.out_shape, chain)
+            for grid in _grids(rows, cols):
+                found = _candidate(est, network, base, chain, n_layers, grid,
+                                   MAC_BUDGET * network)
+                if found is None or found[2].patched_peak >= base:
                     continue
+                stage, steps, info = found
                 key = (info.patched_peak, info.patched_macs, grid)
                 if best is None or key < best[0]:
                     best = (key, stage, steps, info)
@@ -340,12 +428,17 @@ def _materialize(ed: ProgramEditor, stage: _Chain, steps: list[_Step]) -> None:
                 node = _call(ed, Q.transpose.default, (reads[0], _NCHW_TO_NHWC), stage.transpose)
             elif st.kind == "pad":
                 layer = stage.layers[st.args["layer"]]
-                node = _call(ed, Q.pad.default, (reads[0], st.args["pre"], st.args["post"],
-                                                 layer.zero_point), layer.node.args[0])
-            elif st.kind == "conv":
+                top, bottom, left, right = st.args["pads"]
+                args = (reads[0], [left, right, top, bottom], layer.pad_value) if stage.nchw \
+                    else (reads[0], [0, top, left, 0], [0, bottom, right, 0], layer.pad_value)
+                node = _call(ed, torch.ops.aten.constant_pad_nd.default if stage.nchw else
+                             Q.pad.default, args, layer.node.args[0])
+            elif st.kind == "layer":
                 layer = stage.layers[st.args["layer"]]
                 args = list(layer.node.args)
-                args[0], args[4] = reads[0], [0, 0]
+                args[0] = reads[0]
+                if not layer.is_activation:
+                    args[4] = [0, 0]
                 node = _call(ed, layer.node.target, tuple(args), layer.node)
             else:
                 node = _call(ed, torch.ops.aten.cat.default, (reads, st.args["dim"]),
@@ -374,19 +467,19 @@ def patch_stage(ep: ExportedProgram, at: Optional[tuple[int, int, int]] = None) 
     if any(s.kind == OutputKind.USER_INPUT_MUTATION for s in ep.graph_signature.output_specs) \
             or not _chains(ProgramEditor(ep)):
         if at is not None:
-            raise PatchError(f"patches={at}: the program has no chain of int8 convolutions "
-                             "from an input")
+            raise PatchError(f"patches={at}: the program has no chain of convolutions from "
+                             "an input")
         return Patched(ep, None)
     ed = ProgramEditor(copy.deepcopy(ep))            # the caller's program stays as it was
     if at is None:
         found = choose(ed)
     else:
         chain, (n_layers, rows, cols) = _chains(ed)[0], at
-        end = chain.layers[min(n_layers, len(chain.layers)) - 1].out_shape
-        if not (1 <= n_layers <= len(chain.layers) and 1 <= rows <= end[1] and
-                1 <= cols <= end[2]):
-            raise PatchError(f"patches={at}: the first chain has {len(chain.layers)} int8 "
-                             f"convolutions and its map is {end[1]}x{end[2]}")
+        _, h, w, _ = _nhwc(chain.layers[min(max(n_layers, 1), len(chain.layers)) - 1].out_shape,
+                           chain)
+        if not (1 <= n_layers <= len(chain.layers) and 1 <= rows <= h and 1 <= cols <= w):
+            raise PatchError(f"patches={at}: the first chain has {len(chain.layers)} layers "
+                             f"and its map there is {h}x{w}")
         est = _Estimate(ed)
         found = _candidate(est, _network_macs(ed.graph), est.peak(), chain, n_layers,
                            (rows, cols))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 import aot
@@ -70,8 +71,8 @@ def test_no_stage_where_the_peak_is_elsewhere(name):
 
 
 def test_a_grid_the_program_cannot_take_is_named():
-    with pytest.raises(AotError, match=r"patches=\(9, 1, 1\): the first chain has 4 int8 "
-                                       r"convolutions and its map is 6x5"):
+    with pytest.raises(AotError, match=r"patches=\(9, 1, 1\): the first chain has 4 layers "
+                                       r"and its map there is 6x5"):
         lowered("conv_blocks", True, patches=(9, 1, 1))
 
 
@@ -92,3 +93,41 @@ def test_the_cli_reports_and_compiles_the_stage(tmp_path, capsys):
     assert err.startswith("error: ") and "model.pte: --patches plans a .pt2 as it is lowered" \
         in err and err.count("\n") == 1
     assert not (tmp_path / "again").exists()
+
+
+# -- float32: NCHW convolutions and their activations, the same pass ------------------------
+
+def _float(name: str, patches):
+    from int8_models import INT8_MODELS
+    from user_models import USER_MODELS
+    from aot.config import EdgeCompileConfig
+    from aot.zoo import ZOO
+    model, example = ZOO[name]() if name in ZOO else \
+        (INT8_MODELS.get(name) or USER_MODELS[name])()[:2]
+    manager = aot.to_edge(aot.export(model, example),
+                          compile_config=EdgeCompileConfig(patches=patches)).to_executorch()
+    return model, example, manager
+
+
+@pytest.mark.parametrize("name,at,pieces", [
+    ("conv_blocks", (5, 2, 3), 6),  # conv, hardtanh, a dilated grouped conv, hardtanh, dw
+    ("vww", (4, 3, 2), 6),          # stride 2, relu, depthwise, relu
+    ("mobilenet_v2", True, 9),      # the automatic choice: 552,960 -> 239,616 B
+])
+def test_a_float32_stage_matches_the_layers_and_torch(name, at, pieces):
+    import torch
+    model, example, patched = _float(name, at)
+    _, _, plain = _float(name, False)
+    method = patched.lowered()
+    assert method.patches is not None
+    assert sum(1 for c in method.graph.calls if c.op.key == "aten::cat.out") >= 1
+    if at is True:
+        assert method.plan.arena_size < plain.lowered().plan.arena_size
+    xs = [torch.randn(t.shape, generator=torch.Generator().manual_seed(4)) for t in example]
+    want = model(*xs).detach().numpy()
+    got = aot.host.build(aot.generate_c(patched, name=f"p_{name}"))(*[x.numpy() for x in xs])[0]
+    ref = aot.host.build(aot.generate_c(plain, name=f"f_{name}"))(*[x.numpy() for x in xs])[0]
+    assert want.std() > 1e-3
+    np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    assert method.patches.grid[0] * method.patches.grid[1] == pieces

@@ -137,6 +137,19 @@ class CompareAndScale(torch.nn.Module):
         return a > b, a * 2
 
 
+# float32 VWW with its first stage patch by patch (aot/passes/patch_stage.py): crops, border
+# pads, unpadded convolutions and relus on the patches, concatenations; against torch eager,
+# on every board whose flash holds its 960 KB of weights.
+@pytest.mark.parametrize("board_name", [b for b in BOARDS if b != "mps3-an547"])
+def test_float_patched_stage_on_board(board_name):
+    board = require_board(board_name)
+    model, example = ZOO["vww"]()
+    report = run_on_board(aot.export(model, example), board, inputs=example, patches=True,
+                          timeout=120)
+    assert_matches(report)
+    assert report.arena_bytes < 221_184          # the whole-tensor bound without patches
+
+
 def test_bool_and_float_outputs():
     board = require_board("riscv32-virt")
     example = (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),
