@@ -144,9 +144,9 @@ def _chains(ed: ProgramEditor) -> list[_Chain]:
     """Each user input's chain of single-reader int8 convolutions (after an optional NCHW ->
     NHWC transpose) or float32 convolutions and activations."""
     found = []
-    users = {s.arg.name for s in ed.input_specs if s.kind == InputKind.USER_INPUT}
-    for x in ed.graph.nodes:
-        if x.op != "placeholder" or x.name not in users or len(x.users) != 1:
+    placeholders = [n for n in ed.graph.nodes if n.op == "placeholder"]
+    for spec, x in zip(ed.input_specs, placeholders):   # in order (a deep copy renames some)
+        if spec.kind != InputKind.USER_INPUT or len(x.users) != 1:
             continue
         node, transpose = next(iter(x.users)), None
         if node.target == Q.transpose.default and list(node.args[1]) == _NCHW_TO_NHWC:
@@ -187,10 +187,10 @@ def _nhwc(shape: tuple, chain: _Chain) -> tuple[int, ...]:
     return (shape[0], shape[2], shape[3], shape[1]) if chain.nchw else tuple(shape)
 
 
-def schedule(chain: _Chain, grid: tuple[int, int]) -> list[_Step]:
+def schedule(chain: _Chain, grid: tuple[int, int]) -> Optional[list[_Step]]:
     """The stage's ops, patch by patch in row-major order: crop, (transpose,) then per layer an
     optional border pad and the unpadded layer; each row of patches concatenated along W as it
-    finishes, the rows along H at the end."""
+    finishes, the rows along H at the end. None where a patch would read only padding."""
     steps: list[_Step] = []
 
     def add(kind, shape, reads, **args) -> int:
@@ -211,6 +211,8 @@ def schedule(chain: _Chain, grid: tuple[int, int]) -> list[_Step]:
                             layer.dilation[a], layer.in_hw[a]) for a, span in ((0, rows),
                                                                                (1, cols)))
                 windows.append((rows, cols, pr + pc))
+                if rows[1] <= rows[0] or cols[1] <= cols[0]:
+                    return None                 # a patch whose window is all padding
             windows.reverse()
             at, shape = -1, list(x_shape)
             x_h, x_w = (2, 3) if chain.transpose is not None else (h, w)
@@ -360,9 +362,11 @@ def _grids(rows: int, cols: int) -> list[tuple[int, int]]:
 def _candidate(est: _Estimate, network: int, base: int, chain: _Chain, n_layers: int,
                grid: tuple[int, int], budget: Optional[float] = None):
     """(stage, steps, what it costs and saves) of the chain's first ``n_layers`` in ``grid``;
-    None if it recomputes more than ``budget`` MACs."""
+    None if it recomputes more than ``budget`` MACs or a patch would read only padding."""
     stage = _Chain(chain.x, chain.transpose, chain.layers[:n_layers])
     steps = schedule(stage, grid)
+    if steps is None:
+        return None
     h, w = _hw(stage)
     whole = sum(la.out_shape[h] * la.out_shape[w] * la.macs_per_pixel for la in stage.layers)
     patched = _macs(steps, stage)
@@ -483,6 +487,9 @@ def patch_stage(ep: ExportedProgram, at: Optional[tuple[int, int, int]] = None) 
         est = _Estimate(ed)
         found = _candidate(est, _network_macs(ed.graph), est.peak(), chain, n_layers,
                            (rows, cols))
+        if found is None:
+            raise PatchError(f"patches={at}: a patch of that grid would read only the "
+                             "layers' padding; take fewer rows or columns")
     if found is None:
         return Patched(ep, None)
     _materialize(ed, *found[:2])
