@@ -2,7 +2,8 @@
 patch by patch, so their large early maps never exist whole.
 
 The stage is a chain from a user input, each op read only by the next: int8 convolutions and
-depthwise layers (NHWC, after an optional NCHW -> NHWC transpose), or float32 convolutions and
+depthwise layers (NHWC, after the input's quantize and NCHW -> NHWC transpose, if any: the
+stage's head, which works pixel by pixel too), or float32 convolutions and
 their activations (NCHW). Its output map is cut into a grid; each patch's layers compute just
 the window its outputs need (the halo), read from a crop of the input, and the patches are
 concatenated into the stage's output. Inside the image a window's border is real data; at the
@@ -88,8 +89,13 @@ class _Layer:
 @dataclass(frozen=True)
 class _Chain:
     x: torch.fx.Node               # the user input
-    transpose: Optional[torch.fx.Node]
+    head: tuple[torch.fx.Node, ...]     # the input's quantize and transpose, where present
     layers: tuple[_Layer, ...]
+
+    @property
+    def transposed(self) -> bool:
+        """The input is NCHW, the layers NHWC."""
+        return any(n.target == Q.transpose.default for n in self.head)
 
     @property
     def nchw(self) -> bool:
@@ -105,10 +111,11 @@ class _Chain:
 class _Step:
     """One op of the patched schedule: its kind, output shape, inputs (step indices, or -1 for
     the stage's input) and what it needs to become a node."""
-    kind: str                      # slice | transpose | pad | layer | cat
+    kind: str                      # slice | head | pad | layer | cat
     shape: tuple[int, ...]
     reads: list[int]
     args: dict = field(default_factory=dict)
+    itemsize: int = 1              # bytes an element (a crop of a float input: 4)
 
 
 def _shape(node) -> tuple[int, ...]:
@@ -142,27 +149,28 @@ def _layer(node: torch.fx.Node, nchw: bool) -> Optional[_Layer]:
 
 def _chains(ed: ProgramEditor) -> list[_Chain]:
     """Each user input's chain of single-reader int8 convolutions (after an optional NCHW ->
-    NHWC transpose) or float32 convolutions and activations."""
+    NHWC transpose, and its quantize) or float32 convolutions and activations."""
     found = []
     placeholders = [n for n in ed.graph.nodes if n.op == "placeholder"]
     for spec, x in zip(ed.input_specs, placeholders):   # in order (a deep copy renames some)
         if spec.kind != InputKind.USER_INPUT or len(x.users) != 1:
             continue
-        node, transpose = next(iter(x.users)), None
-        if node.target == Q.transpose.default and list(node.args[1]) == _NCHW_TO_NHWC:
-            transpose = node
-            if len(node.users) != 1:
-                continue
-            node = next(iter(node.users))
-        layers, prev = [], transpose or x
-        nchw = transpose is None and node.target == _FLOAT_CONV
+        node, head = next(iter(x.users)), []
+        for target, ok in ((Q.quantize_per_tensor.default, lambda n: True),
+                           (Q.transpose.default,
+                            lambda n: list(n.args[1]) == _NCHW_TO_NHWC)):
+            if node.target == target and ok(node) and len(node.users) == 1:
+                head.append(node)
+                node = next(iter(node.users))
+        layers, prev = [], head[-1] if head else x
+        nchw = not head and node.target == _FLOAT_CONV
         while (layer := _layer(node, nchw)) is not None and node.args[0] is prev:
             layers.append(layer)
             if len(node.users) != 1:
                 break
             prev, node = node, next(iter(node.users))
         if any(not la.is_activation for la in layers):
-            found.append(_Chain(x, transpose, tuple(layers)))
+            found.append(_Chain(x, tuple(head), tuple(layers)))
     return found
 
 
@@ -188,13 +196,15 @@ def _nhwc(shape: tuple, chain: _Chain) -> tuple[int, ...]:
 
 
 def schedule(chain: _Chain, grid: tuple[int, int]) -> Optional[list[_Step]]:
-    """The stage's ops, patch by patch in row-major order: crop, (transpose,) then per layer an
+    """The stage's ops, patch by patch in row-major order: crop, the head, then per layer an
     optional border pad and the unpadded layer; each row of patches concatenated along W as it
     finishes, the rows along H at the end. None where a patch would read only padding."""
     steps: list[_Step] = []
 
+    x_item = item = chain.x.meta["val"].element_size()
+
     def add(kind, shape, reads, **args) -> int:
-        steps.append(_Step(kind, tuple(shape), list(reads), args))
+        steps.append(_Step(kind, tuple(shape), list(reads), args, item))
         return len(steps) - 1
 
     layers, last = chain.layers, chain.layers[-1].out_shape
@@ -214,15 +224,18 @@ def schedule(chain: _Chain, grid: tuple[int, int]) -> Optional[list[_Step]]:
                 if rows[1] <= rows[0] or cols[1] <= cols[0]:
                     return None                 # a patch whose window is all padding
             windows.reverse()
-            at, shape = -1, list(x_shape)
-            x_h, x_w = (2, 3) if chain.transpose is not None else (h, w)
+            at, shape, item = -1, list(x_shape), x_item
+            x_h, x_w = (2, 3) if chain.transposed else (h, w)
             for dim, (lo, hi) in ((x_h, windows[0][0]), (x_w, windows[0][1])):
                 if (lo, hi) != (0, shape[dim]):
                     shape[dim] = hi - lo
                     at = add("slice", shape, [at], dim=dim, start=lo, end=hi)
-            if chain.transpose is not None:
-                shape = [shape[i] for i in _NCHW_TO_NHWC]
-                at = add("transpose", shape, [at])
+            for i, node in enumerate(chain.head):
+                if node.target == Q.transpose.default:
+                    shape = [shape[d] for d in _NCHW_TO_NHWC]
+                item = node.meta["val"].element_size()
+                at = add("head", shape, [at], node=i)
+            item = chain.itemsize
             for i, (layer, (_, _, pads)) in enumerate(zip(layers, windows)):
                 top, bottom, left, right = pads
                 if any(pads):
@@ -336,7 +349,7 @@ class _Estimate:
                             key[("step", i)] = reads[0]
                             events.append((reads[0], None, reads))
                         else:
-                            events.append((("step", i), math.prod(st.shape) * stage.itemsize,
+                            events.append((("step", i), math.prod(st.shape) * st.itemsize,
                                            reads))
                     key[end] = at(("step", len(steps) - 1))
                 continue
@@ -363,7 +376,7 @@ def _candidate(est: _Estimate, network: int, base: int, chain: _Chain, n_layers:
                grid: tuple[int, int], budget: Optional[float] = None):
     """(stage, steps, what it costs and saves) of the chain's first ``n_layers`` in ``grid``;
     None if it recomputes more than ``budget`` MACs or a patch would read only padding."""
-    stage = _Chain(chain.x, chain.transpose, chain.layers[:n_layers])
+    stage = _Chain(chain.x, chain.head, chain.layers[:n_layers])
     steps = schedule(stage, grid)
     if steps is None:
         return None
@@ -372,8 +385,7 @@ def _candidate(est: _Estimate, network: int, base: int, chain: _Chain, n_layers:
     patched = _macs(steps, stage)
     if budget is not None and patched - whole > budget:
         return None
-    replaced = ([chain.transpose] if chain.transpose is not None else []) + \
-        [la.node for la in stage.layers]
+    replaced = list(chain.head) + [la.node for la in stage.layers]
     peak = est.peak(tuple(replaced), steps, chain.x, stage.layers[-1].node, stage)
     return stage, steps, PatchStage(tuple(n.name for n in replaced), grid,
                                     _nhwc(stage.layers[-1].out_shape, stage), whole, patched,
@@ -419,7 +431,7 @@ def _call(ed: ProgramEditor, target, args: tuple, origin: torch.fx.Node) -> torc
 
 
 def _materialize(ed: ProgramEditor, stage: _Chain, steps: list[_Step]) -> None:
-    first = stage.transpose or stage.layers[0].node
+    first = (*stage.head, stage.layers[0].node)[0]
     made: list[torch.fx.Node] = []
     with ed.graph.inserting_before(first):
         for st in steps:
@@ -428,8 +440,9 @@ def _materialize(ed: ProgramEditor, stage: _Chain, steps: list[_Step]) -> None:
                 node = _call(ed, torch.ops.aten.slice_copy.Tensor,
                              (reads[0], st.args["dim"], st.args["start"], st.args["end"]),
                              stage.x)
-            elif st.kind == "transpose":
-                node = _call(ed, Q.transpose.default, (reads[0], _NCHW_TO_NHWC), stage.transpose)
+            elif st.kind == "head":
+                head = stage.head[st.args["node"]]
+                node = _call(ed, head.target, (reads[0], *head.args[1:]), head)
             elif st.kind == "pad":
                 layer = stage.layers[st.args["layer"]]
                 top, bottom, left, right = st.args["pads"]
@@ -453,8 +466,8 @@ def _materialize(ed: ProgramEditor, stage: _Chain, steps: list[_Step]) -> None:
     end.replace_all_uses_with(made[-1])
     for layer in reversed(stage.layers):
         ed.graph.erase_node(layer.node)
-    if stage.transpose is not None:
-        ed.graph.erase_node(stage.transpose)
+    for node in reversed(stage.head):
+        ed.graph.erase_node(node)
 
 
 @dataclass(frozen=True)

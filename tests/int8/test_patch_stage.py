@@ -131,3 +131,19 @@ def test_a_float32_stage_matches_the_layers_and_torch(name, at, pieces):
     np.testing.assert_allclose(got, ref, rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
     assert method.patches.grid[0] * method.patches.grid[1] == pieces
+
+
+def test_a_float_input_is_cropped_before_its_quantize():
+    """Without int8 I/O the stage's head is the input's quantize and transpose: each patch
+    crops the float image, then quantizes and transposes only its window. (The automatic
+    choice leaves VWW so: its float input, 110,592 B, is the peak either way.)"""
+    assert lowered("vww", False, patches=True).lowered().patches is None
+    method = lowered("vww", False, patches=(3, 2, 2)).lowered()
+    assert method.patches.nodes[:2] == ("quantize_per_tensor", "transpose")
+    patched = aot.host.build(aot.generate_c(lowered("vww", False, patches=(3, 2, 2)),
+                                            name="p_vww"))
+    import torch
+    x = torch.randn(1, 3, 96, 96, generator=torch.Generator().manual_seed(2)).numpy()
+    got, want = patched(x), host_model("vww", False)(x)
+    assert len(got) == len(want) == 1 and want[0].std() > 0
+    assert got[0].tobytes() == want[0].tobytes()
