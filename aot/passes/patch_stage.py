@@ -28,7 +28,8 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.fx.traceback import NodeSource
 
 from ..errors import AotError
-from ..ops import lookup
+from ..memory import Buffer, lower_bound
+from ..ops import OUT, bind_out_args, lookup
 from ._editor import ProgramEditor
 
 Q = torch.ops.mcu_aot
@@ -286,30 +287,22 @@ def _peak(events: list[tuple[object, int, list]], outputs: set, alive: dict) -> 
                 death[r] = i
     for k in outputs:
         death[k] = len(events)
-    change = [0] * (len(events) + 3)          # at i + 1: bytes born at step i (inputs at -1)
-    for k, b in born.items():
-        change[b + 1] += size[k]
-        change[max(death.get(k, b), b) + 2] -= size[k]
-    peak = live = 0
-    for c in change:            # freed after step i: at i + 2
-        live += c
-        peak = max(peak, live)
-    return peak
+    return lower_bound([Buffer(i, size[k], b, max(death.get(k, b), b))
+                        for i, (k, b) in enumerate(born.items())], alignment=1)
 
 
 def _network_macs(graph: torch.fx.Graph) -> int:
+    """The MACs of every call, as the op table counts them (tensors by their shapes)."""
     total = 0
     for node in graph.nodes:
         op = lookup(node.target) if node.op == "call_function" else None
         if op is None:
             continue
-        names = [a.name for a in op.aten._schema.arguments] if op.aten else []
-        args = {name: _shape(v) if isinstance(v, torch.fx.Node) and "val" in v.meta else v
-                for name, v in zip(names, node.args)}
-        try:
-            total += op.macs(args, [_shape(node)])
-        except (KeyError, IndexError, TypeError, AttributeError):
-            continue
+        args = {a.name: _shape(v) if isinstance(v, torch.fx.Node) else v
+                for a, v in bind_out_args(op, node) if v is not OUT}
+        val = node.meta["val"]
+        outs = [tuple(v.shape) for v in (val if isinstance(val, (list, tuple)) else [val])]
+        total += op.macs(args, outs)
     return total
 
 
