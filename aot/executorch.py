@@ -20,7 +20,7 @@ from .ir import DelegateCallSpec, MethodGraph
 from .memory import Buffer, MemoryPlan
 from .passes.lower_quantized import Fallback, Int8Facts
 from .passes.patch_stage import PatchStage
-from .passes.plan_memory import lifetimes, plan_memory
+from .passes.plan_memory import lifetimes, plan_memory, trim_bands
 from .passes.provenance import positions
 from .passes.to_out_variant import to_out_variant
 from .passes.verify_program import verify_program
@@ -44,7 +44,15 @@ def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig
     int8 = int8 or Int8Facts()
     graph = to_out_variant(ep, name, planning, int8.qparams)   # out-variant calls; views become
     #                                         aliases; mutated buffers get a write-back copy
+    graph = trim_bands(graph, planning)      # no band scratch where the output cannot overlap
     plan = plan_memory(graph, planning, config.planning_alignment)   # fixed arena offsets
+    for needed in (True, False):   # nor where the plan put it apart, or it is not needed
+        trimmed = trim_bands(graph, planning, plan, needed)
+        if trimmed is not graph:
+            again = plan_memory(trimmed, planning, config.planning_alignment)
+            if again.arena_size <= plan.arena_size:
+                graph, plan = trimmed, again
+                break
     fallbacks = int8.fallbacks
     at = {pos: fallbacks[name] for name, pos in positions(ep, fallbacks).items()}
     by_call = {i: at[h] for i, call in enumerate(graph.calls) for h in call.debug_handles

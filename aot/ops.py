@@ -106,6 +106,10 @@ class OpDef:
     # that lag is safe (in place); or None. Planned only under MemoryPlanningPass(overlap=True).
     overlap: Optional[Callable[[dict, list], Optional[tuple[str, int, bool]]]] = field(
         default=None, hash=False)
+    # The scratch (bytes, as ``scratch`` takes its arguments) the kernel needs to honour that
+    # overlap by bands (aot/overlap.py's pointwise_scratch); planned, instead of ``scratch``
+    # where larger, only under MemoryPlanningPass(overlap=True).
+    in_place_scratch: Optional[Callable[[dict, list], int]] = field(default=None, hash=False)
 
     @property
     def has_kernel(self) -> bool:
@@ -289,13 +293,14 @@ def _q8_reference(name: str) -> Callable:
 
 def _q8(name: str, macs: MacFn = _no_macs, inplace: bool = False,
         scratch: Optional[Callable] = None, preconditions: tuple[str, ...] = (),
-        overlap: Optional[Callable] = None) -> None:
+        overlap: Optional[Callable] = None,
+        in_place_scratch: Optional[Callable] = None) -> None:
     """An int8 entry, its call spec from aot/ops_int8.py."""
     _add(OpDef(getattr(torch.ops.mcu_aot, name).default, torch._C.parse_schema(Q8[name]), macs,
                inplace=inplace, reference=_q8_reference(name),
                preconditions=preconditions, spec=INT8[name],
                in_executorch=False, scratch=scratch, arg_dtypes=Q8_DTYPES[name],
-               overlap=overlap))
+               overlap=overlap, in_place_scratch=in_place_scratch))
 
 
 def _no_scratch(args: dict, outs: list) -> int:
@@ -339,9 +344,11 @@ _q8("quantize_per_tensor")
 _q8("dequantize_per_tensor")
 _CONV_PRE = ("requant_shift", "accumulator_fits", "conv_geometry_fits")
 _q8("quantized_conv2d_nhwc", macs=_nhwc_conv_macs, scratch=_q8_conv2d_scratch,
-    preconditions=_CONV_PRE, overlap=overlap.conv_s8)
+    preconditions=_CONV_PRE, overlap=overlap.conv_s8,
+    in_place_scratch=overlap.pointwise_scratch)
 _q8("quantized_depthwise_conv2d_nhwc", macs=_depthwise_macs,
-    scratch=_no_scratch, preconditions=_CONV_PRE, overlap=overlap.depthwise_s8)
+    scratch=_no_scratch, preconditions=_CONV_PRE, overlap=overlap.depthwise_s8,
+    in_place_scratch=overlap.depthwise_scratch)
 _q8("quantized_transpose_conv2d_nhwc", macs=_transpose_conv_macs, scratch=_no_scratch,
     preconditions=_CONV_PRE)
 _q8("quantized_linear", macs=_q8_linear_macs,

@@ -179,19 +179,26 @@ def _conv(depthwise: bool) -> CallSpec:
             Pre("conv_geometry_fits", struct="rt_pte_conv_geometry", h=h, w=wd, batch=x.size(0),
                 cin=x.size(3), cout=out.size(3), groups=groups, transposed=0, out_pad_h=0,
                 out_pad_w=0))
+    # a plan with overlaps gives a layer that runs in place by bands its scratch
+    # (aot/overlap.py's in_place_scratch); other plans give a depthwise or pointwise one none
+    scratch, bands = Scratch("scratch"), _i8("scratch")
+    banded = bands.numel > 0
+    layer = (params, x, w, bias, out)
     if depthwise:
         rows = w.size(1).eq(3) & w.size(2).eq(3) & mult.eq(1) & (out.size(2) >= 6) & \
             dil.at(0).eq(1) & dil.at(1).eq(1)
-        return CallSpec(*common, *pres,
-                        If(rows, Call("rt_depthwise_conv2d_3x3_s8", params, x, w, bias, out),
-                           Call("rt_depthwise_conv2d_s8", params, x, w, bias, out)))
+        return CallSpec(*common, Read(bands), *pres, If(
+            rows, If(banded, Call("rt_depthwise_conv2d_3x3_in_place_s8", scratch, *layer),
+                     Call("rt_depthwise_conv2d_3x3_s8", *layer)),
+            If(banded, Call("rt_depthwise_conv2d_in_place_s8", scratch, *layer),
+               Call("rt_depthwise_conv2d_s8", *layer))))
     pointwise = w.size(1).eq(1) & w.size(2).eq(1) & cin_g.eq(x.size(3)) & \
         stride.at(0).eq(1) & stride.at(1).eq(1) & pad.at(0).eq(0) & pad.at(1).eq(0) & \
         out.size(1).eq(x.size(1)) & out.size(2).eq(x.size(2))
-    scratch = Scratch("scratch")
-    return CallSpec(*common, Read(scratch), *pres,
-                    If(pointwise, Call("rt_conv2d_1x1_s8", scratch, params, x, w, bias, out),
-                       Call("rt_conv2d_s8", scratch, params, x, w, bias, out)))
+    return CallSpec(*common, Read(bands, scratch), *pres, If(
+        pointwise, If(banded, Call("rt_conv2d_1x1_in_place_s8", scratch, *layer),
+                      Call("rt_conv2d_1x1_s8", scratch, *layer)),
+        Call("rt_conv2d_s8", scratch, *layer)))
 
 
 def _transpose_conv() -> CallSpec:

@@ -71,17 +71,94 @@ def _nhwc_window(args: dict, outs: list) -> Optional[int]:
                       _pair(args.get("padding"), 0))
 
 
+def _pointwise(x: tuple, w: tuple, out: tuple, stride: tuple, pad: tuple) -> bool:
+    """The layer is one rt_conv2d_1x1_s8 takes (the spec's condition)."""
+    return tuple(w[1:3]) == (1, 1) and w[3] == x[3] and stride == (1, 1) and \
+        pad == (0, 0) and tuple(out[1:3]) == tuple(x[1:3])
+
+
+def pointwise_band(x: tuple) -> int:
+    """Pixels of a pointwise layer over NHWC ``x`` that rt_conv2d_1x1_in_place_s8 computes at a
+    time into its scratch: two rows of the map (all of it where smaller), down to a multiple
+    of four pixels where that leaves four or more (the DSP quads' step)."""
+    n, h, w, _ = x
+    band = max(1, min(n * h * w, 2 * w))
+    return band - band % 4 if band >= 4 else band
+
+
+def depthwise_band(pad_h: int) -> int:
+    """Output rows a band of rt_depthwise_conv2d_in_place_s8: as few as the next band allows
+    (it reads ``pad_h`` rows above itself, which the band before must not yet have overwritten).
+    The scratch holds two bands."""
+    return max(1, pad_h)
+
+
+def _depthwise_in_place(x: tuple, w: tuple, out: tuple, stride: tuple, pad: tuple,
+                        dil: tuple) -> bool:
+    """A depthwise layer that runs exactly in place by bands: stride 1, multiplier 1, the
+    output the input's shape, and every band a window the kernels' geometry check takes (rows
+    beyond the map's bottom are the kernels' padding, up to the band's top padding plus a
+    stride)."""
+    n, h, wd, c = x
+    if tuple(out) != tuple(x) or stride != (1, 1) or w[3] != c or n * h * wd * c == 0:
+        return False
+    rows, kh = depthwise_band(pad[0]), w[1]
+    for y0 in range(0, h, rows):
+        y1 = min(h, y0 + rows)
+        r0, r1 = max(0, y0 - pad[0]), min(h, y1 - 1 - pad[0] + (kh - 1) * dil[0] + 1)
+        if r1 <= r0 or (y1 - y0 - 1) + (kh - 1) * dil[0] >= (r1 - r0) + 2 * (r0 - y0 + pad[0]) + 1:
+            return False
+    return True
+
+
+def pointwise_scratch(args: dict, outs: list) -> int:
+    """quantized_conv2d_nhwc's in-place scratch (OpDef.in_place_scratch, as ``scratch`` takes
+    its arguments: shapes): a band of pixels for a pointwise layer, else 0 (it streams, or
+    does not overlap)."""
+    x, w, out = args["input"], args["weight"], outs[0]
+    if len(x) != 4 or len(w) != 4 or len(out) != 4 or not _pointwise(
+            x, w, out, _pair(args.get("stride"), 1), _pair(args.get("padding"), 0)):
+        return 0
+    return pointwise_band(x) * out[3]
+
+
+def depthwise_scratch(args: dict, outs: list) -> int:
+    """quantized_depthwise_conv2d_nhwc's in-place scratch: two bands of rows where the layer
+    runs in place by bands, else 0 (it overlaps at its window's lag)."""
+    x, w, out = args["input"], args["weight"], outs[0]
+    pad = _pair(args.get("padding"), 0)
+    if len(x) != 4 or len(w) != 4 or not _depthwise_in_place(
+            x, w, out, _pair(args.get("stride"), 1), pad, _pair(args.get("dilation"), 1)):
+        return 0
+    return 2 * depthwise_band(pad[0]) * x[2] * x[3]
+
+
+def has_bands(args: dict, outs: list, need) -> bool:
+    """The call's scratch (a TensorSpec among ``args``) holds the bands its in-place kernel
+    runs (``need``: pointwise_scratch or depthwise_scratch, nonzero): the plan gave it them.
+    A plan that takes them away (aot.passes.plan_memory's trim_bands, where the output cannot
+    overlap) takes away the overlap that needs them."""
+    scratch = args.get("scratch")
+    shapes = {k: tuple(v.shape) if hasattr(v, "shape") else v for k, v in args.items()}
+    need = need(shapes, [tuple(outs[0].shape)])
+    return need > 0 and scratch is not None and scratch.numel >= need
+
+
 def conv_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
-    """quantized_conv2d_nhwc of one group, up to STREAM_FILTERS filters, not pointwise (which
-    the spec sends to rt_conv2d_1x1_s8): streaming, at the window's lag."""
+    """quantized_conv2d_nhwc of one group: a pointwise layer by bands of pixels through the
+    scratch (rt_conv2d_1x1_in_place_s8: a band lands on input already read); else, up to
+    STREAM_FILTERS filters, streaming at the window's lag."""
     x, w, out = args["input"], args["weight"], outs[0]
     if len(x.shape) != 4 or len(w.shape) != 4 or len(out.shape) != 4:
         return None
     cout, kh, kw, cin_g = w.shape
     stride, pad = _pair(args.get("stride"), 1), _pair(args.get("padding"), 0)
-    pointwise = (kh, kw) == (1, 1) and stride == (1, 1) and pad == (0, 0) and \
-        tuple(out.shape[1:3]) == tuple(x.shape[1:3])
-    if cin_g != x.shape[3] or cout > STREAM_FILTERS or pointwise:
+    if _pointwise(x.shape, w.shape, out.shape, stride, pad):
+        if not has_bands(args, outs, pointwise_scratch):
+            return None
+        growth = cout - x.shape[3]
+        return "input", max(growth, math.prod(x.shape[:3]) * growth), False
+    if cin_g != x.shape[3] or cout > STREAM_FILTERS:
         return None
     lag = _nhwc_window(args, outs)
     return None if lag is None else ("input", lag, False)
@@ -101,6 +178,8 @@ def depthwise_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
     if len(x.shape) != 4 or len(out.shape) != 4 or x.shape[0] != out.shape[0] or \
             x.shape[3] != out.shape[3]:
         return None
+    if has_bands(args, outs, depthwise_scratch):
+        return "input", 0, True
     lag = _nhwc_window(args, outs)
     step = math.lcm(x.shape[3], DEFAULT_ALIGNMENT)
     return "input", -(-lag // step) * step, True

@@ -17,7 +17,7 @@ from typing import Optional
 
 import numpy as np
 
-from .mve_variants import ALL, Layer, layer_of
+from .mve_variants import ALL, IN_PLACE, Layer, band_layers, layer_of
 
 # dsp_variants.h's bits
 PW_QUADS, PW_BLOCKS, DW3_FLAT, DW_PAIRS, DW_QUADS, DW3_ROWS, FC_BLOCKS, CONV_KXK = \
@@ -169,7 +169,7 @@ def call_paths(kernel: str, ctx, raw: dict) -> Optional[int]:
         cout, k = w.shape
         rows = int(np.prod(raw["input"].shape)) // k if k else 0
         return fc_paths(k, cout, rows, prm["filter_offset"], prm["output_offset"])
-    if kernel not in (DEPTHWISE, DEPTHWISE_3X3, POINTWISE, CONV):
+    if kernel not in (DEPTHWISE, DEPTHWISE_3X3, POINTWISE, CONV) and kernel not in IN_PLACE:
         return None
     L = layer_of(ctx, raw)
     if L is None:
@@ -178,9 +178,19 @@ def call_paths(kernel: str, ctx, raw: dict) -> Optional[int]:
     mult = _values(ctx, raw, "requantize_multipliers", L.cout)
     if bias is None or mult is None or len(L.shift) < L.cout:
         return ALL
-    if kernel == POINTWISE:
-        return pointwise_paths(L, bias, mult)
-    if kernel == CONV:
-        w = raw["weight"]
-        return conv_paths(L, bias, mult, L.cin // w.shape[3] if w.shape[3] else 0)
-    return depthwise_paths(L, bias, mult)
+    banded = kernel in IN_PLACE and L.over_input
+    kernel, layers = band_layers(kernel, L)
+    bits = 0
+    for B in layers:
+        if kernel == POINTWISE and banded:   # conv_1x1_in_place_s8.c: quads on every band
+            quads = pw_fits(B, bias, mult, B.cin) and B.cin <= Q_K and B.cout % 2 == 0 and \
+                B.ow >= 4
+            bits |= PW_QUADS if quads else pointwise_paths(B, bias, mult)
+        elif kernel == POINTWISE:
+            bits |= pointwise_paths(B, bias, mult)
+        elif kernel == CONV:
+            w = raw["weight"]
+            bits |= conv_paths(B, bias, mult, B.cin // w.shape[3] if w.shape[3] else 0)
+        else:
+            bits |= depthwise_paths(B, bias, mult)
+    return bits

@@ -13,10 +13,12 @@ another result (tests/qemu/test_mve_variants.py runs the zoo's networks pruned a
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional, Sequence
 
 import numpy as np
+
+from ..overlap import depthwise_band, pointwise_band
 
 # mve_variants.h's bits
 DW_ONE_INPUT, DW_G_COLS, DW_G_ROWS, DW_G_LINES, DW_BAND = (1 << b for b in range(5))
@@ -43,6 +45,10 @@ DEPTHWISE = ("rt_depthwise_conv2d_s8", "rt_depthwise_conv2d_3x3_s8")
 POINTWISE = "rt_conv2d_1x1_s8"
 CONV = "rt_conv2d_s8"
 KERNELS = (*DEPTHWISE, POINTWISE, CONV)
+# The in-place entries (runtime_c/src/int8/in_place_s8.c) and the kernel each runs on bands.
+IN_PLACE = {"rt_conv2d_1x1_in_place_s8": POINTWISE,
+            "rt_depthwise_conv2d_in_place_s8": DEPTHWISE[0],
+            "rt_depthwise_conv2d_3x3_in_place_s8": DEPTHWISE[1]}
 ALL = -1   # a call whose variants are not known: every one
 
 
@@ -288,19 +294,48 @@ def layer_of(ctx, raw: dict) -> Optional[Layer]:
                  w_aligned=_aligned(w.ptr, ctx.is_constant("weight")), over_input=_over(x, out))
 
 
+def band_layers(kernel: str, L: Layer) -> tuple[str, tuple[Layer, ...]]:
+    """The kernel a call runs and the layers it runs it on: an in-place entry's kernel on each
+    shape of band it takes (int8/in_place_s8.h, over separate buffers) and on the whole layer
+    exactly in place (the arch files run it so where their kernel takes it), where its output
+    is over its input; else the call's kernel on the layer."""
+    base = IN_PLACE.get(kernel, kernel)
+    if base == kernel or not L.over_input:
+        return base, (L,)
+    bands = [] if base == POINTWISE else [L]
+    if base == POINTWISE:
+        pixels, band = L.n * L.oh * L.ow, pointwise_band((L.n, L.h, L.w, L.cin))
+        for k in sorted({min(band, pixels - i) for i in range(0, pixels, band)}):
+            bands.append(replace(L, n=1, h=1, w=k, oh=1, ow=k))
+    else:
+        rows, reach = depthwise_band(L.pad[0]), (L.kh - 1) * L.dil[0] + 1
+        for y0 in range(0, L.h, rows):
+            y1 = min(L.h, y0 + rows)
+            r0, r1 = max(0, y0 - L.pad[0]), min(L.h, y1 - 1 - L.pad[0] + reach)
+            bands.append(replace(L, n=1, h=r1 - r0, oh=y1 - y0,
+                                 pad=(r0 - y0 + L.pad[0], L.pad[1])))
+    return base, tuple(dict.fromkeys(replace(b, over_input=False, in_aligned=None)
+                                     for b in bands))
+
+
 def call_variants(kernel: str, ctx, raw: dict) -> Optional[int]:
     """The RT_MVE_U_* bits of one rendered call, or None for a kernel with no variants."""
-    if kernel not in KERNELS:
+    if kernel not in KERNELS and kernel not in IN_PLACE:
         return None
     L = layer_of(ctx, raw)
     if L is None:
         return ALL   # not known here: every variant
     w = raw["weight"]
-    if kernel in DEPTHWISE:
-        return depthwise_variants(L)
-    if kernel == POINTWISE:
-        return pointwise_variants(L)
-    return conv_variants(L, L.cin // w.shape[3] if w.shape[3] else 1)
+    kernel, layers = band_layers(kernel, L)
+    bits = 0
+    for B in layers:
+        if kernel in DEPTHWISE:
+            bits |= depthwise_variants(B)
+        elif kernel == POINTWISE:
+            bits |= pointwise_variants(B)
+        else:
+            bits |= conv_variants(B, B.cin // w.shape[3] if w.shape[3] else 1)
+    return bits
 
 
 def variants_mask(calls, key: str = "mve") -> Optional[int]:

@@ -6,10 +6,14 @@ the whole method so it survives from one call to the next.
 """
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import Optional
+
 from ..config import MemoryPlanningPass
 from ..errors import PlanError
-from ..ir import MethodGraph, TensorKind
+from ..ir import MethodGraph, Ref, TensorKind
 from ..memory import Buffer, MemoryPlan, Overlap, plan_suite, verify_plan
+from ..memory.plan import align_up
 from ..memory.suite import DEFAULT_PLANNERS
 
 
@@ -89,6 +93,43 @@ def _overlaps(graph: MethodGraph, roots: set, first: dict, last: dict,
                 _whole(graph, src, sizes) and _whole(graph, dst, sizes):
             out[b] = (Overlap(a, lag, exact),)
     return out
+
+
+def trim_bands(graph: MethodGraph, planning: MemoryPlanningPass,
+               plan: Optional[MemoryPlan] = None, needed: bool = False) -> MethodGraph:
+    """The graph with the band scratch (OpDef.in_place_scratch) taken from every call whose
+    output will not overlap its input: one whose overlap the liveness does not allow (the input
+    read later, say), or, given a ``plan``, one the plan placed apart, and where ``needed``,
+    one whose live tensors fit that plan's arena without the overlap (the bands cost cycles).
+    The scratch goes back to the op's own size; the spec then calls the plain kernel, and the
+    op declares the overlap its kernels keep without bands (aot/overlap.py's has_bands)."""
+    if not planning.overlap:
+        return graph
+    listed = lifetimes(graph, planning)
+    buffers = {b.id: b for b in listed}
+    tensors = list(graph.tensors)
+    for i, call in enumerate(graph.calls):
+        if call.op.in_place_scratch is None or len(call.outs) != 1:
+            continue
+        out = buffers.get(graph.root(call.outs[0]))
+        shared = out is not None and any(
+            plan is None or _shares(plan, out, buffers[o.input]) for o in out.overlaps)
+        if shared and needed and plan is not None:
+            live = sum(align_up(b.size, plan.alignment) for b in listed
+                       if b.first <= i <= b.last and b.id != call.arg("scratch").id)
+            shared = live > plan.arena_size
+        scratch = graph.tensors[call.arg("scratch").id]
+        shapes = {k: graph.tensors[v.id].shape if isinstance(v, Ref) else v
+                  for k, v in call.args}
+        outs = [graph.tensors[call.outs[0]].shape]
+        if not shared and scratch.numel == call.op.in_place_scratch(shapes, outs) > 0:
+            tensors[scratch.id] = replace(scratch, shape=(int(call.op.scratch(shapes, outs)),))
+    return replace(graph, tensors=tuple(tensors)) if tensors != list(graph.tensors) else graph
+
+
+def _shares(plan: MemoryPlan, a: Buffer, b: Buffer) -> bool:
+    x, y = plan.offset(a.id), plan.offset(b.id)
+    return x < y + b.size and y < x + a.size
 
 
 def plan_memory(graph: MethodGraph, planning: MemoryPlanningPass, alignment: int) -> MemoryPlan:

@@ -227,11 +227,15 @@ class _Builder:
     def scratch(self, node, op, name: str) -> int:
         """A scratch buffer for this call: planned in the arena, live for the call only.
         ``op.scratch`` sizes the one named "scratch"; ExecuTorch's "output_scratch" (CMSIS-NN's
-        accumulator for a transposed convolution, which our kernel does not need) is empty."""
+        accumulator for a transposed convolution, which our kernel does not need) is empty.
+        Under MemoryPlanningPass(overlap=True) it also holds the bands of a kernel that honours
+        an overlap through it (OpDef.in_place_scratch)."""
         shapes = {a.name: tuple(v.meta["val"].shape) if isinstance(v, torch.fx.Node) else v
                   for a, v in bind_out_args(op, node) if v is not OUT}
-        nbytes = int(op.scratch(shapes, [tuple(node.meta["val"].shape)])) \
-            if name == "scratch" else 0
+        outs = [tuple(node.meta["val"].shape)]
+        nbytes = int(op.scratch(shapes, outs)) if name == "scratch" else 0
+        if name == "scratch" and self.planning.overlap and op.in_place_scratch is not None:
+            nbytes = max(nbytes, int(op.in_place_scratch(shapes, outs)))
         return self.new_tensor(f"{node.name}_{name}", torch.empty(nbytes, dtype=torch.int8),
                                TensorKind.ACTIVATION)
 

@@ -74,6 +74,22 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
  * have them. */
 rt_status rt_depthwise_conv2d_3x3_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS);
 
+/* The pointwise and depthwise layers above, their output planned over their input
+ * (aot/overlap.py, under --overlap): the kernel runs on bands of the map into the scratch,
+ * each band copied home once the input under it is dead; the same bytes as the kernel with
+ * separate buffers, which is what runs where the output does not overlap the input.
+ * Pointwise: bands of scratch->size / Cout pixels, the output at least
+ * max(Cout - Cin, P * (Cout - Cin)) bytes below the input (P the pixels). Depthwise:
+ * exactly in place, stride 1, multiplier 1, two bands of scratch->size / (2 * W * C) rows
+ * (at least pad_h each). RT_ERR_PARAM for an overlap of another kind, RT_ERR_SCRATCH for too
+ * little scratch. */
+rt_status rt_conv2d_1x1_in_place_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
+                                    RT_S8_LAYER_TENSORS);
+rt_status rt_depthwise_conv2d_in_place_s8(const rt_scratch *scratch,
+                                          const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS);
+rt_status rt_depthwise_conv2d_3x3_in_place_s8(const rt_scratch *scratch,
+                                              const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS);
+
 typedef struct rt_fc_s8_params {
     int32_t input_offset;            /* -z_in */
     int32_t filter_offset;           /* -z_w (0 for symmetric weights) */

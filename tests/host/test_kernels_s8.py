@@ -844,3 +844,110 @@ def test_cell_state_tanh_steps_equal_pt2e_on_every_code(rt, fn, s_in):
     np.testing.assert_array_equal(got, want)
     twin = Q8.step_s16.default(codes, steps, first)
     np.testing.assert_array_equal(twin.numpy(), want)
+
+
+# -- in place (aot/overlap.py's bands, planned under --overlap) ---------------------------------
+
+def _s8_layer(rt, rng, cout, pad=(0, 0), dil=(1, 1)):
+    """Random per-channel requantization for ``cout`` channels: (params, bias)."""
+    m_arr = rt.int32s(rng.integers(1 << 30, 1 << 31, cout))
+    s_arr = rt.int32s(rng.integers(-10, 2, cout))
+    p = rt.params("rt_conv_s8_params", stride_h=1, stride_w=1, pad_h=pad[0], pad_w=pad[1],
+                  dilation_h=dil[0], dilation_w=dil[1],
+                  input_offset=int(rng.integers(-127, 129)),
+                  output_offset=int(rng.integers(-128, 128)), act_min=-128, act_max=127,
+                  mult=m_arr, shift=s_arr)
+    return p, rng.integers(-5000, 5000, cout).astype(np.int32)
+
+
+def _scratch(rt, size: int):
+    buf = np.zeros(max(size, 1), np.int8)
+    return rt.ffi.new("rt_scratch *", {"buf": rt.data(buf), "size": size}), buf
+
+
+@SETTINGS
+@given(st.data())
+def test_pointwise_in_place_gives_the_separate_buffers_bytes(rt, data):
+    """rt_conv2d_1x1_in_place_s8 with its output in the input's buffer, at the lag
+    aot/overlap.py declares (or lower), bands of any size: the bytes rt_conv2d_1x1_s8 gives
+    into a buffer of its own. An output above the lag, or too little scratch, is refused."""
+    from aot.overlap import conv_s8
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 31)))
+    n, h, w_, cin, cout = (data.draw(st.integers(1, k)) for k in (2, 5, 5, 24, 24))
+    x, wt = i8(rng, (n, h, w_, cin)), i8(rng, (cout, 1, 1, cin))
+    p, bias = _s8_layer(rt, rng, cout)
+    want = np.zeros((n, h, w_, cout), np.int8)
+    rt.call("rt_conv2d_1x1_s8", scratch(rt), p, x, wt, bias, want)
+
+    class Spec:   # a TensorSpec's shape and numel, as the op table's declarations read them
+        def __init__(self, shape):
+            self.shape, self.numel = shape, math.prod(shape)
+    scr, _ = _scratch(rt, cout * data.draw(st.integers(1, n * h * w_ + 2)))
+    lag = conv_s8({"input": Spec(x.shape), "weight": Spec(wt.shape), "scratch": Spec((1 << 20,)),
+                   "stride": [1, 1], "padding": [0, 0]}, [Spec(want.shape)])[1]
+    below = lag + data.draw(st.integers(0, 8))
+    size = max(x.size, want.size)
+    arena = np.full(2 * size + abs(below) + 64, 99, np.int8)
+    at = size + 32                                       # the input's offset in the arena
+    arena[at:at + x.size] = x.reshape(-1)
+    got = arena[at - below:at - below + want.size].reshape(want.shape)
+    rt.call("rt_conv2d_1x1_in_place_s8", scr, p, arena[at:at + x.size].reshape(x.shape), wt,
+            bias, got)
+    np.testing.assert_array_equal(got, want)
+    if n * h * w_ * (cout - cin) > cout - cin and cout > cin:   # one byte too high
+        arena[at:at + x.size] = x.reshape(-1)
+        high = arena[at - lag + 1:at - lag + 1 + want.size].reshape(want.shape)
+        with pytest.raises(KernelError, match="RT_ERR_PARAM"):
+            rt.call("rt_conv2d_1x1_in_place_s8", scr, p,
+                    arena[at:at + x.size].reshape(x.shape), wt, bias, high)
+    small, _ = _scratch(rt, cout - 1)
+    arena[at:at + x.size] = x.reshape(-1)
+    over = arena[at - max(lag, 0):at - max(lag, 0) + want.size].reshape(want.shape)
+    with pytest.raises(KernelError, match="RT_ERR_SCRATCH"):
+        rt.call("rt_conv2d_1x1_in_place_s8", small, p, arena[at:at + x.size].reshape(x.shape),
+                wt, bias, over)
+
+
+@SETTINGS
+@given(st.data())
+def test_depthwise_in_place_gives_the_separate_buffers_bytes(rt, data):
+    """rt_depthwise_conv2d_in_place_s8 (and the 3x3 entry) with the output exactly over the
+    input, for every layer aot/overlap.py lets run in place by bands (any filter, padding and
+    dilation whose bands the kernels' geometry takes), bands of the least rows or more: the
+    bytes rt_depthwise_conv2d_s8 gives into a buffer of its own. Separate buffers pass
+    through; an overlap other than exact, or too little scratch, is refused."""
+    from aot.overlap import _depthwise_in_place, depthwise_band
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 31)))
+    n, h, w_, c = (data.draw(st.integers(1, k)) for k in (2, 9, 7, 20))
+    kh, kw = data.draw(st.sampled_from([1, 3, 5])), data.draw(st.sampled_from([1, 3, 5]))
+    dil = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+    pad = ((kh - 1) * dil[0] // 2, (kw - 1) * dil[1] // 2)
+    pad = (data.draw(st.integers(0, pad[0])), pad[1])
+    oh, ow = h + 2 * pad[0] - (kh - 1) * dil[0], w_ + 2 * pad[1] - (kw - 1) * dil[1]
+    assume(oh == h and ow == w_)
+    assume(_depthwise_in_place((n, h, w_, c), (1, kh, kw, c), (n, h, w_, c), (1, 1), pad, dil))
+    x, wt = i8(rng, (n, h, w_, c)), i8(rng, (1, kh, kw, c))
+    p, bias = _s8_layer(rt, rng, c, pad, dil)
+    want = np.zeros_like(x)
+    rt.call("rt_depthwise_conv2d_s8", p, x, wt, bias, want)
+    rows = depthwise_band(pad[0]) * data.draw(st.integers(1, 3))
+    scr, _ = _scratch(rt, 2 * rows * w_ * c)
+    entries = ["rt_depthwise_conv2d_in_place_s8"] + \
+        (["rt_depthwise_conv2d_3x3_in_place_s8"] if (kh, kw, dil) == (3, 3, (1, 1)) else [])
+    for entry in entries:
+        buf = x.copy()
+        rt.call(entry, scr, p, buf, wt, bias, buf)
+        np.testing.assert_array_equal(buf, want)
+        apart = np.zeros_like(x)
+        rt.call(entry, scr, p, x, wt, bias, apart)
+        np.testing.assert_array_equal(apart, want)
+    if n * h * w_ > 1:   # a pixel below the input: an overlap, but not exact
+        arena = np.concatenate([x.reshape(-1), np.zeros(c, np.int8)])
+        with pytest.raises(KernelError, match="RT_ERR_PARAM"):
+            rt.call(entries[0], scr, p, arena[c:].reshape(x.shape), wt, bias,
+                    arena[:x.size].reshape(x.shape))
+    if pad[0] > 0:
+        small, _ = _scratch(rt, 2 * (pad[0] - 1) * w_ * c + 1)
+        buf = x.copy()
+        with pytest.raises(KernelError, match="RT_ERR_SCRATCH"):
+            rt.call(entries[0], small, p, buf, wt, bias, buf)

@@ -66,32 +66,6 @@ static RT_DSP_NOINLINE int32_t pointwise_blocks(const rt_conv_s8_params *p,
     return whole;
 }
 
-/* A layer the quads take (rt_dsp_pw_fits, an even Cout, Cin up to RT_DSP_Q_K, four pixels or
- * more): filter pairs a table at a time outside, widened once (conv_dsp.h), quads of pixels
- * inside, widened once per table; the last quad redoes some of the one before it. */
-static RT_DSP_NOINLINE void pointwise_quads(const rt_conv_s8_params *p,
-                                            const rt_conv_s8_geom *g, const int8_t *w,
-                                            const int32_t *bias, const int8_t *in,
-                                            int8_t *out, int32_t pixels)
-{
-    const int32_t cin = g->cin, cout = g->cout, pairs = cout / 2;
-    const int32_t most = rt_dsp_q_pairs_a_table(pairs, cin, RT_DSP_Q_BYTES - 8 * cin);
-    const int16x2_t off2 = rt_dsp_pair(p->input_offset);
-    int32_t buf[RT_DSP_Q_BYTES / 4];   /* the quad's 8 * cin bytes widened, then the table */
-    int32_t *const xq = buf, *const wt = buf + 2 * cin;
-    int32_t oc, n, i;
-    for (oc = 0; oc < cout; oc += 2 * n) {
-        n = (cout - oc) / 2 < most ? (cout - oc) / 2 : most;
-        rt_dsp_q_table(p, bias, w, cin, oc, n, wt);
-        for (i = 0; i < pixels; i += 4) {
-            const int32_t i0 = i + 4 <= pixels ? i : pixels - 4;
-            const int8_t *x = in + i0 * cin;
-            rt_dsp_q_widen(x, x + cin, x + 2 * cin, x + 3 * cin, cin, off2, xq);
-            rt_dsp_q_pairs(xq, wt, cin, n, out + i0 * cout + oc, cout);
-        }
-    }
-}
-
 rt_status rt_conv2d_1x1_s8(const rt_scratch *scratch, const rt_conv_s8_params *p,
                            RT_S8_LAYER_TENSORS)
 {
@@ -103,7 +77,7 @@ rt_status rt_conv2d_1x1_s8(const rt_scratch *scratch, const rt_conv_s8_params *p
     pixels = g.n * g.oh * g.ow;
     if (RT_DSP_HAS(RT_DSP_U_PW_QUADS) && g.cin <= RT_DSP_Q_K && g.cout % 2 == 0 &&
         pixels >= RT_DSP_Q_PIXELS && rt_dsp_pw_fits(p, bias, g.cin, g.cout)) {
-        pointwise_quads(p, &g, w, bias, in, out, pixels);
+        rt_dsp_pw_quads(p, &g, w, bias, in, out, pixels);
         return RT_OK;
     }
     done = RT_DSP_HAS(RT_DSP_U_PW_BLOCKS) && g.cin <= RT_DSP_PX_CIN &&

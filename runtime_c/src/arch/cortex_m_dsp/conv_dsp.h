@@ -847,4 +847,30 @@ static __attribute__((noinline, unused)) RT_DSP_ADR_ALIGNED void rt_dsp_q_pairs(
 #endif
 }
 
+/* A pointwise layer the quads take (rt_dsp_pw_fits, an even Cout, Cin up to RT_DSP_Q_K, four
+ * pixels or more): filter pairs a table at a time outside, widened once (above), quads of
+ * pixels inside, widened once per table; the last quad redoes some of the one before it.
+ * conv_1x1_s8.c runs a layer of RT_DSP_Q_PIXELS or more so; conv_1x1_in_place_s8.c a band. */
+static __attribute__((noinline, unused)) void rt_dsp_pw_quads(
+    const rt_conv_s8_params *p, const rt_conv_s8_geom *g, const int8_t *w, const int32_t *bias,
+    const int8_t *in, int8_t *out, int32_t pixels)
+{
+    const int32_t cin = g->cin, cout = g->cout, pairs = cout / 2;
+    const int32_t most = rt_dsp_q_pairs_a_table(pairs, cin, RT_DSP_Q_BYTES - 8 * cin);
+    const int16x2_t off2 = rt_dsp_pair(p->input_offset);
+    int32_t buf[RT_DSP_Q_BYTES / 4];   /* the quad's 8 * cin bytes widened, then the table */
+    int32_t *const xq = buf, *const wt = buf + 2 * cin;
+    int32_t oc, n, i;
+    for (oc = 0; oc < cout; oc += 2 * n) {
+        n = (cout - oc) / 2 < most ? (cout - oc) / 2 : most;
+        rt_dsp_q_table(p, bias, w, cin, oc, n, wt);
+        for (i = 0; i < pixels; i += 4) {
+            const int32_t i0 = i + 4 <= pixels ? i : pixels - 4;
+            const int8_t *x = in + i0 * cin;
+            rt_dsp_q_widen(x, x + cin, x + 2 * cin, x + 3 * cin, cin, off2, xq);
+            rt_dsp_q_pairs(xq, wt, cin, n, out + i0 * cout + oc, cout);
+        }
+    }
+}
+
 #endif /* RT_CONV_DSP_H */

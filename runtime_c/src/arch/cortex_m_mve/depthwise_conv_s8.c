@@ -96,6 +96,21 @@ static int32_t takes_plane(const dw_ctx *c)
 }
 #endif
 
+/* Exactly in place (output == input), the whole planes run the layer as they stand: a group's
+ * padded planes are gathered before its outputs are written (dw_plane.h). No other strategy
+ * does, so rt_depthwise_conv2d_s8 then refuses the layer (RT_ERR_PARAM) before writing
+ * anything; int8/in_place_s8.h's bands take it instead. */
+static int whole_planes(const dw_ctx *c)
+{
+#if defined(__OPTIMIZE__) && RT_MVE_HAS(RT_MVE_U_DW_PLANES)
+    const int32_t plane = takes_one_input(c->g) ? 0 : takes_plane(c);
+    return plane != 0 && RT_MVE_HAS(RT_MVE_U_DW_PLANE_AT(plane_loop(c, plane)));
+#else
+    (void)c;
+    return 0;
+#endif
+}
+
 #if RT_MVE_HAS(RT_MVE_U_DW_BAND)
 /* A channel multiplier of 1: bands, as many channels as they hold. */
 static int32_t takes_band(int32_t mult)
@@ -152,6 +167,9 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
     c.row = c.g.w * c.g.cin;
     c.x_step = p->dilation_w * c.g.cin;
     c.y_step = p->dilation_h * c.row;
+    if ((const void *)in == (const void *)out && !whole_planes(&c)) {
+        return RT_ERR_PARAM;   /* exactly in place: the whole planes only, else nothing */
+    }
     if (takes_one_input(c.g)) {
 #if RT_MVE_HAS(RT_MVE_U_DW_ONE_INPUT)
         return one_input(&c, in, out);
@@ -160,11 +178,12 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
 #endif
     }
 #if defined(__OPTIMIZE__)
-    /* (in place, aot/overlap.py: the whole planes and the gathered taps, which go down
-       columns or write a channel group's rows before the next group's are read, are left
-       out; the bands write each channel's rows in order) */
+    /* (over the input at a lag, aot/overlap.py: the whole planes and the gathered taps, which
+       go down columns or write a channel group's rows before the next group's are read, are
+       left out; the bands write each channel's rows in order. Exactly in place, the whole
+       planes stay: a group's padded planes are gathered before its outputs are written.) */
     const int alone = !rt_conv_s8_over_input(&c.g, in, out);
-    const int32_t plane = alone ? takes_plane(&c) : 0;
+    const int32_t plane = alone || (const void *)in == (const void *)out ? takes_plane(&c) : 0;
     if (plane != 0) {
 #if RT_MVE_HAS(RT_MVE_U_DW_PLANES)
         if (!RT_MVE_HAS(RT_MVE_U_DW_PLANE_AT(plane_loop(&c, plane)))) {
