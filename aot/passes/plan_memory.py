@@ -108,8 +108,8 @@ def trim_bands(graph: MethodGraph, planning: MemoryPlanningPass,
     listed = lifetimes(graph, planning)
     buffers = {b.id: b for b in listed}
     tensors = list(graph.tensors)
-    for i, call in enumerate(graph.calls):
-        if call.op.in_place_scratch is None or len(call.outs) != 1:
+    for i, call in enumerate(graph.calls):   # (a delegate call has no op table entry)
+        if getattr(call.op, "in_place_scratch", None) is None or len(call.outs) != 1:
             continue
         out = buffers.get(graph.root(call.outs[0]))
         shared = out is not None and any(

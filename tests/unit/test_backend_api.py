@@ -15,6 +15,7 @@ from aot.backend import (BackendDetails, CompileSpec, DelegationSpec, LoweredBac
                          PartitionResult, Partitioner, PreprocessResult, executorch_call_delegate,
                          to_backend)
 from aot.backends import AddMulPartitioner
+from aot.config import backend_config
 from aot.errors import BackendError
 from aot.interpret import ArenaInterpreter
 from aot.memory import verify_plan
@@ -171,6 +172,16 @@ def test_flow2_composition(lowered_module, tmp_path):
     verify_plan(method.buffers, method.plan)
     for g, w in zip(ArenaInterpreter(method.graph, method.plan)(*model_inputs),
                     composite_model(*model_inputs)):
+        torch.testing.assert_close(g, w)
+
+
+def test_flow2_planned_with_overlaps(lowered_module):
+    """A program with delegate calls plans with overlaps (--overlap) as without: a delegate
+    declares none, and its outputs are the eager model's."""
+    model, ex = CompositeModel(lowered_module), (torch.ones(1),)
+    method = aot.to_edge(export(model, ex)).to_executorch(backend_config(True)).lowered()
+    verify_plan(method.buffers, method.plan)
+    for g, w in zip(ArenaInterpreter(method.graph, method.plan)(*ex), model(*ex)):
         torch.testing.assert_close(g, w)
 
 
