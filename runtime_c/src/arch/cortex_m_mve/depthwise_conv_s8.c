@@ -96,10 +96,12 @@ static int32_t takes_plane(const dw_ctx *c)
 }
 #endif
 
-/* Exactly in place (output == input), the whole planes run the layer as they stand: a group's
- * padded planes are gathered before its outputs are written (dw_plane.h). No other strategy
- * does, so rt_depthwise_conv2d_s8 then refuses the layer (RT_ERR_PARAM) before writing
- * anything; int8/in_place_s8.h's bands take it instead. */
+/* Exactly in place (output == input) at the input's own shape and stride 1 (where the window's
+ * lag is a pixel or more, only the bands of int8/in_place_s8.h put it so), the whole planes
+ * run the layer as they stand: a group's padded planes are gathered before its outputs are
+ * written (dw_plane.h). No other strategy does, so rt_depthwise_conv2d_s8 then refuses the
+ * layer (RT_ERR_PARAM) before writing anything, and the bands take it instead. A smaller
+ * output at lag 0 (stride 2) streams as before. */
 static int whole_planes(const dw_ctx *c)
 {
 #if defined(__OPTIMIZE__) && RT_MVE_HAS(RT_MVE_U_DW_PLANES)
@@ -167,8 +169,9 @@ rt_status rt_depthwise_conv2d_s8(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS
     c.row = c.g.w * c.g.cin;
     c.x_step = p->dilation_w * c.g.cin;
     c.y_step = p->dilation_h * c.row;
-    if ((const void *)in == (const void *)out && !whole_planes(&c)) {
-        return RT_ERR_PARAM;   /* exactly in place: the whole planes only, else nothing */
+    if ((const void *)in == (const void *)out && c.g.oh == c.g.h && c.g.ow == c.g.w &&
+        p->stride_h == 1 && p->stride_w == 1 && !whole_planes(&c)) {
+        return RT_ERR_PARAM;   /* in place at its own shape: the whole planes only */
     }
     if (takes_one_input(c.g)) {
 #if RT_MVE_HAS(RT_MVE_U_DW_ONE_INPUT)
