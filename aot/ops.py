@@ -107,8 +107,8 @@ class OpDef:
     overlap: Optional[Callable[[dict, list], Optional[tuple[str, int, bool]]]] = field(
         default=None, hash=False)
     # The scratch (bytes, as ``scratch`` takes its arguments) the kernel needs to honour that
-    # overlap by bands (aot/overlap.py's pointwise_scratch); planned, instead of ``scratch``
-    # where larger, only under MemoryPlanningPass(overlap=True).
+    # overlap by bands (aot/overlap.py's pointwise_scratch and depthwise_scratch); planned,
+    # instead of ``scratch`` where larger, only under MemoryPlanningPass(overlap=True).
     in_place_scratch: Optional[Callable[[dict, list], int]] = field(default=None, hash=False)
 
     @property

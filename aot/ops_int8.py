@@ -179,8 +179,8 @@ def _conv(depthwise: bool) -> CallSpec:
             Pre("conv_geometry_fits", struct="rt_pte_conv_geometry", h=h, w=wd, batch=x.size(0),
                 cin=x.size(3), cout=out.size(3), groups=groups, transposed=0, out_pad_h=0,
                 out_pad_w=0))
-    # a plan with overlaps gives a layer that runs in place by bands its scratch
-    # (aot/overlap.py's in_place_scratch); other plans give a depthwise or pointwise one none
+    # a plan with overlaps gives a layer that runs in place by bands their scratch
+    # (OpDef.in_place_scratch); other plans give a depthwise or pointwise layer none
     scratch, bands = Scratch("scratch"), _i8("scratch")
     banded = bands.numel > 0
     layer = (params, x, w, bias, out)

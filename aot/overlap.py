@@ -93,6 +93,15 @@ def depthwise_band(pad_h: int) -> int:
     return max(1, pad_h)
 
 
+def depthwise_bands(h: int, pad_h: int, kh: int, dil_h: int):
+    """The bands rt_depthwise_conv2d_in_place_s8 runs over a map of ``h`` rows: for each, its
+    output rows [y0, y1) and the input rows [r0, r1) it reads (int8/in_place_s8.h)."""
+    rows, reach = depthwise_band(pad_h), (kh - 1) * dil_h + 1
+    for y0 in range(0, h, rows):
+        y1 = min(h, y0 + rows)
+        yield y0, y1, max(0, y0 - pad_h), min(h, y1 - 1 - pad_h + reach)
+
+
 def _depthwise_in_place(x: tuple, w: tuple, out: tuple, stride: tuple, pad: tuple,
                         dil: tuple) -> bool:
     """A depthwise layer that runs exactly in place by bands: stride 1, multiplier 1, the
@@ -102,13 +111,9 @@ def _depthwise_in_place(x: tuple, w: tuple, out: tuple, stride: tuple, pad: tupl
     n, h, wd, c = x
     if tuple(out) != tuple(x) or stride != (1, 1) or w[3] != c or n * h * wd * c == 0:
         return False
-    rows, kh = depthwise_band(pad[0]), w[1]
-    for y0 in range(0, h, rows):
-        y1 = min(h, y0 + rows)
-        r0, r1 = max(0, y0 - pad[0]), min(h, y1 - 1 - pad[0] + (kh - 1) * dil[0] + 1)
-        if r1 <= r0 or (y1 - y0 - 1) + (kh - 1) * dil[0] >= (r1 - r0) + 2 * (r0 - y0 + pad[0]) + 1:
-            return False
-    return True
+    reach = (w[1] - 1) * dil[0]
+    return all(r1 > r0 and (y1 - y0 - 1) + reach < (r1 - r0) + 2 * (r0 - y0 + pad[0]) + 1
+               for y0, y1, r0, r1 in depthwise_bands(h, pad[0], w[1], dil[0]))
 
 
 def pointwise_scratch(args: dict, outs: list) -> int:

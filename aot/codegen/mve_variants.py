@@ -18,7 +18,7 @@ from typing import Optional, Sequence
 
 import numpy as np
 
-from ..overlap import depthwise_band, pointwise_band
+from ..overlap import depthwise_bands, pointwise_band
 
 # mve_variants.h's bits
 DW_ONE_INPUT, DW_G_COLS, DW_G_ROWS, DW_G_LINES, DW_BAND = (1 << b for b in range(5))
@@ -45,7 +45,7 @@ DEPTHWISE = ("rt_depthwise_conv2d_s8", "rt_depthwise_conv2d_3x3_s8")
 POINTWISE = "rt_conv2d_1x1_s8"
 CONV = "rt_conv2d_s8"
 KERNELS = (*DEPTHWISE, POINTWISE, CONV)
-# The in-place entries (runtime_c/src/int8/in_place_s8.c) and the kernel each runs on bands.
+# The in-place entries (runtime_c/src/int8/*_in_place_s8.c) and the kernel each runs on bands.
 IN_PLACE = {"rt_conv2d_1x1_in_place_s8": POINTWISE,
             "rt_depthwise_conv2d_in_place_s8": DEPTHWISE[0],
             "rt_depthwise_conv2d_3x3_in_place_s8": DEPTHWISE[1]}
@@ -308,10 +308,7 @@ def band_layers(kernel: str, L: Layer) -> tuple[str, tuple[Layer, ...]]:
         for k in sorted({min(band, pixels - i) for i in range(0, pixels, band)}):
             bands.append(replace(L, n=1, h=1, w=k, oh=1, ow=k))
     else:
-        rows, reach = depthwise_band(L.pad[0]), (L.kh - 1) * L.dil[0] + 1
-        for y0 in range(0, L.h, rows):
-            y1 = min(L.h, y0 + rows)
-            r0, r1 = max(0, y0 - L.pad[0]), min(L.h, y1 - 1 - L.pad[0] + reach)
+        for y0, y1, r0, r1 in depthwise_bands(L.h, L.pad[0], L.kh, L.dil[0]):
             bands.append(replace(L, n=1, h=r1 - r0, oh=y1 - y0,
                                  pad=(r0 - y0 + L.pad[0], L.pad[1])))
     return base, tuple(dict.fromkeys(replace(b, over_input=False, in_aligned=None)

@@ -15,6 +15,7 @@ from ..ir import MethodGraph, Ref, TensorKind
 from ..memory import Buffer, MemoryPlan, Overlap, plan_suite, verify_plan
 from ..memory.plan import align_up
 from ..memory.suite import DEFAULT_PLANNERS
+from ..overlap import has_bands
 
 
 def planned_tensors(graph: MethodGraph, planning: MemoryPlanningPass) -> set[int]:
@@ -118,13 +119,23 @@ def trim_bands(graph: MethodGraph, planning: MemoryPlanningPass,
             live = sum(align_up(b.size, plan.alignment) for b in listed
                        if b.first <= i <= b.last and b.id != call.arg("scratch").id)
             shared = live > plan.arena_size
-        scratch = graph.tensors[call.arg("scratch").id]
-        shapes = {k: graph.tensors[v.id].shape if isinstance(v, Ref) else v
-                  for k, v in call.args}
-        outs = [graph.tensors[call.outs[0]].shape]
-        if not shared and scratch.numel == call.op.in_place_scratch(shapes, outs) > 0:
-            tensors[scratch.id] = replace(scratch, shape=(int(call.op.scratch(shapes, outs)),))
+        if not shared and holds_bands(graph, call):
+            scratch = graph.tensors[call.arg("scratch").id]
+            shapes = {k: graph.tensors[v.id].shape if isinstance(v, Ref) else v
+                      for k, v in call.args}
+            plain = call.op.scratch(shapes, [graph.tensors[call.outs[0]].shape])
+            tensors[scratch.id] = replace(scratch, shape=(int(plain),))
     return replace(graph, tensors=tuple(tensors)) if tensors != list(graph.tensors) else graph
+
+
+def holds_bands(graph: MethodGraph, call) -> bool:
+    """The call's scratch holds the bands its in-place kernel runs (aot/overlap.py's
+    has_bands, on the call's tensors)."""
+    need = getattr(call.op, "in_place_scratch", None)
+    if need is None or len(call.outs) != 1:
+        return False
+    args = {k: graph.tensors[v.id] if isinstance(v, Ref) else v for k, v in call.args}
+    return has_bands(args, [graph.tensors[call.outs[0]]], need)
 
 
 def _shares(plan: MemoryPlan, a: Buffer, b: Buffer) -> bool:

@@ -15,6 +15,7 @@ import pytest
 
 import aot
 from aot.overlap import BLOCK_BACK, window_lag
+from aot.passes.plan_memory import holds_bands
 from aot.report import format_report
 
 from int8_models import host_model, int8_inputs, lowered
@@ -57,15 +58,7 @@ def test_a_depthwise_network_plans_below_the_whole_tensor_bound():
 
 def _banded(method) -> list:
     """The calls whose scratch holds the bands of an in-place kernel (aot/overlap.py)."""
-    g, out = method.graph, []
-    for i, call in enumerate(g.calls):
-        if call.op.in_place_scratch is None:
-            continue
-        shapes = {k: g.tensors[v.id].shape if hasattr(v, "id") else v for k, v in call.args}
-        need = call.op.in_place_scratch(shapes, [g.tensors[call.outs[0]].shape])
-        if need and g.tensors[call.arg("scratch").id].numel == need:
-            out.append(i)
-    return out
+    return [i for i, call in enumerate(method.graph.calls) if holds_bands(method.graph, call)]
 
 
 def test_kws_runs_every_layer_over_its_input_by_bands():
