@@ -72,8 +72,10 @@ demo: bootstrap
 	@echo "== float32 KWS on $(DEMO_BOARD), for comparison =="
 	$(VENV)/bin/aot run $(DEMO_DIR)/kws.pt2 --board $(DEMO_BOARD) --name kws $(DEMO_CYCLES)
 
+# --dist loadgroup: a module marked xdist_group runs on one worker, so its module fixtures (every
+# zoo network lowered and quantized, the interpreter built) are made once, not once a worker.
 test: bootstrap
-	$(PY) -m pytest -q -n auto tests
+	$(PY) -m pytest -q -n auto --dist loadgroup tests
 
 # The generated pages of docs/ (docs/ops.md, from the op table); tests/unit/test_docs.py checks
 # that they are current.

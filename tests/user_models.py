@@ -15,6 +15,7 @@ of them: ``torchvision_models`` imports the package without its op registrations
 """
 from __future__ import annotations
 
+import functools
 import importlib.util
 import os
 import sys
@@ -202,3 +203,12 @@ USER_MODELS = {
     "keyword_transformer": _user(KeywordTransformer, (1, 49, 10), 10),
     "unet": _user(UNet, (1, 3, 32, 32), 11),
 }
+
+
+@functools.lru_cache(maxsize=None)
+def quantized(name: str):
+    """(model, example inputs, calibration set, aot.quantize's program) of a model, made once a
+    process: its PT2E calibration is the slow part (a GRU's, a minute)."""
+    import aot
+    model, example, cal = USER_MODELS[name]()
+    return model, example, cal, aot.quantize(model, example, cal)

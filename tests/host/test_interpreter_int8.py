@@ -27,6 +27,9 @@ from aot.zoo import ZOO
 
 from int8_models import INT8_MODELS, host_model, int8_inputs, lowered
 
+# one worker runs the module (make test: --dist loadgroup), so its lowerings are made once
+pytestmark = pytest.mark.xdist_group("interpreter_int8")
+
 FAMILY = {f"cortex_m::{name}.out" for name in (
     "quantize_per_tensor", "dequantize_per_tensor", "quantized_conv2d_nhwc",
     "quantized_depthwise_conv2d_nhwc", "quantized_linear", "quantized_add", "quantized_mul",

@@ -21,6 +21,9 @@ import op_list
 from aot.ops import OPS, all_ops
 from op_suite import BY_NAME, CASES
 
+# one worker runs the module (make test: --dist loadgroup), so its lowerings are made once
+pytestmark = pytest.mark.xdist_group("op_suite")
+
 
 @functools.lru_cache(maxsize=None)
 def lower(name: str):

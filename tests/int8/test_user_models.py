@@ -23,7 +23,11 @@ from aot.report import op_rows
 from conftest import require, require_module
 
 from int8_models import quantized_randn
-from user_models import USER_MODELS, torchvision_models
+from user_models import USER_MODELS, quantized, torchvision_models
+
+# one worker runs the module and the boards' user models (make test: --dist loadgroup), so each
+# model is quantized once
+pytestmark = pytest.mark.xdist_group("user_models")
 
 _CACHE: dict = {}
 
@@ -34,8 +38,7 @@ def _lowered(name):
             torchvision_models()
         except ImportError:
             require(False, "python package 'torchvision'")
-        model, example, cal = USER_MODELS[name]()
-        ep = aot.quantize(model, example, cal)
+        model, example, _, ep = quantized(name)
         int8 = aot.to_edge(ep, compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
         f32 = aot.to_edge(aot.export(model, example)).to_executorch()
         _CACHE[name] = (example, ep, int8, f32)

@@ -96,16 +96,16 @@ _USER: dict = {}
 def _user_program(name: str):
     if name not in _USER:
         from aot.config import EdgeCompileConfig
-        from user_models import USER_MODELS
-        model, example, cal = USER_MODELS[name]()
-        manager = aot.to_edge(aot.quantize(model, example, cal),
-                              compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
+        from user_models import quantized
+        _, example, _, ep = quantized(name)
+        manager = aot.to_edge(ep, compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
         xs = quantized_randn(manager, example)
         sources = aot.generate_c(manager, name=f"u_{name}")
         _USER[name] = (sources, xs, aot.host.build(sources)(*xs))
     return _USER[name]
 
 
+@pytest.mark.xdist_group("user_models")   # beside tests/int8/test_user_models.py: one quantizing
 @pytest.mark.parametrize("net", USER_NETS)
 @pytest.mark.parametrize("board_name", BOARDS)
 def test_user_model_on_board_equals_host_c(board_name, net):

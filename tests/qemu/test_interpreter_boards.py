@@ -1,4 +1,5 @@
-"""The .pte interpreter on every QEMU board: one firmware per board, every program swapped in.
+"""The .pte interpreter on the QEMU boards, one of each kernel build (the M7 builds the M4's): one
+firmware per board, every program swapped in.
 
 Each board builds one interpreter firmware with every kernel (--all-kernels) and runs each zoo
 network (float32 and int8) and each op model in it, the program written over the firmware's
@@ -14,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from conftest import require_board
+from conftest import one_board_per_kernel_build, require_board
 
 import aot
 from aot.boards import list_boards, load_board
@@ -27,7 +28,11 @@ from aot.qemu import run_elf
 from aot.zoo import ZOO, calibration_set
 from op_models import OP_MODELS
 
-QEMU_BOARDS = [b for b in list_boards() if load_board(b).qemu is not None]
+# one worker runs the module (make test: --dist loadgroup), so its lowerings are made once
+pytestmark = pytest.mark.xdist_group("interpreter_boards")
+
+QEMU_BOARDS = one_board_per_kernel_build(
+    [b for b in list_boards() if load_board(b).qemu is not None])
 CODE_ROOM = 256 * 1024        # flash kept for code when packing programs into a firmware
 
 
