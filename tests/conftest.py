@@ -46,3 +46,20 @@ def require_board(name: str):
     except BoardError as e:
         require(False, str(e))
     return board
+
+
+def one_board_per_kernel_build(boards: list[str]) -> list[str]:
+    """The first of the boards for each kernel build (runtime arch, compiler and float ABI): a
+    sweep of many small programs runs on these, the networks on every board."""
+    from aot.boards import load_board
+
+    def build(name: str) -> tuple:
+        board = load_board(name)
+        abi = [f for f in board.cflags if f.startswith(("-mfloat-abi", "-mabi"))]
+        return board.runtime_arch, board.cc, tuple(abi)
+    seen, out = set(), []
+    for name in boards:
+        if build(name) not in seen:
+            seen.add(build(name))
+            out.append(name)
+    return out
