@@ -57,9 +57,7 @@ def one_board_per_kernel_build(boards: list[str]) -> list[str]:
         board = load_board(name)
         abi = [f for f in board.cflags if f.startswith(("-mfloat-abi", "-mabi"))]
         return board.runtime_arch, board.cc, tuple(abi)
-    seen, out = set(), []
+    first: dict[tuple, str] = {}
     for name in boards:
-        if build(name) not in seen:
-            seen.add(build(name))
-            out.append(name)
-    return out
+        first.setdefault(build(name), name)
+    return list(first.values())

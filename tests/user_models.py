@@ -207,8 +207,8 @@ USER_MODELS = {
 
 @functools.lru_cache(maxsize=None)
 def quantized(name: str):
-    """(model, example inputs, calibration set, aot.quantize's program) of a model, made once a
-    process: its PT2E calibration is the slow part (a GRU's, a minute)."""
+    """(model, example inputs, aot.quantize's program) of a model, made once a process: its PT2E
+    calibration is the slow part (a GRU's, a minute)."""
     import aot
     model, example, cal = USER_MODELS[name]()
-    return model, example, cal, aot.quantize(model, example, cal)
+    return model, example, aot.quantize(model, example, cal)

@@ -38,7 +38,7 @@ def _lowered(name):
             torchvision_models()
         except ImportError:
             require(False, "python package 'torchvision'")
-        model, example, _, ep = quantized(name)
+        model, example, ep = quantized(name)
         int8 = aot.to_edge(ep, compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
         f32 = aot.to_edge(aot.export(model, example)).to_executorch()
         _CACHE[name] = (example, ep, int8, f32)

@@ -97,7 +97,7 @@ def _user_program(name: str):
     if name not in _USER:
         from aot.config import EdgeCompileConfig
         from user_models import quantized
-        _, example, _, ep = quantized(name)
+        _, example, ep = quantized(name)
         manager = aot.to_edge(ep, compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
         xs = quantized_randn(manager, example)
         sources = aot.generate_c(manager, name=f"u_{name}")
