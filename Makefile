@@ -21,10 +21,12 @@ DEMO_DIR := build/demo
 #   gcc-riscv64-unknown-elf, qemu-system-misc   riscv32-virt
 #   cmake                    building `aot compile`'s library folder, for the host and with an
 #                            arm-none-eabi toolchain file (tests/qemu/test_library.py)
+#   ccache                   the tests' firmware builds share their runtime objects
+#                            (tests/conftest.py sets firmware.mk's CC_LAUNCHER)
 #   (libgcc-12-dev, with gcc: sanitizer/asan_interface.h, for the fuzz harness's exact blocks,
 #                            tests/host/test_pte_fuzz_corpus.py)
 APT_PACKAGES := gcc libc6-dev make flatbuffers-compiler gcc-arm-none-eabi qemu-system-arm \
-                qemu-system-misc gcc-riscv64-unknown-elf cmake
+                qemu-system-misc gcc-riscv64-unknown-elf cmake ccache
 # `make fuzz` only: clang-14 (the compiler), libclang-rt-14-dev (libFuzzer, and clang's ASan and
 # UBSan runtimes), llvm-14 (llvm-symbolizer: source lines in a sanitizer report)
 FUZZ_PACKAGES := clang-14 libclang-rt-14-dev llvm-14

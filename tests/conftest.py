@@ -12,6 +12,24 @@ TESTS = Path(__file__).resolve().parent
 sys.path.insert(0, str(TESTS))   # op_models and other shared test modules
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
+REPO = TESTS.parent
+
+
+def pytest_configure(config):
+    """The suite builds about a thousand firmware images, each compiling the same runtime
+    files: firmware.mk runs the compiler under ccache (CC_LAUNCHER), keyed by the source, the
+    headers it reads and every flag, so a hit is the object the compiler would give. Paths
+    are hashed relative to the project (CCACHE_BASEDIR=/, no working folder), so projects in
+    different temporary folders share their runtime objects."""
+    ccache = shutil.which("ccache")
+    if ccache is None:
+        if IN_CI:
+            raise pytest.UsageError("ccache is required in CI (make test installs it)")
+        return
+    os.environ.setdefault("CC_LAUNCHER", ccache)
+    os.environ.setdefault("CCACHE_DIR", str(REPO / "build" / "ccache"))
+    os.environ.setdefault("CCACHE_BASEDIR", "/")
+    os.environ.setdefault("CCACHE_NOHASHDIR", "1")
 
 
 def require(condition: bool, what: str) -> None:

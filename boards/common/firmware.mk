@@ -7,7 +7,8 @@
 #
 # Optional: BUILD_DIR (default build/<board name>), TARGET (firmware), OPT (-O2),
 # EXTRA_CFLAGS, EXTRA_LDFLAGS, PYTHON (python3), QEMU_EXTRA (more QEMU options for run, e.g.
-# -device loader,... to write a program into flash).
+# -device loader,... to write a program into flash), CC_LAUNCHER (a command the compiler runs
+# under, e.g. ccache).
 # Targets: all (the ELF, then its size), run (under QEMU, or natively for the host board),
 # clean. Result: $(BUILD_DIR)/$(TARGET).elf. Paths must not contain spaces.
 
@@ -33,7 +34,7 @@ include $(BUILD_DIR)/board.mk
 $(BUILD_DIR)/board.mk: $(BOARD_DIR)/board.json $(COMMON_DIR)/board_vars.py
 	$(PYTHON) $(COMMON_DIR)/board_vars.py $< $(BUILD_DIR)
 
-CC := $(CROSS)gcc
+CC := $(strip $(CC_LAUNCHER) $(CROSS)gcc)
 SIZE := $(CROSS)size
 
 # -ffp-contract=off: no fused multiply-add, so results match the host bit for bit.
