@@ -19,6 +19,32 @@
 
 typedef rt_status (*rt_s8_dw_kernel)(const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS);
 
+/* The checks of a depthwise layer in place: its geometry (``g``); *rows = 0 where its output
+ * does not overlap its input, else the rows of a band, where the overlap is exact and the
+ * scratch holds two bands (RT_ERR_PARAM, RT_ERR_SCRATCH otherwise). The arch files that run
+ * some layers whole in place check these first too, so every arch gives the same status. */
+static inline rt_status rt_s8_depthwise_bands_start(const rt_scratch *scratch,
+                                                    const rt_conv_s8_params *p,
+                                                    RT_S8_LAYER_TENSORS, rt_conv_s8_geom *g,
+                                                    int32_t *rows)
+{
+    int32_t row;
+    *rows = 0;
+    RT_TRY(rt_conv_s8_geom_init(g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));
+    if (!rt_conv_s8_over_input(g, in, out)) {
+        return RT_OK;
+    }
+    RT_CHECK((const void *)in == (const void *)out && g->cout == g->cin && g->oh == g->h &&
+                 g->ow == g->w && p->stride_h == 1 && p->stride_w == 1,
+             RT_ERR_PARAM);
+    row = g->w * g->cin;
+    RT_CHECK(scratch != NULL && scratch->buf != NULL && row > 0, RT_ERR_SCRATCH);
+    row = scratch->size / (2 * row);
+    RT_CHECK(row >= 1 && row >= p->pad_h, RT_ERR_SCRATCH);
+    *rows = row;
+    return RT_OK;
+}
+
 /* A depthwise layer through ``kernel`` (the general one or the 3x3 one): whole where its
  * output does not overlap its input, else by bands of rows. */
 static inline rt_status rt_s8_depthwise_bands(rt_s8_dw_kernel kernel, const rt_scratch *scratch,
@@ -29,17 +55,12 @@ static inline rt_status rt_s8_depthwise_bands(rt_s8_dw_kernel kernel, const rt_s
     rt_shape bin, bout;
     int32_t row, rows, image, y0, k;
     int8_t *slot[2];
-    RT_TRY(rt_conv_s8_geom_init(&g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1));
-    if (!rt_conv_s8_over_input(&g, in, out)) {
+    RT_TRY(rt_s8_depthwise_bands_start(scratch, p, in_s, in, w_s, w, b_s, bias, out_s, out, &g,
+                                       &rows));
+    if (rows == 0) {
         return kernel(p, in_s, in, w_s, w, b_s, bias, out_s, out);
     }
-    RT_CHECK((const void *)in == (const void *)out && g.cout == g.cin && g.oh == g.h &&
-                 g.ow == g.w && p->stride_h == 1 && p->stride_w == 1,
-             RT_ERR_PARAM);
     row = g.w * g.cin;
-    RT_CHECK(scratch != NULL && scratch->buf != NULL && row > 0, RT_ERR_SCRATCH);
-    rows = scratch->size / (2 * row);
-    RT_CHECK(rows >= 1 && rows >= p->pad_h, RT_ERR_SCRATCH);
     slot[0] = (int8_t *)scratch->buf;
     slot[1] = slot[0] + rows * row;
     bin = *in_s;

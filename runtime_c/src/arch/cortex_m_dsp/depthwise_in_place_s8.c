@@ -6,34 +6,32 @@
 #include "dw_dsp.h"
 #include "../../int8/in_place_s8.h"
 
-/* The layer is exactly over its input and rt_depthwise_conv2d_3x3_s8 runs it in flat mode. */
-static int flat_in_place(const rt_conv_s8_params *p, const rt_shape *in_s, const int8_t *in,
-                         const rt_shape *w_s, const int8_t *w, const rt_shape *b_s,
-                         const int32_t *bias, const rt_shape *out_s, const int8_t *out)
+/* A layer whose checks pass exactly in place (in_place_s8.h), which
+ * rt_depthwise_conv2d_3x3_s8 runs in flat mode, runs whole; the rest by bands. */
+static rt_status in_place(rt_s8_dw_kernel kernel, const rt_scratch *scratch,
+                          const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS)
 {
     rt_conv_s8_geom g;
-    return (const void *)in == (const void *)out &&
-           rt_conv_s8_geom_init(&g, p, in_s, in, w_s, w, b_s, bias, out_s, out, 1) == RT_OK &&
-           rt_conv_s8_is_dw3x3(&g, p) && p->stride_w == 1 && rt_dsp_dw3_flat_pw(&g, p) != 0 &&
-           rt_dsp_dw3_takes(&g, p, bias);
+    int32_t rows;
+    RT_TRY(rt_s8_depthwise_bands_start(scratch, p, in_s, in, w_s, w, b_s, bias, out_s, out, &g,
+                                       &rows));
+    if (rows > 0 && rt_conv_s8_is_dw3x3(&g, p) && rt_dsp_dw3_flat_pw(&g, p) != 0 &&
+        rt_dsp_dw3_takes(&g, p, bias)) {
+        return rt_depthwise_conv2d_3x3_s8(p, in_s, in, w_s, w, b_s, bias, out_s, out);
+    }
+    return rt_s8_depthwise_bands(kernel, scratch, p, in_s, in, w_s, w, b_s, bias, out_s, out);
 }
 
 rt_status rt_depthwise_conv2d_in_place_s8(const rt_scratch *scratch,
                                           const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS)
 {
-    if (flat_in_place(p, in_s, in, w_s, w, b_s, bias, out_s, out)) {
-        return rt_depthwise_conv2d_3x3_s8(p, in_s, in, w_s, w, b_s, bias, out_s, out);
-    }
-    return rt_s8_depthwise_bands(rt_depthwise_conv2d_s8, scratch, p, in_s, in, w_s, w, b_s,
-                                 bias, out_s, out);
+    return in_place(rt_depthwise_conv2d_s8, scratch, p, in_s, in, w_s, w, b_s, bias, out_s,
+                    out);
 }
 
 rt_status rt_depthwise_conv2d_3x3_in_place_s8(const rt_scratch *scratch,
                                               const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS)
 {
-    if (flat_in_place(p, in_s, in, w_s, w, b_s, bias, out_s, out)) {
-        return rt_depthwise_conv2d_3x3_s8(p, in_s, in, w_s, w, b_s, bias, out_s, out);
-    }
-    return rt_s8_depthwise_bands(rt_depthwise_conv2d_3x3_s8, scratch, p, in_s, in, w_s, w,
-                                 b_s, bias, out_s, out);
+    return in_place(rt_depthwise_conv2d_3x3_s8, scratch, p, in_s, in, w_s, w, b_s, bias,
+                    out_s, out);
 }
