@@ -212,3 +212,13 @@ def quantized(name: str):
     import aot
     model, example, cal = USER_MODELS[name]()
     return model, example, aot.quantize(model, example, cal)
+
+
+@functools.lru_cache(maxsize=None)
+def lowered_int8(name: str):
+    """quantized(name)'s program lowered as a board runs it, int8 I/O (to_executorch()'s
+    manager), made once a process."""
+    import aot
+    from aot.config import EdgeCompileConfig
+    return aot.to_edge(quantized(name)[2],
+                       compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()

@@ -18,12 +18,11 @@ import torch
 
 import aot
 import aot.host
-from aot.config import EdgeCompileConfig
 from aot.report import op_rows
 from conftest import require, require_module
 
 from int8_models import quantized_randn
-from user_models import USER_MODELS, quantized, torchvision_models
+from user_models import USER_MODELS, lowered_int8, quantized, torchvision_models
 
 # one worker runs the module and the boards' user models (make test: --dist loadgroup), so each
 # model is quantized once
@@ -39,7 +38,7 @@ def _lowered(name):
         except ImportError:
             require(False, "python package 'torchvision'")
         model, example, ep = quantized(name)
-        int8 = aot.to_edge(ep, compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
+        int8 = lowered_int8(name)
         f32 = aot.to_edge(aot.export(model, example)).to_executorch()
         _CACHE[name] = (example, ep, int8, f32)
     return _CACHE[name]

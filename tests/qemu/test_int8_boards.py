@@ -95,10 +95,8 @@ _USER: dict = {}
 
 def _user_program(name: str):
     if name not in _USER:
-        from aot.config import EdgeCompileConfig
-        from user_models import quantized
-        _, example, ep = quantized(name)
-        manager = aot.to_edge(ep, compile_config=EdgeCompileConfig(int8_io=True)).to_executorch()
+        from user_models import lowered_int8, quantized
+        example, manager = quantized(name)[1], lowered_int8(name)
         xs = quantized_randn(manager, example)
         sources = aot.generate_c(manager, name=f"u_{name}")
         _USER[name] = (sources, xs, aot.host.build(sources)(*xs))
