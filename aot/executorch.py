@@ -17,10 +17,10 @@ from .config import ExecutorchBackendConfig
 from .emit import emit_program
 from .errors import AotError
 from .ir import DelegateCallSpec, MethodGraph
-from .memory import Buffer, MemoryPlan
+from .memory import Buffer, MemoryPlan, lower_bound
 from .passes.lower_quantized import Fallback, Int8Facts
 from .passes.patch_stage import PatchStage
-from .passes.plan_memory import lifetimes, plan_memory, trim_bands
+from .passes.plan_memory import lifetimes, plan_memory, trim_bands, without_bands
 from .passes.provenance import positions
 from .passes.to_out_variant import to_out_variant
 from .passes.verify_program import verify_program
@@ -36,6 +36,9 @@ class LoweredMethod:
     # call index -> the float op the int8 lowering left there (a float kernel between int8 ones)
     fallbacks: Mapping[int, Fallback] = field(default_factory=dict)
     patches: Optional[PatchStage] = None     # the first stage, computed patch by patch
+    # the whole-tensor bound with every scratch at its kernel's own size (no bands): the plain
+    # plan's bound, which the bands' scratch in an overlapped plan's lower_bound exceeds
+    whole_bound: Optional[int] = None
 
 
 def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,
@@ -57,7 +60,11 @@ def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig
     at = {pos: fallbacks[name] for name, pos in positions(ep, fallbacks).items()}
     by_call = {i: at[h] for i, call in enumerate(graph.calls) for h in call.debug_handles
                if h in at}
-    return LoweredMethod(graph, plan, tuple(lifetimes(graph, planning)), by_call, int8.patches)
+    plain = without_bands(graph)
+    whole = plan.lower_bound if plain is graph else \
+        lower_bound(lifetimes(plain, planning), config.planning_alignment)
+    return LoweredMethod(graph, plan, tuple(lifetimes(graph, planning)), by_call, int8.patches,
+                         whole)
 
 
 class ExecutorchProgramManager:

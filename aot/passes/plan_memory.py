@@ -120,12 +120,27 @@ def trim_bands(graph: MethodGraph, planning: MemoryPlanningPass,
                        if b.first <= i <= b.last and b.id != call.arg("scratch").id)
             shared = live > plan.arena_size
         if not shared and holds_bands(graph, call):
-            scratch = graph.tensors[call.arg("scratch").id]
-            shapes = {k: graph.tensors[v.id].shape if isinstance(v, Ref) else v
-                      for k, v in call.args}
-            plain = call.op.scratch(shapes, [graph.tensors[call.outs[0]].shape])
-            tensors[scratch.id] = replace(scratch, shape=(int(plain),))
+            _plain_scratch(graph, call, tensors)
     return replace(graph, tensors=tuple(tensors)) if tensors != list(graph.tensors) else graph
+
+
+def without_bands(graph: MethodGraph) -> MethodGraph:
+    """The graph with every call's scratch at the op's own size, no bands: the program the
+    plan without overlaps runs, whose whole-tensor bound ``aot report`` shows beside the
+    bound with overlaps."""
+    tensors = list(graph.tensors)
+    for call in graph.calls:
+        if holds_bands(graph, call):
+            _plain_scratch(graph, call, tensors)
+    return replace(graph, tensors=tuple(tensors)) if tensors != list(graph.tensors) else graph
+
+
+def _plain_scratch(graph: MethodGraph, call, tensors: list) -> None:
+    """tensors (the graph's, being edited) with the call's scratch at the op's own size."""
+    scratch = graph.tensors[call.arg("scratch").id]
+    shapes = {k: graph.tensors[v.id].shape if isinstance(v, Ref) else v for k, v in call.args}
+    plain = call.op.scratch(shapes, [graph.tensors[call.outs[0]].shape])
+    tensors[scratch.id] = replace(scratch, shape=(int(plain),))
 
 
 def holds_bands(graph: MethodGraph, call) -> bool:
