@@ -32,6 +32,11 @@ class Overlap:
     bytes below the input (0: at the same byte) and the op writes each byte only once the
     input byte there is dead, in whatever order (a depthwise layer a group of channels at a
     time, every pixel of the group read before any is written).
+
+    The input may also live on past the output's op, read only above some byte from then on
+    (a patch-based stage's input, of which each later patch crops rows further down): an
+    output ending ``|output| - lag`` bytes or less into it lies on bytes nothing reads again
+    (aot.passes.plan_memory's dead prefixes).
     """
 
     input: int
@@ -195,10 +200,10 @@ def check_buffers(buffers: Sequence[Buffer], alignment: int) -> None:
             if a is None or a is b:
                 raise PlanError(f"buffer {b.label()} declares an overlap on "
                                 f"{'itself' if a is b else f'unknown buffer #{o.input}'}")
-            if a.first >= b.first or a.last != b.first:
+            if not a.first < b.first <= a.last:
                 raise PlanError(f"buffer {b.label()} declares an overlap on {a.label()}, which "
                                 f"lives [{a.first}, {a.last}]: only an input written before "
-                                f"the op at {b.first} and last read by it can be overlapped")
+                                f"the op at {b.first} and alive there can be overlapped")
         if len({o.input for o in b.overlaps}) != len(b.overlaps):
             raise PlanError(f"buffer {b.label()} declares two overlaps on one input")
 
@@ -251,13 +256,16 @@ def shared_bytes(a: Buffer, b: Buffer, overlap: Overlap, alignment: int) -> int:
 
 def overlap_bound(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT) -> int:
     """The liveness bound with the declared overlaps: at each instruction, the live bytes less
-    the most that its outputs can share with the inputs dying there. Equals ``lower_bound``
-    when no buffer declares an overlap.
+    the most that the pairs alive there can share (an op's output and the input it reads for
+    the last time share at that op; a buffer over a live input's dead first bytes, for as long
+    as both live). Equals ``lower_bound`` when no buffer declares an overlap.
 
-    Sound: at one instruction the outputs born there are disjoint from each other, and so are
-    the inputs dying there, so the bytes saved are a sum of pairwise shares, each pair within
-    ``shared_bytes``, each output within its size and each input within its own. Either side's
-    sum of ``min(size, its shares)`` bounds that from above, and the smaller one is taken.
+    Sound: the bytes saved at an instruction are at most the sum of the pairwise shares alive
+    there, each pair within ``shared_bytes``; counted by inputs (outputs), each buffer saves
+    at most its own size, taking the buffers in an order where every input comes after its
+    outputs (before, for outputs), which the declarations allow (an overlap points to a buffer
+    born earlier). Either side's sum of ``min(size, its shares)`` bounds the saving from above,
+    and the smaller one is taken.
     """
     check_buffers(buffers, alignment)
     live = live_bytes(buffers, alignment)
@@ -266,7 +274,9 @@ def overlap_bound(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT)
     for b in buffers:
         for o in b.overlaps:
             a = by_id[o.input]
-            shares.setdefault(b.first, {})[a.id, b.id] = shared_bytes(a, b, o, alignment)
+            share = shared_bytes(a, b, o, alignment)
+            for t in range(b.first, min(a.last, b.last) + 1) if share else ():
+                shares.setdefault(t, {})[a.id, b.id] = share
     saved = {}
     for t, pairs in shares.items():
         side = []

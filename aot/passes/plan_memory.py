@@ -6,6 +6,8 @@ the whole method so it survives from one call to the next.
 """
 from __future__ import annotations
 
+import math
+from bisect import bisect_left
 from dataclasses import replace
 from typing import Optional
 
@@ -16,6 +18,8 @@ from ..memory import Buffer, MemoryPlan, Overlap, plan_suite, verify_plan
 from ..memory.plan import align_up
 from ..memory.suite import DEFAULT_PLANNERS
 from ..overlap import has_bands
+
+_SLICE = "aten::slice_copy.Tensor_out"
 
 
 def planned_tensors(graph: MethodGraph, planning: MemoryPlanningPass) -> set[int]:
@@ -62,7 +66,12 @@ def lifetimes(graph: MethodGraph, planning: MemoryPlanningPass) -> list[Buffer]:
     for t in graph.tensors:
         r = graph.root(t.id)
         sizes[r] = max(sizes.get(r, 0), graph.root_offset(t.id) + t.nbytes)
-    overlaps = _overlaps(graph, roots, first, last, sizes) if planning.overlap else {}
+    overlaps = {}
+    if planning.overlap:
+        overlaps = _overlaps(graph, roots, first, last, sizes)
+        for b, found in _dead_prefixes(graph, roots, first, last, sizes).items():
+            overlaps[b] = overlaps.get(b, ()) + tuple(
+                o for o in found if all(p.input != o.input for p in overlaps.get(b, ())))
     return [Buffer(r, sizes[r], first.get(r, 0), last.get(r, first.get(r, 0)),
                    graph.tensors[r].name, overlaps.get(r, ())) for r in sorted(roots)]
 
@@ -73,17 +82,22 @@ def _whole(graph: MethodGraph, tid: int, sizes: dict) -> bool:
     return graph.root_offset(tid) == 0 and graph.tensors[tid].nbytes == sizes.get(r, -1)
 
 
+def _declared(graph: MethodGraph, call) -> Optional[tuple[str, int, bool]]:
+    """The overlap the call's op declares (OpDef.overlap): (input name, lag, exact), or None."""
+    declare = getattr(call.op, "overlap", None)
+    if declare is None or len(call.outs) != 1:
+        return None
+    args = {name: graph.tensors[v.id] if hasattr(v, "id") else v for name, v in call.args}
+    return declare(args, [graph.tensors[t] for t in call.outs])
+
+
 def _overlaps(graph: MethodGraph, roots: set, first: dict, last: dict,
               sizes: dict) -> dict[int, tuple[Overlap, ...]]:
     """Each planned output's overlap, where its op declares one (OpDef.overlap) on an input
     the call reads for the last time, both whole buffers of the arena."""
     out: dict[int, tuple[Overlap, ...]] = {}
     for i, call in enumerate(graph.calls):
-        declare = getattr(call.op, "overlap", None)
-        if declare is None or len(call.outs) != 1:
-            continue
-        args = {name: graph.tensors[v.id] if hasattr(v, "id") else v for name, v in call.args}
-        found = declare(args, [graph.tensors[t] for t in call.outs])
+        found = _declared(graph, call)
         if found is None:
             continue
         name, lag, exact = found
@@ -93,6 +107,71 @@ def _overlaps(graph: MethodGraph, roots: set, first: dict, last: dict,
                 last.get(a) == i and first.get(a, i) < i and \
                 _whole(graph, src, sizes) and _whole(graph, dst, sizes):
             out[b] = (Overlap(a, lag, exact),)
+    return out
+
+
+def _lowest_read(graph: MethodGraph, call, tid: int) -> Optional[int]:
+    """The lowest byte of ``tid``'s buffer (its root's) that the call reads: where a slice
+    starts, for a slice_copy of it (None: an empty slice reads nothing), else where the
+    tensor starts."""
+    base = graph.root_offset(tid)
+    if getattr(getattr(call, "op", None), "key", None) != _SLICE or \
+            getattr(call.arg("self"), "id", None) != tid:
+        return base
+    t = graph.tensors[tid]
+    dim, start, end = call.arg("dim"), call.arg("start"), call.arg("end")
+    shape = tuple(t.shape)
+    dim += len(shape) if dim < 0 else 0
+    size = shape[dim]
+    lo = 0 if start is None else min(max(start + size if start < 0 else start, 0), size)
+    hi = size if end is None else min(max(end + size if end < 0 else end, 0), size)
+    if hi <= lo or not t.nbytes:
+        return None
+    inner = t.nbytes // max(1, math.prod(shape)) * math.prod(shape[dim + 1:])
+    return base + lo * inner
+
+
+def _dead_prefixes(graph: MethodGraph, roots: set, first: dict, last: dict,
+                   sizes: dict) -> dict[int, tuple[Overlap, ...]]:
+    """Buffers that may take a live input's dead first bytes. A buffer X that later calls only
+    slice (a patch-based stage's input, its crops taken patch by patch) is dead below the
+    lowest byte any call from i on reads, once nothing writes it any more: a buffer B born at
+    call i may lie there, ``Overlap(X, |B| - dead)`` (it ends at or below that byte; its own
+    call reads X above it). X alive for the rest of B's life is fine: its dead part only
+    grows."""
+    n = len(graph.calls)
+    low: dict[int, list[tuple[int, int]]] = {}    # root -> (call, lowest byte it reads)
+    written: dict[int, int] = {}                  # root -> the last call writing it
+    for i, call in enumerate(graph.calls):
+        for tid in call.reads:
+            at = _lowest_read(graph, call, tid)
+            if at is not None:
+                low.setdefault(graph.root(tid), []).append((i, at))
+        for tid in call.outs:
+            written[graph.root(tid)] = i
+    for tid in graph.outputs:                     # the caller reads the outputs whole
+        low.setdefault(graph.root(tid), []).append((n, 0))
+    dead: dict[int, dict[int, int]] = {}          # root -> call i -> dead bytes from i on
+    for x, reads in low.items():
+        if x not in roots or not any(at > 0 for _, at in reads):
+            continue
+        suffix, lowest = {}, sizes[x]
+        for i, at in sorted(reads, reverse=True):
+            lowest = min(lowest, at)
+            suffix[i] = lowest
+        dead[x] = suffix
+    out: dict[int, tuple[Overlap, ...]] = {}
+    for x, suffix in dead.items():
+        calls = sorted(suffix)
+        for b in roots:
+            i = first.get(b, -1)
+            if b == x or i < 0 or not first.get(x, 0) < i <= last.get(x, -1) or \
+                    written.get(x, -1) >= i:
+                continue
+            k = bisect_left(calls, i)
+            d = suffix[calls[k]] if k < len(calls) else sizes[x]
+            if d > 0:
+                out[b] = out.get(b, ()) + (Overlap(x, sizes[b] - d),)
     return out
 
 
@@ -113,8 +192,11 @@ def trim_bands(graph: MethodGraph, planning: MemoryPlanningPass,
         if getattr(call.op, "in_place_scratch", None) is None or len(call.outs) != 1:
             continue
         out = buffers.get(graph.root(call.outs[0]))
+        declared = _declared(graph, call)
+        src = graph.root(call.arg(declared[0]).id) if declared is not None else None
         shared = out is not None and any(
-            plan is None or _shares(plan, out, buffers[o.input]) for o in out.overlaps)
+            plan is None or _shares(plan, out, buffers[o.input])
+            for o in out.overlaps if o.input == src)     # the op's own, not a dead prefix
         if shared and needed and plan is not None:
             live = sum(align_up(b.size, plan.alignment) for b in listed
                        if b.first <= i <= b.last and b.id != call.arg("scratch").id)

@@ -220,11 +220,12 @@ def test_bad_overlap_declarations_are_refused(bad, why):
 
 @st.composite
 def overlapping_sets(draw):
-    """Random lifetimes where some outputs declare overlaps on inputs dying where they start."""
+    """Random lifetimes where some outputs declare overlaps on inputs alive where they start:
+    dying there (an op's output over its input), or living on (a dead prefix)."""
     out = []
     buffers = draw(buffer_sets(max_buffers=16))
     for b in buffers:
-        inputs = [a.id for a in buffers if a.last == b.first and a.first < b.first]
+        inputs = [a.id for a in buffers if a.first < b.first <= a.last]
         chosen = draw(st.lists(st.sampled_from(inputs), unique=True, max_size=2)) if inputs else []
         out.append(replace(b, overlaps=tuple(
             Overlap(i, draw(st.integers(-512, 2048) | st.sampled_from([0, 16, -64, 256])),
@@ -267,6 +268,28 @@ def test_every_planner_is_safe_with_overlaps(buffers, alignment):
     assert best.arena_size == min(overlapped, unshared) and best.overlap_bound == bound
     if unshared <= overlapped:
         assert best.offsets == min(plain, key=lambda p: p.arena_size).offsets
+
+
+def test_buffers_take_a_live_inputs_dead_prefix_safely():
+    """An input read from ever higher bytes (a patch stage's crops, 16 B further each call)
+    lives on while buffers born at each call take the bytes below: simulated byte by byte,
+    no read finds a byte overwritten, and the arena is the input's alone."""
+    x = Buffer(0, 64, -1, 4, "x")
+    bufs = [x] + [Buffer(t, 16, t, 5, f"b{t}", (Overlap(0, 16 - 16 * t),)) for t in range(1, 5)]
+    assert overlap_bound(bufs, 16) == 64 < lower_bound(bufs, 16) == 128
+    plan = plan_suite(bufs)
+    assert plan.arena_size == 64
+    arena = bytearray(plan.arena_size)
+    at = plan.offsets
+    arena[at[0]:at[0] + 64] = bytes(range(64))
+    for t in range(5):
+        assert arena[at[0] + 16 * t:at[0] + 64] == bytes(range(16 * t, 64))   # call t's read
+        if t:
+            arena[at[t]:at[t] + 16] = bytes([100 + t]) * 16
+    for t in range(1, 5):
+        assert arena[at[t]:at[t] + 16] == bytes([100 + t]) * 16
+    with pytest.raises(PlanError, match="promises only a lag of -16 B"):
+        verify_plan(bufs, replace(plan, offsets={**at, 2: at[0] + 32}))   # b2 a step too high
 
 
 def test_a_plan_sharing_no_bytes_wins_a_tie():
