@@ -38,7 +38,8 @@ from aot.memory.greedy import (plan_best_fit_by_breadth, plan_best_fit_by_size,
                                plan_greedy_by_area, plan_greedy_by_breadth,
                                plan_greedy_by_first_use,
                                plan_greedy_by_first_use_from_top, plan_greedy_by_lifetime,
-                               plan_greedy_by_size, plan_greedy_by_size_from_top, plan_naive)
+                               plan_greedy_by_size, plan_greedy_by_size_from_top, plan_naive,
+                               plan_pinned_input)
 from aot.memory.plan import (DEFAULT_ALIGNMENT, Buffer, MemoryPlan, Overlap, align_up,
                              lower_bound, overlap_bound)
 from aot.memory.suite import DEFAULT_PLANNERS, Planner, plan_all, plan_suite
@@ -51,6 +52,6 @@ __all__ = [
     "align_up", "lower_bound", "overlap_bound", "plan_all", "plan_best_fit_by_breadth",
     "plan_best_fit_by_size", "plan_greedy_by_area", "plan_greedy_by_breadth",
     "plan_greedy_by_first_use", "plan_greedy_by_first_use_from_top", "plan_greedy_by_lifetime",
-    "plan_greedy_by_size", "plan_greedy_by_size_from_top", "plan_naive",
+    "plan_greedy_by_size", "plan_greedy_by_size_from_top", "plan_naive", "plan_pinned_input",
     "plan_suite", "plan_two_ended", "render_arena_svg", "templates_dir", "verify_plan",
 ]

@@ -15,7 +15,9 @@ Orders: size descending (big buffers first, so small ones fill the holes), first
 (a linear scan, good on chains), lifetime length and size x lifetime descending (long-lived
 buffers such as a residual block's input settle first), and breadth (Pisarchyk & Lee:
 instructions by their total live bytes, descending; at each one place its unplaced buffers by
-size). No order wins on every graph, so ``plan_suite`` runs them all. Sizes are rounded up to
+size), and one with an input pinned (``plan_pinned_input``: an input that later buffers may
+overlap while it lives on, at each of several heights). No order wins on every graph, so
+``plan_suite`` runs them all. Sizes are rounded up to
 the alignment before placement, so every gap boundary is a multiple of it. Ties fall back to buffer id, so plans are deterministic.
 Zero-size buffers never conflict and are put at offset 0.
 """
@@ -25,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from aot.memory.plan import (DEFAULT_ALIGNMENT, Buffer, MemoryPlan, Overlap, align_up,
-                             check_buffers, live_bytes, make_plan)
+                             check_buffers, live_bytes, lower_bound, make_plan)
 
 Fit = Callable[[list[tuple[int, int]], int], int]
 
@@ -88,11 +90,19 @@ def blocked_starts(b: Buffer, size: int, placed: Sequence[tuple[Buffer, int, int
     return sorted(out)
 
 
-def place_greedy(order: Sequence[Buffer], alignment: int, fit: Fit) -> dict[int, int]:
-    """The shared greedy loop: place each buffer of ``order`` against those placed before it."""
+def place_greedy(order: Sequence[Buffer], alignment: int, fit: Fit,
+                 pinned: tuple[Buffer, int] | None = None) -> dict[int, int]:
+    """The shared greedy loop: place each buffer of ``order`` against those placed before it
+    (after ``pinned``, a buffer and its start, if given)."""
     offsets: dict[int, int] = {}
     placed: list[tuple[Buffer, int, int]] = []  # (buffer, start, aligned end)
+    if pinned is not None:
+        b, lo = pinned
+        offsets[b.id] = lo
+        placed.append((b, lo, lo + align_up(b.size, alignment)))
     for b in order:
+        if b.id in offsets:
+            continue
         if not b.size:
             offsets[b.id] = 0
             continue
@@ -209,6 +219,40 @@ def plan_greedy_by_area(buffers: Sequence[Buffer],
                         alignment: int = DEFAULT_ALIGNMENT) -> MemoryPlan:
     """Largest size x lifetime first, each at the lowest free offset."""
     return _greedy(buffers, alignment, by_area, first_fit, "greedy_by_area")
+
+
+PIN_HEIGHTS = 32      # starts plan_pinned_input tries for the pinned input
+
+
+def plan_pinned_input(buffers: Sequence[Buffer],
+                      alignment: int = DEFAULT_ALIGNMENT) -> MemoryPlan:
+    """For an input that later buffers may overlap while it lives on (a patch-based stage's
+    input, whose dead first rows the patches' buffers take): that input pinned at each of
+    PIN_HEIGHTS starts up to the whole-tensor bound, the rest around it by first use and by
+    lifetime, first fit; the smallest arena. The buffers below it are the ones alive before
+    its rows die, and the bottom-up orders put the rest into its dead bytes. Without such an
+    input, greedy by lifetime."""
+    check_buffers(buffers, alignment)
+    by_id = {b.id: b for b in buffers}
+    count: dict[int, int] = {}
+    for b in buffers:
+        for o in b.overlaps:
+            if by_id[o.input].last > b.first:
+                count[o.input] = count.get(o.input, 0) + 1
+    if not count:
+        return _greedy(buffers, alignment, by_lifetime, first_fit, "pinned_input")
+    x = by_id[max(sorted(count), key=lambda i: count[i])]
+    room = max(lower_bound(buffers, alignment) - align_up(x.size, alignment), 0)
+    step = max(alignment, align_up(-(-room // PIN_HEIGHTS), alignment))
+    best = None
+    for start in range(0, room + 1, step):
+        for key in (by_first_use, by_lifetime):
+            offsets = place_greedy(sorted(buffers, key=key), alignment, first_fit,
+                                   (x, start))
+            plan = make_plan(buffers, alignment, offsets, "pinned_input")
+            if best is None or plan.arena_size < best.arena_size:
+                best = plan
+    return best
 
 
 def plan_greedy_by_breadth(buffers: Sequence[Buffer],

@@ -15,7 +15,8 @@ from aot.memory.greedy import (plan_best_fit_by_breadth, plan_best_fit_by_size,
                                plan_greedy_by_area, plan_greedy_by_breadth,
                                plan_greedy_by_first_use,
                                plan_greedy_by_first_use_from_top, plan_greedy_by_lifetime,
-                               plan_greedy_by_size, plan_greedy_by_size_from_top, plan_naive)
+                               plan_greedy_by_size, plan_greedy_by_size_from_top, plan_naive,
+                               plan_pinned_input)
 from aot.memory.plan import DEFAULT_ALIGNMENT, Buffer, MemoryPlan
 from aot.memory.two_ended import plan_two_ended
 from aot.memory.verify import verify_plan
@@ -34,6 +35,7 @@ DEFAULT_PLANNERS: tuple[Planner, ...] = (
     plan_naive,
     plan_greedy_by_size_from_top,        # last: they differ only where outputs may overlap
     plan_greedy_by_first_use_from_top,
+    plan_pinned_input,                   # (only where an input is overlapped as it lives on)
 )
 
 
