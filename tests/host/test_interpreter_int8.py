@@ -46,12 +46,15 @@ OVERLAPPED = ["inplace", "kws"]
 # the first stage patch by patch (aot/passes/patch_stage.py): crops, border pads, unpadded
 # layers on the patches and the concatenations, all in the .pte
 PATCHED = [("conv_blocks", (3, 2, 3)), ("inplace", (5, 2, 2))]
+# both: the patches' buffers on the input's rows already cropped (plan_memory's dead prefixes)
+BOTH = [("inplace", (3, 4, 1))]
 
 
 def _programs() -> list[bytes]:
     return [lowered(n, io).buffer for n, io in PROGRAMS] + \
         [lowered(n, True, overlap=True).buffer for n in OVERLAPPED] + \
-        [lowered(n, True, patches=at).buffer for n, at in PATCHED]
+        [lowered(n, True, patches=at).buffer for n, at in PATCHED] + \
+        [lowered(n, True, True, at).buffer for n, at in BOTH]
 
 
 @pytest.fixture(scope="module")
@@ -276,3 +279,16 @@ def test_refused_call_status(interp, name, op, arg, make, status):
     assert _static_c_status(plan, k) == status
     with pytest.raises(AotError, match=f"loading the .pte: {status} at instruction {k}\\b"):
         interp.run(pte, int8_inputs(name, seed=3))
+
+
+@pytest.mark.parametrize("name,at", BOTH)
+def test_interpreter_runs_patches_over_their_inputs_dead_rows(interp, name, at):
+    """The interpreter runs a patched .pte planned with overlaps, whose patches' buffers lie
+    on the input's rows already cropped, to the plain plan's static C's bytes."""
+    method = lowered(name, True, True, at).lowered()
+    by_id = {b.id: b for b in method.buffers}
+    assert any(by_id[o.input].last > b.first for b in method.buffers for o in b.overlaps)
+    assert method.plan.arena_size < lowered(name, True, patches=at).lowered().plan.arena_size
+    xs = _inputs(name, True)
+    _assert_same_bytes(interp.run(lowered(name, True, True, at).buffer, xs),
+                       host_model(name, True)(*xs))

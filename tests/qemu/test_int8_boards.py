@@ -150,6 +150,18 @@ def test_patched_stage_on_board_equals_host_c(board_name, net):
     _assert_board_equals_host_c(board_name, net, _patched(net))
 
 
+# With --overlap too, the patches' buffers lie on the input's rows already cropped
+# (aot.passes.plan_memory's dead prefixes): VWW's patched stage on the M4's DSP kernels and
+# the M55's Helium ones, to the plain plan's bytes.
+@pytest.mark.parametrize("board_name", ["mps2-an386", "mps3-an547"])
+def test_patched_and_overlapped_vww_on_board_equals_host_c(board_name):
+    key = ("vww", "patches", "overlap")
+    if key not in _SOURCES:
+        _SOURCES[key] = aot.generate_c(lowered("vww", True, True, True), name="q_vww")
+    assert _SOURCES[key].arena_size <= 40_000
+    _assert_board_equals_host_c(board_name, "vww", _SOURCES[key])
+
+
 def test_aot_run_patches_against_quantized_torch(tmp_path, capsys):
     """`aot run --patches` lowers, builds and runs the patched VWW on the M4 and compares it
     with the PT2E-quantized torch model (the run's own reference)."""
