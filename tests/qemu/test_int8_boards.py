@@ -26,16 +26,12 @@ FIGURES: dict[str, dict] = {}
 _SOURCES: dict = {}
 
 
-def _sources(name: str):
-    if name not in _SOURCES:
-        _SOURCES[name] = aot.generate_c(lowered(name, True), name=f"q_{name}")
-    return _SOURCES[name]
-
-
-def _overlapped(name: str):
-    key = (name, "overlap")
+def _sources(name: str, overlap: bool = False, patches: bool = False):
+    """The network's int8-I/O C, planned with overlaps and its first stage patched if asked,
+    generated once a module."""
+    key = (name, overlap, patches)
     if key not in _SOURCES:
-        _SOURCES[key] = aot.generate_c(lowered(name, True, overlap=True), name=f"q_{name}")
+        _SOURCES[key] = aot.generate_c(lowered(name, True, overlap, patches), name=f"q_{name}")
     return _SOURCES[key]
 
 
@@ -120,7 +116,7 @@ def test_user_model_on_board_equals_host_c(board_name, net):
 @pytest.mark.parametrize("net", ["inplace", "kws", "vww", "resnet8"])
 @pytest.mark.parametrize("board_name", BOARDS)
 def test_overlapped_plan_on_board_equals_host_c(board_name, net):
-    _assert_board_equals_host_c(board_name, net, _overlapped(net))
+    _assert_board_equals_host_c(board_name, net, _sources(net, overlap=True))
 
 
 # mobilenet_v2 (0.35, 96x96): its stride-2 depthwise layers in place, on the DSP boards (its
@@ -130,14 +126,8 @@ def test_overlapped_plan_on_board_equals_host_c(board_name, net):
 def test_overlapped_mobilenet_v2_on_board_equals_host_c(board_name):
     plain, overlapped = (lowered("mobilenet_v2", True, o).lowered().plan for o in (False, True))
     assert overlapped.arena_size < plain.arena_size
-    _assert_board_equals_host_c(board_name, "mobilenet_v2", _overlapped("mobilenet_v2"))
-
-
-def _patched(name: str):
-    key = (name, "patches")
-    if key not in _SOURCES:
-        _SOURCES[key] = aot.generate_c(lowered(name, True, patches=True), name=f"q_{name}")
-    return _SOURCES[key]
+    _assert_board_equals_host_c(board_name, "mobilenet_v2",
+                                _sources("mobilenet_v2", overlap=True))
 
 
 # The first stage patch by patch (aot/passes/patch_stage.py): every board's kernels on the
@@ -147,7 +137,7 @@ def _patched(name: str):
                          [("mobilenet_v2", "mps2-an386"), ("mobilenet_v2", "mps2-an500")])
 def test_patched_stage_on_board_equals_host_c(board_name, net):
     assert lowered(net, True, patches=True).lowered().patches is not None
-    _assert_board_equals_host_c(board_name, net, _patched(net))
+    _assert_board_equals_host_c(board_name, net, _sources(net, patches=True))
 
 
 # With --overlap too, the patches' buffers lie on the input's rows already cropped
@@ -155,11 +145,9 @@ def test_patched_stage_on_board_equals_host_c(board_name, net):
 # the M55's Helium ones, to the plain plan's bytes.
 @pytest.mark.parametrize("board_name", ["mps2-an386", "mps3-an547"])
 def test_patched_and_overlapped_vww_on_board_equals_host_c(board_name):
-    key = ("vww", "patches", "overlap")
-    if key not in _SOURCES:
-        _SOURCES[key] = aot.generate_c(lowered("vww", True, True, True), name="q_vww")
-    assert _SOURCES[key].arena_size <= 40_000
-    _assert_board_equals_host_c(board_name, "vww", _SOURCES[key])
+    sources = _sources("vww", overlap=True, patches=True)
+    assert sources.arena_size <= 40_000
+    _assert_board_equals_host_c(board_name, "vww", sources)
 
 
 def test_aot_run_patches_against_quantized_torch(tmp_path, capsys):
