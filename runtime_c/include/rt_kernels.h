@@ -64,6 +64,25 @@ rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS);
  * bit-identical to rt_conv2d_f32. */
 rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS);
 
+/* The pointwise layers above, their output planned exactly over their input
+ * (aot/overlap.py's conv_f32, under --overlap; where the output does not overlap the input,
+ * the layer's kernel runs as above): the same bytes as the layer's kernel with separate
+ * buffers, by bands of RT_F32_POINTWISE_BAND pixels (the plane where smaller), the scratch
+ * holding a band's inputs and outputs ((Cin + Cout) * band floats); one image, or
+ * Cout <= Cin. RT_ERR_PARAM for an overlap of another kind, RT_ERR_SCRATCH for too little
+ * scratch. (rt_conv2d_depthwise_f32 reads plane by plane on every arch: its output may start
+ * one output plane below its input, and needs no entry of its own.) */
+#define RT_F32_POINTWISE_BAND 8
+rt_status rt_conv2d_1x1_in_place_f32(const rt_scratch *scratch, const rt_conv2d_params *p,
+                                     RT_F32_LAYER_TENSORS);
+/* Likewise rt_conv2d_f32 of one group, stride 1 and "same" padding (the output the input's
+ * size), rank 4, exactly in place by bands of max(1, pad_h) rows: the scratch holds a band's input
+ * rows of every channel (band + (KH - 1) * dilation_h rows) and its output rows
+ * ((Cin * (band + (KH - 1) * dilation_h) + Cout * band) * W floats); one image, or
+ * Cout <= Cin. */
+rt_status rt_conv2d_in_place_f32(const rt_scratch *scratch, const rt_conv2d_params *p,
+                                 RT_F32_LAYER_TENSORS);
+
 /* Same contract as rt_conv2d_f32; gathers one input patch into scratch and
  * takes contiguous dot products with each filter. Scratch size in bytes: */
 int32_t rt_conv2d_im2col_f32_scratch_size(const rt_conv2d_params *p,

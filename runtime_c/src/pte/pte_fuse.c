@@ -81,12 +81,13 @@ COLD static int same_storage(const rt_pte_tensor *a, const rt_pte_tensor *b)
 
 /* Fuse activation j into producer i when the static C would (aot/codegen/epilogue.py): the
  * activation runs in place over the producer's output, which nothing else reads, every
- * tensor is float32, and a convolution is not transposed. */
+ * tensor is float32 (an in-place convolution's scratch aside), and a convolution is not
+ * transposed. */
 COLD static int fusable(const rt_pte_program *p, int32_t i, int32_t j)
 {
     rt_rd r = rt_rd_of(&p->fb);
     uint32_t kind, body;
-    int32_t n_p, n_a, k, out_v, x_v, m;
+    int32_t n_p, n_a, k, out_v, x_v, m, in_place;
     uint32_t pargs, aargs;
     rt_pte_call c;
     rt_pte_tensor x, y, t;
@@ -109,15 +110,17 @@ COLD static int fusable(const rt_pte_program *p, int32_t i, int32_t j)
     c.args = pargs;
     c.n_args = n_p;
     c.op = prod;
-    if (rt_str_equal(prod->name, "aten::convolution")) {
+    /* mcu_aot::convolution_in_place: aten::convolution's arguments, then its scratch (bytes) */
+    in_place = rt_str_equal(prod->name, "mcu_aot::convolution_in_place");
+    if (in_place || rt_str_equal(prod->name, "aten::convolution")) {
         int32_t transposed = 1;
         if (rt_pte_arg_bool(&c, 6, &transposed) != RT_OK || transposed) {
             return 0;
         }
     }
     for (k = 0; k < n_p; ++k) { /* every tensor of the producer is float32 */
-        if (!rt_pte_arg_is_none(&c, k) && rt_pte_arg_tensor(&c, k, -1, &t) == RT_OK &&
-            t.dtype != RT_DTYPE_F32) {
+        if (!(in_place && k == 9) && !rt_pte_arg_is_none(&c, k) &&
+            rt_pte_arg_tensor(&c, k, -1, &t) == RT_OK && t.dtype != RT_DTYPE_F32) {
             return 0;
         }
     }

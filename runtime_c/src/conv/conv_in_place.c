@@ -1,0 +1,158 @@
+/* conv_in_place.c - float32 pointwise and kxk convolutions whose output the planner put
+ * exactly over their input (aot/overlap.py's conv_f32, planned under --overlap). A depthwise
+ * layer needs no entry of its own: every arch's kernel reads plane by plane, so its output
+ * goes one output plane below its input (aot/overlap.py's depthwise_f32).
+ *
+ * In NCHW a channel's plane is contiguous, so an output that starts where its input starts
+ * lands each output channel on the input channel of its index:
+ *   - pointwise: output (c, p) overwrites input (c, p) alone, so once every channel of a band
+ *     of pixels is read, the band's outputs may go home. The band's inputs are gathered into
+ *     the scratch, the layer's own kernel runs on them as an image of one row, and its
+ *     outputs are copied home: every pixel's sum is the whole layer's (input channel order,
+ *     bias last, then the activation), whatever paths the arch's kernel takes for the band.
+ *     Exact in place for one image, or for several where Cout <= Cin (image k's outputs
+ *     then lie on dead bytes of images up to k).
+ *   - kxk of one group, stride 1 and "same" padding: output row y of plane c lands on input
+ *     row y of plane c, which the rows from y - pad_h on still read. By bands of
+ *     max(1, pad_h) rows: a band's input rows of every channel (the rows over the padding as
+ *     zeros) are gathered into the scratch, then the band before goes home (the input under
+ *     it no band reads any more), then the layer's kernel runs on the gathered rows, unpadded
+ *     down, into the scratch. A tap over the padding adds 0 * w where the whole layer's kernel
+ *     may skip it: a sum that starts at +0 gets the same bits either way (finite weights, as
+ *     rt_conv2d_depthwise_f32). One image, or Cout <= Cin.
+ * Where the output does not overlap the input, the layer's kernel runs on it directly.
+ * RT_ERR_PARAM for an overlap of another kind, RT_ERR_SCRATCH for too little scratch. */
+#include <string.h>
+
+#include "../core/rt_internal.h"
+
+/* Whether [out, out + out_n) and [in, in + in_n) (floats) share a byte. */
+static int rt_f32_overlaps(const float *in, int32_t in_n, const float *out, int32_t out_n)
+{
+    const uintptr_t x = (uintptr_t)in, o = (uintptr_t)out;
+    return x < o + (uintptr_t)out_n * sizeof(float) && o < x + (uintptr_t)in_n * sizeof(float);
+}
+
+static rt_shape rt_shape4(int32_t a, int32_t b, int32_t c, int32_t d)
+{
+    rt_shape s;
+    memset(&s, 0, sizeof s);
+    s.rank = 4;
+    s.d[0] = a;
+    s.d[1] = b;
+    s.d[2] = c;
+    s.d[3] = d;
+    return s;
+}
+
+rt_status rt_conv2d_1x1_in_place_f32(const rt_scratch *scratch, const rt_conv2d_params *p,
+                                     RT_F32_LAYER_TENSORS)
+{
+    rt_conv_geom g;
+    rt_shape w4, bin_s, bout_s;
+    float *bin, *bout;
+    int32_t n, p0, c, j, hw, band;
+    RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
+    RT_CHECK(RT_CONV_GEOM_IS_1X1(g), RT_ERR_PARAM);
+    hw = g.h * g.w;
+    if (!rt_f32_overlaps(in, g.n * g.cin * hw, out, g.n * g.cout * hw)) {
+        return rt_conv2d_1x1_f32(p, in_s, in, w_s, w, b_s, b, out_s, out);
+    }
+    RT_CHECK(in == out && (g.n == 1 || g.cout <= g.cin), RT_ERR_PARAM);
+    band = hw < RT_F32_POINTWISE_BAND ? hw : RT_F32_POINTWISE_BAND;
+    RT_CHECK(scratch != NULL && scratch->buf != NULL &&
+                 scratch->size / (int32_t)sizeof(float) / (g.cin + g.cout) >= band,
+             RT_ERR_SCRATCH);
+    bin = (float *)scratch->buf;
+    bout = bin + g.cin * band;
+    w4 = rt_shape4(g.cout, g.cin, 1, 1);
+    for (n = 0; n < g.n; ++n) {
+        const float *x = in + n * g.cin * hw;
+        float *o = out + n * g.cout * hw;
+        for (p0 = 0; p0 < hw; p0 += band) {
+            const int32_t px = hw - p0 < band ? hw - p0 : band;
+            for (c = 0; c < g.cin; ++c) {
+                for (j = 0; j < px; ++j) {
+                    bin[c * px + j] = x[c * hw + p0 + j];
+                }
+            }
+            bin_s = rt_shape4(1, g.cin, 1, px);
+            bout_s = rt_shape4(1, g.cout, 1, px);
+            RT_TRY(rt_conv2d_1x1_f32(p, &bin_s, bin, &w4, w, b_s, b, &bout_s, bout));
+            for (c = 0; c < g.cout; ++c) {
+                for (j = 0; j < px; ++j) {
+                    o[c * hw + p0 + j] = bout[c * px + j];
+                }
+            }
+        }
+    }
+    return RT_OK;
+}
+
+/* Output rows [y0, y0 + rows) of every channel, from the band in ``o`` (cout x rows x w), home
+ * into the image at ``out``. */
+static void rt_f32_band_home(const rt_conv_geom *g, const float *o, int32_t y0, int32_t rows,
+                             float *out)
+{
+    int32_t c;
+    for (c = 0; c < g->cout; ++c) {
+        memcpy(out + c * g->h * g->w + y0 * g->w, o + c * rows * g->w,
+               (size_t)(rows * g->w) * sizeof(float));
+    }
+}
+
+rt_status rt_conv2d_in_place_f32(const rt_scratch *scratch, const rt_conv2d_params *p,
+                                 RT_F32_LAYER_TENSORS)
+{
+    rt_conv_geom g;
+    rt_conv2d_params unpadded;
+    rt_shape gs, os;
+    float *gathered, *band;
+    int32_t n, c, k, y0, rows, reach, span, hw;
+    RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
+    hw = g.h * g.w;
+    if (!rt_f32_overlaps(in, g.n * g.cin * hw, out, g.n * g.cout * g.oh * g.ow)) {
+        return rt_conv2d_f32(p, in_s, in, w_s, w, b_s, b, out_s, out);
+    }
+    RT_CHECK(in == out && in_s->rank == 4 && g.groups == 1 && g.sh == 1 && g.sw == 1 &&
+                 g.oh == g.h && g.ow == g.w && (g.n == 1 || g.cout <= g.cin),
+             RT_ERR_PARAM);
+    rows = g.ph > 1 ? g.ph : 1;
+    rows = rows < g.h ? rows : g.h;
+    reach = (g.kh - 1) * g.dh + 1;
+    span = rows + reach - 1;
+    RT_CHECK(scratch != NULL && scratch->buf != NULL &&
+                 scratch->size / (int32_t)sizeof(float) - g.cin * span * g.w >=
+                     g.cout * rows * g.w,
+             RT_ERR_SCRATCH);
+    gathered = (float *)scratch->buf;
+    band = gathered + g.cin * span * g.w;
+    unpadded = *p;
+    unpadded.pad_h = 0;
+    for (n = 0; n < g.n; ++n) {
+        const float *x = in + n * g.cin * hw;
+        float *o = out + n * g.cout * hw;
+        for (y0 = 0; y0 < g.h; y0 += rows) {
+            const int32_t r = g.h - y0 < rows ? g.h - y0 : rows, s = r + reach - 1;
+            for (c = 0; c < g.cin; ++c) {
+                for (k = 0; k < s; ++k) {
+                    const int32_t row = y0 - g.ph + k;
+                    float *dst = gathered + (c * s + k) * g.w;
+                    if (row >= 0 && row < g.h) {
+                        memcpy(dst, x + c * hw + row * g.w, (size_t)g.w * sizeof(float));
+                    } else {
+                        memset(dst, 0, (size_t)g.w * sizeof(float));
+                    }
+                }
+            }
+            if (y0 > 0) {   /* the band before: no band from here on reads under it */
+                rt_f32_band_home(&g, band, y0 - rows, rows, o);
+            }
+            gs = rt_shape4(1, g.cin, s, g.w);
+            os = rt_shape4(1, g.cout, r, g.w);
+            RT_TRY(rt_conv2d_f32(&unpadded, &gs, gathered, w_s, w, b_s, b, &os, band));
+        }
+        rt_f32_band_home(&g, band, g.h - (g.h - 1) % rows - 1, (g.h - 1) % rows + 1, o);
+    }
+    return RT_OK;
+}
