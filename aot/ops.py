@@ -22,7 +22,7 @@ import torch
 
 from . import overlap
 from .opspec import CallSpec
-from .ops_compute import COMPUTE
+from .ops_compute import COMPUTE, CONVOLUTION_IN_PLACE as COMPUTE_IN_PLACE
 from .ops_create import CREATE
 from .ops_data import MOVES
 from .ops_elementwise import ELEMENTWISE
@@ -41,6 +41,10 @@ SCRATCH_ARGS = ("scratch", "output_scratch")
 
 
 def _no_macs(args: dict, outs: list) -> int:
+    return 0
+
+
+def _no_scratch(args: dict, outs: list) -> int:
     return 0
 
 
@@ -167,11 +171,12 @@ def _add(op: OpDef) -> None:
 def _op(op: torch._ops.OpOverload, spec: CallSpec, macs: MacFn = _no_macs,
         alias: bool = False, inplace: bool = False,
         out: Optional[torch._ops.OpOverload] = None, in_executorch: bool = True,
-        preconditions: tuple[str, ...] = (), keep: bool = False) -> None:
+        preconditions: tuple[str, ...] = (), keep: bool = False,
+        overlap: Optional[Callable] = None) -> None:
     """An entry, its call declared by ``spec``."""
     out = out or _find_out_overload(op)
     _add(OpDef(op, out._schema, macs, alias, inplace, in_executorch=in_executorch,
-               preconditions=preconditions, spec=spec, keep=keep))
+               preconditions=preconditions, spec=spec, keep=keep, overlap=overlap))
 
 
 def _reduction(op: torch._ops.OpOverload) -> None:
@@ -205,7 +210,28 @@ def _copy_into(self, out, **_):
 
 # Convolution and matrix products.
 _op(aten.convolution.default, COMPUTE[aten.convolution.default], _conv_macs,
-    preconditions=("conv_geometry_fits",))
+    preconditions=("conv_geometry_fits",), overlap=overlap.depthwise_f32)
+
+
+def _convolution_in_place(out, scratch=None, **kwargs):
+    return out.copy_(aten.convolution.default(**kwargs))
+
+
+# A float32 convolution planned under --overlap: aten::convolution with a scratch, for the
+# kernels that run it with its output exactly over its input (aot/overlap.py's conv_f32). Only
+# our runtimes have it (MemoryPlanningPass.overlap). Its ``aten`` is the convolution's, so the
+# passes that look for a convolution (an activation's producer) find it; the functional op
+# stays the plain entry's.
+CONVOLUTION_IN_PLACE = OpDef(
+    aten.convolution.default, torch._C.parse_schema(
+        str(aten.convolution.out._schema).replace("aten::convolution.out", "mcu_aot::"
+                                                  "convolution_in_place.out").replace(
+            ", *, Tensor(a!) out", ", Tensor scratch, *, Tensor(a!) out")),
+    _conv_macs, in_executorch=False, preconditions=("conv_geometry_fits",),
+    reference=_convolution_in_place, spec=COMPUTE_IN_PLACE, scratch=_no_scratch,
+    overlap=overlap.conv_f32, in_place_scratch=overlap.conv_f32_scratch)
+_BY_ET.setdefault((CONVOLUTION_IN_PLACE.et_name, CONVOLUTION_IN_PLACE.et_overload),
+                  CONVOLUTION_IN_PLACE)
 _op(aten.addmm.default, COMPUTE[aten.addmm.default], _addmm_macs)
 _op(aten.mm.default, COMPUTE[aten.mm.default], _mm_macs)
 _op(aten.bmm.default, COMPUTE[aten.bmm.default], _mm_macs)
@@ -301,10 +327,6 @@ def _q8(name: str, macs: MacFn = _no_macs, inplace: bool = False,
                preconditions=preconditions, spec=INT8[name],
                in_executorch=False, scratch=scratch, arg_dtypes=Q8_DTYPES[name],
                overlap=overlap, in_place_scratch=in_place_scratch))
-
-
-def _no_scratch(args: dict, outs: list) -> int:
-    return 0
 
 
 def _q8_conv2d_scratch(args: dict, outs: list) -> int:

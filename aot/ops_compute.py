@@ -7,7 +7,8 @@ import torch
 
 from .opspec import (INT32_MAX, INVALID, UNSUPPORTED, Act, Array, Bool, Call, CallSpec,
                      Checked, F32, Float, Floats, If, Int, Ints, IsNone, Lit, Opt, Out, Pair,
-                     Params, Pre, Read, Require, Select, Spatial, Tensor, Window)
+                     Params, Pre, Read, Require, Scratch, Select, Spatial, Tensor,
+                     Window)
 
 aten = torch.ops.aten
 
@@ -31,11 +32,13 @@ _EMBEDDING = CallSpec(Require(_indices.is_dtype("int64") | _indices.is_dtype("in
 
 
 
-def _convolution() -> CallSpec:
+def _convolution(in_place: bool = False) -> CallSpec:
     """convolution of an NCHW (2-D) or NCL (1-D, run as H = 1) input: transposed, or the
     pointwise, depthwise or general kernel (every one with rt_conv2d_f32's contract), with the
     activation fused into it if any (not into a transposed one); precondition
-    conv_geometry_fits."""
+    conv_geometry_fits. ``in_place``: mcu_aot::convolution_in_place, whose scratch, where the
+    plan gives it bands (aot/overlap.py's conv_f32_scratch), picks the pointwise or general
+    kernel's entry that runs with its output exactly over its input."""
     x, w, out, bias = Tensor("input"), Tensor("weight"), Out("out"), Opt("bias")
     r, transposed = x.rank, Bool("transposed")
     spatial = r - 2
@@ -70,12 +73,21 @@ def _convolution() -> CallSpec:
                     act=Act("struct"))
     pointwise = groups.eq(1) & w.size(2).eq(1) & (r.eq(3) | w.size(3).eq(1)) & \
         s.at(0).eq(1) & s.at(1).eq(1) & p.at(0).eq(0) & p.at(1).eq(0)
+    layer, banded, bands = (params, x, w, bias, out), None, ()
+    if in_place:
+        scratch = Tensor("scratch", "int8")
+        banded, bands = scratch.numel > 0, (Read(scratch),)
+
+    def kernel(name: str) -> Call | If:   # the in-place entry where the scratch holds bands
+        plain = Call(f"rt_{name}_f32", *layer)
+        return If(banded, Call(f"rt_{name}_in_place_f32", Scratch("scratch"), *layer),
+                  plain) if in_place else plain
     conv = (
-        Read(s, p, d, Checked("output_padding", lo=0, hi=0), groups, params, bias), geometry(),
-        If(pointwise, Call("rt_conv2d_1x1_f32", params, x, w, bias, out),
+        Read(s, p, d, Checked("output_padding", lo=0, hi=0), groups, params, bias), *bands,
+        geometry(),
+        If(pointwise, kernel("conv2d_1x1"),
            If((groups > 1) & groups.eq(x.size(1)),
-              Call("rt_conv2d_depthwise_f32", params, x, w, bias, out),
-              Call("rt_conv2d_f32", params, x, w, bias, out))))
+              Call("rt_conv2d_depthwise_f32", *layer), kernel("conv2d"))))
     return CallSpec(
         Read(x, w, out, transposed),
         Require((spatial.eq(1) | spatial.eq(2)) & w.rank.eq(r) & out.rank.eq(r), UNSUPPORTED,
@@ -157,6 +169,9 @@ def _upsample(kernel: str, bilinear: bool) -> CallSpec:
                     Call(kernel, align, sh, sw, x, out))
 
 
+# mcu_aot::convolution_in_place (aot/ops.py's CONVOLUTION_IN_PLACE): the convolution under
+# --overlap, with a scratch for the kernels that run it in place.
+CONVOLUTION_IN_PLACE = _convolution(in_place=True)
 COMPUTE = {
     aten.convolution.default: _convolution(),
     aten.addmm.default: _ADDMM,

@@ -22,6 +22,15 @@ its whole-plane and gathered-taps strategies (down columns) to layers not in pla
 
 tests/qemu/fixtures/twins runs every kernel, fast and portable, with its output at these lags
 inside its input's buffer against its separate-buffer run (tests/qemu/test_kernel_twins.py).
+
+float32 maps are NCHW: a channel's plane is contiguous, so an output that starts where its
+input starts lands each output channel on the input channel of its index. A pointwise or
+"same" kxk convolution then runs exactly in place by bands (mcu_aot::convolution_in_place,
+runtime_c/src/conv/conv_in_place.c: a band's inputs gathered into the scratch, its outputs
+copied home once no later band reads under them); a depthwise one needs no scratch, since
+every arch's kernel reads plane by plane, and starts one output plane below its input.
+tests/host/test_kernels.py holds each to the plain kernel's bytes; tests/qemu/test_firmware.py
+runs the networks on every kernel build.
 """
 from __future__ import annotations
 
@@ -188,3 +197,70 @@ def depthwise_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
     lag = _nhwc_window(args, outs)
     step = math.lcm(x.shape[3], DEFAULT_ALIGNMENT)
     return "input", -(-lag // step) * step, True
+
+
+# -- float32 (NCHW): runtime_c/src/conv/conv_in_place.c --------------------------------------
+
+# Pixels a band of rt_conv2d_1x1_in_place_f32 (RT_F32_POINTWISE_BAND in rt_kernels.h).
+F32_POINTWISE_BAND = 8
+
+
+def _f32_conv(x: tuple, w: tuple, out: tuple, args: dict) -> Optional[str]:
+    """"pointwise" or "rows" where rt_conv2d_1x1_in_place_f32 or rt_conv2d_in_place_f32 takes
+    the float32 convolution exactly in place (NCHW or NCL shapes; "rows" for a 2-D "same"
+    layer whose bands' scratch is at most half its input), "depthwise" where
+    rt_conv2d_depthwise_f32 may write one output plane below its input (multiplier 1, an output
+    plane no larger than an input one), else None."""
+    if args.get("transposed") or len(x) not in (3, 4) or len(w) != len(x) or \
+            len(out) != len(x) or math.prod(x) == 0 or math.prod(out) == 0:
+        return None
+    groups = int(args.get("groups", 1))
+    stride, pad = (list(args.get(k) or [d]) for k, d in (("stride", 1), ("padding", 0)))
+    plane_in, plane_out = math.prod(x[2:]), math.prod(out[2:])
+    if groups == 1 and all(k == 1 for k in w[2:]) and all(s == 1 for s in stride) and \
+            all(p == 0 for p in pad) and (x[0] == 1 or out[1] <= x[1]):
+        return "pointwise"
+    if groups == x[1] == out[1] == w[0] and w[1] == 1 and plane_out <= plane_in:
+        return "depthwise"
+    if groups == 1 and len(x) == 4 and all(s == 1 for s in stride) and out[2:] == x[2:] and \
+            (x[0] == 1 or out[1] <= x[1]) and \
+            2 * _f32_rows_floats(x, w, out, args) <= math.prod(x[1:]):
+        return "rows"
+    return None
+
+
+def _f32_rows_floats(x: tuple, w: tuple, out: tuple, args: dict) -> int:
+    """The scratch of rt_conv2d_in_place_f32, in floats: a band of max(1, pad_h) output rows
+    and its input rows of every channel."""
+    pad_h = _pair(args.get("padding"), 0)[0]
+    dil_h = _pair(args.get("dilation"), 1)[0]
+    rows = min(max(1, pad_h), x[2])
+    return (x[1] * (rows + (w[2] - 1) * dil_h) + out[1] * rows) * x[3]
+
+
+def conv_f32_scratch(args: dict, outs: list) -> int:
+    """The in-place scratch of a float32 convolution (``scratch`` takes its arguments:
+    shapes): a band of pixels' inputs and outputs for a pointwise layer, a band of rows' inputs
+    and outputs for a kxk one, else 0 (a depthwise layer needs none: depthwise_f32)."""
+    x, w, out = (tuple(args["input"]), tuple(args["weight"]), tuple(outs[0]))
+    kind = _f32_conv(x, w, out, args)
+    if kind == "pointwise":
+        return 4 * (x[1] + out[1]) * min(math.prod(x[2:]), F32_POINTWISE_BAND)
+    return 4 * _f32_rows_floats(x, w, out, args) if kind == "rows" else 0
+
+
+def conv_f32(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
+    """mcu_aot::convolution_in_place (a float32 convolution under --overlap): exactly in
+    place where its scratch holds the bands (conv_f32_scratch)."""
+    return ("input", 0, True) if has_bands(args, outs, conv_f32_scratch) else None
+
+
+def depthwise_f32(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
+    """A float32 depthwise convolution of multiplier 1 (aten.convolution): every arch's
+    rt_conv2d_depthwise_f32 computes the planes in order (image by image), each from its own
+    input plane alone (copied to the stack first, where it pads), so output plane k may lie on
+    input planes before k: the output one output plane (or more) below the input."""
+    x, w, out = (tuple(args["input"].shape), tuple(args["weight"].shape), tuple(outs[0].shape))
+    if _f32_conv(x, w, out, args) != "depthwise":
+        return None
+    return "input", 4 * math.prod(out[2:]), False

@@ -19,7 +19,7 @@ import torch
 
 from .. import program as P
 from ..calls import ArgError, TensorValue, decode_call
-from ..ops import by_et_name
+from ..ops import SCRATCH_ARGS, by_et_name
 
 aten = torch.ops.aten
 
@@ -109,7 +109,8 @@ def _match(plan, chain, previous, j, act_op, readers) -> Epilogue | None:
         return None
     if prod_op.aten is aten.convolution.default and prod.get("transposed"):
         return None
-    tensors = [v.index for v in prod.values() if isinstance(v, TensorValue)]
+    tensors = [v.index for k, v in prod.items()   # (an in-place layer's scratch is bytes)
+               if isinstance(v, TensorValue) and k not in SCRATCH_ARGS]
     if not all(_float_tensor(plan, v) for v in tensors + [y.index]):
         return None
     # The activation overwrites the producer's output in place, and is its only reader.

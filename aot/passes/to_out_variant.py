@@ -29,7 +29,7 @@ from ..config import MemoryPlanningPass
 from ..errors import BackendError
 from ..ir import (DelegateCallSpec, MethodGraph, OpCall, Ref, TensorKind, TensorSpec,
                   is_delegate_call)
-from ..ops import OPS, OUT, SCRATCH_ARGS, bind_out_args
+from ..ops import CONVOLUTION_IN_PLACE, OPS, OUT, SCRATCH_ARGS, OpDef, bind_out_args
 from ..source import UNKNOWN, source_of
 from ._editor import ProgramEditor
 from ._int8_values import QParams
@@ -172,7 +172,7 @@ class _Builder:
             return
         if is_delegate_call(node):
             return self.delegate(node)
-        op = OPS[node.target]
+        op = self._in_place(node, OPS[node.target])
         val = node.meta["val"]
         is_output = any(u.op == "output" or u.target is operator.getitem and
                         any(v.op == "output" for v in u.users) for u in node.users)
@@ -223,6 +223,18 @@ class _Builder:
         self.env[node] = outs[0] if not isinstance(val, (list, tuple)) else tuple(outs)
         for tid in outs:
             self.note_reads(node, tid)
+
+    def _in_place(self, node, op: OpDef) -> OpDef:
+        """Under MemoryPlanningPass(overlap=True), a float32 convolution whose kernels can run
+        it with its output over its input becomes mcu_aot::convolution_in_place, whose scratch
+        holds their bands (aot/overlap.py's conv_f32_scratch)."""
+        if not self.planning.overlap or op.aten is not aten.convolution.default or \
+                node.meta["val"].dtype != torch.float32:
+            return op
+        shapes = {a.name: tuple(v.meta["val"].shape) if isinstance(v, torch.fx.Node) else v
+                  for a, v in bind_out_args(op, node) if v is not OUT}
+        need = CONVOLUTION_IN_PLACE.in_place_scratch(shapes, [tuple(node.meta["val"].shape)])
+        return CONVOLUTION_IN_PLACE if need > 0 else op
 
     def scratch(self, node, op, name: str) -> int:
         """A scratch buffer for this call: planned in the arena, live for the call only.
