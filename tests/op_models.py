@@ -224,3 +224,38 @@ OP_MODELS = {
     "replication_pad3d": (nn.ReplicationPad3d((1, 0, 0, 1, 2, 1)), (_r(1, 2, 2, 3, 3),)),
     # -- end spatial --
 }
+
+
+class InPlaceF32(nn.Module):
+    """float32 layers that --overlap runs with their output over their input
+    (runtime_c/src/conv/conv_in_place.c): a residual block's second 3x3 convolution (the
+    peak), depthwise layers of stride 1 and 2, dilated and 1-D, and pointwise layers that
+    widen and narrow, with fused and separate activations between."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(11)
+        self.stem = nn.Conv2d(3, 16, 3, stride=2, padding=1)
+        self.c1 = nn.Conv2d(16, 16, 3, padding=1)
+        self.c2 = nn.Conv2d(16, 16, 3, padding=1)
+        self.dw1 = nn.Conv2d(16, 16, 3, padding=1, groups=16)
+        self.expand = nn.Conv2d(16, 24, 1)
+        self.dw2 = nn.Conv2d(24, 24, 3, stride=2, padding=1, groups=24)
+        self.project = nn.Conv2d(24, 12, 1, bias=False)
+        self.dw3 = nn.Conv2d(12, 12, 5, padding=4, dilation=2, groups=12)
+        self.dw1d = nn.Conv1d(12, 12, 3, padding=1, groups=12)
+        self.pw1d = nn.Conv1d(12, 6, 1)
+        for p in self.parameters():   # varied weights, so that every output channel varies
+            p.data = torch.randn(p.shape, generator=g) * 0.3
+
+    def forward(self, x):
+        x = F.relu(self.stem(x))
+        x = F.relu(x + self.c2(F.relu(self.c1(x))))
+        x = F.relu(self.dw1(x))
+        x = F.relu6(self.dw2(F.relu(self.expand(x))))
+        x = self.dw3(self.project(x))
+        x = self.dw1d(x.flatten(2))
+        return self.pw1d(F.relu(x))
+
+
+IN_PLACE_F32 = (InPlaceF32().eval(), (_r(1, 3, 20, 20, seed=4),))

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
-from hypothesis import given, settings, strategies as st
+from hypothesis import assume, given, settings, strategies as st
 
 import kernel_harness
 from kernel_harness import NULL, REPO, KernelError
@@ -135,6 +135,95 @@ def test_conv2d_hypothesis(rt, n, groups, cin_g, cout_g, h, w, kh, kw, sh, sw, p
     ref = F.conv2d(T(x), T(wt), T(b) if bias else None, (sh, sw), (ph, pw), (dh, dw), groups)
     out = run_conv(rt, variant, x, wt, b, (sh, sw), (ph, pw), (dh, dw), groups, ref)
     check("conv", out, ref)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data())
+def test_conv_in_place_gives_the_separate_buffers_bytes(rt, data):
+    """rt_conv2d_1x1_in_place_f32, rt_conv2d_depthwise_in_place_f32 and rt_conv2d_in_place_f32
+    with the output exactly over the input, for every layer aot/overlap.py's conv_f32 lets run
+    so (pointwise of any channels, one image or Cout <= Cin; depthwise of any filter, stride,
+    padding and dilation whose output plane is no larger; kxk "same" layers, 1, 3 or 5 taps,
+    dilated or not), the scratch it plans: the bytes the plain kernel gives into a buffer of
+    its own. Separate buffers pass through; an overlap other
+    than exact, or too little scratch, is refused."""
+    from aot.overlap import _f32_conv, conv_f32_scratch, depthwise_f32
+    rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 31)))
+    kind = data.draw(st.sampled_from(["pointwise", "depthwise", "rows"]))
+    n, c, h, w_ = (data.draw(st.integers(1, k)) for k in (2, 20, 12, 9))
+    one_d = kind != "rows" and data.draw(st.booleans())
+    h = 1 if one_d else h
+    if kind == "rows":   # "same" padding, stride 1
+        cout, groups, stride = data.draw(st.integers(1, 20)), 1, (1, 1)
+        kh, kw = data.draw(st.sampled_from([1, 3, 5])), data.draw(st.sampled_from([1, 3, 5]))
+        dil = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+        pad = ((kh - 1) * dil[0] // 2, (kw - 1) * dil[1] // 2)
+    elif kind == "pointwise":
+        cout = data.draw(st.integers(1, 20))
+        kh = kw = 1
+        stride, pad, dil, groups = (1, 1), (0, 0), (1, 1), 1
+    else:
+        cout, groups = c, c
+        kh, kw = (1 if one_d else data.draw(st.integers(1, 5))), data.draw(st.integers(1, 5))
+        stride = (1 if one_d else data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+        pad = (0 if one_d else data.draw(st.integers(0, kh // 2)),
+               data.draw(st.integers(0, kw // 2)))
+        dil = (1 if one_d else data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+        assume(h + 2 * pad[0] >= dil[0] * (kh - 1) + 1 and
+               w_ + 2 * pad[1] >= dil[1] * (kw - 1) + 1)
+    x = rng.standard_normal((n, c, h, w_)).astype(np.float32)
+    wt = rng.standard_normal((cout, c // groups, kh, kw)).astype(np.float32)
+    b = rng.standard_normal(cout).astype(np.float32) if data.draw(st.booleans()) else None
+    if one_d:
+        x, wt = x[:, :, 0], wt[:, :, 0]
+    ref = F.conv2d(T(x if not one_d else x[:, :, None]),
+                   T(wt if not one_d else wt[:, :, None]), T(b) if b is not None else None,
+                   stride, pad, dil, groups)
+    ref = ref[:, :, 0] if one_d else ref
+    args = {"input": x.shape, "weight": wt.shape, "stride": list(stride[-x.ndim + 2:]),
+            "padding": list(pad[-x.ndim + 2:]), "dilation": list(dil[-x.ndim + 2:]),
+            "groups": groups}
+    assume(_f32_conv(x.shape, wt.shape, tuple(ref.shape), args) == kind)
+    entry = {"pointwise": "rt_conv2d_1x1", "depthwise": "rt_conv2d_depthwise",
+             "rows": "rt_conv2d"}[kind]
+    prm = rt.params("rt_conv2d_params", stride_h=stride[0], stride_w=stride[1], pad_h=pad[0],
+                    pad_w=pad[1], dilation_h=dil[0], dilation_w=dil[1], groups=groups)
+    want = rt.empty(tuple(ref.shape))
+    rt.call(f"{entry}_f32", prm, x, wt, b, want)
+    if kind == "depthwise":   # the plain kernel, its output at the declared lag (or lower)
+        lag = depthwise_f32({**args, "input": T(x), "weight": T(wt)}, [ref])[1] // 4
+        lag += data.draw(st.integers(0, 3))
+        arena = np.full(lag + x.size, np.nan, np.float32)
+        arena[lag:] = x.reshape(-1)
+        below = arena[:want.size].reshape(want.shape)
+        rt.call(f"{entry}_f32", prm, arena[lag:].reshape(x.shape), wt, b, below)
+        assert below.tobytes() == want.tobytes()
+        return
+    size = conv_f32_scratch(args, [tuple(ref.shape)])
+
+    def scratch(nbytes):
+        buf = np.zeros(max(nbytes, 4) // 4, np.float32)
+        return rt.ffi.new("rt_scratch *", {"buf": rt.data(buf), "size": nbytes}), buf
+    scr, _keep = scratch(size)
+    arena = np.full(max(x.size, want.size) + 1, np.nan, np.float32)
+    arena[:x.size] = x.reshape(-1)
+    over = arena[:want.size].reshape(want.shape)
+    rt.call(f"{entry}_in_place_f32", scr, prm, arena[:x.size].reshape(x.shape), wt, b, over)
+    assert over.tobytes() == want.tobytes()
+    apart = rt.empty(want.shape)
+    rt.call(f"{entry}_in_place_f32", scr, prm, x, wt, b, apart)
+    assert apart.tobytes() == want.tobytes()
+    arena[:x.size] = x.reshape(-1)
+    if want.size > 1:   # an element below the input: an overlap, but not exact
+        shifted = np.concatenate([np.zeros(1, np.float32), x.reshape(-1),
+                                      np.zeros(want.size, np.float32)])
+        with pytest.raises(KernelError, match="RT_ERR_PARAM"):
+            rt.call(f"{entry}_in_place_f32", scr, prm, shifted[1:1 + x.size].reshape(x.shape),
+                    wt, b, shifted[:want.size].reshape(want.shape))
+    small, _keep2 = scratch(size - 4)
+    with pytest.raises(KernelError, match="RT_ERR_SCRATCH"):
+        rt.call(f"{entry}_in_place_f32", small, prm, arena[:x.size].reshape(x.shape), wt, b,
+                arena[:want.size].reshape(want.shape))
 
 
 # -------------------------------------------------------------- matmul -----

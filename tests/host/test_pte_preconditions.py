@@ -31,6 +31,7 @@ from pte_mutants import sanitizer_env
 import torch
 
 import aot
+from aot.config import backend_config
 from aot import program as P
 from aot.calls import decode_call
 from aot.codegen import preconditions as PRE
@@ -43,7 +44,7 @@ from aot.pte import serialize_pte
 from aot.zoo import ZOO
 
 from int8_models import lowered
-from op_models import OP_MODELS
+from op_models import IN_PLACE_F32, OP_MODELS
 
 ROOT = Path(__file__).resolve().parents[2]
 PTE_SRC = ROOT / "runtime_c" / "src" / "pte"
@@ -123,9 +124,12 @@ def test_adapters_check_exactly_what_their_ops_declare():
 
 
 def _float_program(name: str) -> P.Program:
-    model, example = OP_MODELS[name]
+    """A float op model, or "inplace_f32" planned with --overlap (its convolutions
+    mcu_aot::convolution_in_place)."""
+    model, example = IN_PLACE_F32 if name == "inplace_f32" else OP_MODELS[name]
     ep = torch.export.export(model.eval(), example)
-    return aot.to_edge(ep).to_executorch().executorch_program
+    return aot.to_edge(ep).to_executorch(backend_config(name == "inplace_f32")) \
+        .executorch_program
 
 
 _FLOAT = {}
@@ -143,7 +147,7 @@ def program(name: str) -> P.Program:
 
 SOURCES = ["conv_blocks", "residual", "mlp", "activations", "decoder", "products",
            "conv2d_stride_pad", "conv_transpose", "max_pool2d_pad", "avg_pool2d_pad",
-           "upsample_bilinear", "stats", "lstm"]
+           "upsample_bilinear", "stats", "lstm", "inplace_f32"]
 
 
 def _calls(prog: P.Program):

@@ -154,6 +154,26 @@ def test_float_patched_stage_on_board(board_name):
     assert report.arena_bytes < 221_184          # the whole-tensor bound without patches
 
 
+# float32 planned with --overlap (runtime_c/src/conv/conv_in_place.c): the pointwise and
+# depthwise layers over their inputs give, on each kernel build's board (the M4's and the M55's
+# fast kernels among them), the bytes of the same board's plain plan.
+@pytest.mark.parametrize("net", ["kws", "inplace_f32"])
+@pytest.mark.parametrize("board_name", OP_BOARDS)
+def test_float_overlapped_plan_on_board_gives_the_plain_bytes(board_name, net):
+    from aot.config import backend_config
+    from op_models import IN_PLACE_F32
+    board = require_board(board_name)
+    model, example = ZOO[net]() if net in ZOO else IN_PLACE_F32
+    ep = torch.export.export(model, example)
+    plain, overlapped = (aot.generate_c(aot.to_edge(ep).to_executorch(backend_config(o)),
+                                        name=f"{net}_{int(o)}") for o in (False, True))
+    assert overlapped.arena_size < plain.arena_size
+    want, got = (run_on_board(s, board, inputs=example, reference=model, timeout=120)
+                 for s in (plain, overlapped))
+    assert_matches(got)
+    assert [g.tobytes() for g in got.outputs] == [w.tobytes() for w in want.outputs]
+
+
 def test_bool_and_float_outputs():
     board = require_board("riscv32-virt")
     example = (torch.randn(3, 4, generator=torch.Generator().manual_seed(1)),

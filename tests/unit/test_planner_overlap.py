@@ -343,8 +343,9 @@ def test_svg_hatches_the_shared_bytes_and_draws_both_bounds():
 # --- the op table's declarations, in the pipeline ---------------------------------------------
 
 def _conv_chain_plan(monkeypatch, overlap: bool):
-    """conv -> conv -> conv, the convolution's op entry made to declare a lag of an output's
-    bytes over its height (no float kernel honours it: the plan is only inspected here)."""
+    """conv -> conv -> conv (of two groups, which no float32 in-place entry takes), the
+    convolution's op entry made to declare a lag of an output's bytes over its height (no
+    float kernel honours it: the plan is only inspected here)."""
     import dataclasses
 
     import torch
@@ -357,7 +358,8 @@ def _conv_chain_plan(monkeypatch, overlap: bool):
     conv = torch.ops.aten.convolution.default
     row = lambda args, outs: ("input", outs[0].nbytes // outs[0].shape[2], False)
     monkeypatch.setitem(OPS, conv, dataclasses.replace(OPS[conv], overlap=row))
-    model = torch.nn.Sequential(*(torch.nn.Conv2d(4, 4, 3, padding=1) for _ in range(3))).eval()
+    model = torch.nn.Sequential(*(torch.nn.Conv2d(4, 4, 3, padding=1, groups=2)
+                                  for _ in range(3))).eval()
     config = ExecutorchBackendConfig(memory_planning_pass=MemoryPlanningPass(overlap=overlap))
     method = aot.to_edge(torch.export.export(model, (torch.randn(1, 4, 8, 8),))) \
         .to_executorch(config).lowered()
