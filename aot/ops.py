@@ -244,7 +244,7 @@ _op(aten._to_copy.default, MOVES[aten._to_copy.default], out=aten._to_copy.out)
 _op(aten.max_pool2d_with_indices.default, COMPUTE[aten.max_pool2d_with_indices.default],
     preconditions=("pool_geometry_fits",))
 _op(aten.avg_pool2d.default, COMPUTE[aten.avg_pool2d.default],
-    preconditions=("pool_geometry_fits",))
+    preconditions=("pool_geometry_fits",), overlap=overlap.pool_f32)
 _reduction(aten.mean.dim)
 _reduction(aten.mean.default)
 _reduction(aten.sum.dim_IntList)
@@ -286,7 +286,8 @@ _reduction(aten.median.dim)
 # -- spatial: resampling, adaptive pooling, padding modes, transposed convolution --
 _op(aten.upsample_bilinear2d.vec, COMPUTE[aten.upsample_bilinear2d.vec],
     out=aten.upsample_bilinear2d.vec_out, preconditions=("resample_scale_fits",))
-_op(aten._adaptive_avg_pool2d.default, COMPUTE[aten._adaptive_avg_pool2d.default])
+_op(aten._adaptive_avg_pool2d.default, COMPUTE[aten._adaptive_avg_pool2d.default],
+    overlap=overlap.pool_f32)
 _op(aten.adaptive_max_pool2d.default, COMPUTE[aten.adaptive_max_pool2d.default],
     in_executorch=False)
 for _k in (1, 2, 3):   # decomposed, they would be index.Tensor over arange-built indices

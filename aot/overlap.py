@@ -28,8 +28,8 @@ input starts lands each output channel on the input channel of its index. A poin
 "same" kxk convolution then runs exactly in place by bands (mcu_aot::convolution_in_place,
 runtime_c/src/conv/conv_in_place.c: a band's inputs gathered into the scratch, its outputs
 copied home once no later band reads under them); a depthwise one needs no scratch, since
-every arch's kernel reads plane by plane, and starts one output plane below its input.
-tests/host/test_kernels.py holds each to the plain kernel's bytes; tests/qemu/test_firmware.py
+every arch's kernel reads plane by plane, and starts one output plane below its input, as
+average pooling does. tests/host/test_kernels.py holds each to the plain kernel's bytes; tests/qemu/test_firmware.py
 runs the networks on every kernel build.
 """
 from __future__ import annotations
@@ -264,3 +264,15 @@ def depthwise_f32(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
     if _f32_conv(x, w, out, args) != "depthwise":
         return None
     return "input", 4 * math.prod(out[2:]), False
+
+
+def pool_f32(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
+    """avg_pool2d and _adaptive_avg_pool2d of float32 NCHW (or CHW) maps: their one kernel
+    (runtime_c/src/pool/, no arch twin) writes the planes in order, each from its own input
+    plane, so the output may start one output plane below its input where an output plane is
+    no larger than an input one."""
+    x, out = tuple(args["self"].shape), tuple(outs[0].shape)
+    if len(x) not in (3, 4) or len(out) != len(x) or x[:-2] != out[:-2] or \
+            math.prod(out[-2:]) > math.prod(x[-2:]) or not math.prod(out):
+        return None
+    return "self", 4 * math.prod(out[-2:]), False

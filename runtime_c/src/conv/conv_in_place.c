@@ -45,13 +45,40 @@ static rt_shape rt_shape4(int32_t a, int32_t b, int32_t c, int32_t d)
     return s;
 }
 
+/* ``rows`` rows of ``n`` floats from src (rows ``src_step`` apart) to dst (``dst_step``
+ * apart): a band's pixels of every channel, gathered or sent home. A band's rows are short
+ * (RT_F32_POINTWISE_BAND), so its usual width is written out, a word at a time. */
+static void rt_f32_copy_rows(float *dst, int32_t dst_step, const float *src, int32_t src_step,
+                             int32_t rows, int32_t n)
+{
+    int32_t r, j;
+    for (r = 0; r < rows; ++r, dst += dst_step, src += src_step) {
+        if (n == 8) {
+            const float a = src[0], b = src[1], c = src[2], d = src[3];
+            const float e = src[4], f = src[5], g = src[6], h = src[7];
+            dst[0] = a;
+            dst[1] = b;
+            dst[2] = c;
+            dst[3] = d;
+            dst[4] = e;
+            dst[5] = f;
+            dst[6] = g;
+            dst[7] = h;
+        } else {
+            for (j = 0; j < n; ++j) {
+                dst[j] = src[j];
+            }
+        }
+    }
+}
+
 rt_status rt_conv2d_1x1_in_place_f32(const rt_scratch *scratch, const rt_conv2d_params *p,
                                      RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
     rt_shape w4, bin_s, bout_s;
     float *bin, *bout;
-    int32_t n, p0, c, j, hw, band;
+    int32_t n, p0, hw, band;
     RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     RT_CHECK(RT_CONV_GEOM_IS_1X1(g), RT_ERR_PARAM);
     hw = g.h * g.w;
@@ -71,19 +98,11 @@ rt_status rt_conv2d_1x1_in_place_f32(const rt_scratch *scratch, const rt_conv2d_
         float *o = out + n * g.cout * hw;
         for (p0 = 0; p0 < hw; p0 += band) {
             const int32_t px = hw - p0 < band ? hw - p0 : band;
-            for (c = 0; c < g.cin; ++c) {
-                for (j = 0; j < px; ++j) {
-                    bin[c * px + j] = x[c * hw + p0 + j];
-                }
-            }
+            rt_f32_copy_rows(bin, px, x + p0, hw, g.cin, px);
             bin_s = rt_shape4(1, g.cin, 1, px);
             bout_s = rt_shape4(1, g.cout, 1, px);
             RT_TRY(rt_conv2d_1x1_f32(p, &bin_s, bin, &w4, w, b_s, b, &bout_s, bout));
-            for (c = 0; c < g.cout; ++c) {
-                for (j = 0; j < px; ++j) {
-                    o[c * hw + p0 + j] = bout[c * px + j];
-                }
-            }
+            rt_f32_copy_rows(o + p0, hw, bout, px, g.cout, px);
         }
     }
     return RT_OK;
