@@ -454,6 +454,37 @@ def test_pool_hypothesis(rt, kind, planes, h, w, kh, kw, sh, sw, ph, pw, dh, dw,
     run_pool(rt, kind, x, (kh, kw), (sh, sw), (ph, pw), (dh, dw), ceil, cip, div)
 
 
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(1, 2), planes=st.integers(1, 6), h=st.integers(1, 9),
+       w=st.integers(1, 9), k=st.integers(1, 3), s=st.integers(1, 3), pad=st.integers(0, 1),
+       ceil=st.booleans(), size=st.tuples(st.integers(1, 4), st.integers(1, 4)))
+def test_avg_pools_below_their_input_give_the_separate_buffers_bytes(rt, n, planes, h, w, k,
+                                                                     s, pad, ceil, size):
+    """rt_avg_pool2d_f32 and rt_adaptive_avg_pool2d_f32 with their output at aot/overlap.py's
+    pool_f32 lag below their input (one output plane, where no larger than an input one):
+    the bytes they give into a buffer of their own."""
+    from aot.overlap import pool_f32
+    assume(2 * pad <= k <= min(h, w) + 2 * pad)
+    x = randn(n, planes, h, w, seed=h * 7 + w)
+    prm = pool_params(rt, (k, k), (s, s), (pad, pad), (1, 1), ceil, True, 0)
+    runs = [("rt_avg_pool2d_f32", (prm,),
+             tuple(aten.avg_pool2d(T(x), k, s, pad, ceil).shape)),
+            ("rt_adaptive_avg_pool2d_f32", (), (n, planes) + size)]
+    for kernel, params, shape in runs:
+        want = rt.empty(shape)
+        rt.call(kernel, *params, x, want)
+        declared = pool_f32({"self": T(x)}, [torch.empty(shape)])
+        if declared is None:
+            assert math.prod(shape[2:]) > h * w
+            continue
+        lag = declared[1] // 4
+        arena = np.full(lag + x.size, np.nan, np.float32)
+        arena[lag:] = x.reshape(-1)
+        below = arena[:want.size].reshape(shape)
+        rt.call(kernel, *params, arena[lag:].reshape(x.shape), below)
+        assert below.tobytes() == want.tobytes()
+
 # -------------------------------------------------------------- reduce -----
 
 REDUCE_CASES = [((2, 3, 4, 5), (2, 3), False), ((2, 3, 4, 5), (1,), True),
