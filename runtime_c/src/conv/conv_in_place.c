@@ -76,7 +76,9 @@ rt_status rt_conv2d_1x1_in_place_f32(const rt_scratch *scratch, const rt_conv2d_
                                      RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
+#ifndef RT_CONV1X1_BAND
     rt_shape w4, bin_s, bout_s;
+#endif
     float *bin, *bout;
     int32_t n, p0, hw, band;
     RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
@@ -92,16 +94,22 @@ rt_status rt_conv2d_1x1_in_place_f32(const rt_scratch *scratch, const rt_conv2d_
              RT_ERR_SCRATCH);
     bin = (float *)scratch->buf;
     bout = bin + g.cin * band;
+#ifndef RT_CONV1X1_BAND
     w4 = rt_shape4(g.cout, g.cin, 1, 1);
+#endif
     for (n = 0; n < g.n; ++n) {
         const float *x = in + n * g.cin * hw;
         float *o = out + n * g.cout * hw;
         for (p0 = 0; p0 < hw; p0 += band) {
             const int32_t px = hw - p0 < band ? hw - p0 : band;
+#ifdef RT_CONV1X1_BAND   /* an arch's band straight from the map (arch/cortex_m_mve/...) */
+            RT_CONV1X1_BAND(&g, x + p0, hw, px, w, b, bout);
+#else
             rt_f32_copy_rows(bin, px, x + p0, hw, g.cin, px);
             bin_s = rt_shape4(1, g.cin, 1, px);
             bout_s = rt_shape4(1, g.cout, 1, px);
             RT_TRY(rt_conv2d_1x1_f32(p, &bin_s, bin, &w4, w, b_s, b, &bout_s, bout));
+#endif
             rt_f32_copy_rows(o + p0, hw, bout, px, g.cout, px);
         }
     }
