@@ -28,7 +28,7 @@ from .ops_data import MOVES
 from .ops_elementwise import ELEMENTWISE
 from .ops_int8 import INT8
 from .ops_reduce import REDUCE
-from .quantization.ops import ARG_DTYPES as Q8_DTYPES, PTE_SCHEMAS as Q8
+from .quantization.ops import ARG_DTYPES as Q8_DTYPES, BYTES, F32, PTE_SCHEMAS as Q8
 
 aten = torch.ops.aten
 
@@ -228,6 +228,7 @@ CONVOLUTION_IN_PLACE = OpDef(
                                                   "convolution_in_place.out").replace(
             ", *, Tensor(a!) out", ", Tensor scratch, *, Tensor(a!) out")),
     _conv_macs, in_executorch=False, preconditions=("conv_geometry_fits",),
+    arg_dtypes=dict(input=F32, weight=F32, bias=F32, scratch=BYTES, out=F32),
     reference=_convolution_in_place, spec=COMPUTE_IN_PLACE, scratch=_no_scratch,
     overlap=overlap.conv_f32, in_place_scratch=overlap.conv_f32_scratch)
 _BY_ET.setdefault((CONVOLUTION_IN_PLACE.et_name, CONVOLUTION_IN_PLACE.et_overload),

@@ -56,8 +56,9 @@ line of the model.
 
 def entry_name(op) -> str:
     """How the page names an op-table entry: its edge op, or the .pte operator it reads
-    (ExecuTorch's dim-order copies, and the int8 ops under their cortex_m names)."""
-    if op.aten is not None and op.aten.namespace == "aten":
+    (ExecuTorch's dim-order copies, the int8 ops under their cortex_m names, and our
+    mcu_aot::convolution_in_place, which --overlap makes of a float32 convolution)."""
+    if op.aten is not None and op.aten.namespace == "aten" and op.et_name.startswith("aten::"):
         return str(op.aten).removeprefix("aten.")
     return op.key
 
