@@ -196,9 +196,9 @@ def _lowering_flags(p) -> None:
     p.add_argument("--int8-io", action="store_true", help="a quantized model takes and "
                    "returns int8 (the header states each one's scale and zero point)")
     p.add_argument("--overlap", action="store_true", help="plan outputs over their inputs' "
-                   "dead bytes where the kernels allow (convolutions of up to 64 filters, "
-                   "depthwise layers in place, pools): a smaller arena, for mcu-aot's C runtime "
-                   "only (docs/memory.md)")
+                   "dead bytes where the kernels allow (int8 convolutions of up to 64 "
+                   "filters, float32 pointwise and same-padding ones, depthwise layers, "
+                   "pools): a smaller arena, for mcu-aot's C runtime only (docs/memory.md)")
     p.add_argument("--patches", action="store_true", help="compute an int8 network's first "
                    "layers patch by patch where that lowers the arena's peak (bit-exact; the "
                    "halos cost MACs and small patches cycles: docs/memory.md)")

@@ -7,8 +7,7 @@ import torch
 
 from .opspec import (INT32_MAX, INVALID, UNSUPPORTED, Act, Array, Bool, Call, CallSpec,
                      Checked, F32, Float, Floats, If, Int, Ints, IsNone, Lit, Opt, Out, Pair,
-                     Params, Pre, Read, Require, Scratch, Select, Spatial, Tensor,
-                     Window)
+                     Params, Pre, Read, Require, Scratch, Select, Spatial, Tensor, Window)
 
 aten = torch.ops.aten
 

@@ -29,8 +29,8 @@ input starts lands each output channel on the input channel of its index. A poin
 runtime_c/src/conv/conv_in_place.c: a band's inputs gathered into the scratch, its outputs
 copied home once no later band reads under them); a depthwise one needs no scratch, since
 every arch's kernel reads plane by plane, and starts one output plane below its input, as
-average pooling does. tests/host/test_kernels.py holds each to the plain kernel's bytes; tests/qemu/test_firmware.py
-runs the networks on every kernel build.
+average pooling does. tests/host/test_kernels.py holds each to the plain kernel's bytes;
+tests/qemu/test_firmware.py runs the networks on every kernel build.
 """
 from __future__ import annotations
 

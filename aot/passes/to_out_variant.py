@@ -71,6 +71,12 @@ def _contiguous_parts(node) -> Optional[list[int]]:
 _PARTS = (aten.split_with_sizes_copy.default, aten.slice_copy.Tensor, aten.select_copy.int)
 
 
+def _shapes(op: OpDef, node) -> dict:
+    """The call's arguments as an op's ``scratch`` functions take them: tensors as shapes."""
+    return {a.name: tuple(v.meta["val"].shape) if isinstance(v, torch.fx.Node) else v
+            for a, v in bind_out_args(op, node) if v is not OUT}
+
+
 class _Builder:
     def __init__(self, ep: ExportedProgram, planning: MemoryPlanningPass,
                  qparams: Mapping[str, QParams]):
@@ -231,9 +237,8 @@ class _Builder:
         if not self.planning.overlap or op.aten is not aten.convolution.default or \
                 node.meta["val"].dtype != torch.float32:
             return op
-        shapes = {a.name: tuple(v.meta["val"].shape) if isinstance(v, torch.fx.Node) else v
-                  for a, v in bind_out_args(op, node) if v is not OUT}
-        need = CONVOLUTION_IN_PLACE.in_place_scratch(shapes, [tuple(node.meta["val"].shape)])
+        need = CONVOLUTION_IN_PLACE.in_place_scratch(_shapes(op, node),
+                                                     [tuple(node.meta["val"].shape)])
         return CONVOLUTION_IN_PLACE if need > 0 else op
 
     def scratch(self, node, op, name: str) -> int:
@@ -242,8 +247,7 @@ class _Builder:
         accumulator for a transposed convolution, which our kernel does not need) is empty.
         Under MemoryPlanningPass(overlap=True) it also holds the bands of a kernel that honours
         an overlap through it (OpDef.in_place_scratch)."""
-        shapes = {a.name: tuple(v.meta["val"].shape) if isinstance(v, torch.fx.Node) else v
-                  for a, v in bind_out_args(op, node) if v is not OUT}
+        shapes = _shapes(op, node)
         outs = [tuple(node.meta["val"].shape)]
         nbytes = int(op.scratch(shapes, outs)) if name == "scratch" else 0
         if name == "scratch" and self.planning.overlap and op.in_place_scratch is not None:
