@@ -31,13 +31,14 @@ _CALL = re.compile(r"/\* \d+: (\S+)  [^\n]*\*/")   # the comment above each call
 def observe(programs) -> dict[str, dict[str, set]]:
     """entry name -> {"dtypes": {...}, "kernels": {...}} over lowered programs."""
     import aot
-    from aot.ops import by_et_name
+    from aot.ops import SCRATCH_ARGS, by_et_name
     seen: dict[str, dict[str, set]] = defaultdict(lambda: {"dtypes": set(), "kernels": set()})
     for program in programs:
         graph = program.lowered().graph
         for call in graph.calls:
             row = seen[entry_name(call.op)]
-            for tid in (*call.reads, *call.outs):
+            scratch = {v.id for k, v in call.args if k in SCRATCH_ARGS and hasattr(v, "id")}
+            for tid in {*call.reads, *call.outs} - scratch:   # (a scratch is bytes)
                 row["dtypes"].add(str(graph.tensors[tid].dtype).replace("torch.", ""))
         text = "".join(aot.generate_c(program, name="m").files.values())
         parts = _CALL.split(text)       # [before, key, code, key, code, ...]
@@ -81,7 +82,7 @@ if __name__ == "__main__":
     import warnings
     warnings.filterwarnings("ignore")
     from op_suite import CASES
-    from test_op_suite import int8_programs, lower
-    record(observe([*(lower(c.name) for c in CASES), *int8_programs()]))
+    from test_op_suite import int8_programs, lower, overlapped_programs
+    record(observe([*(lower(c.name) for c in CASES), *int8_programs(), *overlapped_programs()]))
     generate.write()
     print(f"wrote {OBSERVED.relative_to(REPO)} and docs/ops.md")

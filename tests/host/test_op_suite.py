@@ -87,8 +87,17 @@ def int8_programs() -> list:
     return [lowered(name, io) for name in sorted(INT8_MODELS) for io in (False, True)]
 
 
+def overlapped_programs() -> list:
+    """tests/op_models.py's in-place float32 layers planned with --overlap: the entries only
+    such a plan calls (mcu_aot::convolution_in_place)."""
+    from aot.config import backend_config
+    from op_models import IN_PLACE_F32
+    model, example = IN_PLACE_F32
+    return [aot.to_edge(torch.export.export(model, example)).to_executorch(backend_config(True))]
+
+
 def test_every_op_table_entry_has_a_case_and_an_ops_doc_row():
-    programs = [lower(case.name) for case in CASES] + int8_programs()
+    programs = [lower(case.name) for case in CASES] + int8_programs() + overlapped_programs()
     reached = set()
     for program in programs:
         reached |= {call.op.key for call in program.lowered().graph.calls}
