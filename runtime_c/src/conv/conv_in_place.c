@@ -29,8 +29,8 @@
 /* Whether [out, out + out_n) and [in, in + in_n) (floats) share a byte. */
 static int rt_f32_overlaps(const float *in, int32_t in_n, const float *out, int32_t out_n)
 {
-    const uintptr_t x = (uintptr_t)in, o = (uintptr_t)out;
-    return x < o + (uintptr_t)out_n * sizeof(float) && o < x + (uintptr_t)in_n * sizeof(float);
+    return rt_spans_overlap(in, (uintptr_t)in_n * sizeof(float), out,
+                            (uintptr_t)out_n * sizeof(float));
 }
 
 static rt_shape rt_shape4(int32_t a, int32_t b, int32_t c, int32_t d)

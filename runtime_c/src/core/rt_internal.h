@@ -111,6 +111,15 @@ static inline float rt_acc_value(const rt_acc *a)
     return (p - p == 0.0f) ? a->sum : p; /* p - p is NaN iff p is inf/NaN */
 }
 
+/* Whether the spans [a, a + a_bytes) and [b, b + b_bytes) share a byte: an output the plan
+ * put over its input (aot/overlap.py), which the in-place kernels check. */
+static inline int rt_spans_overlap(const void *a, uintptr_t a_bytes, const void *b,
+                                   uintptr_t b_bytes)
+{
+    const uintptr_t x = (uintptr_t)a, y = (uintptr_t)b;
+    return x < y + b_bytes && y < x + a_bytes;
+}
+
 /* Whether element i of a tensor of rt_dtype `dtype` is nonzero (true). */
 static inline int rt_is_nonzero(int32_t dtype, const void *p, int32_t i)
 {

@@ -83,12 +83,10 @@ static inline int rt_conv_s8_is_pointwise(const rt_conv_s8_geom *g, const rt_con
 static inline int rt_conv_s8_over_input(const rt_conv_s8_geom *g, const int8_t *in,
                                         const int8_t *out)
 {
-    const uintptr_t x = (uintptr_t)in, o = (uintptr_t)out;
-    const uintptr_t in_bytes = (uintptr_t)g->n * (uintptr_t)g->h * (uintptr_t)g->w *
-                               (uintptr_t)g->cin;
-    const uintptr_t out_bytes = (uintptr_t)g->n * (uintptr_t)g->oh * (uintptr_t)g->ow *
-                                (uintptr_t)g->cout;
-    return x < o + out_bytes && o < x + in_bytes;
+    return rt_spans_overlap(in, (uintptr_t)g->n * (uintptr_t)g->h * (uintptr_t)g->w *
+                                    (uintptr_t)g->cin,
+                            out, (uintptr_t)g->n * (uintptr_t)g->oh * (uintptr_t)g->ow *
+                                     (uintptr_t)g->cout);
 }
 
 /* A depthwise layer of 3x3 taps, a channel multiplier of 1 and no dilation (what

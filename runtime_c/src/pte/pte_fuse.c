@@ -85,6 +85,7 @@ COLD static int same_storage(const rt_pte_tensor *a, const rt_pte_tensor *b)
  * transposed. */
 COLD static int fusable(const rt_pte_program *p, int32_t i, int32_t j)
 {
+    enum { IN_PLACE_SCRATCH = 9 };
     rt_rd r = rt_rd_of(&p->fb);
     uint32_t kind, body;
     int32_t n_p, n_a, k, out_v, x_v, m, in_place;
@@ -110,7 +111,8 @@ COLD static int fusable(const rt_pte_program *p, int32_t i, int32_t j)
     c.args = pargs;
     c.n_args = n_p;
     c.op = prod;
-    /* mcu_aot::convolution_in_place: aten::convolution's arguments, then its scratch (bytes) */
+    /* mcu_aot::convolution_in_place: aten::convolution's 9 arguments, then its scratch
+       (bytes: argument IN_PLACE_SCRATCH), then out */
     in_place = rt_str_equal(prod->name, "mcu_aot::convolution_in_place");
     if (in_place || rt_str_equal(prod->name, "aten::convolution")) {
         int32_t transposed = 1;
@@ -119,7 +121,7 @@ COLD static int fusable(const rt_pte_program *p, int32_t i, int32_t j)
         }
     }
     for (k = 0; k < n_p; ++k) { /* every tensor of the producer is float32 */
-        if (!(in_place && k == 9) && !rt_pte_arg_is_none(&c, k) &&
+        if (!(in_place && k == IN_PLACE_SCRATCH) && !rt_pte_arg_is_none(&c, k) &&
             rt_pte_arg_tensor(&c, k, -1, &t) == RT_OK && t.dtype != RT_DTYPE_F32) {
             return 0;
         }
