@@ -215,7 +215,7 @@ def _f32_conv(x: tuple, w: tuple, out: tuple, args: dict) -> Optional[str]:
             len(out) != len(x) or math.prod(x) == 0 or math.prod(out) == 0:
         return None
     groups = int(args.get("groups", 1))
-    stride, pad = (list(args.get(k) or [d]) for k, d in (("stride", 1), ("padding", 0)))
+    stride, pad = _pair(args.get("stride"), 1), _pair(args.get("padding"), 0)
     plane_in, plane_out = math.prod(x[2:]), math.prod(out[2:])
     if groups == 1 and all(k == 1 for k in w[2:]) and all(s == 1 for s in stride) and \
             all(p == 0 for p in pad) and (x[0] == 1 or out[1] <= x[1]):
