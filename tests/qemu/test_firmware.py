@@ -9,6 +9,7 @@ float). Figures (error, arena, sizes, instructions) go to build/firmware_figures
 """
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 import subprocess
@@ -157,16 +158,24 @@ def test_float_patched_stage_on_board(board_name):
 # float32 planned with --overlap (runtime_c/src/conv/conv_in_place.c): the pointwise and
 # depthwise layers over their inputs give, on each kernel build's board (the M4's and the M55's
 # fast kernels among them), the bytes of the same board's plain plan.
-@pytest.mark.parametrize("net", ["kws", "inplace_f32"])
-@pytest.mark.parametrize("board_name", OP_BOARDS)
-def test_float_overlapped_plan_on_board_gives_the_plain_bytes(board_name, net):
+@functools.lru_cache(maxsize=None)
+def _float_sources(net: str):
+    """A float32 network's C planned plain and with overlaps, its module and example, once a
+    process (every board builds the same C)."""
     from aot.config import backend_config
     from op_models import IN_PLACE_F32
-    board = require_board(board_name)
     model, example = ZOO[net]() if net in ZOO else IN_PLACE_F32
     ep = torch.export.export(model, example)
     plain, overlapped = (aot.generate_c(aot.to_edge(ep).to_executorch(backend_config(o)),
                                         name=f"{net}_{int(o)}") for o in (False, True))
+    return plain, overlapped, model, example
+
+
+@pytest.mark.parametrize("net", ["kws", "inplace_f32"])
+@pytest.mark.parametrize("board_name", OP_BOARDS)
+def test_float_overlapped_plan_on_board_gives_the_plain_bytes(board_name, net):
+    board = require_board(board_name)
+    plain, overlapped, model, example = _float_sources(net)
     assert overlapped.arena_size < plain.arena_size
     want, got = (run_on_board(s, board, inputs=example, reference=model, timeout=120)
                  for s in (plain, overlapped))
