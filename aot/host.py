@@ -14,7 +14,9 @@
 ``aot.codegen.runtime``) into a shared library (gcc, -std=c99 -Wall -Wextra -Wpedantic -Werror)
 and loads it through cffi. The library
 is cached under ``~/.cache/mcu-aot/host`` (or ``cache_dir``) by a hash of every source and flag,
-so a re-run only loads it.
+so a re-run only loads it. Each runtime file's object is cached there too (``objects/``, by a
+hash of the file, the runtime's headers and the flags), so a new model compiles only its own
+translation unit; missing objects compile in parallel.
 """
 from __future__ import annotations
 
@@ -24,6 +26,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Optional, Sequence
 
@@ -96,15 +99,23 @@ class HostModel:
         return profile_of(self.sources, [int(ticks[k]) for k in range(n)], "ns", "host")
 
 
-def _digest(sources: CSources, runtime: Sequence[str], flags: Sequence[str]) -> str:
+def _headers_digest() -> bytes:
+    """Every runtime header, by path and contents: any of them may reach any runtime file."""
+    root = runtime_dir()
     h = hashlib.sha256()
+    for header in sorted((root / "include").glob("*.h")) + sorted(root.glob("src/**/*.h")):
+        h.update(header.relative_to(root).as_posix().encode() + b"\0" + header.read_bytes())
+    return h.digest()
+
+
+def _digest(sources: CSources, runtime: Sequence[str], flags: Sequence[str],
+            headers: bytes) -> str:
+    h = hashlib.sha256(headers)
     for name in sorted(sources.files):
         h.update(name.encode() + b"\0" + sources.files[name].encode() + b"\0")
     root = runtime_dir()
     for rel in runtime:
         h.update(rel.encode() + b"\0" + (root / rel).read_bytes())
-    for header in sorted((root / "include").glob("*.h")) + sorted(root.glob("src/**/*.h")):
-        h.update(header.relative_to(root).as_posix().encode() + header.read_bytes())
     h.update(repr((tuple(flags), sys.version_info[:2], sys.platform)).encode())
     return h.hexdigest()[:20]
 
@@ -131,27 +142,72 @@ uint64_t {name}_profile_clock(void)
 """
 
 
-def _compile(sources: CSources, runtime: Sequence[str], flags: Sequence[str],
-             work: Path) -> Path:
-    """gcc -shared: the model TU and its runtime files, under the strict flags."""
+def compiler() -> str:
+    """The host C compiler (gcc, else cc)."""
     cc = shutil.which("gcc") or shutil.which("cc")
     if cc is None:
-        raise AotError("aot.host needs a C compiler: apt-get install gcc")
+        raise AotError("building for the host needs a C compiler (gcc): apt-get install gcc")
+    return cc
+
+
+def _run(cmd: list[str], what: str) -> None:
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise AotError(f"compiling {what} for the host failed:\n{r.stderr.strip()}")
+
+
+def _object(cc: str, rel: str, flags: Sequence[str], headers: bytes, cache: Path) -> Path:
+    """runtime_c/<rel> compiled with ``flags`` (position-independent), from the object cache or
+    into it (atomically: an object is whole or absent)."""
+    src = runtime_dir() / rel
+    h = hashlib.sha256(headers)
+    h.update(rel.encode() + b"\0" + src.read_bytes())
+    h.update(repr((cc, tuple(flags), sys.platform)).encode())
+    obj = cache / "objects" / f"{Path(rel).stem}-{h.hexdigest()[:20]}.o"
+    if not obj.is_file():
+        obj.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=f".{obj.stem}-", suffix=".o", dir=obj.parent)
+        os.close(fd)
+        try:
+            _run([cc, *flags, "-fPIC", f"-I{runtime_dir() / 'include'}", "-c", str(src),
+                  "-o", tmp], rel)
+            os.replace(tmp, obj)
+        finally:
+            if os.path.exists(tmp):
+                os.unlink(tmp)
+    return obj
+
+
+def runtime_objects(runtime: Sequence[str], flags: Sequence[str], cache: Path,
+                    headers: Optional[bytes] = None) -> list[Path]:
+    """The objects of ``runtime`` (paths under runtime_c/) built with ``flags``, from the object
+    cache under ``cache``; the missing ones compile in parallel."""
+    cc = compiler()
+    headers = _headers_digest() if headers is None else headers
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        return list(pool.map(lambda rel: _object(cc, rel, flags, headers, cache), runtime))
+
+
+def _compile(sources: CSources, runtime: Sequence[str], flags: Sequence[str],
+             headers: bytes, cache: Path, work: Path) -> Path:
+    """gcc -shared: the model TU, with the runtime files' cached objects, under the strict
+    flags."""
+    cc = compiler()
+    profile = f"-D{sources.name.upper()}_PROFILE"
+    # the runtime files' objects serve any model: the model's own define is left out
+    objects = runtime_objects(runtime, [f for f in flags if f != profile], cache, headers)
     for fname, text in sources.files.items():
         (work / fname).write_text(text)
     root = runtime_dir()
     lib = work / f"lib{sources.name}.so"
     extra = []
-    if f"-D{sources.name.upper()}_PROFILE" in flags:
+    if profile in flags:
         clock = work / f"{sources.name}_profile_clock.c"
         clock.write_text(_PROFILE_CLOCK.format(name=sources.name))
         extra.append(str(clock))
-    cmd = [cc, *flags, "-shared", "-fPIC", f"-I{work}", f"-I{root / 'include'}",
-           str(work / f"{sources.name}.c"), *extra, *[str(root / rel) for rel in runtime],
-           "-o", str(lib), "-lm"]
-    r = subprocess.run(cmd, capture_output=True, text=True)
-    if r.returncode != 0:
-        raise AotError(f"compiling {sources.name}.c for the host failed:\n{r.stderr.strip()}")
+    _run([cc, *flags, "-shared", "-fPIC", f"-I{work}", f"-I{root / 'include'}",
+          str(work / f"{sources.name}.c"), *extra, *map(str, objects), "-o", str(lib), "-lm"],
+         f"{sources.name}.c")
     return lib
 
 
@@ -170,7 +226,8 @@ def build(sources: CSources, *, cflags: Sequence[str] = (), sanitize: bool = Fal
         list(host_cflags(arch)) + list(cflags) + \
         ([f"-D{sources.name.upper()}_PROFILE"] if profile else [])
     runtime = for_arch(sources.runtime_sources, arch)
-    key = _digest(sources, runtime, flags)
+    headers = _headers_digest()
+    key = _digest(sources, runtime, flags, headers)
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     target = cache / key
     lib_path = target / f"lib{sources.name}.so"
@@ -178,7 +235,7 @@ def build(sources: CSources, *, cflags: Sequence[str] = (), sanitize: bool = Fal
         cache.mkdir(parents=True, exist_ok=True)
         work = Path(tempfile.mkdtemp(prefix=f".{key}-", dir=cache))
         try:
-            _compile(sources, runtime, flags, work)
+            _compile(sources, runtime, flags, headers, cache, work)
             try:
                 os.replace(work, target)      # atomic: a cache entry is whole or absent
             except OSError:

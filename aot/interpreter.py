@@ -33,7 +33,8 @@ from .codegen.epilogue import PRODUCERS
 from .codegen.runtime import (for_arch, host_arch, host_cflags, runtime_dir,
                               runtime_sources_for, status_name)
 from .errors import AotError
-from .host import SANITIZE_FLAGS, STRICT_FLAGS, default_cache_dir
+from .host import (SANITIZE_FLAGS, STRICT_FLAGS, compiler, default_cache_dir,
+                   runtime_objects)
 from .ops import OpDef, all_ops, by_et_name
 from .pte.reader import load_program
 
@@ -450,12 +451,10 @@ def build_host(programs: Optional[Iterable[bytes]] = None, *, arch: Optional[str
         try:
             (work / "table.c").write_text(table.source)
             (work / "glue.c").write_text(_GLUE)
-            cc = shutil.which("gcc") or shutil.which("cc")
-            if cc is None:
-                raise AotError("aot.interpreter needs a C compiler: apt-get install gcc")
-            cmd = [cc, *flags, "-shared", "-fPIC", f"-I{root / 'include'}",
-                   str(work / "table.c"), str(work / "glue.c"),
-                   *[str(root / rel) for rel in runtime], "-o", str(work / "libpte.so"), "-lm"]
+            objects = runtime_objects(runtime, flags, cache)
+            cmd = [compiler(), *flags, "-shared", "-fPIC", f"-I{root / 'include'}",
+                   str(work / "table.c"), str(work / "glue.c"), *map(str, objects),
+                   "-o", str(work / "libpte.so"), "-lm"]
             r = subprocess.run(cmd, capture_output=True, text=True)
             if r.returncode != 0:
                 raise AotError(f"compiling the interpreter failed:\n{r.stderr.strip()}")

@@ -27,7 +27,6 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -98,12 +97,11 @@ def sanitizer_env() -> dict[str, str]:
     return env
 
 
-def compile_c(source: Path, obj: Path | str, flags: list[str], cc: str = "gcc") -> None:
-    """Compile one runtime file; raises with the compiler's output on failure."""
-    cmd = [cc, *flags, f"-I{INCLUDE}", "-c", str(source), "-o", str(obj)]
-    res = subprocess.run(cmd, capture_output=True, text=True)
-    if res.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)}\n{res.stdout}{res.stderr}")
+def runtime_objects(sources: list[Path], cflags: list[str]) -> list[Path]:
+    """The runtime files' objects, through aot.host's object cache (under CACHE): a file that
+    several builds share (the portable ones, beside each arch's) compiles once a flag set."""
+    from aot.host import runtime_objects as cached
+    return cached([s.relative_to(RUNTIME).as_posix() for s in sources], cflags, CACHE)
 
 
 def _build(sources: list[Path], sanitize: bool) -> Path:
@@ -125,11 +123,8 @@ def _build(sources: list[Path], sanitize: bool) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="tmp-", dir=CACHE))
     # The runtime gets the strict flags; cffi's generated glue gets its own.
-    objects = [tmp / f"{s.parent.name}__{s.stem}.o" for s in sources]
     try:
-        with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-            list(pool.map(lambda so: compile_c(so[0], so[1], cflags + ["-fPIC"]),
-                          zip(sources, objects)))
+        objects = runtime_objects(sources, cflags)
         ffi = cffi.FFI()
         ffi.cdef(cdef_text())
         ffi.set_source(modname, '#include "rt.h"', include_dirs=[str(INCLUDE)],

@@ -22,7 +22,6 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -89,11 +88,8 @@ def _build_arch(arch: str, sanitize: bool) -> Path:
         return found[0]
     CACHE.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="tmp-", dir=CACHE))
-    objects = [tmp / f"{s.parent.name}__{s.stem}.o" for s in sources]
     try:
-        with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
-            list(pool.map(lambda so: kernel_harness.compile_c(so[0], so[1], cflags + ["-fPIC"]),
-                          zip(sources, objects)))
+        objects = kernel_harness.runtime_objects(sources, cflags)
         ffi = cffi.FFI()
         ffi.cdef(kernel_harness.cdef_text())
         ffi.set_source(modname, '#include "rt.h"', include_dirs=[str(INCLUDE)],
