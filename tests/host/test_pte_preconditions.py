@@ -53,6 +53,10 @@ INT32_MAX = 2 ** 31 - 1
 
 DECLARING = [op for op in all_ops() if op.preconditions]
 
+# one worker runs the module (make test: --dist loadgroup), so the mutants, the programs and the
+# sanitized interpreter's verdicts (module fixtures) are made once, not once a worker
+pytestmark = pytest.mark.xdist_group("pte_preconditions")
+
 
 # -- the declarations and both implementations -------------------------------------------------
 

@@ -74,14 +74,14 @@ def test_every_fast_arch_is_checked():
 # not aligned to a word; a frame pointer kept, which firmware.mk leaves out of the arch files,
 # whose loops take r7); the Helium board twice more with its depthwise band at full size, at
 # -O2 and as a debug build (the twins' own band is small, so that layers too big for it run
-# too; the gathered taps need the full one). The -O2 build with the small band runs 2,000
+# too; the gathered taps need the full one). The -O2 build with the small band runs 1,000
 # random cases of each kernel; the others, which check the same C compiled otherwise or with
 # the other band, a quarter of them (an -O0 build runs about four times slower under QEMU).
 DEBUG = "-Og -fno-omit-frame-pointer"
 
 
 def cases(opt: str, band: str) -> int:
-    return 2000 if (opt, band) == ("-O2", "160") else 500
+    return 1000 if (opt, band) == ("-O2", "160") else 250
 
 
 RUNS = [(b, opt, band) for b in FAST_BOARDS for opt, band in
