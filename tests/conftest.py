@@ -13,6 +13,9 @@ sys.path.insert(0, str(TESTS))   # op_models and other shared test modules
 
 IN_CI = os.environ.get("CI", "").lower() == "true"
 REPO = TESTS.parent
+# The suite's aot.host cache: its libraries and runtime objects are keyed by content, so every
+# module and worker shares them (a new model then compiles only its own translation unit).
+HOST_CACHE = REPO / "build" / "host-cache"
 
 
 def pytest_configure(config):

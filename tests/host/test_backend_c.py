@@ -17,7 +17,7 @@ from aot.backends import AddMulPartitioner, DemoBackend, FusedElementwisePartiti
 from aot.errors import AotError, BackendError, UnsupportedOpError
 from aot.program import BackendDelegate
 from aot.zoo import resnet8
-from conftest import require_tool
+from conftest import HOST_CACHE, require_tool
 from fused_models import FUSED_MODELS
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -25,9 +25,9 @@ TRACED = aot.ExecutorchBackendConfig(emit_stacktrace=True)   # the .pte keeps so
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
+def cache():
     require_tool("gcc")
-    return tmp_path_factory.mktemp("host-cache")
+    return HOST_CACHE
 
 
 def _numpy(out):

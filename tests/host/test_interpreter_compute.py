@@ -24,6 +24,7 @@ from aot.codegen.context import Invalid, Unsupported
 from aot.codegen.renderers import check_call
 from aot.ops import by_et_name
 from aot.pte import serialize_pte
+from conftest import HOST_CACHE
 
 FAMILY = {
     "aten::convolution.out", "aten::addmm.out", "aten::mm.out", "aten::bmm.out",
@@ -49,8 +50,8 @@ def interp():
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("interp-compute")
+def cache():
+    return HOST_CACHE
 
 
 def _keys(manager) -> set[str]:

@@ -27,7 +27,7 @@ from aot.codegen.runtime import status_name
 from aot.errors import AotError
 from aot.ops import all_ops
 from aot.pte import load_program, serialize_pte
-from conftest import require_module
+from conftest import HOST_CACHE, require_module
 from op_models import OP_MODELS, Counter
 from op_suite import BY_NAME
 
@@ -197,8 +197,8 @@ def interp():
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("static-c")
+def cache():
+    return HOST_CACHE
 
 
 def _same(got: list, want: list) -> None:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from conftest import require_tool
+from conftest import HOST_CACHE, require_tool
 import torch
 import torch.nn.functional as F
 from hypothesis import given, settings, strategies as st
@@ -439,7 +439,7 @@ def test_runtime_sources_take_arch_files():
                                                                 "cortex_m_dsp"))
 
 
-def test_host_build_links_arch_files(tmp_path):
+def test_host_build_links_arch_files():
     """The generated C is the same for every arch; aot.host links this machine's kernels."""
     import aot
     import aot.host
@@ -452,7 +452,7 @@ def test_host_build_links_arch_files(tmp_path):
     want = model(*example).detach().numpy()
     libraries = set()
     for arch in BUILD_ARCHES:
-        built = aot.host.build(sources, arch=arch, cache_dir=tmp_path)
+        built = aot.host.build(sources, arch=arch, cache_dir=HOST_CACHE)
         (got,) = built(example[0].numpy())
         np.testing.assert_allclose(got, want, rtol=RTOL, atol=ATOL)
         libraries.add(built.library_path)
@@ -472,6 +472,9 @@ def test_arch_files_compile_strict(arch, checks, tmp_path):
     assert res.returncode == 0 and res.stderr == "", res.stderr
 
 
+# beside the other sanitized pass (make test: --dist loadgroup), one after the other on one
+# worker, so the portable runtime's sanitized objects compile once (aot.host's object cache)
+@pytest.mark.xdist_group("sanitized_kernels")
 def test_under_sanitizers():
     if kernel_harness.sanitize_requested():
         pytest.skip("already the sanitized run")

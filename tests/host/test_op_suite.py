@@ -19,6 +19,7 @@ import aot
 import aot.host
 import op_list
 from aot.ops import OPS, all_ops
+from conftest import HOST_CACHE
 from op_suite import BY_NAME, CASES
 
 # one worker runs the module (make test: --dist loadgroup), so its lowerings are made once
@@ -51,8 +52,8 @@ def assert_close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) ->
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("op-suite")
+def cache():
+    return HOST_CACHE
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ from aot.ops import all_ops
 from aot.passes.verify_program import executorch_lacks
 from aot.pte import load_program, serialize_pte
 from aot.zoo import ZOO
-from conftest import require_module
+from conftest import HOST_CACHE, require_module
 from op_models import OP_MODELS, Counter
 
 
@@ -168,10 +168,10 @@ def test_executorch_written_pte_round_trips(name, et_zoo):
 
 
 @pytest.mark.parametrize("name", sorted(ZOO))
-def test_c_from_executorch_written_pte_matches_torch(name, et_zoo, tmp_path):
+def test_c_from_executorch_written_pte_matches_torch(name, et_zoo):
     model, example, buffer = et_zoo[name]
     sources = aot.generate_c(load_program(buffer), name=name)
-    got = aot.host.build(sources, cache_dir=tmp_path)(example[0].numpy())[0]
+    got = aot.host.build(sources, cache_dir=HOST_CACHE)(example[0].numpy())[0]
     np.testing.assert_allclose(got, model(*example).detach().numpy(), rtol=1e-4, atol=1e-5)
 
 
@@ -220,7 +220,7 @@ ET_REFUSES = {"op_rounding": "round.decimals", "op_embedding_bag": "_embedding_b
 
 
 @pytest.mark.parametrize("name", sorted(ET_WRITTEN))
-def test_c_from_executorch_written_pte_matches_its_runtime(name, runtime, tmp_path):
+def test_c_from_executorch_written_pte_matches_its_runtime(name, runtime):
     """ExecuTorch's own to_edge().to_executorch() writes the .pte; our C runs it and must
     agree with ExecuTorch's runtime on the same file."""
     exir = _exir()
@@ -233,7 +233,7 @@ def test_c_from_executorch_written_pte_matches_its_runtime(name, runtime, tmp_pa
     buffer = exir.to_edge(torch.export.export(model, example)).to_executorch().buffer
     want = _run_et(runtime, buffer, example)
     sources = aot.generate_c(load_program(buffer), name="m")
-    got = aot.host.build(sources, cache_dir=tmp_path)(*[x.numpy() for x in example])
+    got = aot.host.build(sources, cache_dir=HOST_CACHE)(*[x.numpy() for x in example])
     assert len(got) == len(want)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w.numpy(), rtol=1e-4, atol=1e-5, equal_nan=True)
