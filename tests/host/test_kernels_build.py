@@ -63,6 +63,9 @@ rt.lib.rt_copy_f32(rt.shape((8,)), rt.data(x), rt.shape((8,)), rt.data(out))
 """
 
 
+# beside the other sanitized pass (make test: --dist loadgroup), one after the other on one
+# worker, so the portable runtime's sanitized objects compile once (aot.host's object cache)
+@pytest.mark.xdist_group("sanitized_kernels")
 def test_kernels_under_sanitizers():
     require("gcc")
     env = kernel_harness.sanitizer_env()
