@@ -73,8 +73,9 @@ def _build_arch(arch: str, sanitize: bool) -> Path:
 
     from aot.codegen.runtime import host_cflags
     sources = arch_sources(arch)
-    cflags = STRICT_FLAGS + (SANITIZE_FLAGS if sanitize else []) + \
-        (list(host_cflags(_folder(arch))) if arch.endswith("+wide") else [])
+    base = STRICT_FLAGS + (SANITIZE_FLAGS if sanitize else [])
+    wide = list(host_cflags(_folder(arch))) if arch.endswith("+wide") else []
+    cflags = base + wide
     h = hashlib.sha256()
     for part in [sys.version, arch, " ".join(cflags), kernel_harness.cdef_text()]:
         h.update(part.encode())
@@ -89,7 +90,11 @@ def _build_arch(arch: str, sanitize: bool) -> Path:
     CACHE.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix="tmp-", dir=CACHE))
     try:
-        objects = kernel_harness.runtime_objects(sources, cflags)
+        # the widening flags go to the arch's own files, the only ones that test for them
+        # (src/arch/x86_64/conv2d.c): the portable files' objects are the narrow build's
+        own = [f for f in sources if ARCH_DIR in f.parents]
+        objects = kernel_harness.runtime_objects([f for f in sources if f not in own], base) + \
+            kernel_harness.runtime_objects(own, cflags)
         ffi = cffi.FFI()
         ffi.cdef(kernel_harness.cdef_text())
         ffi.set_source(modname, '#include "rt.h"', include_dirs=[str(INCLUDE)],
