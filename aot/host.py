@@ -99,7 +99,7 @@ class HostModel:
         return profile_of(self.sources, [int(ticks[k]) for k in range(n)], "ns", "host")
 
 
-def _headers_digest() -> bytes:
+def headers_digest() -> bytes:
     """Every runtime header, by path and contents: any of them may reach any runtime file."""
     root = runtime_dir()
     h = hashlib.sha256()
@@ -183,7 +183,7 @@ def runtime_objects(runtime: Sequence[str], flags: Sequence[str], cache: Path,
     """The objects of ``runtime`` (paths under runtime_c/) built with ``flags``, from the object
     cache under ``cache``; the missing ones compile in parallel."""
     cc = compiler()
-    headers = _headers_digest() if headers is None else headers
+    headers = headers_digest() if headers is None else headers
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
         return list(pool.map(lambda rel: _object(cc, rel, flags, headers, cache), runtime))
 
@@ -226,7 +226,7 @@ def build(sources: CSources, *, cflags: Sequence[str] = (), sanitize: bool = Fal
         list(host_cflags(arch)) + list(cflags) + \
         ([f"-D{sources.name.upper()}_PROFILE"] if profile else [])
     runtime = for_arch(sources.runtime_sources, arch)
-    headers = _headers_digest()
+    headers = headers_digest()
     key = _digest(sources, runtime, flags, headers)
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     target = cache / key

@@ -34,7 +34,7 @@ from .codegen.runtime import (for_arch, host_arch, host_cflags, runtime_dir,
                               runtime_sources_for, status_name)
 from .errors import AotError
 from .host import (SANITIZE_FLAGS, STRICT_FLAGS, compiler, default_cache_dir,
-                   runtime_objects)
+                   headers_digest, runtime_objects)
 from .ops import OpDef, all_ops, by_et_name
 from .pte.reader import load_program
 
@@ -440,8 +440,8 @@ def build_host(programs: Optional[Iterable[bytes]] = None, *, arch: Optional[str
                        .encode())
     for rel in runtime:
         h.update(rel.encode() + (root / rel).read_bytes())
-    for header in sorted((root / "include").glob("*.h")) + sorted(root.glob("src/**/*.h")):
-        h.update(header.read_bytes())
+    headers = headers_digest()
+    h.update(headers)
     cache = Path(cache_dir) if cache_dir else default_cache_dir()
     target = cache / ("pte-" + h.hexdigest()[:20])
     lib_path = target / "libpte.so"
@@ -451,7 +451,7 @@ def build_host(programs: Optional[Iterable[bytes]] = None, *, arch: Optional[str
         try:
             (work / "table.c").write_text(table.source)
             (work / "glue.c").write_text(_GLUE)
-            objects = runtime_objects(runtime, flags, cache)
+            objects = runtime_objects(runtime, flags, cache, headers)
             cmd = [compiler(), *flags, "-shared", "-fPIC", f"-I{root / 'include'}",
                    str(work / "table.c"), str(work / "glue.c"), *map(str, objects),
                    "-o", str(work / "libpte.so"), "-lm"]
