@@ -11,11 +11,21 @@
 
 #include "conv_s8.h"
 
+/* Bands of k pixels of the layer g from in to out (over it) land on input already read: the
+ * first band's end and the last's, between which the margin is linear. */
+static inline int rt_s8_pointwise_band_fits(const rt_conv_s8_geom *g, const int8_t *in,
+                                            const int8_t *out, int32_t k)
+{
+    const int32_t pixels = g->n * g->oh * g->ow;
+    return (uintptr_t)out + (uintptr_t)(k * g->cout) <= (uintptr_t)in + (uintptr_t)(k * g->cin) &&
+           (uintptr_t)out + (uintptr_t)(pixels * g->cout) <=
+               (uintptr_t)in + (uintptr_t)(pixels * g->cin);
+}
+
 /* The checks of rt_conv2d_1x1_in_place_s8: the layer's geometry (``g``), pointwise; where the
  * output does not overlap the input, the whole layer through rt_conv2d_1x1_s8 and *band = 0;
  * else *band, the pixels a band (scratch->size / Cout, at most the layer's), where the
- * scratch holds one and every band lands on input already read (checked at the first band's
- * end and the last's, between which the margin is linear). */
+ * scratch holds one and every band lands on input already read (rt_s8_pointwise_band_fits). */
 static inline rt_status rt_s8_pointwise_start(const rt_scratch *scratch,
                                               const rt_conv_s8_params *p, RT_S8_LAYER_TENSORS,
                                               rt_conv_s8_geom *g, int32_t *band)
@@ -32,11 +42,7 @@ static inline rt_status rt_s8_pointwise_start(const rt_scratch *scratch,
     k = scratch->size / g->cout;
     RT_CHECK(k >= 1, RT_ERR_SCRATCH);
     k = k < pixels ? k : pixels;
-    RT_CHECK((uintptr_t)out + (uintptr_t)(k * g->cout) <=
-                     (uintptr_t)in + (uintptr_t)(k * g->cin) &&
-                 (uintptr_t)out + (uintptr_t)(pixels * g->cout) <=
-                     (uintptr_t)in + (uintptr_t)(pixels * g->cin),
-             RT_ERR_PARAM);
+    RT_CHECK(rt_s8_pointwise_band_fits(g, in, out, k), RT_ERR_PARAM);
     *band = k;
     return RT_OK;
 }

@@ -600,6 +600,9 @@ static __attribute__((noinline, unused)) RT_DSP_ADR_ALIGNED void rt_dsp_px_filte
  * RT_DSP_Q_BYTES: the table gets what the quad leaves. */
 #define RT_DSP_Q_BYTES 8256    /* a quads' path's buffer on the stack, its deepest frame */
 #define RT_DSP_Q_K 256         /* the longest pointwise sum a quad takes: 2 KB widened */
+/* An in-place pointwise layer's buffer (conv_1x1_in_place_s8.c): a quad and the whole
+ * layer's table, so that its bands share one table (KWS's 64 filters of 64 taps: 9,984 B). */
+#define RT_DSP_Q_BAND_BYTES 10240
 /* Layers of fewer pixels (a 3x3 map's) use each widened filter too few times to pay for it. */
 #define RT_DSP_Q_PIXELS 16
 
@@ -847,6 +850,22 @@ static __attribute__((noinline, unused)) RT_DSP_ADR_ALIGNED void rt_dsp_q_pairs(
 #endif
 }
 
+/* The quads of ``pixels`` pixels (four or more) of cin inputs from in, each widened into xq,
+ * by the n filter pairs of the table wt; pixel i's outputs from out + i * cout on. The last
+ * quad redoes some of the one before it (the same bits stored again). */
+static inline void rt_dsp_q_quads(const int8_t *in, int32_t pixels, int32_t cin,
+                                  int16x2_t off2, int32_t *xq, const int32_t *wt, int32_t n,
+                                  int8_t *out, int32_t cout)
+{
+    int32_t i;
+    for (i = 0; i < pixels; i += 4) {
+        const int32_t i0 = i + 4 <= pixels ? i : pixels - 4;
+        const int8_t *x = in + i0 * cin;
+        rt_dsp_q_widen(x, x + cin, x + 2 * cin, x + 3 * cin, cin, off2, xq);
+        rt_dsp_q_pairs(xq, wt, cin, n, out + i0 * cout, cout);
+    }
+}
+
 /* A pointwise layer the quads take (rt_dsp_pw_fits, an even Cout, Cin up to RT_DSP_Q_K, four
  * pixels or more): filter pairs a table at a time outside, widened once (above), quads of
  * pixels inside, widened once per table; the last quad redoes some of the one before it.
@@ -860,16 +879,11 @@ static __attribute__((noinline, unused)) void rt_dsp_pw_quads(
     const int16x2_t off2 = rt_dsp_pair(p->input_offset);
     int32_t buf[RT_DSP_Q_BYTES / 4];   /* the quad's 8 * cin bytes widened, then the table */
     int32_t *const xq = buf, *const wt = buf + 2 * cin;
-    int32_t oc, n, i;
+    int32_t oc, n;
     for (oc = 0; oc < cout; oc += 2 * n) {
         n = (cout - oc) / 2 < most ? (cout - oc) / 2 : most;
         rt_dsp_q_table(p, bias, w, cin, oc, n, wt);
-        for (i = 0; i < pixels; i += 4) {
-            const int32_t i0 = i + 4 <= pixels ? i : pixels - 4;
-            const int8_t *x = in + i0 * cin;
-            rt_dsp_q_widen(x, x + cin, x + 2 * cin, x + 3 * cin, cin, off2, xq);
-            rt_dsp_q_pairs(xq, wt, cin, n, out + i0 * cout + oc, cout);
-        }
+        rt_dsp_q_quads(in, pixels, cin, off2, xq, wt, n, out + oc, cout);
     }
 }
 
