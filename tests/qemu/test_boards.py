@@ -77,7 +77,8 @@ def test_smoke_values_match_numpy(firmware, name):
     got = values(result.stdout)
     want = {"expf": math.exp(0.5), "logf": math.log(3.0), "tanhf": math.tanh(-1.25),
             "erff": math.erf(-1.25), "sqrtf": math.sqrt(3.0), "powf": 3.0 ** 0.5,
-            "bias": 1.0, "dot": float(expected_dot()), "memcpy_bad": 0}
+            "bias": 1.0, "dot": float(expected_dot()), "memcpy_bad": 0,
+            "memset_bad": 0}
     for key, value in want.items():
         assert got[key] == pytest.approx(value, rel=1e-6), key
     assert np.float32(got["dot"]) == expected_dot()  # no fused multiply-add: bit-exact
@@ -91,7 +92,7 @@ def test_boards_print_identical_results(firmware):
         stdout = run_elf(elf, board).stdout
         outputs[name] = [ln for ln in stdout.splitlines() if not ln.startswith("mcu-aot")]
     reference = outputs[BOARDS[0]]
-    assert len(reference) == 9
+    assert len(reference) == 10
     for name, lines in outputs.items():
         assert lines == reference, name
 
