@@ -36,8 +36,8 @@ def _convolution(in_place: bool = False) -> CallSpec:
     pointwise, depthwise or general kernel (every one with rt_conv2d_f32's contract), with the
     activation fused into it if any (not into a transposed one); precondition
     conv_geometry_fits. ``in_place``: mcu_aot::convolution_in_place, whose scratch, where the
-    plan gives it bands (aot/overlap.py's conv_f32_scratch), picks the pointwise or general
-    kernel's entry that runs with its output exactly over its input."""
+    plan gives it bands (aot/overlap.py's conv_f32_scratch), picks the pointwise, depthwise or
+    general kernel's entry that runs with its output exactly over its input."""
     x, w, out, bias = Tensor("input"), Tensor("weight"), Out("out"), Opt("bias")
     r, transposed = x.rank, Bool("transposed")
     spatial = r - 2
@@ -85,8 +85,8 @@ def _convolution(in_place: bool = False) -> CallSpec:
         Read(s, p, d, Checked("output_padding", lo=0, hi=0), groups, params, bias), *bands,
         geometry(),
         If(pointwise, kernel("conv2d_1x1"),
-           If((groups > 1) & groups.eq(x.size(1)),
-              Call("rt_conv2d_depthwise_f32", *layer), kernel("conv2d"))))
+           If((groups > 1) & groups.eq(x.size(1)), kernel("conv2d_depthwise"),
+              kernel("conv2d"))))
     return CallSpec(
         Read(x, w, out, transposed),
         Require((spatial.eq(1) | spatial.eq(2)) & w.rank.eq(r) & out.rank.eq(r), UNSUPPORTED,

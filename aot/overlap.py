@@ -26,11 +26,13 @@ inside its input's buffer against its separate-buffer run (tests/qemu/test_kerne
 float32 maps are NCHW: a channel's plane is contiguous, so an output that starts where its
 input starts lands each output channel on the input channel of its index. A pointwise or
 "same" kxk convolution then runs exactly in place by bands (mcu_aot::convolution_in_place,
-runtime_c/src/conv/conv_in_place.c: a band's inputs gathered into the scratch, its outputs
-copied home once no later band reads under them); a depthwise one needs no scratch, since
-every arch's kernel reads plane by plane, and starts one output plane below its input, as
-average pooling does. tests/host/test_kernels.py holds each to the plain kernel's bytes;
-tests/qemu/test_firmware.py runs the networks on every kernel build.
+runtime_c/src/conv/conv_in_place.c: a pointwise band's outputs computed from the pixels where
+they lie, a kxk band's input rows gathered, into the scratch, and copied home once no later
+band reads under them); so does a depthwise one of small planes, by groups of planes. One of
+large planes needs no scratch, since every arch's kernel reads plane by plane: it starts one
+output plane below its input, as average pooling does. tests/host/test_kernels.py holds each
+to the plain kernel's bytes; tests/qemu/test_firmware.py runs the networks on every kernel
+build.
 """
 from __future__ import annotations
 
@@ -203,6 +205,9 @@ def depthwise_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
 
 # Pixels a band of rt_conv2d_1x1_in_place_f32 (RT_F32_POINTWISE_BAND in rt_kernels.h).
 F32_POINTWISE_BAND = 8
+# The fewest planes a group of rt_conv2d_depthwise_in_place_f32 is worth its calls for: fewer
+# (large planes), and the layer starts one output plane below its input instead.
+F32_DEPTHWISE_GROUP = 4
 
 
 def _f32_conv(x: tuple, w: tuple, out: tuple, args: dict) -> Optional[str]:
@@ -240,19 +245,35 @@ def _f32_rows_floats(x: tuple, w: tuple, out: tuple, args: dict) -> int:
 
 def conv_f32_scratch(args: dict, outs: list) -> int:
     """The in-place scratch of a float32 convolution (``scratch`` takes its arguments:
-    shapes): a band of pixels' inputs and outputs for a pointwise layer, a band of rows' inputs
-    and outputs for a kxk one, else 0 (a depthwise layer needs none: depthwise_f32)."""
+    shapes): a band of pixels' outputs for a pointwise layer (its inputs are read where they
+    lie), a group of output planes for a depthwise one of small planes, a band of rows' inputs
+    and outputs for a kxk one, else 0 (a depthwise layer of large planes starts one output
+    plane below its input instead: depthwise_f32)."""
     x, w, out = (tuple(args["input"]), tuple(args["weight"]), tuple(outs[0]))
     kind = _f32_conv(x, w, out, args)
     if kind == "pointwise":
-        return 4 * (x[1] + out[1]) * min(math.prod(x[2:]), F32_POINTWISE_BAND)
+        return 4 * out[1] * min(math.prod(x[2:]), F32_POINTWISE_BAND)
+    if kind == "depthwise":
+        planes = _f32_depthwise_group(x, out)
+        return 4 * planes * math.prod(out[2:]) if planes else 0
     return 4 * _f32_rows_floats(x, w, out, args) if kind == "rows" else 0
+
+
+def _f32_depthwise_group(x: tuple, out: tuple) -> int:
+    """The output planes a group of rt_conv2d_depthwise_in_place_f32 computes into its scratch:
+    as many as a pointwise band of the layer's channels holds floats (KWS's 25x5 planes: 4 of
+    its 64), where that is at least F32_DEPTHWISE_GROUP and not every plane, else 0."""
+    planes = F32_POINTWISE_BAND * x[1] // math.prod(out[2:])
+    return planes if F32_DEPTHWISE_GROUP <= planes < x[1] else 0
 
 
 def conv_f32(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
     """mcu_aot::convolution_in_place (a float32 convolution under --overlap): exactly in
-    place where its scratch holds the bands (conv_f32_scratch)."""
-    return ("input", 0, True) if has_bands(args, outs, conv_f32_scratch) else None
+    place where its scratch holds the bands (conv_f32_scratch), else a depthwise layer one
+    output plane below its input (depthwise_f32)."""
+    if has_bands(args, outs, conv_f32_scratch):
+        return "input", 0, True
+    return depthwise_f32(args, outs)
 
 
 def depthwise_f32(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
@@ -267,7 +288,8 @@ def depthwise_f32(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
 
 
 def pool_f32(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
-    """avg_pool2d and _adaptive_avg_pool2d of float32 NCHW (or CHW) maps: their one kernel
+    """avg_pool2d, _adaptive_avg_pool2d and max_pool2d_with_indices (its values, output 0; its
+    indices never overlap) of float32 NCHW (or CHW) maps: their one kernel each
     (runtime_c/src/pool/, no arch twin) writes the planes in order, each from its own input
     plane, so the output may start one output plane below its input where an output plane is
     no larger than an input one."""

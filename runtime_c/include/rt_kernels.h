@@ -68,13 +68,18 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSOR
  * (aot/overlap.py's conv_f32, under --overlap; where the output does not overlap the input,
  * the layer's kernel runs as above): the same bytes as the layer's kernel with separate
  * buffers, by bands of RT_F32_POINTWISE_BAND pixels (the plane where smaller), the scratch
- * holding a band's inputs and outputs ((Cin + Cout) * band floats); one image, or
- * Cout <= Cin. RT_ERR_PARAM for an overlap of another kind, RT_ERR_SCRATCH for too little
- * scratch. (rt_conv2d_depthwise_f32 reads plane by plane on every arch: its output may start
- * one output plane below its input, and needs no entry of its own.) */
+ * holding a band's outputs (Cout * band floats; its inputs are read where they lie); one
+ * image, or Cout <= Cin. RT_ERR_PARAM for an overlap of another kind, RT_ERR_SCRATCH for too
+ * little scratch. */
 #define RT_F32_POINTWISE_BAND 8
 rt_status rt_conv2d_1x1_in_place_f32(const rt_scratch *scratch, const rt_conv2d_params *p,
                                      RT_F32_LAYER_TENSORS);
+/* Likewise rt_conv2d_depthwise_f32 of multiplier 1 whose output planes are no larger than its
+ * input ones, exactly in place by groups of planes: a group's output planes computed into the
+ * scratch (as many as it holds, at least one) by the layer's kernel, then copied home over
+ * input planes no later group reads. */
+rt_status rt_conv2d_depthwise_in_place_f32(const rt_scratch *scratch,
+                                           const rt_conv2d_params *p, RT_F32_LAYER_TENSORS);
 /* Likewise rt_conv2d_f32 of one group, stride 1 and "same" padding (the output the input's
  * size), rank 4, exactly in place by bands of max(1, pad_h) rows: the scratch holds a band's input
  * rows of every channel (band + (KH - 1) * dilation_h rows) and its output rows

@@ -144,9 +144,11 @@ def test_conv_in_place_gives_the_separate_buffers_bytes(rt, data):
     with the output exactly over the input, for every layer aot/overlap.py's conv_f32 lets run
     so (pointwise of any channels, one image or Cout <= Cin; depthwise of any filter, stride,
     padding and dilation whose output plane is no larger; kxk "same" layers, 1, 3 or 5 taps,
-    dilated or not), the scratch it plans: the bytes the plain kernel gives into a buffer of
-    its own. Separate buffers pass through; an overlap other
-    than exact, or too little scratch, is refused."""
+    dilated or not), the scratch it plans (a depthwise layer of large planes, which plans
+    none, any group of planes): the bytes the plain kernel gives into a buffer of its own.
+    Separate buffers pass through; an overlap other than exact, or too little scratch, is
+    refused. The plain depthwise kernel also gives its bytes with its output at the lag
+    depthwise_f32 declares."""
     from aot.overlap import _f32_conv, conv_f32_scratch, depthwise_f32
     rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 31)))
     kind = data.draw(st.sampled_from(["pointwise", "depthwise", "rows"]))
@@ -198,8 +200,10 @@ def test_conv_in_place_gives_the_separate_buffers_bytes(rt, data):
         below = arena[:want.size].reshape(want.shape)
         rt.call(f"{entry}_f32", prm, arena[lag:].reshape(x.shape), wt, b, below)
         assert below.tobytes() == want.tobytes()
-        return
     size = conv_f32_scratch(args, [tuple(ref.shape)])
+    if kind == "depthwise":   # exactly in place by groups: the planned ones, or from one plane
+        planes = math.prod(ref.shape[2:])
+        size = size or 4 * planes * data.draw(st.integers(1, c))
 
     def scratch(nbytes):
         buf = np.zeros(max(nbytes, 4) // 4, np.float32)
@@ -220,7 +224,8 @@ def test_conv_in_place_gives_the_separate_buffers_bytes(rt, data):
         with pytest.raises(KernelError, match="RT_ERR_PARAM"):
             rt.call(f"{entry}_in_place_f32", scr, prm, shifted[1:1 + x.size].reshape(x.shape),
                     wt, b, shifted[:want.size].reshape(want.shape))
-    small, _keep2 = scratch(size - 4)
+    # (a depthwise layer's groups take any planes: less than one is too little)
+    small, _keep2 = scratch(size - 4 if kind != "depthwise" else 4 * planes - 4)
     with pytest.raises(KernelError, match="RT_ERR_SCRATCH"):
         rt.call(f"{entry}_in_place_f32", small, prm, arena[:x.size].reshape(x.shape), wt, b,
                 arena[:want.size].reshape(want.shape))
@@ -459,21 +464,25 @@ def test_pool_hypothesis(rt, kind, planes, h, w, kh, kw, sh, sw, ph, pw, dh, dw,
 @given(n=st.integers(1, 2), planes=st.integers(1, 6), h=st.integers(1, 9),
        w=st.integers(1, 9), k=st.integers(1, 3), s=st.integers(1, 3), pad=st.integers(0, 1),
        ceil=st.booleans(), size=st.tuples(st.integers(1, 4), st.integers(1, 4)))
-def test_avg_pools_below_their_input_give_the_separate_buffers_bytes(rt, n, planes, h, w, k,
-                                                                     s, pad, ceil, size):
-    """rt_avg_pool2d_f32 and rt_adaptive_avg_pool2d_f32 with their output at aot/overlap.py's
-    pool_f32 lag below their input (one output plane, where no larger than an input one):
-    the bytes they give into a buffer of their own."""
+def test_pools_below_their_input_give_the_separate_buffers_bytes(rt, n, planes, h, w, k, s,
+                                                                 pad, ceil, size):
+    """rt_avg_pool2d_f32, rt_adaptive_avg_pool2d_f32 and rt_max_pool2d_f32 with their output
+    (the max pool's values; its int64 indices apart) at aot/overlap.py's pool_f32 lag below
+    their input (one output plane, where no larger than an input one): the bytes they give
+    into a buffer of their own."""
     from aot.overlap import pool_f32
     assume(2 * pad <= k <= min(h, w) + 2 * pad)
     x = randn(n, planes, h, w, seed=h * 7 + w)
     prm = pool_params(rt, (k, k), (s, s), (pad, pad), (1, 1), ceil, True, 0)
+    max_shape = tuple(aten.max_pool2d_with_indices(T(x), k, s, pad, 1, ceil)[0].shape)
     runs = [("rt_avg_pool2d_f32", (prm,),
              tuple(aten.avg_pool2d(T(x), k, s, pad, ceil).shape)),
-            ("rt_adaptive_avg_pool2d_f32", (), (n, planes) + size)]
+            ("rt_adaptive_avg_pool2d_f32", (), (n, planes) + size),
+            ("rt_max_pool2d_f32", (prm,), max_shape)]
     for kernel, params, shape in runs:
+        indices = () if kernel != "rt_max_pool2d_f32" else (rt.empty(shape, np.int64),)
         want = rt.empty(shape)
-        rt.call(kernel, *params, x, want)
+        rt.call(kernel, *params, x, want, *indices)
         declared = pool_f32({"self": T(x)}, [torch.empty(shape)])
         if declared is None:
             assert math.prod(shape[2:]) > h * w
@@ -482,8 +491,10 @@ def test_avg_pools_below_their_input_give_the_separate_buffers_bytes(rt, n, plan
         arena = np.full(lag + x.size, np.nan, np.float32)
         arena[lag:] = x.reshape(-1)
         below = arena[:want.size].reshape(shape)
-        rt.call(kernel, *params, arena[lag:].reshape(x.shape), below)
+        got = () if not indices else (rt.empty(shape, np.int64),)
+        rt.call(kernel, *params, arena[lag:].reshape(x.shape), below, *got)
         assert below.tobytes() == want.tobytes()
+        assert [g.tobytes() for g in got] == [i.tobytes() for i in indices]
 
 # -------------------------------------------------------------- reduce -----
 

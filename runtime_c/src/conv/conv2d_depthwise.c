@@ -414,16 +414,20 @@ static void dw_row(const rt_conv_geom *g, const float *in_c, const float *wc,
  * products dominate, and the copy would only cost flash. */
 #define DW_PAD_FLOATS 512
 
-rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
+rt_status rt_conv2d_depthwise_staged_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS,
+                                         float *stage, int32_t group)
 {
     rt_conv_geom g, gp;
+    rt_dw_stage staged;
+    const rt_dw_stage *st = &staged;
     float padded[DW_PAD_FLOATS];
     const rt_conv_geom *use = &g;
     int32_t n, oc, oy, y, x;
     RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     RT_CHECK(g.cin_g == 1, RT_ERR_PARAM);
+    staged = rt_dw_stage_of(&g, out, stage, group);
 #ifdef RT_DW_IMAGE   /* an arch's whole-image path (runtime_c/src/arch/cortex_m_dsp/...) */
-    if (RT_DW_IMAGE(&g, in, w, b, out)) {
+    if (RT_DW_IMAGE(&g, in, w, b, st)) {
         return RT_OK;
     }
 #endif
@@ -432,12 +436,13 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSOR
         for (n = 0; n < g.n; ++n) {
             for (oc = 0; oc < g.cout; ++oc) {
                 const float *in_c = in + (n * g.cin + oc / g.cout_g) * g.h * g.w;
-                float *o = out + (n * g.cout + oc) * g.oh * g.ow;
+                float *o = rt_dw_stage_plane(st, n * g.cout + oc);
                 if (g.w == 5) {
                     dw_k3_w5(&g, in_c, w + oc * 9, b != NULL ? b[oc] : 0.0f, o);
                 } else {
                     dw_k3_w6(&g, in_c, w + oc * 9, b != NULL ? b[oc] : 0.0f, o);
                 }
+                rt_dw_stage_done(st, n * g.cout + oc);
             }
         }
         return RT_OK;
@@ -459,7 +464,7 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSOR
     for (n = 0; n < g.n; ++n) {
         for (oc = 0; oc < g.cout; ++oc) {
             const float *in_c = in + (n * g.cin + oc / g.cout_g) * g.h * g.w;
-            float *o = out + (n * g.cout + oc) * g.oh * g.ow;
+            float *o = rt_dw_stage_plane(st, n * g.cout + oc);
             if (use == &gp) {
                 if (oc % g.cout_g == 0) {   /* a new input channel: its plane, padded */
                     for (y = 0; y < g.h; ++y) {
@@ -476,13 +481,19 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSOR
                 } else {
                     dw_k3s2(use, in_c, w + oc * 9, b != NULL ? b[oc] : 0.0f, o);
                 }
-                continue;
+            } else {
+                for (oy = 0; oy < g.oh; ++oy) {
+                    dw_row(use, in_c, w + oc * g.kh * g.kw, b != NULL ? b[oc] : 0.0f,
+                           oy, o + oy * g.ow);
+                }
             }
-            for (oy = 0; oy < g.oh; ++oy) {
-                dw_row(use, in_c, w + oc * g.kh * g.kw, b != NULL ? b[oc] : 0.0f,
-                       oy, o + oy * g.ow);
-            }
+            rt_dw_stage_done(st, n * g.cout + oc);
         }
     }
     return RT_OK;
+}
+
+rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
+{
+    return rt_conv2d_depthwise_staged_f32(p, in_s, in, w_s, w, b_s, b, out_s, out, NULL, 1);
 }

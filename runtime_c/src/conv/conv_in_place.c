@@ -1,17 +1,16 @@
-/* conv_in_place.c - float32 pointwise and kxk convolutions whose output the planner put
- * exactly over their input (aot/overlap.py's conv_f32, planned under --overlap). A depthwise
- * layer needs no entry of its own: every arch's kernel reads plane by plane, so its output
- * goes one output plane below its input (aot/overlap.py's depthwise_f32).
+/* conv_in_place.c - float32 pointwise, depthwise and kxk convolutions whose output the planner
+ * put exactly over their input (aot/overlap.py's conv_f32, planned under --overlap). A
+ * depthwise layer of large planes needs no entry: every arch's kernel reads plane by plane,
+ * so its output goes one output plane below its input (aot/overlap.py's depthwise_f32).
  *
  * In NCHW a channel's plane is contiguous, so an output that starts where its input starts
  * lands each output channel on the input channel of its index:
  *   - pointwise: output (c, p) overwrites input (c, p) alone, so once every channel of a band
- *     of pixels is read, the band's outputs may go home. The band's inputs are gathered into
- *     the scratch, the layer's own kernel runs on them as an image of one row, and its
- *     outputs are copied home: every pixel's sum is the whole layer's (input channel order,
- *     bias last, then the activation), whatever paths the arch's kernel takes for the band.
- *     Exact in place for one image, or for several where Cout <= Cin (image k's outputs
- *     then lie on dead bytes of images up to k).
+ *     of pixels is read, the band's outputs may go home. The arch's rt_conv2d_1x1_band_f32
+ *     computes the band's outputs into the scratch from the pixels where they lie (its
+ *     conv2d_1x1.c's own sums: the whole layer's bits), and they are copied home. Exact in
+ *     place for one image, or for several where Cout <= Cin (image k's outputs then lie on
+ *     dead bytes of images up to k).
  *   - kxk of one group, stride 1 and "same" padding: output row y of plane c lands on input
  *     row y of plane c, which the rows from y - pad_h on still read. By bands of
  *     max(1, pad_h) rows: a band's input rows of every channel (the rows over the padding as
@@ -20,6 +19,11 @@
  *     down, into the scratch. A tap over the padding adds 0 * w where the whole layer's kernel
  *     may skip it: a sum that starts at +0 gets the same bits either way (finite weights, as
  *     rt_conv2d_depthwise_f32). One image, or Cout <= Cin.
+ *   - depthwise of multiplier 1, output planes no larger than input ones: output plane c
+ *     lands on input planes up to c. The arch's kernel computes the planes in order, each
+ *     from its own input plane, into the scratch (rt_conv2d_depthwise_staged_f32), and a
+ *     group of them goes home once done, over input planes no later plane reads: the whole
+ *     layer's planes, in one call.
  * Where the output does not overlap the input, the layer's kernel runs on it directly.
  * RT_ERR_PARAM for an overlap of another kind, RT_ERR_SCRATCH for too little scratch. */
 #include <string.h>
@@ -46,7 +50,7 @@ static rt_shape rt_shape4(int32_t a, int32_t b, int32_t c, int32_t d)
 }
 
 /* ``rows`` rows of ``n`` floats from src (rows ``src_step`` apart) to dst (``dst_step``
- * apart): a band's pixels of every channel, gathered or sent home. A band's rows are short
+ * apart): a band's outputs of every channel sent home. A band's rows are short
  * (RT_F32_POINTWISE_BAND), so its usual width is written out, a word at a time. */
 static void rt_f32_copy_rows(float *dst, int32_t dst_step, const float *src, int32_t src_step,
                              int32_t rows, int32_t n)
@@ -76,10 +80,6 @@ rt_status rt_conv2d_1x1_in_place_f32(const rt_scratch *scratch, const rt_conv2d_
                                      RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
-#ifndef RT_CONV1X1_BAND
-    rt_shape w4, bin_s, bout_s;
-#endif
-    float *bin, *bout;
     int32_t n, p0, hw, band;
     RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     RT_CHECK(RT_CONV_GEOM_IS_1X1(g), RT_ERR_PARAM);
@@ -90,30 +90,39 @@ rt_status rt_conv2d_1x1_in_place_f32(const rt_scratch *scratch, const rt_conv2d_
     RT_CHECK(in == out && (g.n == 1 || g.cout <= g.cin), RT_ERR_PARAM);
     band = hw < RT_F32_POINTWISE_BAND ? hw : RT_F32_POINTWISE_BAND;
     RT_CHECK(scratch != NULL && scratch->buf != NULL &&
-                 scratch->size / (int32_t)sizeof(float) / (g.cin + g.cout) >= band,
+                 scratch->size / (int32_t)sizeof(float) / g.cout >= band,
              RT_ERR_SCRATCH);
-    bin = (float *)scratch->buf;
-    bout = bin + g.cin * band;
-#ifndef RT_CONV1X1_BAND
-    w4 = rt_shape4(g.cout, g.cin, 1, 1);
-#endif
     for (n = 0; n < g.n; ++n) {
         const float *x = in + n * g.cin * hw;
         float *o = out + n * g.cout * hw;
         for (p0 = 0; p0 < hw; p0 += band) {
             const int32_t px = hw - p0 < band ? hw - p0 : band;
-#ifdef RT_CONV1X1_BAND   /* an arch's band straight from the map (arch/cortex_m_mve/...) */
-            RT_CONV1X1_BAND(&g, x + p0, hw, px, w, b, bout);
-#else
-            rt_f32_copy_rows(bin, px, x + p0, hw, g.cin, px);
-            bin_s = rt_shape4(1, g.cin, 1, px);
-            bout_s = rt_shape4(1, g.cout, 1, px);
-            RT_TRY(rt_conv2d_1x1_f32(p, &bin_s, bin, &w4, w, b_s, b, &bout_s, bout));
-#endif
-            rt_f32_copy_rows(o + p0, hw, bout, px, g.cout, px);
+            rt_conv2d_1x1_band_f32(&g, x + p0, hw, px, w, b, (float *)scratch->buf);
+            rt_f32_copy_rows(o + p0, hw, (const float *)scratch->buf, px, g.cout, px);
         }
     }
     return RT_OK;
+}
+
+rt_status rt_conv2d_depthwise_in_place_f32(const rt_scratch *scratch,
+                                           const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
+{
+    rt_conv_geom g;
+    int32_t plane_in, plane_out;
+    RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
+    plane_in = g.h * g.w;
+    plane_out = g.oh * g.ow;
+    if (!rt_f32_overlaps(in, g.n * g.cin * plane_in, out, g.n * g.cout * plane_out)) {
+        return rt_conv2d_depthwise_f32(p, in_s, in, w_s, w, b_s, b, out_s, out);
+    }
+    RT_CHECK(in == out && g.groups == g.cin && g.cout == g.cin && plane_out <= plane_in,
+             RT_ERR_PARAM);
+    RT_CHECK(scratch != NULL && scratch->buf != NULL &&
+                 scratch->size / (int32_t)sizeof(float) >= plane_out,
+             RT_ERR_SCRATCH);
+    return rt_conv2d_depthwise_staged_f32(p, in_s, in, w_s, w, b_s, b, out_s, out,
+                                          (float *)scratch->buf,
+                                          scratch->size / (int32_t)sizeof(float) / plane_out);
 }
 
 /* Output rows [y0, y0 + rows) of every channel, from the band in ``o`` (cout x rows x w), home

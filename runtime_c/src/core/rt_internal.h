@@ -231,6 +231,58 @@ rt_status rt_conv2d_geom(rt_conv_geom *g, const rt_conv2d_params *p,
     ((g).kh == 1 && (g).kw == 1 && (g).sh == 1 && (g).sw == 1 && (g).ph == 0 && (g).pw == 0 && \
      (g).groups == 1)
 
+/* A band of a pointwise layer g (rt_conv2d_1x1_in_place_f32): every output channel of px
+ * pixels, their inputs read where they lie in the map (x: the band's first pixel of channel
+ * 0, channels hw apart), into band (channels px apart). Each arch's conv2d_1x1.c defines it
+ * with the sums its rt_conv2d_1x1_f32 makes, so that a band's bits are the whole layer's. */
+void rt_conv2d_1x1_band_f32(const rt_conv_geom *g, const float *x, int32_t hw, int32_t px,
+                            const float *w, const float *b, float *band);
+
+/* Where a depthwise kernel puts its output planes (image-major, ``count`` of ``plane`` floats):
+ * home in ``out``, or, with a ``stage`` (rt_conv2d_depthwise_in_place_f32), plane i in the
+ * stage's slot i % group, a group going home once its last plane is done. Every arch's kernel
+ * computes the planes in order, each from its own input plane, so a group goes home over
+ * input planes it has read for the last time (output planes no larger than input ones). */
+typedef struct rt_dw_stage {
+    float *out;
+    float *stage;   /* NULL: straight home */
+    int32_t group, plane, count;
+} rt_dw_stage;
+
+static inline float *rt_dw_stage_plane(const rt_dw_stage *s, int32_t i)
+{
+    return s->stage == NULL ? s->out + i * s->plane : s->stage + i % s->group * s->plane;
+}
+
+/* Output plane i is done: with a stage, its group home when full or the last. */
+static inline void rt_dw_stage_done(const rt_dw_stage *s, int32_t i)
+{
+    if (s->stage != NULL && ((i + 1) % s->group == 0 || i + 1 == s->count)) {
+        const int32_t first = i - i % s->group;
+        memcpy(s->out + first * s->plane, s->stage,
+               (size_t)((i + 1 - first) * s->plane) * sizeof(float));
+    }
+}
+
+/* The stage of a layer g's output ``out``: ``stage`` (NULL: none) of ``group`` planes. */
+static inline rt_dw_stage rt_dw_stage_of(const rt_conv_geom *g, float *out, float *stage,
+                                         int32_t group)
+{
+    rt_dw_stage s;
+    s.out = out;
+    s.stage = stage;
+    s.group = group > 0 ? group : 1;
+    s.plane = g->oh * g->ow;
+    s.count = g->n * g->cout;
+    return s;
+}
+
+/* rt_conv2d_depthwise_f32 with its output planes staged (rt_dw_stage: ``stage`` NULL, or
+ * ``group`` planes of room); rt_conv2d_depthwise_f32 is this with no stage. Each arch's
+ * conv2d_depthwise.c defines it. */
+rt_status rt_conv2d_depthwise_staged_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS,
+                                         float *stage, int32_t group);
+
 /* Pooling/conv output size along one dim, PyTorch's pooling_output_shape
  * (ceil_mode 0 gives the conv formula). May be <= 0 for invalid params. */
 int32_t rt_pool_out_size(int32_t in, int32_t k, int32_t s, int32_t pad,

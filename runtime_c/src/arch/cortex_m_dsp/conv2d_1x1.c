@@ -10,7 +10,8 @@
  * channels), and the block runs every filter pair in one asm call; else 4 channels x 5
  * pixels (one VLDM of 5 pixels and 4 weight loads per input channel). Bias and the fused
  * activation are applied in registers before the store. Ragged ends reuse the last full block
- * shifted back; planes of fewer than 5 pixels take the portable 4x4 block. Accumulation is in
+ * shifted back; planes of fewer than 5 pixels take the portable 4x4 block. An in-place layer's
+ * bands of 8 pixels take the 2 x 8 block from the map where it lies. Accumulation is in
  * input channel order, bias last, then the fused activation: results are bit-identical to the
  * portable kernel. */
 #include "f32_dsp.h"
@@ -66,6 +67,24 @@ static void pairs_from(const rt_conv_geom *g, int nine, const float *w, const fl
     }
 }
 
+/* The 2 x 8 and 2 x 9 blocks' parameters: the panel, the layer's sums, bias and activation,
+ * outputs ldc floats apart. */
+static rt_f32_dsp_pairs pairs_of(const rt_conv_geom *g, float *panel, const float *b,
+                                 int32_t ldc)
+{
+    rt_f32_dsp_pairs q;
+    q.b = panel;
+    q.k = g->cin;
+    q.ldc4 = 4 * ldc;
+    q.bstep = b != NULL ? 8 : 0;
+    q.lo = g->lo;
+    q.hi = g->hi;
+    q.hashi = g->hi != INFINITY;
+    q.bias = NULL;   /* (both set a run at a time: pairs_from) */
+    q.pairs = 0;
+    return q;
+}
+
 /* One image by f32_dsp.h's blocks, when the plane takes them (1), else 0. */
 static int image_dsp(const rt_conv_geom *g, const float *in_n, int32_t hw, const float *w,
                      const float *b, float *out_n)
@@ -78,14 +97,7 @@ static int image_dsp(const rt_conv_geom *g, const float *in_n, int32_t hw, const
     if (g->cin >= 8 && g->cout >= 2 && g->cin * 9 <= PANEL_FLOATS &&
         (nine || (hw >= 8 && (8 - hw % 8) % 8 * 25 <= hw))) {
         const int32_t wd = nine ? 9 : 8;
-        rt_f32_dsp_pairs q;
-        q.b = panel;
-        q.k = g->cin;
-        q.ldc4 = 4 * hw;
-        q.bstep = b != NULL ? 8 : 0;
-        q.lo = g->lo;
-        q.hi = g->hi;
-        q.hashi = g->hi != INFINITY;
+        rt_f32_dsp_pairs q = pairs_of(g, panel, b, hw);
         for (px = 0; px < hw; px += wd) {
             const int32_t p0 = px + wd <= hw ? px : hw - wd;
             pack_panel(panel, in_n + p0, g->cin, hw, wd);
@@ -111,5 +123,40 @@ static int image_dsp(const rt_conv_geom *g, const float *in_n, int32_t hw, const
     return 0;
 }
 
+/* A band of px pixels of an in-place layer (rt_conv2d_1x1_band_f32), its outputs px apart:
+ * 8 pixels by the 2 x 8 block, its panel packed from the map where it lies, and 5 to 7 (a
+ * plane's last band) by the 4 x 5 blocks, when the layer takes them (1), else 0 (the portable
+ * blocks). */
+static int band_dsp(const rt_conv_geom *g, const float *x, int32_t hw, int32_t px,
+                    const float *w, const float *b, float *band)
+{
+    float panel[PANEL_FLOATS];
+    rt_f32_dsp_pairs q;
+    int32_t oc, i;
+    if (px != 8 || g->cin < 8 || g->cout < 2 || g->cin * 9 > PANEL_FLOATS) {
+        if (g->cin < 1 || g->cout < 4 || px < 5) {
+            return 0;
+        }
+        for (oc = 0; oc < g->cout; oc += 4) {
+            const int32_t c0 = oc + 4 <= g->cout ? oc : g->cout - 4;
+            for (i = 0; i < px; i += 5) {
+                const int32_t p0 = i + 5 <= px ? i : px - 5;
+                rt_f32_dsp_4x5_act(g->cin, w + c0 * g->cin, g->cin, x + p0, hw,
+                                   band + c0 * px + p0, px, b != NULL ? b + c0 : NULL, g->lo,
+                                   g->hi);
+            }
+        }
+        return 1;
+    }
+    q = pairs_of(g, panel, b, px);
+    pack_panel(panel, x, g->cin, hw, px);
+    pairs_from(g, 0, w, b, 0, g->cout / 2, band, px, &q);
+    if (g->cout % 2 != 0) {
+        pairs_from(g, 0, w, b, g->cout - 2, 1, band, px, &q);
+    }
+    return 1;
+}
+
 #define RT_CONV1X1_IMAGE(g, in_n, hw, w, b, out_n) image_dsp(g, in_n, hw, w, b, out_n)
+#define RT_CONV1X1_BAND(g, x, hw, px, w, b, band) band_dsp(g, x, hw, px, w, b, band)
 #include "../../conv/conv2d_1x1.c"

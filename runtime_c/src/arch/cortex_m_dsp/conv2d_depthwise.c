@@ -245,7 +245,7 @@ static void dw_copy_rows(float *dst, const float *src, int32_t rows, int32_t n, 
  * padding add 0 * w (nothing, for finite weights), in (ky, kx) order: the portable kernel's
  * sums. 1 if it took the layer. */
 static int dw_image(const rt_conv_geom *g, const float *in, const float *w, const float *b,
-                    float *out)
+                    const rt_dw_stage *st)
 {
     float buf[DW_BUF_FLOATS];
     const int32_t s = g->sw, wp = g->w + 2 * g->pw, wd = dw_width(g->ow, s);
@@ -274,7 +274,7 @@ static int dw_image(const rt_conv_geom *g, const float *in, const float *w, cons
     for (n = 0; n < g->n; ++n) {
         for (oc = 0; oc < g->cout; ++oc) {
             const float *in_c = in + (n * g->cin + oc / g->cout_g) * g->h * g->w;
-            float *o = out + (n * g->cout + oc) * g->oh * g->ow;
+            float *o = rt_dw_stage_plane(st, n * g->cout + oc);
             q.w = w + oc * 9;
             q.bias = b != NULL ? b[oc] : 0.0f;
             for (oy = 0; oy < g->oh; oy += per_band) {
@@ -302,12 +302,13 @@ static int dw_image(const rt_conv_geom *g, const float *in, const float *w, cons
                     fn(buf + (g->ow - wd) * s, o + oy * g->ow + g->ow - wd, &q);
                 }
             }
+            rt_dw_stage_done(st, n * g->cout + oc);
         }
     }
     return 1;
 }
 
-#define RT_DW_IMAGE(g, in, w, b, out) dw_image(g, in, w, b, out)
+#define RT_DW_IMAGE(g, in, w, b, st) dw_image(g, in, w, b, st)
 #endif
 
 #include "../../conv/conv2d_depthwise.c"

@@ -29,3 +29,18 @@ rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
     }
     return RT_OK;
 }
+
+/* A band of an in-place layer: the same product straight from the map's pixels (input rows hw
+ * apart) into the band, so each output's sum is the whole layer's (the same tiles, each sum in
+ * input channel order), without gathering the band's inputs. */
+void rt_conv2d_1x1_band_f32(const rt_conv_geom *g, const float *x, int32_t hw, int32_t px,
+                            const float *w, const float *b, float *band)
+{
+    gemm_out o;
+    o.c = band;
+    o.ldc = px;
+    o.bias = b;
+    o.lo = g->lo;
+    o.hi = g->hi;
+    mve_gemm(g->cout, px, g->cin, w, g->cin, x, hw, &o);
+}

@@ -246,22 +246,30 @@ static void dw_flat(const mve_view *v, const float *in_c, const int32_t *off, co
     }
 }
 
-rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
+rt_status rt_conv2d_depthwise_staged_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS,
+                                         float *stage, int32_t group)
 {
     rt_conv_geom g;
+    rt_dw_stage staged, home;
     float pad[MVE_PAD_FLOATS];
     int32_t off[FLAT_TAPS];
     int32_t n, c, oc, fill = 1;
     RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     RT_CHECK(g.cin_g == 1, RT_ERR_PARAM);
+    staged = rt_dw_stage_of(&g, out, stage, group);
+    home = rt_dw_stage_of(&g, out, NULL, 1);
     for (n = 0; n < g.n; ++n) {
         for (c = 0; c < g.cin; ++c) {
             const float *in_c = in + (n * g.cin + c) * g.h * g.w;
+            const rt_dw_stage *st;
             mve_view v;
             int padded, flat;
             mve_view_init(&v, &g);
             padded = mve_pad_copy(&v, in_c, 1, pad, fill);
             fill = fill && !padded;
+            /* an input plane copied is read for the last time: with one output plane, that
+               goes straight home, over it (every plane, of one shape, is copied or none) */
+            st = padded && g.cout_g == 1 ? &home : &staged;
             /* flat tiles: stride 1, and room after the copy for their sums */
             flat = padded && v.sw == 1 && v.sh == 1 && v.fplane <= FLAT_TAPS &&
                    2 * v.plane + 8 + 2 * MVE_PAD_SLACK <= MVE_PAD_FLOATS;
@@ -274,7 +282,7 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSOR
                 }
             }
             for (oc = c * g.cout_g; oc < (c + 1) * g.cout_g; ++oc) {
-                float *o = out + (n * g.cout + oc) * v.oplane;
+                float *o = rt_dw_stage_plane(st, n * g.cout + oc);
                 if (flat) {
                     dw_flat(&v, pad, off, w + oc * v.fplane, b != NULL ? b[oc] : 0.0f,
                             pad + v.plane + 8 + MVE_PAD_SLACK, o);
@@ -282,8 +290,14 @@ rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSOR
                     dw_plane(&v, padded, padded ? pad : in_c, w + oc * v.fplane,
                              b != NULL ? b[oc] : 0.0f, o);
                 }
+                rt_dw_stage_done(st, n * g.cout + oc);
             }
         }
     }
     return RT_OK;
+}
+
+rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
+{
+    return rt_conv2d_depthwise_staged_f32(p, in_s, in, w_s, w, b_s, b, out_s, out, NULL, 1);
 }

@@ -54,9 +54,9 @@ X86_INLINE __m128 mk1x4(const float *in, int32_t hw, const float *w,
     return acc;
 }
 
-/* Channels [oc, oc + 4) over pixels [p0, p1) (p1 >= 4). */
+/* Channels [oc, oc + 4) over pixels [p0, p1) (p1 >= 4), their outputs ldo apart. */
 static void block_rows4(const rt_conv_geom *g, const float *in, int32_t hw, const float *w,
-                        int32_t cin, const float *b, float *o, int32_t p0,
+                        int32_t cin, const float *b, float *o, int32_t ldo, int32_t p0,
                         int32_t p1)
 {
     __m128 acc[8], bv[4];
@@ -67,15 +67,15 @@ static void block_rows4(const rt_conv_geom *g, const float *in, int32_t hw, cons
     for (; p + 8 <= p1; p += 8) {
         mk4x8(in + p, hw, w, cin, acc);
         for (j = 0; j < 4; ++j) {
-            _mm_storeu_ps(o + j * hw + p, x86_bias_act(acc[2 * j], bv[j], g));
-            _mm_storeu_ps(o + j * hw + p + 4, x86_bias_act(acc[2 * j + 1], bv[j], g));
+            _mm_storeu_ps(o + j * ldo + p, x86_bias_act(acc[2 * j], bv[j], g));
+            _mm_storeu_ps(o + j * ldo + p + 4, x86_bias_act(acc[2 * j + 1], bv[j], g));
         }
     }
     while (p < p1) {
         const int32_t x = p + 4 <= p1 ? p : p1 - 4;
         mk4x4(in + x, hw, w, cin, acc);
         for (j = 0; j < 4; ++j) {
-            _mm_storeu_ps(o + j * hw + x, x86_bias_act(acc[j], bv[j], g));
+            _mm_storeu_ps(o + j * ldo + x, x86_bias_act(acc[j], bv[j], g));
         }
         p = x + 4;
     }
@@ -95,26 +95,56 @@ static void block_row1(const rt_conv_geom *g, const float *in, int32_t hw, const
     }
 }
 
-/* Fewer than 4 pixels: one dot product per output. */
-static void small_plane(const rt_conv_geom *g, const float *in, int32_t hw, const float *w,
-                        int32_t cin, int32_t cout, const float *b, float *o)
+/* Fewer than 4 pixels (px; input channels hw apart, output ones ldo apart): one dot product
+ * per output. */
+static void small_plane(const rt_conv_geom *g, const float *in, int32_t hw, int32_t px,
+                        const float *w, const float *b, float *o, int32_t ldo)
 {
     int32_t oc, p, c;
-    for (oc = 0; oc < cout; ++oc) {
-        for (p = 0; p < hw; ++p) {
+    for (oc = 0; oc < g->cout; ++oc) {
+        for (p = 0; p < px; ++p) {
             float acc = 0.0f;
-            for (c = 0; c < cin; ++c) {
-                acc += in[c * hw + p] * w[oc * cin + c];
+            for (c = 0; c < g->cin; ++c) {
+                acc += in[c * hw + p] * w[oc * g->cin + c];
             }
-            o[oc * hw + p] = rt_act(acc + (b != NULL ? b[oc] : 0.0f), g->lo, g->hi);
+            o[oc * ldo + p] = rt_act(acc + (b != NULL ? b[oc] : 0.0f), g->lo, g->hi);
         }
+    }
+}
+
+/* Every output channel over pixels [p0, p1) (p1 >= 4), outputs ldo apart. */
+static void channels(const rt_conv_geom *g, const float *in, int32_t hw, const float *w,
+                     const float *b, float *o, int32_t ldo, int32_t p0, int32_t p1)
+{
+    int32_t oc;
+    if (g->cout >= 4) {
+        for (oc = 0; oc < g->cout; oc += 4) {
+            const int32_t c0 = oc + 4 <= g->cout ? oc : g->cout - 4;
+            block_rows4(g, in, hw, w + c0 * g->cin, g->cin, b != NULL ? b + c0 : NULL,
+                        o + c0 * ldo, ldo, p0, p1);
+        }
+        return;
+    }
+    for (oc = 0; oc < g->cout; ++oc) {
+        block_row1(g, in, hw, w + oc * g->cin, g->cin, b != NULL ? b + oc : NULL, o + oc * ldo,
+                   p0, p1);
+    }
+}
+
+void rt_conv2d_1x1_band_f32(const rt_conv_geom *g, const float *x, int32_t hw, int32_t px,
+                            const float *w, const float *b, float *band)
+{
+    if (px < 4) {
+        small_plane(g, x, hw, px, w, b, band, px);
+    } else {
+        channels(g, x, hw, w, b, band, px, 0, px);
     }
 }
 
 rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
-    int32_t n, hw, tile, t0, oc;
+    int32_t n, hw, tile, t0;
     RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     RT_CHECK(RT_CONV_GEOM_IS_1X1(g), RT_ERR_PARAM);
     hw = g.h * g.w;
@@ -124,26 +154,13 @@ rt_status rt_conv2d_1x1_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
         const float *in_n = in + n * g.cin * hw;
         float *out_n = out + n * g.cout * hw;
         if (hw < 4) {
-            small_plane(&g, in_n, hw, w, g.cin, g.cout, b, out_n);
+            small_plane(&g, in_n, hw, hw, w, b, out_n, hw);
             continue;
         }
         for (t0 = 0; t0 < hw; t0 += tile) {
             const int32_t t1 = t0 + tile < hw ? t0 + tile : hw;
             const int32_t p0 = t1 - t0 >= 4 ? t0 : t1 - 4; /* hw >= 4 */
-            if (g.cout >= 4) {
-                for (oc = 0; oc < g.cout; oc += 4) {
-                    const int32_t c0 = oc + 4 <= g.cout ? oc : g.cout - 4;
-                    block_rows4(&g, in_n, hw, w + c0 * g.cin, g.cin,
-                                b != NULL ? b + c0 : NULL, out_n + c0 * hw,
-                                p0, t1);
-                }
-            } else {
-                for (oc = 0; oc < g.cout; ++oc) {
-                    block_row1(&g, in_n, hw, w + oc * g.cin, g.cin,
-                               b != NULL ? b + oc : NULL, out_n + oc * hw, p0,
-                               t1);
-                }
-            }
+            channels(&g, in_n, hw, w, b, out_n, hw, p0, t1);
         }
     }
     return RT_OK;

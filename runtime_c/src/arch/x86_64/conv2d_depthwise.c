@@ -164,16 +164,38 @@ X86_INLINE void dw_channels(const rt_conv_geom *g, const float *in_n,
 /* dw_channels_s1, _s2, _sn and _narrow (sse_rows.h) */
 X86_STRIDE_VARIANTS(dw_channels)
 
-rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
+rt_status rt_conv2d_depthwise_staged_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS,
+                                         float *stage, int32_t group)
 {
-    rt_conv_geom g;
-    int32_t n;
+    rt_conv_geom g, one;
+    rt_dw_stage st;
+    int32_t n, oc;
     RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     RT_CHECK(g.cin_g == 1, RT_ERR_PARAM);
+    if (stage == NULL) {
+        for (n = 0; n < g.n; ++n) {
+            const float *in_n = in + n * g.cin * g.h * g.w;
+            float *out_n = out + n * g.cout * g.oh * g.ow;
+            X86_BY_STRIDE(dw_channels, &g, in_n, w, b, out_n);
+        }
+        return RT_OK;
+    }
+    st = rt_dw_stage_of(&g, out, stage, group);
+    one = g;   /* a plane at a time, each into its place in the stage */
+    one.cin = one.cout = one.cout_g = 1;
     for (n = 0; n < g.n; ++n) {
-        const float *in_n = in + n * g.cin * g.h * g.w;
-        float *out_n = out + n * g.cout * g.oh * g.ow;
-        X86_BY_STRIDE(dw_channels, &g, in_n, w, b, out_n);
+        for (oc = 0; oc < g.cout; ++oc) {
+            const int32_t i = n * g.cout + oc;
+            X86_BY_STRIDE(dw_channels, &one, in + (n * g.cin + oc / g.cout_g) * g.h * g.w,
+                          w + oc * g.kh * g.kw, b != NULL ? b + oc : NULL,
+                          rt_dw_stage_plane(&st, i));
+            rt_dw_stage_done(&st, i);
+        }
     }
     return RT_OK;
+}
+
+rt_status rt_conv2d_depthwise_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
+{
+    return rt_conv2d_depthwise_staged_f32(p, in_s, in, w_s, w, b_s, b, out_s, out, NULL, 1);
 }
