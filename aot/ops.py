@@ -243,7 +243,7 @@ _op(aten.clone.default, MOVES[aten.clone.default], inplace=True)
 _op(aten._to_copy.default, MOVES[aten._to_copy.default], out=aten._to_copy.out)
 # Pooling and reductions.
 _op(aten.max_pool2d_with_indices.default, COMPUTE[aten.max_pool2d_with_indices.default],
-    preconditions=("pool_geometry_fits",))
+    preconditions=("pool_geometry_fits",), overlap=overlap.pool_f32)
 _op(aten.avg_pool2d.default, COMPUTE[aten.avg_pool2d.default],
     preconditions=("pool_geometry_fits",), overlap=overlap.pool_f32)
 _reduction(aten.mean.dim)

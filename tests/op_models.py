@@ -230,7 +230,8 @@ class InPlaceF32(nn.Module):
     """float32 layers that --overlap runs with their output over their input
     (runtime_c/src/conv/conv_in_place.c): a residual block's second 3x3 convolution (the
     peak), depthwise layers of stride 1 and 2, dilated and 1-D, pointwise layers that widen
-    and narrow and an average pool, with fused and separate activations between."""
+    and narrow, a max pool (values and indices) and an average pool, with fused and separate
+    activations between."""
 
     def __init__(self):
         super().__init__()
@@ -253,7 +254,8 @@ class InPlaceF32(nn.Module):
         x = F.relu(x + self.c2(F.relu(self.c1(x))))
         x = F.relu(self.dw1(x))
         x = F.relu6(self.dw2(F.relu(self.expand(x))))
-        x = F.avg_pool2d(self.dw3(self.project(x)), 3, stride=1, padding=1)
+        x = F.max_pool2d(self.dw3(self.project(x)), 3, stride=1, padding=1)
+        x = F.avg_pool2d(x, 3, stride=1, padding=1)
         x = self.dw1d(x.flatten(2))
         return self.pw1d(F.relu(x))
 

@@ -83,9 +83,11 @@ def _whole(graph: MethodGraph, tid: int, sizes: dict) -> bool:
 
 
 def _declared(graph: MethodGraph, call) -> Optional[tuple[str, int, bool]]:
-    """The overlap the call's op declares (OpDef.overlap): (input name, lag, exact), or None."""
+    """The overlap the call's op declares (OpDef.overlap) for its first output: (input name,
+    lag, exact), or None. (An op of several outputs declares it for the first alone: a max
+    pool's values, not its indices.)"""
     declare = getattr(call.op, "overlap", None)
-    if declare is None or len(call.outs) != 1:
+    if declare is None or not call.outs:
         return None
     args = {name: graph.tensors[v.id] if hasattr(v, "id") else v for name, v in call.args}
     return declare(args, [graph.tensors[t] for t in call.outs])
