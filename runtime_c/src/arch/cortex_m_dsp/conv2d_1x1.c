@@ -124,9 +124,9 @@ static int image_dsp(const rt_conv_geom *g, const float *in_n, int32_t hw, const
 }
 
 /* A band of px pixels of an in-place layer (rt_conv2d_1x1_band_f32), its outputs px apart:
- * 8 pixels by the 2 x 8 block, its panel packed from the map where it lies, and 5 to 7 (a
- * plane's last band) by the 4 x 5 blocks, when the layer takes them (1), else 0 (the portable
- * blocks). */
+ * 8 pixels by the 2 x 8 block where the layer takes it, its panel packed from the map where it
+ * lies; else 5 pixels or more (a plane's last band) by the 4 x 5 blocks (1); else 0 (the
+ * portable blocks). */
 static int band_dsp(const rt_conv_geom *g, const float *x, int32_t hw, int32_t px,
                     const float *w, const float *b, float *band)
 {
