@@ -18,6 +18,7 @@ static RT_DSP_NOINLINE int32_t one_table(const rt_scratch *scratch, const rt_con
                                          int32_t pixels, int32_t band)
 {
     const int32_t cin = g->cin, cout = g->cout, pairs = cout / 2;
+    const int16x2_t off2 = rt_dsp_pair(p->input_offset);
     int32_t buf[RT_DSP_Q_BAND_BYTES / 4];   /* the quad's 8 * cin bytes widened, the table */
     int32_t *const xq = buf, *const wt = buf + 2 * cin;
     int32_t i;
@@ -27,8 +28,7 @@ static RT_DSP_NOINLINE int32_t one_table(const rt_scratch *scratch, const rt_con
     rt_dsp_q_table(p, bias, w, cin, 0, pairs, wt);
     for (i = 0; pixels - i >= 4; i += band) {
         const int32_t k = pixels - i < band ? pixels - i : band;
-        rt_dsp_q_quads(in + i * cin, k, cin, rt_dsp_pair(p->input_offset), xq, wt, pairs,
-                       (int8_t *)scratch->buf, cout);
+        rt_dsp_q_quads(in + i * cin, k, cin, off2, xq, wt, pairs, (int8_t *)scratch->buf, cout);
         memcpy(out + i * cout, scratch->buf, (size_t)(k * cout));
     }
     return i;
