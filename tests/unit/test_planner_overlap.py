@@ -260,13 +260,17 @@ def test_every_planner_is_safe_with_overlaps(buffers, alignment):
     for plan in plans:
         assert plan.arena_size >= plan.overlap_bound == bound
         assert plan.lower_bound == whole
-    # the smallest arena of them all, or a plan sharing no bytes that is no larger
+    # the smallest arena of them all, or a plan sharing no bytes that is no larger, or one
+    # with only the overlaps at the peak that is smaller
+    from aot.memory.suite import _at_peak
     plain = plan_all([replace(b, overlaps=()) for b in buffers], alignment)
+    peak = _at_peak(buffers, alignment, bound)
+    fewer = [p.arena_size for p in plan_all(peak, alignment)] if peak is not None else []
     best = plan_suite(buffers, alignment)
     verify_plan(buffers, best)
     overlapped, unshared = min(p.arena_size for p in plans), min(p.arena_size for p in plain)
-    assert best.arena_size == min(overlapped, unshared) and best.overlap_bound == bound
-    if unshared <= overlapped:
+    assert best.arena_size == min(overlapped, unshared, *fewer) and best.overlap_bound == bound
+    if unshared <= min([overlapped, *fewer]):
         assert best.offsets == min(plain, key=lambda p: p.arena_size).offsets
 
 
@@ -300,6 +304,23 @@ def test_a_plan_sharing_no_bytes_wins_a_tie():
     plan = plan_suite(bufs)
     assert plan.arena_size == plan.overlap_bound == 128
     assert plan.offsets[0] != plan.offsets[1]
+
+
+def test_only_the_overlaps_at_the_peak_are_planned_again():
+    """plan_suite's second try keeps the overlaps of buffers alive where the whole tensors
+    exceed the bound with overlaps (b over a, 96 + 64 B live at once) and drops the others (d
+    over c, 32 + 32 B): they cannot lower the arena below the bound."""
+    from aot.memory.suite import _at_peak
+    bufs = [Buffer(0, 64, 0, 1, "a"), Buffer(1, 96, 1, 2, "b", (Overlap(0, 32),)),
+            Buffer(2, 32, 3, 4, "c"), Buffer(3, 32, 4, 5, "d", (Overlap(2, 0, True),))]
+    bound = overlap_bound(bufs, 16)
+    assert bound == 96 < lower_bound(bufs, 16)
+    kept = _at_peak(bufs, 16, bound)
+    assert [b.overlaps for b in kept] == [(), (Overlap(0, 32),), (), ()]
+    assert _at_peak(kept, 16, bound) is None                   # nothing more to drop
+    plan = plan_suite(bufs, 16)
+    verify_plan(bufs, plan)
+    assert plan.arena_size == bound
 
 
 @SETTINGS
