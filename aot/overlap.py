@@ -201,6 +201,28 @@ def depthwise_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
     return "input", -(-lag // step) * step, True
 
 
+# The most planes of an NCHW map whose transpose to NHWC may overlap it: an input image's (RGB,
+# or with alpha). rt_permute moves the planes' rest up once a phase, planes - 1 phases.
+TRANSPOSE_PLANES = 4
+
+
+def transpose_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
+    """transpose of an NCHW map of 2 to TRANSPOSE_PLANES planes to NHWC (the input's move to
+    the int8 kernels' layout): its output a plane below its input, or lower (and at least
+    planes - 1 elements, which a map of fewer pixels than planes needs). rt_permute
+    (runtime_c/src/shape/movement.c) then runs in phases: each moves as many pixels of every
+    plane as land on bytes already read, then the planes' rest up their buffer. With the output
+    one plane below, a 3-plane image takes two phases and moves half of two planes once more;
+    VWW's 96x96 RGB input then needs 36,864 B for the move, not 55,296."""
+    x, out = args["input"], outs[0]
+    shape, perm = tuple(x.shape), [p % 4 for p in args["perm"]] if len(x.shape) == 4 else []
+    if perm != [0, 2, 3, 1] or not 2 <= shape[1] <= TRANSPOSE_PLANES or \
+            shape[2] * shape[3] < 2 or out.nbytes != x.nbytes:
+        return None
+    plane = shape[2] * shape[3]
+    return "input", max(plane, shape[1] - 1) * (x.nbytes // (shape[0] * shape[1] * plane)), False
+
+
 # -- float32 (NCHW): runtime_c/src/conv/conv_in_place.c --------------------------------------
 
 # Pixels a band of rt_conv2d_1x1_in_place_f32 (RT_F32_POINTWISE_BAND in rt_kernels.h).

@@ -616,6 +616,43 @@ def test_permute_equals_numpy(rt, dims, dtype, data):
     np.testing.assert_array_equal(out, x.transpose(perm))
 
 
+@SETTINGS
+@given(n=st.integers(1, 2), c=st.integers(2, 4), h=st.integers(1, 12), w=st.integers(1, 12),
+       dtype=st.sampled_from([np.int8, np.int16, np.int32, np.int64]), data=st.data())
+def test_permute_below_its_input_gives_the_separate_buffers_bytes(rt, n, c, h, w, dtype, data):
+    """rt_permute NCHW -> NHWC with its output over its input: at aot/overlap.py's
+    transpose_s8 lag (one plane below) and at any other gap of at least planes - 1 elements
+    (more phases), it gives the bytes it gives into a buffer of its own; nearer than that,
+    above the input, or a permutation that is no transpose of (planes, pixels) matrices over
+    its input, it refuses (RT_ERR_PARAM)."""
+    from aot.overlap import transpose_s8
+    assume(h * w >= 2)
+    x = np.random.default_rng(h * 13 + w).integers(-100, 100, (n, c, h, w)).astype(dtype)
+    perm = rt.int32s([0, 2, 3, 1])
+    want = x.transpose(0, 2, 3, 1)
+    declared = transpose_s8({"input": torch.from_numpy(x), "perm": [0, 2, 3, 1]},
+                            [torch.from_numpy(np.ascontiguousarray(want))])
+    assert declared is not None and declared[1] == max(h * w, c - 1) * x.itemsize
+    gap = data.draw(st.sampled_from([max(h * w, c - 1), c - 1]) | st.integers(c - 1, x.size + 2))
+    arena = np.full(gap + x.size, -7, dtype)
+    arena[gap:] = x.reshape(-1)
+    rt.call("rt_permute", x.itemsize, perm, arena[gap:].reshape(x.shape),
+            arena[:x.size].reshape(want.shape))
+    np.testing.assert_array_equal(arena[:x.size].reshape(want.shape), want)
+    near = np.zeros(c - 2 + x.size, dtype)
+    with pytest.raises(KernelError):         # too near: no pixel lands on bytes already read
+        rt.call("rt_permute", x.itemsize, perm, near[c - 2:].reshape(x.shape),
+                near[:x.size].reshape(want.shape))
+    above = np.zeros(1 + x.size, dtype)
+    with pytest.raises(KernelError):
+        rt.call("rt_permute", x.itemsize, perm, above[:x.size].reshape(x.shape),
+                above[1:].reshape(want.shape))
+    if n == 2 and gap < x.size:    # a move of whole planes: no transpose over its input
+        with pytest.raises(KernelError):
+            rt.call("rt_permute", x.itemsize, rt.int32s([1, 0, 2, 3]),
+                    arena[gap:].reshape(x.shape), arena[:x.size].reshape(c, n, h, w))
+
+
 def test_generic_movement(rt):
     rng = np.random.default_rng(4)
     x = i8(rng, (2, 3, 4, 5))

@@ -40,7 +40,8 @@ from conftest import require_board, require_tool
 FIXTURE = Path(__file__).resolve().parent / "fixtures" / "twins"
 FAST_BOARDS = [b for b in list_boards() if load_board(b).runtime_arch != PORTABLE]
 KERNELS = {"requantize", "conv", "depthwise", "fully_connected", "add", "mul", "pool",
-           "strided", "transpose_conv", "batch_matmul", "lut", "layer_norm", "cell", "in_place"}
+           "strided", "transpose_conv", "batch_matmul", "lut", "layer_norm", "cell", "in_place",
+           "permute"}
 # The float32 kernels' files, and the line each prints where the arch replaces it (no line
 # elsewhere: the "fast" kernel would be the portable one).
 F32_KERNELS = {"conv2d.c": "conv_f32", "conv2d_1x1.c": "conv_1x1_f32",

@@ -29,6 +29,60 @@ static void copy_elem(uint8_t *dst, int32_t di, const uint8_t *src, int32_t si,
     memcpy(dst + byte_offset(di, elem_size), src + byte_offset(si, elem_size), (size_t)elem_size);
 }
 
+/* len elements from src[si], s apart, to dst[di], d apart (element indices): rt_permute's
+ * inner row. Every form reads an element before it writes it, and the byte one reads each
+ * step's elements (up to 16) before it writes them: what planes_over needs. */
+static void copy_row(uint8_t *dst, int32_t di, int32_t d, const uint8_t *src, int32_t si,
+                     int32_t s, int32_t len, int32_t elem_size)
+{
+    int32_t i;
+    if (elem_size == 1) {
+        rt_copy_strided_u8(dst + di, d, src + si, s, len);
+    } else if (elem_size == 4) {             /* float32 and int32: word copies */
+        uint32_t *d32 = (uint32_t *)(void *)dst;
+        const uint32_t *s32 = (const uint32_t *)(const void *)src;
+        for (i = 0; i < len; ++i) {
+            d32[di + i * d] = s32[si + i * s];
+        }
+    } else {
+        for (i = 0; i < len; ++i) {
+            copy_elem(dst, di + i * d, src, si + i * s, elem_size);
+        }
+    }
+}
+
+/* NCHW to NHWC with the output over the input, as the planner may put it (aot/overlap.py's
+ * transpose_s8): ``images`` images of ``planes`` planes of ``pixels`` elements each, the
+ * output ``below`` elements below the input (at least planes - 1). Each image runs in
+ * phases. A phase moves the first k pixels of every plane out (k = below / (planes - 1), at
+ * most the pixels left): their output ends at or below the first pixel of plane 0 not yet
+ * moved, so it lands only on bytes already read. The planes' rest then moves up the input's
+ * buffer, under the last plane's rest, which leaves ``below`` elements under it again. With
+ * the output a plane below, a 3-plane image takes two phases and moves half a plane of each
+ * of two planes: the input's buffer is the output's too, and only one plane more. */
+static void planes_over(int32_t elem_size, int32_t images, int32_t planes, int32_t pixels,
+                        int32_t below, uint8_t *dst)
+{
+    const size_t e = (size_t)elem_size;
+    int32_t img, left, k, p;
+    for (img = 0; img < images; ++img) {
+        uint8_t *in = dst + (size_t)below * e;   /* this image's input, its output at dst */
+        for (left = pixels; left > 0; left -= k) {
+            k = below / (planes - 1) < left ? below / (planes - 1) : left;
+            for (p = 0; p < planes; ++p) {
+                copy_row(dst, p, planes, in, p * left, 1, k, elem_size);
+            }
+            dst += (size_t)k * (size_t)planes * e;
+            for (p = planes - 2; p >= 0 && left > k; --p) {   /* the top plane stays */
+                memmove(in + ((size_t)k * (size_t)planes + (size_t)p * (size_t)(left - k)) * e,
+                        in + ((size_t)p * (size_t)left + (size_t)k) * e,
+                        (size_t)(left - k) * e);
+            }
+            in += (size_t)k * (size_t)planes * e;
+        }
+    }
+}
+
 /* The permuted copy walks the output with one dim innermost: the output's last, or, where it
  * is longer, the dim the input holds contiguously (NCHW -> NHWC of a 3-channel image then
  * runs along its rows of pixels, not over three channels at a time); an odometer steps the
@@ -72,6 +126,18 @@ rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_
             ++m;
         }
     }
+    if (rt_spans_overlap(src, byte_offset(n, elem_size), dst, byte_offset(n, elem_size))) {
+        /* the output over the input: NCHW to NHWC only ([N,] C, H * W to [N,] H * W, C) */
+        const int32_t planes = m >= 1 ? od[m - 1] : 0, pixels = m >= 2 ? od[m - 2] : 0;
+        const uintptr_t below = (uintptr_t)src - (uintptr_t)dst;
+        RT_CHECK((uintptr_t)dst < (uintptr_t)src && (m == 2 || m == 3) && planes >= 2 &&
+                 st[m - 1] == pixels && st[m - 2] == 1 && (m == 2 || st[0] == planes * pixels) &&
+                 below % (uintptr_t)elem_size == 0 &&
+                 below / (uintptr_t)elem_size >= (uintptr_t)(planes - 1), RT_ERR_PARAM);
+        planes_over(elem_size, m == 3 ? od[0] : 1, planes, pixels,
+                    (int32_t)(below / (uintptr_t)elem_size), dst);
+        return RT_OK;
+    }
     if (m == 0 || n == 0) {
         copy_elems(dst, src, n, elem_size);
         return RT_OK;
@@ -88,19 +154,7 @@ rt_status rt_permute(int32_t elem_size, const int32_t *perm, const rt_shape *in_
     d = ost[q];
     rows = n / len;
     for (r = 0; r < rows; ++r) {
-        if (elem_size == 1) {
-            rt_copy_strided_u8(dst + di, d, src + si, s, len);
-        } else if (elem_size == 4) {             /* float32 and int32: word copies */
-            uint32_t *d32 = (uint32_t *)(void *)dst;
-            const uint32_t *s32 = (const uint32_t *)(const void *)src;
-            for (i = 0; i < len; ++i) {
-                d32[di + i * d] = s32[si + i * s];
-            }
-        } else {
-            for (i = 0; i < len; ++i) {
-                copy_elem(dst, di + i * d, src, si + i * s, elem_size);
-            }
-        }
+        copy_row(dst, di, d, src, si, s, len, elem_size);
         for (i = m - 1; i >= 0; --i) {    /* odometer over the other dims */
             if (i == q) {
                 continue;
