@@ -20,6 +20,10 @@ bytes of an earlier pixel. Its overlap is exact, at the window's lag rounded up 
 pixels (and to the arena's alignment, so the planner can use it). The Helium kernel leaves
 its whole-plane and gathered-taps strategies (down columns) to layers not in place.
 
+The transpose of an input image (NCHW, up to four planes) to NHWC writes one plane below its
+input: rt_permute moves the pixels that land on bytes already read, then the planes' rest up
+their buffer, phase by phase (transpose_s8).
+
 tests/qemu/fixtures/twins runs every kernel, fast and portable, with its output at these lags
 inside its input's buffer against its separate-buffer run (tests/qemu/test_kernel_twins.py).
 
@@ -217,7 +221,7 @@ def transpose_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
     x, out = args["input"], outs[0]
     shape, perm = tuple(x.shape), [p % 4 for p in args["perm"]] if len(x.shape) == 4 else []
     if perm != [0, 2, 3, 1] or not 2 <= shape[1] <= TRANSPOSE_PLANES or \
-            shape[2] * shape[3] < 2 or out.nbytes != x.nbytes:
+            shape[2] * shape[3] < 2 or not x.nbytes or out.nbytes != x.nbytes:
         return None
     plane = shape[2] * shape[3]
     return "input", max(plane, shape[1] - 1) * (x.nbytes // (shape[0] * shape[1] * plane)), False
