@@ -219,12 +219,13 @@ def transpose_s8(args: dict, outs: list) -> Optional[tuple[str, int, bool]]:
     one plane below, a 3-plane image takes two phases and moves half of two planes once more;
     VWW's 96x96 RGB input then needs 36,864 B for the move, not 55,296."""
     x, out = args["input"], outs[0]
-    shape, perm = tuple(x.shape), [p % 4 for p in args["perm"]] if len(x.shape) == 4 else []
-    if perm != [0, 2, 3, 1] or not 2 <= shape[1] <= TRANSPOSE_PLANES or \
-            shape[2] * shape[3] < 2 or not x.nbytes or out.nbytes != x.nbytes:
+    if len(x.shape) != 4 or [p % 4 for p in args["perm"]] != [0, 2, 3, 1]:
         return None
-    plane = shape[2] * shape[3]
-    return "input", max(plane, shape[1] - 1) * (x.nbytes // (shape[0] * shape[1] * plane)), False
+    n, planes, h, w = x.shape
+    if not 2 <= planes <= TRANSPOSE_PLANES or h * w < 2 or not x.nbytes or \
+            out.nbytes != x.nbytes:
+        return None
+    return "input", max(h * w, planes - 1) * (x.nbytes // (n * planes * h * w)), False
 
 
 # -- float32 (NCHW): runtime_c/src/conv/conv_in_place.c --------------------------------------

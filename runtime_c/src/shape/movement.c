@@ -64,11 +64,12 @@ static void planes_over(int32_t elem_size, int32_t images, int32_t planes, int32
                         int32_t below, uint8_t *dst)
 {
     const size_t e = (size_t)elem_size;
+    const int32_t step = below / (planes - 1);   /* pixels a phase */
     int32_t img, left, k, p;
     for (img = 0; img < images; ++img) {
         uint8_t *in = dst + (size_t)below * e;   /* this image's input, its output at dst */
         for (left = pixels; left > 0; left -= k) {
-            k = below / (planes - 1) < left ? below / (planes - 1) : left;
+            k = step < left ? step : left;
             for (p = 0; p < planes; ++p) {
                 copy_row(dst, p, planes, in, p * left, 1, k, elem_size);
             }
