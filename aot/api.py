@@ -16,11 +16,11 @@ from torch.export import ExportedProgram
 from .config import EdgeCompileConfig, ExecutorchBackendConfig
 from .errors import AotError, ExportFailure
 from .backend import to_backend
-from .executorch import ExecutorchProgramManager
+from .executorch import ExecutorchProgramManager, live_by_node, lower_method
 from .passes import edge_passes, verify_ops
 from .passes._editor import ProgramEditor
 from .passes.lower_quantized import Int8Facts, Int8Lowering
-from .passes.patch_stage import Patched
+from .passes.patch_stage import patch_stage
 
 Programs = Union[ExportedProgram, Dict[str, ExportedProgram]]
 PassType = Callable[[torch.fx.GraphModule], Any]
@@ -56,8 +56,6 @@ def _lower_to_edge(ep: ExportedProgram, config: EdgeCompileConfig
         got = p(ep)
         if isinstance(got, Int8Lowering):
             ep, facts = got.program, got.facts
-        elif isinstance(got, Patched):
-            ep, facts = got.program, replace(facts.carried(ep, got.program), patches=got.stage)
         else:
             ep, facts = got, facts.carried(ep, got)
     return ep, facts
@@ -143,16 +141,36 @@ class EdgeProgramManager:
         for name, ep in self._edge_programs.items():
             part = partitioner.get(name) if isinstance(partitioner, dict) else partitioner
             new[name] = to_backend(ep, part) if part is not None else copy.deepcopy(ep)
-        config = EdgeCompileConfig(_check_ir_validity=False)
+        config = replace(self._config, _check_ir_validity=False)
         return EdgeProgramManager(new, copy.deepcopy(self._config_methods), config,
                                   int8=self._carried(new))
 
     def to_executorch(self, config: Optional[ExecutorchBackendConfig] = None
                       ) -> "ExecutorchProgramManager":
-        """Lower to out-variant calls, plan memory and build the Program."""
-        return ExecutorchProgramManager(self._edge_programs, self._config_methods,
-                                        config or ExecutorchBackendConfig(),
-                                        int8=self._int8)
+        """Lower to out-variant calls, plan memory and build the Program. A stage computed
+        patch by patch (EdgeCompileConfig.patches) is chosen here, for the plan the config
+        asks for: with overlaps, the stage need only bring its peak down to the rest's."""
+        config = config or ExecutorchBackendConfig()
+        programs, int8 = self._edge_programs, self._int8
+        if self._config.patches:
+            programs, int8 = self._patched(config)
+        return ExecutorchProgramManager(programs, self._config_methods, config, int8=int8)
+
+    def _patched(self, config: ExecutorchBackendConfig
+                 ) -> tuple[Dict[str, ExportedProgram], Dict[str, Int8Facts]]:
+        at = self._config.patches if isinstance(self._config.patches, tuple) else None
+        programs, int8 = {}, {}
+        for name, ep in self._edge_programs.items():
+            facts = self._int8[name]
+            live = live_by_node(name, ep, config, facts) \
+                if at is None and config.memory_planning_pass.overlap else None
+
+            def arena(p: ExportedProgram, name=name, ep=ep, facts=facts) -> int:
+                return lower_method(name, p, config, facts.carried(ep, p)).plan.arena_size
+            got = patch_stage(ep, at, live, arena)
+            programs[name] = got.program
+            int8[name] = replace(facts.carried(ep, got.program), patches=got.stage)
+        return programs, int8
 
 
 def to_edge_transform_and_lower(programs: Programs, transform_passes=None, partitioner=None,

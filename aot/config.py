@@ -17,10 +17,10 @@ class EdgeCompileConfig:
     # A quantized model takes and returns int8 tensors instead of float32 (the quantize at
     # each input and the dequantize at each output go; the header states their qparams).
     int8_io: bool = False
-    # Compute an int8 network's first layers patch by patch (aot.passes.patch_stage) where
-    # that lowers the arena's peak within a small share of recomputed MACs. Bit-exact. Off by
-    # default: small patches cost more cycles than their MACs (docs/memory.md). False:
-    # never; (layers, rows, columns): the first chain's first layers in that grid.
+    # Compute a run of a network's convolutions patch by patch (aot.passes.patch_stage,
+    # chosen in to_executorch for the plan it makes) where that lowers the arena, for a price
+    # of recomputed MACs and copies within 4% of the network's MACs. Bit-exact. False: never;
+    # (layers, rows, columns): the first chain's first layers in that grid.
     patches: Union[bool, tuple[int, int, int]] = False
 
 

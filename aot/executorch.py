@@ -17,7 +17,7 @@ from .config import ExecutorchBackendConfig
 from .emit import emit_program
 from .errors import AotError
 from .ir import DelegateCallSpec, MethodGraph
-from .memory import Buffer, MemoryPlan, lower_bound
+from .memory import Buffer, MemoryPlan, lower_bound, overlap_live
 from .passes.lower_quantized import Fallback, Int8Facts
 from .passes.patch_stage import PatchStage
 from .passes.plan_memory import lifetimes, plan_memory, trim_bands, without_bands
@@ -65,6 +65,22 @@ def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig
         lower_bound(lifetimes(plain, planning), config.planning_alignment)
     return LoweredMethod(graph, plan, tuple(lifetimes(graph, planning)), by_call, int8.patches,
                          whole)
+
+
+def live_by_node(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,
+                 int8: Optional[Int8Facts] = None) -> dict[int, int]:
+    """The bytes the method's plan must hold at each edge node's call, with the overlaps its
+    kernels declare where the config plans them (a node's position in ``ep``'s graph ->
+    bytes; aot.memory.overlap_live): what the patch stage weighs its stages against."""
+    planning = config.memory_planning_pass
+    graph = trim_bands(to_out_variant(ep, name, planning, (int8 or Int8Facts()).qparams),
+                       planning)
+    live = overlap_live(lifetimes(graph, planning), config.planning_alignment)
+    at: dict[int, int] = {}
+    for i, call in enumerate(graph.calls):
+        for h in call.debug_handles:
+            at[h] = max(at.get(h, 0), live.get(i, 0))
+    return at
 
 
 class ExecutorchProgramManager:

@@ -41,7 +41,7 @@ from aot.memory.greedy import (plan_best_fit_by_breadth, plan_best_fit_by_size,
                                plan_greedy_by_size, plan_greedy_by_size_from_top, plan_naive,
                                plan_pinned_input)
 from aot.memory.plan import (DEFAULT_ALIGNMENT, Buffer, MemoryPlan, Overlap, align_up,
-                             lower_bound, overlap_bound)
+                             lower_bound, overlap_bound, overlap_live)
 from aot.memory.suite import DEFAULT_PLANNERS, Planner, plan_all, plan_suite
 from aot.memory.svg import render_arena_svg, templates_dir
 from aot.memory.two_ended import plan_two_ended
@@ -49,9 +49,10 @@ from aot.memory.verify import verify_plan
 
 __all__ = [
     "Buffer", "DEFAULT_ALIGNMENT", "DEFAULT_PLANNERS", "MemoryPlan", "Overlap", "Planner",
-    "align_up", "lower_bound", "overlap_bound", "plan_all", "plan_best_fit_by_breadth",
-    "plan_best_fit_by_size", "plan_greedy_by_area", "plan_greedy_by_breadth",
-    "plan_greedy_by_first_use", "plan_greedy_by_first_use_from_top", "plan_greedy_by_lifetime",
-    "plan_greedy_by_size", "plan_greedy_by_size_from_top", "plan_naive", "plan_pinned_input",
-    "plan_suite", "plan_two_ended", "render_arena_svg", "templates_dir", "verify_plan",
+    "align_up", "lower_bound", "overlap_bound", "overlap_live", "plan_all",
+    "plan_best_fit_by_breadth", "plan_best_fit_by_size", "plan_greedy_by_area",
+    "plan_greedy_by_breadth", "plan_greedy_by_first_use", "plan_greedy_by_first_use_from_top",
+    "plan_greedy_by_lifetime", "plan_greedy_by_size", "plan_greedy_by_size_from_top",
+    "plan_naive", "plan_pinned_input", "plan_suite", "plan_two_ended", "render_arena_svg",
+    "templates_dir", "verify_plan",
 ]

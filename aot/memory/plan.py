@@ -268,7 +268,25 @@ def overlap_bound(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT)
     and the smaller one is taken.
     """
     check_buffers(buffers, alignment)
-    live = live_bytes(buffers, alignment)
+    live, saved = live_bytes(buffers, alignment), _saved(buffers, alignment)
+    return max((n - saved.get(t, 0) for t, n in live.items()), default=0)
+
+
+def overlap_live(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT) -> dict[int, int]:
+    """At every instruction, the bytes a plan with the declared overlaps must hold there: the
+    aligned bytes alive less what the pairs alive there can share (as in ``overlap_bound``,
+    which is the largest of these)."""
+    check_buffers(buffers, alignment)
+    live: dict[int, int] = {}
+    for b in buffers:
+        for t in range(b.first, b.last + 1) if b.size else ():
+            live[t] = live.get(t, 0) + align_up(b.size, alignment)
+    saved = _saved(buffers, alignment)
+    return {t: n - saved.get(t, 0) for t, n in sorted(live.items())}
+
+
+def _saved(buffers: Sequence[Buffer], alignment: int) -> dict[int, int]:
+    """At each instruction where pairs may share bytes, the most they can save together."""
     by_id = {b.id: b for b in buffers}
     shares: dict[int, dict[tuple[int, int], int]] = {}   # instruction -> (input, output) -> B
     for b in buffers:
@@ -287,7 +305,7 @@ def overlap_bound(buffers: Sequence[Buffer], alignment: int = DEFAULT_ALIGNMENT)
             side.append(sum(min(n, align_up(by_id[i].size, alignment))
                             for i, n in total.items()))
         saved[t] = min(side)
-    return max((n - saved.get(t, 0) for t, n in live.items()), default=0)
+    return saved
 
 
 def make_plan(buffers: Sequence[Buffer], alignment: int, offsets: Mapping[int, int],

@@ -13,7 +13,6 @@ from .fold_constants import fold_constants
 from .lift_constants import lift_constants
 from .lower_quantized import lower_quantized
 from .lower_scalar_operands import lower_scalar_operands
-from .patch_stage import patch_stage
 from .promote_types import promote_types
 from .remove_asserts import remove_asserts
 from .replace_views import replace_views
@@ -37,9 +36,6 @@ def edge_passes(config):
         passes.append(fold_constants)    # weight transposes and casts happen now, not at run time
     if config.fold_batch_norm:
         passes.append(fold_batch_norm)   # BN(eval) disappears into conv / linear weights
-    if config.patches:
-        passes.append(partial(            # int8 first layers patch by patch, if the peak drops
-            patch_stage, at=config.patches if isinstance(config.patches, tuple) else None))
     if config._check_ir_validity:
         passes.append(verify_ops)        # one error naming every unsupported op and its line
     return passes

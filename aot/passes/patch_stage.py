@@ -1,26 +1,33 @@
-"""Patch-based first stage (MCUNetV2's idea): the first layers of a convolutional network run
-patch by patch, so their large early maps never exist whole.
+"""Patch-based stages (MCUNetV2's idea): a run of a convolutional network's layers computed
+patch by patch, so their large maps never exist whole.
 
-The stage is a chain from a user input, each op read only by the next: int8 convolutions and
+A chain starts at a user input, each op read only by the next: int8 convolutions and
 depthwise layers (NHWC, after the input's quantize and NCHW -> NHWC transpose, if any: the
-stage's head, which works pixel by pixel too), or float32 convolutions and
-their activations (NCHW). Its output map is cut into a grid; each patch's layers compute just
-the window its outputs need (the halo), read from a crop of the input, and the patches are
-concatenated into the stage's output. Inside the image a window's border is real data; at the
-image's edge a layer's zero padding becomes an explicit pad of the patch (the int8 input's zero
-point, or 0.0), so every convolution runs unpadded on the same taps the whole layer sums: int8
-is bit-exact with it, float32 equal up to the kernels' order of summation.
+stage's head, which works pixel by pixel too), or float32 convolutions and their activations
+(NCHW). A stage is any run of a chain's layers: from the input, or from the map a layer of it
+writes (the stage's input, then). Its output map is cut into a grid; each patch's layers
+compute just the window its outputs need (the halo), read from a crop of the stage's input,
+and the patches are concatenated into the stage's output. Inside the map a window's border is
+real data; at the map's edge a layer's zero padding becomes an explicit pad of the patch (the
+int8 input's zero point, or 0.0), except along an axis the window spans whole (a strip's
+columns), where the layer keeps its own padding; so every convolution sums the taps the whole
+layer sums: int8 is bit-exact with it, float32 equal up to the kernels' order of summation.
 
-The price is the halos' recomputed MACs. The pass tries every stage end and grid, estimates the
-whole-tensor liveness peak of each, and keeps the smallest peak whose recomputation stays within
-``MAC_BUDGET`` of the network's MACs; it changes nothing unless the peak goes down.
+The price is the halos' recomputed MACs and the elements the crops, pads and concatenations
+copy (one each). The pass runs where ``to_executorch`` plans the arena, so it knows whether the
+plan may overlap outputs with their inputs. It tries every stage and grid whose price is
+within ``BUDGET`` of the network's MACs and estimates each one's peak: the whole-tensor
+liveness peak, or with overlaps the plan's least bytes outside the stage beside the stage's
+own whole-tensor peak. Of the estimate's best, smallest peak first and each cheaper than those
+before (``options``), it plans each and keeps the smallest arena, the cheapest of equals, if
+it is below the program's own; else it changes nothing.
 """
 from __future__ import annotations
 
 import copy
 import math
 from dataclasses import dataclass, field
-from typing import Optional
+from typing import Callable, Optional
 
 import torch
 from torch.export import ExportedProgram
@@ -28,7 +35,7 @@ from torch.export.graph_signature import InputKind, OutputKind
 from torch.fx.traceback import NodeSource
 
 from ..errors import AotError
-from ..memory import Buffer, lower_bound
+from ..memory import Buffer, lower_bound, overlap_live
 from ..ops import OUT, bind_out_args, lookup
 from ._editor import ProgramEditor
 
@@ -40,8 +47,10 @@ _FLOAT_CONV = torch.ops.aten.convolution.default
 _FLOAT_ACTS = {torch.ops.aten.relu.default, torch.ops.aten.hardtanh.default,
                torch.ops.aten.clamp.default}  # pixel by pixel: the window passes through
 _NCHW_TO_NHWC = [0, 2, 3, 1]
-MAC_BUDGET = 0.04      # recomputed MACs, as a share of the network's, that a stage may cost
+BUDGET = 0.04          # a stage's price (MACs recomputed, elements copied: one each), as a
+                       # share of the network's MACs
 MAX_GRID = 6           # patches per side at most
+OPTIONS = 8            # stages the pass plans (each its own lowering) to keep the smallest arena
 
 
 class PatchError(AotError):
@@ -59,15 +68,23 @@ class PatchStage:
     network_macs: int
     peak: int                     # estimated whole-tensor peak of the network without patches
     patched_peak: int             # and with them
+    copied: int = 0               # elements the patches' crops, pads and concatenations copy
+    first: bool = True            # the stage starts at a user input (else at a layer's map)
+
+    @property
+    def price(self) -> int:
+        """What the stage costs over the whole layers: MACs recomputed and elements copied."""
+        return self.patched_macs - self.macs + self.copied
 
     def describe(self) -> str:
         extra = self.patched_macs - self.macs
         n, h, w, c = self.out_shape
-        return (f"first {len(self.nodes)} ops ({self.nodes[0]} .. {self.nodes[-1]}) in a "
-                f"{self.grid[0]}x{self.grid[1]} grid of patches into {h}x{w}x{c}\n"
+        return (f"{'first ' if self.first else ''}{len(self.nodes)} ops ({self.nodes[0]} .. "
+                f"{self.nodes[-1]}) in a {self.grid[0]}x{self.grid[1]} grid of patches into "
+                f"{h}x{w}x{c}\n"
                 f"{extra:,} MACs recomputed (+{100 * extra / max(1, self.network_macs):.1f}% "
-                f"of {self.network_macs:,}); estimated peak {self.peak:,} -> "
-                f"{self.patched_peak:,} B")
+                f"of {self.network_macs:,}), {self.copied:,} elements copied; estimated peak "
+                f"{self.peak:,} -> {self.patched_peak:,} B")
 
 
 @dataclass(frozen=True)
@@ -101,7 +118,7 @@ class _Chain:
     @property
     def nchw(self) -> bool:
         """The layers' maps are NCHW (float32); else NHWC (int8)."""
-        return self.layers[0].node.target == _FLOAT_CONV
+        return self.layers[0].node.target == _FLOAT_CONV or self.layers[0].is_activation
 
     @property
     def itemsize(self) -> int:
@@ -187,6 +204,20 @@ def _window(span: tuple[int, int], k: int, s: int, p: int, d: int, size: int):
     return (max(lo, 0), min(hi, size)), (max(0, -lo), max(0, hi - size))
 
 
+def _kept(layer: _Layer, pads: tuple[int, int, int, int]) -> tuple[int, int]:
+    """The padding a patch's layer keeps, per axis: the layer's own where the window meets both
+    of the map's edges (a full-width strip's columns), so its kernel pads them as it pads the
+    whole map; else none, and an explicit pad supplies what the clipping left."""
+    top, bottom, left, right = pads
+    return tuple(p if (lo, hi) == (p, p) else 0
+                 for p, (lo, hi) in zip(layer.pad, ((top, bottom), (left, right))))
+
+
+def _explicit(pads: tuple[int, int, int, int], kept: tuple[int, int]) -> tuple[int, ...]:
+    top, bottom, left, right = pads
+    return (top - kept[0], bottom - kept[0], left - kept[1], right - kept[1])
+
+
 def _hw(chain: _Chain) -> tuple[int, int]:
     """The dims of a map's rows and columns."""
     return (2, 3) if chain.nchw else (1, 2)
@@ -238,15 +269,16 @@ def schedule(chain: _Chain, grid: tuple[int, int]) -> Optional[list[_Step]]:
                 at = add("head", shape, [at], node=i)
             item = chain.itemsize
             for i, (layer, (_, _, pads)) in enumerate(zip(layers, windows)):
-                top, bottom, left, right = pads
+                kept = _kept(layer, pads)
+                top, bottom, left, right = pads = _explicit(pads, kept)
                 if any(pads):
                     shape[h], shape[w] = shape[h] + top + bottom, shape[w] + left + right
                     at = add("pad", shape, [at], layer=i, pads=pads)
                 size, shape = list(shape), list(layer.out_shape)
                 for a, dim in enumerate((h, w)):
-                    shape[dim] = (size[dim] - layer.dilation[a] * (layer.kernel[a] - 1) - 1) \
-                        // layer.stride[a] + 1
-                at = add("layer", shape, [at], layer=i)
+                    shape[dim] = (size[dim] + 2 * kept[a] - layer.dilation[a] *
+                                  (layer.kernel[a] - 1) - 1) // layer.stride[a] + 1
+                at = add("layer", shape, [at], layer=i, pad=kept)
             pieces.append(at)
         if len(pieces) == 1:
             strips.append(pieces[0])
@@ -271,10 +303,12 @@ def _nbytes(node) -> int:
     return sum(v.numel() * v.element_size() for v in vals if isinstance(v, torch.Tensor))
 
 
-def _peak(events: list[tuple[object, int, list]], outputs: set, alive: dict) -> int:
+def _peak(events: list[tuple[object, int, list]], outputs: set, alive: dict,
+          span: Optional[tuple[int, int]] = None) -> int:
     """The whole-tensor liveness peak of ``events`` (key, bytes, keys read), in order, with
-    ``alive`` (key -> bytes) live from the start and ``outputs`` to the end. An event of None
-    bytes writes over the buffer it names (an op in place)."""
+    ``alive`` (key -> bytes) live from the start and ``outputs`` to the end; or, given a
+    ``span`` of events (first, last), the peak there. An event of None bytes writes over the
+    buffer it names (an op in place)."""
     born = {k: -1 for k in alive}
     size = dict(alive)
     death: dict = {}
@@ -287,8 +321,12 @@ def _peak(events: list[tuple[object, int, list]], outputs: set, alive: dict) -> 
                 death[r] = i
     for k in outputs:
         death[k] = len(events)
-    return lower_bound([Buffer(i, size[k], b, max(death.get(k, b), b))
-                        for i, (k, b) in enumerate(born.items())], alignment=1)
+    buffers = [Buffer(i, size[k], b, max(death.get(k, b), b))
+               for i, (k, b) in enumerate(born.items())]
+    if span is None:
+        return lower_bound(buffers, alignment=1)
+    live = overlap_live(buffers, alignment=1)
+    return max((live.get(t, 0) for t in range(span[0], span[1] + 1)), default=0)
 
 
 def _network_macs(graph: torch.fx.Graph) -> int:
@@ -309,9 +347,16 @@ def _network_macs(graph: torch.fx.Graph) -> int:
 class _Estimate:
     """The liveness peak of the program with one chain's stage replaced by a schedule. An op
     the op table runs in place (OpDef.inplace) over an input it alone reads takes over that
-    input's buffer, as the planner does."""
+    input's buffer, as the planner does.
 
-    def __init__(self, ed: ProgramEditor):
+    Given ``live``, the bytes the plan with overlaps must hold at each node of the program as
+    it is (its position in the graph -> bytes: ``overlap_live`` of its lowering), the peak is
+    the largest of those outside the stage and of the stage's own whole-tensor peak (an upper
+    bound: its patches' overlaps are not counted)."""
+
+    def __init__(self, ed: ProgramEditor, live: Optional[dict[int, int]] = None):
+        nodes = list(ed.graph.nodes)
+        self.live = None if live is None else {nodes[i]: n for i, n in live.items()}
         self.inputs = {n: _nbytes(n) for n in ed.graph.nodes
                        if n.op == "placeholder" and not ed.is_const(n)}
         out = next(n for n in reversed(ed.graph.nodes) if n.op == "output")
@@ -329,15 +374,16 @@ class _Estimate:
     def events(self, replaced: tuple = (), steps: list[_Step] = (), x=None, end=None,
                stage: Optional[_Chain] = None):
         gone, key = set(replaced), {}
-        events = []
+        events, span = [], None
 
         def at(a):
             return key.get(a, a)
         for node, nbytes, inputs, over in self.nodes:
             if node in gone:
                 if node is replaced[0]:
+                    span = (len(events), len(events) + len(steps) - 1)
                     for i, st in enumerate(steps):
-                        reads = [x if r < 0 else at(("step", r)) for r in st.reads]
+                        reads = [at(x) if r < 0 else at(("step", r)) for r in st.reads]
                         if st.kind == "layer" and stage.layers[st.args["layer"]].is_activation:
                             key[("step", i)] = reads[0]
                             events.append((reads[0], None, reads))
@@ -352,11 +398,15 @@ class _Estimate:
                 events.append((key[node], None, reads))
             else:
                 events.append((node, nbytes, reads))
-        return events, {at(o) for o in self.outputs}
+        return events, {at(o) for o in self.outputs}, span
 
-    def peak(self, *args) -> int:
-        events, outputs = self.events(*args)
-        return _peak(events, outputs, self.inputs)
+    def peak(self, replaced: tuple = (), *args) -> int:
+        events, outputs, span = self.events(replaced, *args)
+        if self.live is None:
+            return _peak(events, outputs, self.inputs)
+        gone = set(replaced)
+        outside = max((n for node, n in self.live.items() if node not in gone), default=0)
+        return max(outside, _peak(events, outputs, self.inputs, span) if span else 0)
 
 
 def _grids(rows: int, cols: int) -> list[tuple[int, int]]:
@@ -365,47 +415,91 @@ def _grids(rows: int, cols: int) -> list[tuple[int, int]]:
             for b in range(1, min(MAX_GRID, cols) + 1) if a * b > 1]
 
 
-def _candidate(est: _Estimate, network: int, base: int, chain: _Chain, n_layers: int,
-               grid: tuple[int, int], budget: Optional[float] = None):
-    """(stage, steps, what it costs and saves) of the chain's first ``n_layers`` in ``grid``;
-    None if it recomputes more than ``budget`` MACs or a patch would read only padding."""
-    stage = _Chain(chain.x, chain.head, chain.layers[:n_layers])
-    steps = schedule(stage, grid)
-    if steps is None:
-        return None
+def _substage(chain: _Chain, start: int, end: int) -> _Chain:
+    """The chain's layers ``start`` to ``end`` (exclusive), from the map the one before writes
+    (the chain's input and head for the first)."""
+    if start == 0:
+        return _Chain(chain.x, chain.head, chain.layers[:end])
+    return _Chain(chain.layers[start - 1].node, (), chain.layers[start:end])
+
+
+def _copied(steps: list[_Step]) -> int:
+    """Elements the schedule's crops, pads and concatenations copy: the rest of its price."""
+    return sum(math.prod(s.shape) for s in steps if s.kind in ("slice", "pad", "cat"))
+
+
+def _whole_macs(stage: _Chain) -> int:
     h, w = _hw(stage)
-    whole = sum(la.out_shape[h] * la.out_shape[w] * la.macs_per_pixel for la in stage.layers)
-    patched = _macs(steps, stage)
-    if budget is not None and patched - whole > budget:
-        return None
-    replaced = list(chain.head) + [la.node for la in stage.layers]
-    peak = est.peak(tuple(replaced), steps, chain.x, stage.layers[-1].node, stage)
+    return sum(la.out_shape[h] * la.out_shape[w] * la.macs_per_pixel for la in stage.layers)
+
+
+def _candidate(est: _Estimate, network: int, base: int, stage: _Chain, grid: tuple[int, int],
+               steps: list[_Step]) -> tuple[_Chain, list[_Step], PatchStage]:
+    """(stage, steps, what it costs and saves) of ``stage`` in ``grid``, scheduled as
+    ``steps``."""
+    replaced = list(stage.head) + [la.node for la in stage.layers]
+    peak = est.peak(tuple(replaced), steps, stage.x, stage.layers[-1].node, stage)
     return stage, steps, PatchStage(tuple(n.name for n in replaced), grid,
-                                    _nhwc(stage.layers[-1].out_shape, stage), whole, patched,
-                                    network, base, peak)
+                                    _nhwc(stage.layers[-1].out_shape, stage),
+                                    _whole_macs(stage), _macs(steps, stage), network, base,
+                                    peak, _copied(steps), stage.x.op == "placeholder")
 
 
-def choose(ed: ProgramEditor) -> Optional[tuple[_Chain, list, PatchStage]]:
-    """The stage and grid with the smallest estimated peak within the MAC budget, if it is
-    below the unpatched peak."""
-    est = _Estimate(ed)
+@dataclass(frozen=True)
+class _Option:
+    """A stage the pass may take: the chain (its index in ``_chains``), its layers [start,
+    end), the grid, and what the estimate says it costs and saves."""
+    chain: int
+    start: int
+    end: int
+    grid: tuple[int, int]
+    info: PatchStage
+
+
+def options(ed: ProgramEditor, live: Optional[dict[int, int]] = None) -> list[_Option]:
+    """The stages worth planning, smallest estimated peak (``_Estimate``'s, with ``live``)
+    first: each one's price (recomputed MACs and copied elements) is within ``BUDGET`` and
+    below every option's of a smaller peak, and its peak is below the unpatched one. At most
+    ``OPTIONS`` of them. A stage is any run of a chain's layers, from its input or from a
+    layer's map; a longer one in the same grid recomputes at least as many MACs, so the
+    search stops there once they are over the budget."""
+    est = _Estimate(ed, live)
     base, network = est.peak(), _network_macs(ed.graph)
-    best = None
-    for chain in _chains(ed):
-        for n_layers, layer in enumerate(chain.layers, 1):
-            if layer.node in est.outputs:
-                continue
-            _, rows, cols, _ = _nhwc(layer.out_shape, chain)
-            for grid in _grids(rows, cols):
-                found = _candidate(est, network, base, chain, n_layers, grid,
-                                   MAC_BUDGET * network)
-                if found is None or found[2].patched_peak >= base:
-                    continue
-                stage, steps, info = found
-                key = (info.patched_peak, info.patched_macs, grid)
-                if best is None or key < best[0]:
-                    best = (key, stage, steps, info)
-    return None if best is None else best[1:]
+    budget, found = BUDGET * network, []
+    for c, chain in enumerate(_chains(ed)):
+        for start, first in enumerate(chain.layers):
+            for grid in [] if first.is_activation else _grids(MAX_GRID, MAX_GRID):
+                for end in range(start + 1, len(chain.layers) + 1):
+                    stage = _substage(chain, start, end)
+                    if stage.layers[-1].node in est.outputs:
+                        break
+                    _, rows, cols, _ = _nhwc(stage.layers[-1].out_shape, stage)
+                    steps = None if grid[0] > rows or grid[1] > cols else \
+                        schedule(stage, grid)
+                    if steps is None:
+                        continue
+                    extra = _macs(steps, stage) - _whole_macs(stage)
+                    if extra > budget:
+                        break
+                    if extra + _copied(steps) > budget:
+                        continue
+                    info = _candidate(est, network, base, stage, grid, steps)[2]
+                    if info.patched_peak < base:
+                        found.append(_Option(c, start, end, grid, info))
+    found.sort(key=lambda o: (o.info.patched_peak, o.info.price, o.grid, o.start, o.end))
+    kept: list[_Option] = []
+    for o in found:
+        if not kept or o.info.price < kept[-1].info.price:
+            kept.append(o)
+    return kept[:OPTIONS]
+
+
+def _apply(ep: ExportedProgram, o: _Option) -> Patched:
+    """``ep`` (a copy of it) with option ``o``'s stage computed patch by patch."""
+    ed = ProgramEditor(copy.deepcopy(ep))            # the caller's program stays as it was
+    stage = _substage(_chains(ed)[o.chain], o.start, o.end)
+    _materialize(ed, stage, schedule(stage, o.grid))
+    return Patched(ed.finish(), o.info)
 
 
 def _call(ed: ProgramEditor, target, args: tuple, origin: torch.fx.Node) -> torch.fx.Node:
@@ -448,7 +542,7 @@ def _materialize(ed: ProgramEditor, stage: _Chain, steps: list[_Step]) -> None:
                 args = list(layer.node.args)
                 args[0] = reads[0]
                 if not layer.is_activation:
-                    args[4] = [0, 0]
+                    args[4] = list(st.args["pad"])
                 node = _call(ed, layer.node.target, tuple(args), layer.node)
             else:
                 node = _call(ed, torch.ops.aten.cat.default, (reads, st.args["dim"]),
@@ -470,33 +564,43 @@ class Patched:
     stage: Optional[PatchStage]
 
 
-def patch_stage(ep: ExportedProgram, at: Optional[tuple[int, int, int]] = None) -> Patched:
-    """The program with its first stage computed patch by patch where that lowers the peak;
-    or, given ``at`` = (layers, rows, columns), the first chain's first ``layers``
-    convolutions in that grid, whatever it costs or saves."""
+def patch_stage(ep: ExportedProgram, at: Optional[tuple[int, int, int]] = None,
+                live: Optional[dict[int, int]] = None,
+                arena: Optional[Callable[[ExportedProgram], int]] = None) -> Patched:
+    """The program with a stage computed patch by patch where that lowers the peak: of the
+    ``options`` (for the plan with overlaps, given ``live``), the one whose program ``arena``
+    plans smallest, the cheapest of equals, if that is below the program's own (without
+    ``arena``, the smallest estimate). Given
+    ``at`` = (layers, rows, columns): the first chain's first ``layers`` convolutions in that
+    grid, whatever it costs or saves."""
     if any(s.kind == OutputKind.USER_INPUT_MUTATION for s in ep.graph_signature.output_specs) \
             or not _chains(ProgramEditor(ep)):
         if at is not None:
             raise PatchError(f"patches={at}: the program has no chain of convolutions from "
                              "an input")
         return Patched(ep, None)
-    ed = ProgramEditor(copy.deepcopy(ep))            # the caller's program stays as it was
+    ed = ProgramEditor(ep)
     if at is None:
-        found = choose(ed)
-    else:
-        chain, (n_layers, rows, cols) = _chains(ed)[0], at
-        _, h, w, _ = _nhwc(chain.layers[min(max(n_layers, 1), len(chain.layers)) - 1].out_shape,
-                           chain)
-        if not (1 <= n_layers <= len(chain.layers) and 1 <= rows <= h and 1 <= cols <= w):
-            raise PatchError(f"patches={at}: the first chain has {len(chain.layers)} layers "
-                             f"and its map there is {h}x{w}")
-        est = _Estimate(ed)
-        found = _candidate(est, _network_macs(ed.graph), est.peak(), chain, n_layers,
-                           (rows, cols))
-        if found is None:
-            raise PatchError(f"patches={at}: a patch of that grid would read only the "
-                             "layers' padding; take fewer rows or columns")
-    if found is None:
-        return Patched(ep, None)
-    _materialize(ed, *found[:2])
-    return Patched(ed.finish(), found[2])
+        found = options(ed, live)
+        if not found:
+            return Patched(ep, None)
+        if arena is None:
+            return _apply(ep, found[0])
+        planned = [_apply(ep, o) for o in found]
+        size, _, best = min(((arena(p.program), o.info.price, i) for i, (o, p) in
+                             enumerate(zip(found, planned))))
+        return planned[best] if size < arena(ep) else Patched(ep, None)
+    chain, (n_layers, rows, cols) = _chains(ed)[0], at
+    _, h, w, _ = _nhwc(chain.layers[min(max(n_layers, 1), len(chain.layers)) - 1].out_shape,
+                       chain)
+    if not (1 <= n_layers <= len(chain.layers) and 1 <= rows <= h and 1 <= cols <= w):
+        raise PatchError(f"patches={at}: the first chain has {len(chain.layers)} layers "
+                         f"and its map there is {h}x{w}")
+    stage = _substage(chain, 0, n_layers)
+    steps = schedule(stage, (rows, cols))
+    if steps is None:
+        raise PatchError(f"patches={at}: a patch of that grid would read only the "
+                         "layers' padding; take fewer rows or columns")
+    est = _Estimate(ed)
+    info = _candidate(est, _network_macs(ed.graph), est.peak(), stage, (rows, cols), steps)[2]
+    return _apply(ep, _Option(0, 0, n_layers, (rows, cols), info))

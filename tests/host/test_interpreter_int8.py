@@ -47,7 +47,7 @@ OVERLAPPED = ["inplace", "kws"]
 # layers on the patches and the concatenations, all in the .pte
 PATCHED = [("conv_blocks", (3, 2, 3)), ("inplace", (5, 2, 2))]
 # both: the patches' buffers on the input's rows already cropped (plan_memory's dead prefixes)
-BOTH = [("inplace", (3, 4, 1))]
+BOTH = [("inplace", (3, 3, 1))]
 
 
 def _programs() -> list[bytes]:

@@ -19,6 +19,7 @@ from aot.report import format_report
 from int8_models import host_model, int8_inputs, lowered
 
 ET_CORTEX_M_MOBILENET = 138_240    # ExecuTorch's cortex_m flow, bench/arena.py
+_SLICE = "aten::slice_copy.Tensor_out"
 
 
 def _same_bytes(name: str, patches, seeds=(5,), overlap: bool = False):
@@ -57,24 +58,31 @@ def test_patches_lower_the_arena_bit_exactly(name):
     assert stage is not None and stage.patched_peak < stage.peak == plain.plan.lower_bound
     assert method.plan.arena_size < plain.plan.arena_size
     assert stage.patched_macs > stage.macs                  # the halos' price, reported
-    assert "patches      first" in format_report(method)
+    assert re.search(r"patches      (first )?\d+ ops", format_report(method))
     if name == "mobilenet_v2":
         assert method.plan.arena_size <= ET_CORTEX_M_MOBILENET // 2
     _same_bytes(name, True)
 
 
-@pytest.mark.parametrize("name,most", [("vww", 40_000), ("mobilenet_v2", 56_000)])
-def test_with_overlaps_the_patches_take_the_inputs_dead_rows(name, most):
-    """Under --overlap, the buffers born while the stage's input lives on (its later patches
-    crop rows further down) may lie on its rows already cropped (aot.passes.plan_memory's
-    dead prefixes): VWW meets its 40,000 B, with the same bytes."""
+@pytest.mark.parametrize("name,most", [("vww", 38_400), ("mobilenet_v2", 48_000)])
+def test_with_overlaps_the_patches_take_the_stage_inputs_dead_rows(name, most):
+    """Under --overlap the pass weighs its stages against the overlapped plan, so a stage may
+    start at a layer's map. The buffers born while the stage's input lives on (its later
+    patches crop rows further down) may lie on its rows already cropped (aot.passes.
+    plan_memory's dead prefixes), with the same bytes. mobilenet_v2 meets half of ExecuTorch's
+    arena with its expansion and stride-2 depthwise layer in patches, VWW goes below its plan
+    without patches."""
     patched = lowered(name, True, patches=True).lowered()
     method = lowered(name, True, True, True).lowered()
+    g = method.graph
+    cropped = {g.root(c.arg("self").id) for c in g.calls if c.op.key == _SLICE}
     by_id = {b.id: b for b in method.buffers}
-    over = [b for b in method.buffers for o in b.overlaps if by_id[o.input].last > b.first]
-    assert len(over) > 10 and {o.input for b in over for o in b.overlaps} & {
-        b.id for b in method.buffers if b.first < 0}           # the network's input
+    over = [o.input for b in method.buffers for o in b.overlaps
+            if by_id[o.input].last > b.first]
+    assert len(over) > 10 and set(over) <= cropped
+    assert method.patches is not None and not method.patches.first
     assert method.plan.arena_size <= most < patched.plan.arena_size
+    assert method.plan.arena_size < lowered(name, True, True).lowered().plan.arena_size
     assert method.plan.overlap_bound <= method.plan.arena_size <= method.whole_bound
     _same_bytes(name, True, overlap=True)
 
@@ -128,7 +136,7 @@ def _float(name: str, patches):
 @pytest.mark.parametrize("name,at,pieces", [
     ("conv_blocks", (5, 2, 3), 6),  # conv, hardtanh, a dilated grouped conv, hardtanh, dw
     ("vww", (4, 3, 2), 6),          # stride 2, relu, depthwise, relu
-    ("mobilenet_v2", True, 9),      # the automatic choice: 552,960 -> 239,616 B
+    ("mobilenet_v2", True, 9),      # the automatic choice: 552,960 -> 267,456 B
 ])
 def test_a_float32_stage_matches_the_layers_and_torch(name, at, pieces):
     import torch

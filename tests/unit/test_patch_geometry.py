@@ -51,7 +51,8 @@ def test_a_patched_chain_computes_the_model(layers, h, w, grid, seed):
         return
     ep = aot.export(model, (x,))
     try:
-        edge = aot.to_edge(ep, compile_config=EdgeCompileConfig(patches=at)).exported_program()
+        edge = aot.to_edge(ep, compile_config=EdgeCompileConfig(patches=at)).to_executorch() \
+            .exported_program()
     except PatchError as e:                   # strides and paddings that leave a patch no input
         assert "would read only the layers' padding" in str(e)
         return
