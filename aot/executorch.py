@@ -20,7 +20,8 @@ from .ir import DelegateCallSpec, MethodGraph
 from .memory import Buffer, MemoryPlan, lower_bound, overlap_live
 from .passes.lower_quantized import Fallback, Int8Facts
 from .passes.patch_stage import PatchStage
-from .passes.plan_memory import lifetimes, plan_memory, trim_bands, without_bands
+from .passes.plan_memory import (lifetimes, plan_memory, trim_bands, widen_bands,
+                                 without_bands)
 from .passes.provenance import positions
 from .passes.to_out_variant import to_out_variant
 from .passes.verify_program import verify_program
@@ -39,6 +40,9 @@ class LoweredMethod:
     # the whole-tensor bound with every scratch at its kernel's own size (no bands): the plain
     # plan's bound, which the bands' scratch in an overlapped plan's lower_bound exceeds
     whole_bound: Optional[int] = None
+    # the bound with overlaps where every band is as short as its kernel allows: the plan's
+    # own counts the bands widen_bands gave the bytes free at their calls
+    least_bound: Optional[int] = None
 
 
 def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,
@@ -56,6 +60,8 @@ def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig
             if again.arena_size <= plan.arena_size:
                 graph, plan = trimmed, again
                 break
+    least = plan.overlap_bound
+    graph, plan = widen_bands(graph, planning, plan)   # bands as tall as the free bytes allow
     fallbacks = int8.fallbacks
     at = {pos: fallbacks[name] for name, pos in positions(ep, fallbacks).items()}
     by_call = {i: at[h] for i, call in enumerate(graph.calls) for h in call.debug_handles
@@ -64,7 +70,7 @@ def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig
     whole = plan.lower_bound if plain is graph else \
         lower_bound(lifetimes(plain, planning), config.planning_alignment)
     return LoweredMethod(graph, plan, tuple(lifetimes(graph, planning)), by_call, int8.patches,
-                         whole)
+                         whole, least)
 
 
 def live_by_node(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,

@@ -108,27 +108,44 @@ def depthwise_band(pad_h: int) -> int:
     return max(1, pad_h)
 
 
-def depthwise_bands(h: int, pad_h: int, kh: int, dil_h: int):
-    """The bands rt_depthwise_conv2d_in_place_s8 runs over a map of ``h`` rows: for each, its
-    output rows [y0, y1) and the input rows [r0, r1) it reads (int8/in_place_s8.h)."""
-    rows, reach = depthwise_band(pad_h), (kh - 1) * dil_h + 1
+def depthwise_bands(h: int, pad_h: int, kh: int, dil_h: int, rows: Optional[int] = None):
+    """The bands rt_depthwise_conv2d_in_place_s8 runs over a map of ``h`` rows, ``rows`` a band
+    (what its scratch holds; depthwise_band's by default): for each, its output rows [y0, y1)
+    and the input rows [r0, r1) it reads (int8/in_place_s8.h)."""
+    rows, reach = rows or depthwise_band(pad_h), (kh - 1) * dil_h + 1
     for y0 in range(0, h, rows):
         y1 = min(h, y0 + rows)
         yield y0, y1, max(0, y0 - pad_h), min(h, y1 - 1 - pad_h + reach)
 
 
 def _depthwise_in_place(x: tuple, w: tuple, out: tuple, stride: tuple, pad: tuple,
-                        dil: tuple) -> bool:
-    """A depthwise layer that runs exactly in place by bands: stride 1, multiplier 1, the
-    output the input's shape, and every band a window the kernels' geometry check takes (rows
-    beyond the map's bottom are the kernels' padding, up to the band's top padding plus a
-    stride)."""
+                        dil: tuple, rows: Optional[int] = None) -> bool:
+    """A depthwise layer that runs exactly in place by bands of ``rows`` (depthwise_band's by
+    default): stride 1, multiplier 1, the output the input's shape, and every band a window
+    the kernels' geometry check takes (rows beyond the map's bottom are the kernels' padding,
+    up to the band's top padding plus a stride)."""
     n, h, wd, c = x
     if tuple(out) != tuple(x) or stride != (1, 1) or w[3] != c or n * h * wd * c == 0:
         return False
     reach = (w[1] - 1) * dil[0]
     return all(r1 > r0 and (y1 - y0 - 1) + reach < (r1 - r0) + 2 * (r0 - y0 + pad[0]) + 1
-               for y0, y1, r0, r1 in depthwise_bands(h, pad[0], w[1], dil[0]))
+               for y0, y1, r0, r1 in depthwise_bands(h, pad[0], w[1], dil[0], rows))
+
+
+def depthwise_rows(args: dict, outs: list, nbytes: int) -> int:
+    """The most rows a band of a depthwise layer in place (quantized_depthwise_conv2d_nhwc
+    with its band scratch, shapes as ``scratch`` takes them) can take in a scratch of
+    ``nbytes``, up to the whole map: 0 where that is fewer than depthwise_band's or a band of
+    that height is no window the kernels take."""
+    x, w, out = args["input"], args["weight"], outs[0]
+    pad, row = _pair(args.get("padding"), 0), x[2] * x[3]
+    rows = min(x[1], nbytes // (2 * row)) if row else 0
+    while rows >= depthwise_band(pad[0]):
+        if _depthwise_in_place(x, w, out, _pair(args.get("stride"), 1), pad,
+                               _pair(args.get("dilation"), 1), rows):
+            return rows
+        rows -= 1
+    return 0
 
 
 def pointwise_scratch(args: dict, outs: list) -> int:

@@ -75,15 +75,16 @@ def format_report(method: LoweredMethod, title: str = "") -> str:
                      f"{offset:>9}{q}{sc}".rstrip())
     views = sum(1 for t in g.tensors if t.alias_of is not None)
     const = sum(t.nbytes for t in g.tensors if t.kind == TensorKind.CONSTANT)
-    gap = plan.arena_size - plan.overlap_bound
+    bound = plan.overlap_bound if method.least_bound is None else method.least_bound
+    gap = plan.arena_size - bound
     verdict = "optimal" if gap == 0 else f"+{gap:,} B over the bound"
-    overlapped = plan.overlap_bound != plan.lower_bound
+    overlapped = bound != plan.lower_bound
     # an overlapped plan's own bound counts the bands' scratch: the plain program's is shown
     whole = plan.lower_bound if method.whole_bound is None else method.whole_bound
     bounds = [f"lower bound  {whole:>12,} B   (whole tensors: no two live tensors "
               f"share a byte{'' if overlapped else f'; {verdict}'})"]
     if overlapped:
-        bounds.append(f"  overlapped {plan.overlap_bound:>12,} B   (outputs may overwrite the "
+        bounds.append(f"  overlapped {bound:>12,} B   (outputs may overwrite the "
                       f"inputs their op reads for the last time; {verdict})")
     lines += ["",
               f"arena        {plan.arena_size:>12,} B   (planner: {plan.planner})",

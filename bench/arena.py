@@ -83,13 +83,14 @@ def _plans(ep, int8_io: bool) -> tuple:
     """(whole-tensor bound, overlap bound, arena with overlaps, and with patches too) of a
     program. The whole-tensor bound is the plain plan's: with overlaps, the bound counts the
     scratch of the layers that run in place by bands too."""
-    def plan(patches: bool, overlap: bool = True):
+    def lowered(patches: bool, overlap: bool = True):
         config = EdgeCompileConfig(int8_io=int8_io, patches=patches)
         return aot.to_edge(ep, compile_config=config).to_executorch(backend_config(overlap)) \
-            .lowered().plan
-    whole = plan(False)
-    patched = plan(True).arena_size
-    return plan(False, False).lower_bound, whole.overlap_bound, whole.arena_size, patched
+            .lowered()
+    whole = lowered(False)
+    patched = lowered(True).plan.arena_size
+    return lowered(False, False).plan.lower_bound, whole.least_bound, \
+        whole.plan.arena_size, patched
 
 
 def overlap_table(with_et: bool) -> None:

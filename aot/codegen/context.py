@@ -339,6 +339,11 @@ class CallContext:
         self.prelude.extend([f"{var}.buf = (void *){t.ptr};", f"{var}.size = {t.numel};"])
         return f"&{var}"
 
+    def scratch_arg(self, name: str) -> TensorArg:
+        """A planned scratch tensor as a TensorArg (its bytes: ``numel``), for what reads a
+        call beyond its C text."""
+        return self.gen.tensor(self._tensor_value(name), write=True)
+
     @staticmethod
     def f32_literal(x: float) -> str:
         return f32_literal(x)

@@ -84,6 +84,7 @@ class Layer:
     w_aligned: Optional[bool] = None
     # the output shares arena bytes with the input (a plan with overlaps, aot/overlap.py)
     over_input: bool = False
+    scratch: Optional[int] = None      # bytes of the call's scratch (its bands), where known
 
 
 def _full(L: Layer) -> bool:
@@ -291,7 +292,8 @@ def layer_of(ctx, raw: dict) -> Optional[Layer]:
                  act_max=prm["act_max"],
                  shift=tuple(int(v) for v in np.asarray(shift).reshape(-1)),
                  in_aligned=_aligned(x.ptr, ctx.is_constant("input")),
-                 w_aligned=_aligned(w.ptr, ctx.is_constant("weight")), over_input=_over(x, out))
+                 w_aligned=_aligned(w.ptr, ctx.is_constant("weight")), over_input=_over(x, out),
+                 scratch=raw["scratch"].numel if "scratch" in raw else None)
 
 
 def band_layers(kernel: str, L: Layer) -> tuple[str, tuple[Layer, ...]]:
@@ -303,15 +305,18 @@ def band_layers(kernel: str, L: Layer) -> tuple[str, tuple[Layer, ...]]:
     if base == kernel or not L.over_input:
         return base, (L,)
     bands = [] if base == POINTWISE else [L]
-    if base == POINTWISE:
-        pixels, band = L.n * L.oh * L.ow, pointwise_band((L.n, L.h, L.w, L.cin))
+    if base == POINTWISE:   # as the scratch holds: a band of pixels, two bands of rows
+        pixels = L.n * L.oh * L.ow
+        band = min(pixels, L.scratch // L.cout) if L.scratch else \
+            pointwise_band((L.n, L.h, L.w, L.cin))
         for k in sorted({min(band, pixels - i) for i in range(0, pixels, band)}):
             bands.append(replace(L, n=1, h=1, w=k, oh=1, ow=k))
     else:
-        for y0, y1, r0, r1 in depthwise_bands(L.h, L.pad[0], L.kh, L.dil[0]):
+        rows = L.scratch // (2 * L.w * L.cin) if L.scratch else None
+        for y0, y1, r0, r1 in depthwise_bands(L.h, L.pad[0], L.kh, L.dil[0], rows):
             bands.append(replace(L, n=1, h=r1 - r0, oh=y1 - y0,
                                  pad=(r0 - y0 + L.pad[0], L.pad[1])))
-    return base, tuple(dict.fromkeys(replace(b, over_input=False, in_aligned=None)
+    return base, tuple(dict.fromkeys(replace(b, over_input=False, in_aligned=None, scratch=None)
                                      for b in bands))
 
 

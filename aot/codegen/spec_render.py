@@ -233,14 +233,16 @@ class _Eval:
 
     def _raw(self, exprs) -> dict:
         """A call's arguments as values, for what reads the call beyond its C text
-        (aot.codegen.mve_variants): each tensor's TensorArg by its name, the parameter
-        struct's fields (the last struct's, as "params")."""
+        (aot.codegen.mve_variants): each tensor's TensorArg (a scratch's too) by its name,
+        the parameter struct's fields (the last struct's, as "params")."""
         raw = {}
         for e in exprs:
             while isinstance(e, S.Select):
                 e = e.a if self.value(e.cond) else e.b
             if isinstance(e, S.Tensor):
                 raw[e.name] = self.value(e)
+            elif isinstance(e, S.Scratch):
+                raw[e.name] = self.ctx.scratch_arg(e.name)
             elif isinstance(e, S.Params):
                 raw["params"] = {k: self.value(v) for k, v in e.fields}
         return raw

@@ -15,9 +15,9 @@ from ..config import MemoryPlanningPass
 from ..errors import PlanError
 from ..ir import MethodGraph, Ref, TensorKind
 from ..memory import Buffer, MemoryPlan, Overlap, plan_suite, verify_plan
-from ..memory.plan import align_up
+from ..memory.plan import align_up, make_plan
 from ..memory.suite import DEFAULT_PLANNERS
-from ..overlap import has_bands
+from ..overlap import depthwise_rows, depthwise_scratch, has_bands
 
 _SLICE = "aten::slice_copy.Tensor_out"
 
@@ -206,6 +206,66 @@ def trim_bands(graph: MethodGraph, planning: MemoryPlanningPass,
         if not shared and holds_bands(graph, call):
             _plain_scratch(graph, call, tensors)
     return replace(graph, tensors=tuple(tensors)) if tensors != list(graph.tensors) else graph
+
+
+def widen_bands(graph: MethodGraph, planning: MemoryPlanningPass,
+                plan: MemoryPlan) -> tuple[MethodGraph, MemoryPlan]:
+    """The graph and plan with each depthwise layer in place by bands given the bands that
+    the bytes free at its call hold, up to its whole map: a band's rows are what its scratch
+    holds (int8/in_place_s8.h), and each band widens its input rows and calls the kernel
+    once, so one-row bands cost a 48x48 layer half as much again on the M4. The scratch moves
+    to the largest gap between the buffers alive at its call, inside the arena; nothing else
+    moves, so the arena does not grow."""
+    if not planning.overlap:
+        return graph, plan
+    buffers = lifetimes(graph, planning)
+    tensors, offsets = list(graph.tensors), dict(plan.offsets)
+    unit = plan.alignment
+    for i, call in enumerate(graph.calls):
+        if getattr(call.op, "in_place_scratch", None) is not depthwise_scratch or \
+                not holds_bands(graph, call) or not _in_place(graph, call, offsets):
+            continue
+        scratch = graph.tensors[call.arg("scratch").id]
+        sid = graph.root(scratch.id)
+        at, room = _largest_gap(buffers, offsets, sid, i, plan.arena_size, unit)
+        shapes = {k: tensors[v.id].shape if isinstance(v, Ref) else v for k, v in call.args}
+        out = [graph.tensors[call.outs[0]].shape]
+        rows = depthwise_rows(shapes, out, room)
+        x = shapes["input"]
+        nbytes = 2 * rows * x[2] * x[3]
+        if rows and nbytes > scratch.nbytes and sid == scratch.id:
+            tensors[scratch.id] = replace(scratch, shape=(nbytes,))
+            offsets[sid] = at
+    if tensors == list(graph.tensors):
+        return graph, plan
+    graph = replace(graph, tensors=tuple(tensors))
+    buffers = lifetimes(graph, planning)
+    widened = make_plan(buffers, unit, offsets, plan.planner)
+    verify_plan(buffers, widened)
+    return graph, widened
+
+
+def _in_place(graph: MethodGraph, call, offsets: dict) -> bool:
+    """The call's output starts where its input does in the plan."""
+    def address(tid: int) -> Optional[int]:
+        r = graph.root(tid)
+        return offsets[r] + graph.root_offset(tid) if r in offsets else None
+    x = address(call.arg("input").id)
+    return x is not None and x == address(call.outs[0])
+
+
+def _largest_gap(buffers: list[Buffer], offsets: dict, skip: int, i: int, arena: int,
+                 unit: int) -> tuple[int, int]:
+    """(offset, bytes) of the largest run of the arena free of every buffer alive at call
+    ``i`` but ``skip``, starting at a multiple of ``unit``."""
+    busy = sorted((offsets[b.id], offsets[b.id] + b.size) for b in buffers
+                  if b.id != skip and b.size and b.first <= i <= b.last)
+    best, at = (0, 0), 0
+    for lo, hi in busy + [(arena, arena)]:
+        if lo - at > best[1]:
+            best = (at, lo - at)
+        at = max(at, align_up(hi, unit))
+    return best
 
 
 def without_bands(graph: MethodGraph) -> MethodGraph:

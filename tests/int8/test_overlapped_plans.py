@@ -125,6 +125,35 @@ def test_bands_are_planned_only_where_they_lower_the_arena():
     assert mobilenet.plan.arena_size == mobilenet.plan.overlap_bound == 115_200
 
 
+def test_depthwise_bands_take_the_bytes_free_at_their_call(monkeypatch):
+    """A depthwise layer in place by bands of its least rows widens its input rows and calls
+    its kernel once a row; widen_bands gives it the bytes free at its call, up to its whole
+    map, without growing the arena. Patched, mobilenet_v2 runs its first depthwise layers in
+    place, on taller bands; every band scratch stays where no live buffer is (verify_plan),
+    and the bytes are the plain plan's (tests/int8/test_patch_stage.py)."""
+    from aot import executorch
+    from aot.config import EdgeCompileConfig, backend_config
+    from aot.overlap import depthwise_band
+    from int8_models import quantized
+    method = lowered("mobilenet_v2", True, True, True).lowered()
+    g = method.graph
+    taller = []
+    for i in _banded(method):
+        call = g.calls[i]
+        if call.op.key != "cortex_m::quantized_depthwise_conv2d_nhwc.out":
+            continue
+        n, h, w, c = g.tensors[call.arg("input").id].shape
+        rows = g.tensors[call.arg("scratch").id].nbytes // (2 * w * c)
+        assert depthwise_band(call.arg("padding")[0]) <= rows <= h
+        taller.append(rows > depthwise_band(call.arg("padding")[0]))
+    assert any(taller)
+    monkeypatch.setattr(executorch, "widen_bands", lambda graph, planning, plan: (graph, plan))
+    least = aot.to_edge(quantized("mobilenet_v2")[2], compile_config=EdgeCompileConfig(
+        int8_io=True, patches=True)).to_executorch(backend_config(True)).lowered()
+    assert least.plan.arena_size == method.plan.arena_size
+    assert least.plan.overlap_bound == method.least_bound
+
+
 def test_nothing_overlaps_unless_asked():
     assert not any(b.overlaps for b in lowered("inplace", True).lowered().buffers)
 
