@@ -199,9 +199,10 @@ def _lowering_flags(p) -> None:
                    "dead bytes where the kernels allow (int8 convolutions of up to 64 "
                    "filters, float32 pointwise and same-padding ones, depthwise layers, "
                    "pools): a smaller arena, for mcu-aot's C runtime only (docs/memory.md)")
-    p.add_argument("--patches", action="store_true", help="compute an int8 network's first "
-                   "layers patch by patch where that lowers the arena's peak (bit-exact; the "
-                   "halos cost MACs and small patches cycles: docs/memory.md)")
+    p.add_argument("--patches", action="store_true", help="compute a run of a network's "
+                   "convolutions patch by patch where that lowers the arena, for at most 4%% "
+                   "of its MACs in halos and copies (bit-exact; with --overlap it may start "
+                   "mid-network: docs/memory.md)")
 
 
 def build_parser() -> argparse.ArgumentParser:

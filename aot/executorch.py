@@ -36,7 +36,7 @@ class LoweredMethod:
     buffers: tuple[Buffer, ...]   # what was planned, for verify_plan, reports and drawings
     # call index -> the float op the int8 lowering left there (a float kernel between int8 ones)
     fallbacks: Mapping[int, Fallback] = field(default_factory=dict)
-    patches: Optional[PatchStage] = None     # the first stage, computed patch by patch
+    patches: Optional[PatchStage] = None     # the stage computed patch by patch
     # the whole-tensor bound with every scratch at its kernel's own size (no bands): the plain
     # plan's bound, which the bands' scratch in an overlapped plan's lower_bound exceeds
     whole_bound: Optional[int] = None

@@ -87,7 +87,7 @@ class Int8Facts:
     qparams and each float fallback. ``carried`` re-keys both after a pass."""
     qparams: Mapping[str, QParams] = field(default_factory=dict)
     fallbacks: Mapping[str, Fallback] = field(default_factory=dict)
-    patches: Optional[PatchStage] = None    # the first stage computed patch by patch
+    patches: Optional[PatchStage] = None    # the stage computed patch by patch
 
     def carried(self, old: ExportedProgram, new: ExportedProgram) -> "Int8Facts":
         """The same facts about ``new``, which a pass made of ``old``."""
