@@ -433,16 +433,15 @@ def _whole_macs(stage: _Chain) -> int:
     return sum(la.out_shape[h] * la.out_shape[w] * la.macs_per_pixel for la in stage.layers)
 
 
-def _candidate(est: _Estimate, network: int, base: int, stage: _Chain, grid: tuple[int, int],
-               steps: list[_Step]) -> tuple[_Chain, list[_Step], PatchStage]:
-    """(stage, steps, what it costs and saves) of ``stage`` in ``grid``, scheduled as
-    ``steps``."""
+def _describe(est: _Estimate, network: int, base: int, stage: _Chain, grid: tuple[int, int],
+              steps: list[_Step]) -> PatchStage:
+    """What ``stage`` in ``grid``, scheduled as ``steps``, costs and saves."""
     replaced = list(stage.head) + [la.node for la in stage.layers]
     peak = est.peak(tuple(replaced), steps, stage.x, stage.layers[-1].node, stage)
-    return stage, steps, PatchStage(tuple(n.name for n in replaced), grid,
-                                    _nhwc(stage.layers[-1].out_shape, stage),
-                                    _whole_macs(stage), _macs(steps, stage), network, base,
-                                    peak, _copied(steps), stage.x.op == "placeholder")
+    return PatchStage(tuple(n.name for n in replaced), grid,
+                      _nhwc(stage.layers[-1].out_shape, stage), _whole_macs(stage),
+                      _macs(steps, stage), network, base, peak, _copied(steps),
+                      stage.x.op == "placeholder")
 
 
 @dataclass(frozen=True)
@@ -483,7 +482,7 @@ def options(ed: ProgramEditor, live: Optional[dict[int, int]] = None) -> list[_O
                         break
                     if extra + _copied(steps) > budget:
                         continue
-                    info = _candidate(est, network, base, stage, grid, steps)[2]
+                    info = _describe(est, network, base, stage, grid, steps)
                     if info.patched_peak < base:
                         found.append(_Option(c, start, end, grid, info))
     found.sort(key=lambda o: (o.info.patched_peak, o.info.price, o.grid, o.start, o.end))
@@ -570,9 +569,8 @@ def patch_stage(ep: ExportedProgram, at: Optional[tuple[int, int, int]] = None,
     """The program with a stage computed patch by patch where that lowers the peak: of the
     ``options`` (for the plan with overlaps, given ``live``), the one whose program ``arena``
     plans smallest, the cheapest of equals, if that is below the program's own (without
-    ``arena``, the smallest estimate). Given
-    ``at`` = (layers, rows, columns): the first chain's first ``layers`` convolutions in that
-    grid, whatever it costs or saves."""
+    ``arena``, the smallest estimate). Given ``at`` = (layers, rows, columns): the first
+    chain's first ``layers`` convolutions in that grid, whatever it costs or saves."""
     if any(s.kind == OutputKind.USER_INPUT_MUTATION for s in ep.graph_signature.output_specs) \
             or not _chains(ProgramEditor(ep)):
         if at is not None:
@@ -602,5 +600,5 @@ def patch_stage(ep: ExportedProgram, at: Optional[tuple[int, int, int]] = None,
         raise PatchError(f"patches={at}: a patch of that grid would read only the "
                          "layers' padding; take fewer rows or columns")
     est = _Estimate(ed)
-    info = _candidate(est, _network_macs(ed.graph), est.peak(), stage, (rows, cols), steps)[2]
+    info = _describe(est, _network_macs(ed.graph), est.peak(), stage, (rows, cols), steps)
     return _apply(ep, _Option(0, 0, n_layers, (rows, cols), info))
