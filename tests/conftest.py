@@ -50,6 +50,13 @@ def require_tool(name: str) -> str:
     return path
 
 
+@pytest.fixture(scope="session")
+def cache():
+    """The host builds' cache (aot.host.build's cache_dir), gcc present to build into it."""
+    require_tool("gcc")
+    return HOST_CACHE
+
+
 def require_module(name: str):
     try:
         return __import__(name, fromlist=["_"])

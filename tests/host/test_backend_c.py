@@ -17,17 +17,11 @@ from aot.backends import AddMulPartitioner, DemoBackend, FusedElementwisePartiti
 from aot.errors import AotError, BackendError, UnsupportedOpError
 from aot.program import BackendDelegate
 from aot.zoo import resnet8
-from conftest import HOST_CACHE, require_tool
 from fused_models import FUSED_MODELS
 
 RTOL, ATOL = 1e-4, 1e-5
 TRACED = aot.ExecutorchBackendConfig(emit_stacktrace=True)   # the .pte keeps source lines
 
-
-@pytest.fixture(scope="module")
-def cache():
-    require_tool("gcc")
-    return HOST_CACHE
 
 
 def _numpy(out):

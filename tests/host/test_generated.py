@@ -20,7 +20,7 @@ import aot.host
 from aot.codegen.runtime import runtime_dir
 from aot.errors import UnsupportedOpError
 from aot.zoo import ZOO
-from conftest import HOST_CACHE, require_tool
+from conftest import require_tool
 from op_models import OP_MODELS, Counter
 
 RTOL, ATOL = 1e-4, 1e-5
@@ -44,10 +44,6 @@ def _check(model, example, name, cache):
         np.testing.assert_allclose(g, w, rtol=RTOL, atol=ATOL)
     return sources
 
-
-@pytest.fixture(scope="module")
-def cache():
-    return HOST_CACHE
 
 
 @pytest.mark.parametrize("name", sorted(OP_MODELS))

@@ -24,7 +24,6 @@ from aot.codegen.context import Invalid, Unsupported
 from aot.codegen.renderers import check_call
 from aot.ops import by_et_name
 from aot.pte import serialize_pte
-from conftest import HOST_CACHE
 
 FAMILY = {
     "aten::convolution.out", "aten::addmm.out", "aten::mm.out", "aten::bmm.out",
@@ -48,10 +47,6 @@ def interp():
     from aot.interpreter import build_host
     return build_host()
 
-
-@pytest.fixture(scope="module")
-def cache():
-    return HOST_CACHE
 
 
 def _keys(manager) -> set[str]:

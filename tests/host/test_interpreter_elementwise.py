@@ -27,7 +27,7 @@ from aot.codegen.runtime import status_name
 from aot.errors import AotError
 from aot.ops import all_ops
 from aot.pte import load_program, serialize_pte
-from conftest import HOST_CACHE, require_module
+from conftest import require_module
 from op_models import OP_MODELS, Counter
 from op_suite import BY_NAME
 
@@ -195,10 +195,6 @@ def interp():
     """The interpreter with every operator of the op table."""
     return aot.interpreter.build_host()
 
-
-@pytest.fixture(scope="module")
-def cache():
-    return HOST_CACHE
 
 
 def _same(got: list, want: list) -> None:

@@ -19,7 +19,6 @@ import aot
 import aot.host
 import op_list
 from aot.ops import OPS, all_ops
-from conftest import HOST_CACHE
 from op_suite import BY_NAME, CASES
 
 # one worker runs the module (make test: --dist loadgroup), so its lowerings are made once
@@ -50,10 +49,6 @@ def assert_close(got: np.ndarray, want: np.ndarray, rtol: float, atol: float) ->
     else:
         np.testing.assert_array_equal(got, want)
 
-
-@pytest.fixture(scope="module")
-def cache():
-    return HOST_CACHE
 
 
 @pytest.fixture(scope="module")
