@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from aot.errors import PlanError
 from aot.memory import (DEFAULT_PLANNERS, Buffer, MemoryPlan, Overlap, align_up, lower_bound,
-                        overlap_bound, plan_all, plan_suite, verify_plan)
+                        overlap_bound, overlap_live, plan_all, plan_suite, verify_plan)
 from aot.memory.plan import shared_bytes
 from test_planner_props import buffer_sets   # the same random lifetimes as the planner's tests
 
@@ -335,6 +335,24 @@ def test_overlap_bound_is_below_the_busiest_instruction_of_any_safe_plan(buffers
     verify_plan(buffers, plan)
     assert max(covered_bytes_per_instruction(buffers, plan), default=0) >= plan.overlap_bound
     assert plan.arena_size >= plan.overlap_bound
+
+
+@SETTINGS
+@given(overlapping_sets(), ALIGNMENTS, st.randoms(use_true_random=False))
+def test_overlap_live_bounds_every_instruction(buffers, alignment, rnd):
+    """overlap_live's bytes at each instruction are at most what any safe plan covers there
+    (the patch pass weighs its stages against them), and the largest of them is
+    overlap_bound."""
+    from aot.memory.greedy import first_fit, place_greedy
+    from aot.memory.plan import make_plan
+    live = overlap_live(buffers, alignment)
+    assert max(live.values(), default=0) == overlap_bound(buffers, alignment)
+    order = list(buffers)
+    rnd.shuffle(order)
+    plan = make_plan(buffers, alignment, place_greedy(order, alignment, first_fit), "random")
+    verify_plan(buffers, plan)
+    covered = dict(zip(range(-1, 30), covered_bytes_per_instruction(buffers, plan)))
+    assert all(0 <= n <= covered[t] for t, n in live.items())
 
 
 def test_plans_with_overlaps_are_deterministic():
