@@ -72,10 +72,12 @@ def blocked_starts(b: Buffer, size: int, placed: Sequence[tuple[Buffer, int, int
     alignment, so starts stay aligned); an input may start as low as ``output start + lag``.
     """
     out = []
+    first, last = b.first, b.last
+    on = {o.input: o for o in b.overlaps}
     for p, lo, hi in placed:
-        if not p.alive_with(b):
+        if p.first > last or first > p.last:     # not alive with b (Buffer.alive_with)
             continue
-        o_in, o_out = b.overlap_on(p), p.overlap_on(b)
+        o_in, o_out = on.get(p.id), p.overlap_on(b) if p.overlaps else None
         if (o := o_in or o_out) is not None and o.exact:
             # one start only: the input's less the lag (b over p), or the output's plus it
             at = lo - o.lag if o is o_in else lo + o.lag
@@ -244,15 +246,15 @@ def plan_pinned_input(buffers: Sequence[Buffer],
     x = by_id[max(sorted(count), key=lambda i: count[i])]
     room = max(lower_bound(buffers, alignment) - align_up(x.size, alignment), 0)
     step = max(alignment, align_up(-(-room // PIN_HEIGHTS), alignment))
-    best = None
+    best, top = None, 0
     for start in range(0, room + 1, step):
         for key in (by_first_use, by_lifetime):
             offsets = place_greedy(sorted(buffers, key=key), alignment, first_fit,
                                    (x, start))
-            plan = make_plan(buffers, alignment, offsets, "pinned_input")
-            if best is None or plan.arena_size < best.arena_size:
-                best = plan
-    return best
+            end = max((offsets[b.id] + align_up(b.size, alignment) for b in buffers), default=0)
+            if best is None or end < top:
+                best, top = offsets, end
+    return make_plan(buffers, alignment, best, "pinned_input")
 
 
 def plan_greedy_by_breadth(buffers: Sequence[Buffer],
