@@ -16,7 +16,7 @@ from torch.export import ExportedProgram
 from .config import EdgeCompileConfig, ExecutorchBackendConfig
 from .errors import AotError, ExportFailure
 from .backend import to_backend
-from .executorch import ExecutorchProgramManager, live_by_node, lower_method
+from .executorch import ExecutorchProgramManager, live_by_node, planned_arena
 from .passes import edge_passes, verify_ops
 from .passes._editor import ProgramEditor
 from .passes.lower_quantized import Int8Facts, Int8Lowering
@@ -166,7 +166,7 @@ class EdgeProgramManager:
                 if at is None and config.memory_planning_pass.overlap else None
 
             def arena(p: ExportedProgram, name=name, ep=ep, facts=facts) -> int:
-                return lower_method(name, p, config, facts.carried(ep, p)).plan.arena_size
+                return planned_arena(name, p, config, facts.carried(ep, p))
             got = patch_stage(ep, at, live, arena)
             programs[name] = got.program
             int8[name] = replace(facts.carried(ep, got.program), patches=got.stage)

@@ -73,6 +73,16 @@ def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig
                          whole, least)
 
 
+def planned_arena(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,
+                  int8: Optional[Int8Facts] = None) -> int:
+    """The arena lower_method's first plan of the method takes (the bands it then trims or
+    widens never make it larger): what the patch stage compares its options by."""
+    planning = config.memory_planning_pass
+    graph = trim_bands(to_out_variant(ep, name, planning, (int8 or Int8Facts()).qparams),
+                       planning)
+    return plan_memory(graph, planning, config.planning_alignment).arena_size
+
+
 def live_by_node(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,
                  int8: Optional[Int8Facts] = None) -> dict[int, int]:
     """The bytes the method's plan must hold at each edge node's call, with the overlaps its

@@ -143,9 +143,11 @@ def _shape(node) -> tuple[int, ...]:
 def _layer(node: torch.fx.Node, nchw: bool) -> Optional[_Layer]:
     """The node as a layer of an int8 (NHWC) or a float32 (NCHW) stage, or None."""
     if node.op != "call_function" or not node.args or \
-            not isinstance(node.args[0], torch.fx.Node) or len(_shape(node.args[0])) != 4 or \
-            _shape(node.args[0])[0] != 1:
-        return None
+            not isinstance(node.meta.get("val"), torch.Tensor) or \
+            not isinstance(node.args[0], torch.fx.Node) or \
+            not isinstance(node.args[0].meta.get("val"), torch.Tensor) or \
+            len(_shape(node.args[0])) != 4 or _shape(node.args[0])[0] != 1:
+        return None       # (a max pool's values and indices, say: no layer)
     xs, out = _shape(node.args[0]), _shape(node)
     h, w = (2, 3) if nchw else (1, 2)
     if nchw and node.target in _FLOAT_ACTS and out == xs:

@@ -72,3 +72,18 @@ def test_the_estimate_is_the_planners_bound():
         edge = aot.to_edge(ep).exported_program()
         bound = aot.to_edge(ep).to_executorch().lowered().plan.lower_bound
         assert _Estimate(ProgramEditor(edge)).peak() == bound
+
+
+def test_a_chain_ends_at_an_op_of_several_outputs():
+    """A max pool's values and indices are no layer: the chain ends before it (squeezenet's
+    float32 chain once crashed the pass there), and the stage before it still patches."""
+    torch.manual_seed(0)
+    model = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+                          nn.Conv2d(4, 4, 3, padding=1), nn.Flatten()).eval()
+    x = torch.randn(1, 3, 12, 12, generator=torch.Generator().manual_seed(1))
+    ep = aot.export(model, (x,))
+    for patches in (True, (2, 3, 1)):
+        program = aot.to_edge(ep, compile_config=EdgeCompileConfig(patches=patches)) \
+            .to_executorch().exported_program()
+        with torch.no_grad():
+            torch.testing.assert_close(program.module()(x), model(x), rtol=1e-5, atol=1e-5)
