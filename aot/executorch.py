@@ -45,13 +45,20 @@ class LoweredMethod:
     least_bound: Optional[int] = None
 
 
+def _calls(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,
+           int8: Optional[Int8Facts]) -> MethodGraph:
+    """The method as out-variant calls (views become aliases; mutated buffers get a
+    write-back copy), with no band scratch where an output cannot overlap its input."""
+    planning = config.memory_planning_pass
+    return trim_bands(to_out_variant(ep, name, planning, (int8 or Int8Facts()).qparams),
+                      planning)
+
+
 def lower_method(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,
                  int8: Optional[Int8Facts] = None) -> LoweredMethod:
     planning = config.memory_planning_pass
     int8 = int8 or Int8Facts()
-    graph = to_out_variant(ep, name, planning, int8.qparams)   # out-variant calls; views become
-    #                                         aliases; mutated buffers get a write-back copy
-    graph = trim_bands(graph, planning)      # no band scratch where the output cannot overlap
+    graph = _calls(name, ep, config, int8)
     plan = plan_memory(graph, planning, config.planning_alignment)   # fixed arena offsets
     for needed in (True, False):   # nor where the plan put it apart, or it is not needed
         trimmed = trim_bands(graph, planning, plan, needed)
@@ -77,10 +84,8 @@ def planned_arena(name: str, ep: ExportedProgram, config: ExecutorchBackendConfi
                   int8: Optional[Int8Facts] = None) -> int:
     """The arena lower_method's first plan of the method takes (the bands it then trims or
     widens never make it larger): what the patch stage compares its options by."""
-    planning = config.memory_planning_pass
-    graph = trim_bands(to_out_variant(ep, name, planning, (int8 or Int8Facts()).qparams),
-                       planning)
-    return plan_memory(graph, planning, config.planning_alignment).arena_size
+    return plan_memory(_calls(name, ep, config, int8), config.memory_planning_pass,
+                       config.planning_alignment).arena_size
 
 
 def live_by_node(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig,
@@ -88,10 +93,8 @@ def live_by_node(name: str, ep: ExportedProgram, config: ExecutorchBackendConfig
     """The bytes the method's plan must hold at each edge node's call, with the overlaps its
     kernels declare where the config plans them (a node's position in ``ep``'s graph ->
     bytes; aot.memory.overlap_live): what the patch stage weighs its stages against."""
-    planning = config.memory_planning_pass
-    graph = trim_bands(to_out_variant(ep, name, planning, (int8 or Int8Facts()).qparams),
-                       planning)
-    live = overlap_live(lifetimes(graph, planning), config.planning_alignment)
+    graph = _calls(name, ep, config, int8)
+    live = overlap_live(lifetimes(graph, config.memory_planning_pass), config.planning_alignment)
     at: dict[int, int] = {}
     for i, call in enumerate(graph.calls):
         for h in call.debug_handles:

@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from aot.memory.plan import (DEFAULT_ALIGNMENT, Buffer, MemoryPlan, Overlap, align_up,
-                             check_buffers, live_bytes, lower_bound, make_plan)
+                             arena_end, check_buffers, live_bytes, lower_bound, make_plan)
 
 Fit = Callable[[list[tuple[int, int]], int], int]
 
@@ -251,7 +251,7 @@ def plan_pinned_input(buffers: Sequence[Buffer],
         for key in (by_first_use, by_lifetime):
             offsets = place_greedy(sorted(buffers, key=key), alignment, first_fit,
                                    (x, start))
-            end = max((offsets[b.id] + align_up(b.size, alignment) for b in buffers), default=0)
+            end = arena_end(buffers, alignment, offsets)
             if best is None or end < top:
                 best, top = offsets, end
     return make_plan(buffers, alignment, best, "pinned_input")

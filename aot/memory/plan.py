@@ -308,11 +308,15 @@ def _saved(buffers: Sequence[Buffer], alignment: int) -> dict[int, int]:
     return saved
 
 
+def arena_end(buffers: Sequence[Buffer], alignment: int, offsets: Mapping[int, int]) -> int:
+    """The arena ``offsets`` need: the highest aligned end of a buffer."""
+    return max((offsets[b.id] + align_up(b.size, alignment) for b in buffers), default=0)
+
+
 def make_plan(buffers: Sequence[Buffer], alignment: int, offsets: Mapping[int, int],
               planner: str) -> MemoryPlan:
     """Wrap a planner's offsets: arena = highest aligned end, both bounds computed here."""
-    arena = max((offsets[b.id] + align_up(b.size, alignment) for b in buffers), default=0)
-    return MemoryPlan(offsets=offsets, arena_size=arena,
+    return MemoryPlan(offsets=offsets, arena_size=arena_end(buffers, alignment, offsets),
                       lower_bound=lower_bound(buffers, alignment),
                       alignment=alignment, planner=planner,
                       overlap_bound=overlap_bound(buffers, alignment))

@@ -226,16 +226,17 @@ def widen_bands(graph: MethodGraph, planning: MemoryPlanningPass,
                 not holds_bands(graph, call) or not _in_place(graph, call, offsets):
             continue
         scratch = graph.tensors[call.arg("scratch").id]
-        sid = graph.root(scratch.id)
-        at, room = _largest_gap(buffers, offsets, sid, i, plan.arena_size, unit)
+        if graph.root(scratch.id) != scratch.id:       # (a scratch is its own buffer)
+            continue
+        at, room = _largest_gap(buffers, offsets, scratch.id, i, plan.arena_size, unit)
         shapes = {k: tensors[v.id].shape if isinstance(v, Ref) else v for k, v in call.args}
         out = [graph.tensors[call.outs[0]].shape]
         rows = depthwise_rows(shapes, out, room)
         x = shapes["input"]
         nbytes = 2 * rows * x[2] * x[3]
-        if rows and nbytes > scratch.nbytes and sid == scratch.id:
+        if rows and nbytes > scratch.nbytes:
             tensors[scratch.id] = replace(scratch, shape=(nbytes,))
-            offsets[sid] = at
+            offsets[scratch.id] = at
     if tensors == list(graph.tensors):
         return graph, plan
     graph = replace(graph, tensors=tuple(tensors))
