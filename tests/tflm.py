@@ -16,6 +16,7 @@ kernels, CMSIS-NN's rounding) and returns the outputs and the arena bytes TFLM u
 """
 from __future__ import annotations
 
+import math
 import os
 import re
 import tempfile
@@ -34,6 +35,9 @@ ACT = fb.ActivationFunctionType
 
 class NotExpressible(Exception):
     """A call TFLite has no builtin for (e.g. a lookup-table activation)."""
+
+
+_ITEMSIZE = {"torch.int8": 1, "torch.int32": 4, "torch.float32": 4}
 
 
 class _Builder:
@@ -66,12 +70,29 @@ class _Builder:
 
     def read(self, tid) -> me.Tensor:
         """A tensor an op reads. A zero-copy view (view_copy and friends emit no call in our
-        program) becomes a RESHAPE of the tensor it views, the first time it is read."""
+        program) becomes a RESHAPE of the tensor it views, the first time it is read; a view
+        of a contiguous part (a strip's crop of whole rows) becomes a SLICE of it."""
         tid = int(tid)
         t = self.g.tensors[tid]
         if tid not in self.tensors and t.alias_of is not None and \
                 self.g.tensors[t.alias_of].shape == t.shape:      # a view that changes nothing
             return self.read(t.alias_of)
+        base = self.g.tensors[t.alias_of] if t.alias_of is not None else None
+        if tid not in self.tensors and base is not None and \
+                math.prod(base.shape) != math.prod(t.shape):
+            d = next(i for i, (a, b) in enumerate(zip(base.shape, t.shape)) if a != b)
+            if len(base.shape) != len(t.shape) or base.shape[d + 1:] != t.shape[d + 1:] or \
+                    math.prod(base.shape[:d]) != 1:
+                raise NotExpressible(f"a view {tuple(t.shape)} of {tuple(base.shape)}")
+            row = math.prod(t.shape[d + 1:]) * _ITEMSIZE[str(t.dtype)]
+            begin = np.zeros(len(t.shape), np.int32)
+            begin[d] = t.alias_offset // row
+            size = np.array(t.shape, np.int32)
+            self.op(BO.SLICE, [self.read(t.alias_of),
+                               self.new(begin.shape, fb.TensorType.INT32, begin),
+                               self.new(size.shape, fb.TensorType.INT32, size)],
+                    [self.tensor(tid)])
+            return self.tensor(tid)
         if tid not in self.tensors and t.alias_of is not None:
             src = self.read(t.alias_of)
             shape = np.array(t.shape, np.int32)
@@ -314,6 +335,20 @@ def to_tflite(method, stop: int | None = None) -> tuple[bytes, int, int]:
             pads = np.array(list(zip(pre, post)), np.int32).reshape(rank, 2)
             b.op(BO.PAD, [b.read(x), b.new(pads.shape, fb.TensorType.INT32, pads)],
                  [b.tensor(out)])
+        elif key == "aten::cat.out":          # a patch-based stage's rows and columns
+            o = fb.ConcatenationOptionsT()
+            o.axis, o.fusedActivationFunction = args["dim"], ACT.NONE
+            b.op(BO.CONCATENATION, [b.read(r.id) for r in args["tensors"]], [b.tensor(out)],
+                 fb.BuiltinOptions.ConcatenationOptions, o)
+        elif key == "aten::slice_copy.Tensor_out":    # a patch's crop
+            x, d = args["self"].id, args["dim"]
+            begin = np.zeros(len(g.tensors[x].shape), np.int32)
+            begin[d] = args["start"]
+            size = np.array(g.tensors[out].shape, np.int32)
+            if args.get("step", 1) != 1:
+                raise NotExpressible("a strided slice")
+            b.op(BO.SLICE, [b.read(x), b.new(begin.shape, fb.TensorType.INT32, begin),
+                            b.new(size.shape, fb.TensorType.INT32, size)], [b.tensor(out)])
         elif key in ("aten::view_copy.out", "aten::squeeze_copy.dims_out",
                      "aten::unsqueeze_copy.out", "aten::clone.out"):
             src = c.reads[0]
