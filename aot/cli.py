@@ -30,7 +30,7 @@ from .zoo import ZOO, calibration_set
 
 def cmd_report(args) -> int:
     manager = to_edge(load_pt2(args.model), compile_config=EdgeCompileConfig(
-        int8_io=args.int8_io, patches=args.patches)).to_executorch(
+        int8_io=args.int8_io, patches=args.patches is not False)).to_executorch(
             backend_config(args.overlap))
     for name in sorted(manager.methods):
         method = manager.lowered(name)
@@ -199,10 +199,11 @@ def _lowering_flags(p) -> None:
                    "dead bytes where the kernels allow (int8 convolutions of up to 64 "
                    "filters, float32 pointwise and same-padding ones, depthwise layers, "
                    "pools): a smaller arena, for mcu-aot's C runtime only (docs/memory.md)")
-    p.add_argument("--patches", action="store_true", help="compute a run of a network's "
-                   "convolutions patch by patch where that lowers the arena, for at most 4%% "
-                   "of its MACs in halos and copies (bit-exact; with --overlap it may start "
-                   "mid-network: docs/memory.md)")
+    p.add_argument("--patches", action=argparse.BooleanOptionalAction, default=None,
+                   help="compute a run of a network's convolutions patch by patch where that "
+                   "lowers the arena, for at most 4%% more cycles in halos and copies (as "
+                   "modelled for the M4; bit-exact; with --overlap it may start mid-network: "
+                   "docs/memory.md). On by default for a .pt2; --no-patches turns it off")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -19,9 +19,10 @@ class EdgeCompileConfig:
     int8_io: bool = False
     # Compute a run of a network's convolutions patch by patch (aot.passes.patch_stage,
     # chosen in to_executorch for the plan it makes) where that lowers the arena, for a price
-    # of recomputed MACs and copies within 4% of the network's MACs. Bit-exact. False: never;
-    # (layers, rows, columns): the first chain's first layers in that grid.
-    patches: Union[bool, tuple[int, int, int]] = False
+    # (halos recomputed, copies: modelled M4 cycles) within 4% of the network's. Bit-exact,
+    # and ExecuTorch runs it too (crops, pads and concatenations). False: never; (layers,
+    # rows, columns): the first chain's first layers in that grid, whatever it costs.
+    patches: Union[bool, tuple[int, int, int]] = True
 
 
 @dataclass(frozen=True)

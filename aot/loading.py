@@ -4,6 +4,7 @@ from __future__ import annotations
 import logging
 import zipfile
 from pathlib import Path
+from typing import Optional
 
 import torch
 
@@ -28,18 +29,20 @@ def load_pt2(path: str):
                        f"{str(e).splitlines()[0] if str(e) else ''})") from None
 
 
-def load_model(path: str, int8_io: bool = False, overlap: bool = False, patches: bool = False):
+def load_model(path: str, int8_io: bool = False, overlap: bool = False,
+               patches: Optional[bool] = None):
     """A .pt2 (lowered here, giving an ExecutorchProgramManager) or a .pte (read back, giving
     a Program). ``int8_io``: a quantized model keeps int8 inputs and outputs; ``overlap``: its
-    outputs are planned over their inputs' dead bytes (config.backend_config); ``patches``:
-    its first layers run patch by patch where that lowers the peak."""
+    outputs are planned over their inputs' dead bytes (config.backend_config); ``patches``
+    (None: on for a .pt2; a .pte keeps its own): a run of its layers runs patch by patch
+    where that lowers the peak."""
     if path.endswith(".pte"):
         if not Path(path).is_file():
             raise AotError(f"{path}: no such file")
-        for flag, on in (("--overlap", overlap), ("--patches", patches)):
+        for flag, on in (("--overlap", overlap), ("--patches", patches is True)):
             if on:
                 raise AotError(f"{path}: {flag} plans a .pt2 as it is lowered; a .pte keeps "
                                "the plan it was written with")
         return load_program(path)
     return to_edge(load_pt2(path), compile_config=EdgeCompileConfig(
-        int8_io=int8_io, patches=patches)).to_executorch(backend_config(overlap))
+        int8_io=int8_io, patches=patches is not False)).to_executorch(backend_config(overlap))

@@ -169,7 +169,7 @@ def interpreter_files(pte: bytes, board: Board, arrays, label: str, table: Kerne
 
 def generate_interpreter_firmware(model, board: Union[str, Board], out_dir, inputs=None, *,
                                   method: str = "forward", int8_io: bool = False,
-                                  overlap: bool = False, patches: bool = False,
+                                  overlap: bool = False, patches: Optional[bool] = None,
                                   programs: Sequence = (),
                                   all_kernels: bool = False,
                                   arena_bytes: Optional[int] = None,
@@ -269,7 +269,7 @@ def parse_error(stdout: str) -> Optional[str]:
 def run_interpreter(model, board: Union[str, Board], inputs=None, *, method: str = "forward",
                     out_dir=None, timeout: float = 120.0, tolerance: float = DEFAULT_TOLERANCE,
                     reference=None, int8_io: bool = False, overlap: bool = False,
-                    patches: bool = False,
+                    patches: Optional[bool] = None,
                     lsb_tolerance: float = LSB_TOLERANCE,
                     programs: Sequence = (), all_kernels: bool = False,
                     arena_bytes: Optional[int] = None, pte_capacity: Optional[int] = None,

@@ -225,7 +225,8 @@ def _generate(m: _Model, sources: CSources, board: Board, out_dir, inputs,
 
 def generate_firmware(model, board: Union[str, Board], out_dir, inputs=None,
                       name: str = "model", *, method: str = "forward", int8_io: bool = False,
-                      overlap: bool = False, patches: bool = False, profile: bool = False,
+                      overlap: bool = False, patches: Optional[bool] = None,
+                      profile: bool = False,
                       weights_section: Optional[str] = None) -> FirmwareProject:
     """Write a firmware project for model on board into out_dir (see the module docstring).
 

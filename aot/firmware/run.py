@@ -161,8 +161,9 @@ def _build(directory: Path, board: Board) -> Path:
 def run_on_board(model, board: Union[str, Board], inputs=None, *, name: str = "model",
                  method: str = "forward", out_dir=None, timeout: float = 60.0,
                  tolerance: float = DEFAULT_TOLERANCE, reference=None,
-                 int8_io: bool = False, overlap: bool = False, patches: bool = False,
-                 lsb_tolerance: float = LSB_TOLERANCE, profile: bool = False,
+                 int8_io: bool = False, overlap: bool = False,
+                 patches: Optional[bool] = None, lsb_tolerance: float = LSB_TOLERANCE,
+                 profile: bool = False,
                  weights_section: Optional[str] = None,
                  cycles: bool = False, clock_mhz: Optional[float] = None) -> RunReport:
     """Generate the project (into out_dir, kept, or a temporary folder), build it, run it

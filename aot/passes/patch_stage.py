@@ -9,18 +9,23 @@ writes (the stage's input, then). Its output map is cut into a grid; each patch'
 compute just the window its outputs need (the halo), read from a crop of the stage's input,
 and the patches are concatenated into the stage's output. Inside the map a window's border is
 real data; at the map's edge a layer's zero padding becomes an explicit pad of the patch (the
-int8 input's zero point, or 0.0), except along an axis the window spans whole (a strip's
-columns), where the layer keeps its own padding; so every convolution sums the taps the whole
-layer sums: int8 is bit-exact with it, float32 equal up to the kernels' order of summation.
+int8 input's zero point, or 0.0), except along an axis the patch's outputs span whole (a
+strip's columns), where the layer keeps its own padding; so every convolution sums the taps
+the whole layer sums: int8 is bit-exact with it, float32 equal up to the kernels' order of
+summation.
 
-The price is the halos' recomputed MACs and the elements the crops, pads and concatenations
-copy (one each). The pass runs where ``to_executorch`` plans the arena, so it knows whether the
-plan may overlap outputs with their inputs. It tries every stage and grid whose price is
-within ``BUDGET`` of the network's MACs and estimates each one's peak: the whole-tensor
-liveness peak, or with overlaps the plan's least bytes outside the stage beside the stage's
-own whole-tensor peak. Of the estimate's best, smallest peak first and each cheaper than those
-before (``options``), it plans each and keeps the smallest arena, the cheapest of equals, if
-it is below the program's own; else it changes nothing.
+The price is what the patches cost over the layers computed whole, in cycles as ``_Costs``
+models the M4's and the M55's kernels (the larger share of the network's counts): the halos'
+recomputed MACs, a depthwise layer's fixed cost for each output row of each channel (a narrow
+patch pays it for fewer outputs), and the crops', pads' and concatenations' bytes and runs (a
+crop of a few columns is a short copy a row). The pass runs where ``to_executorch`` plans the
+arena, so it knows whether the plan may overlap outputs with their inputs. It tries every
+stage and grid whose price is within ``BUDGET`` of the network's modelled cycles and estimates
+each one's peak: the whole-tensor liveness peak, or with overlaps the plan's least bytes
+outside the stage beside the stage's own whole-tensor peak. Of the estimate's best, smallest
+peak first and each cheaper than those before (``options``), it plans each and keeps the
+smallest arena, the cheapest of equals, if it is below the program's own; else it changes
+nothing. It is on by default: a stage is only taken where it lowers the arena.
 """
 from __future__ import annotations
 
@@ -47,8 +52,8 @@ _FLOAT_CONV = torch.ops.aten.convolution.default
 _FLOAT_ACTS = {torch.ops.aten.relu.default, torch.ops.aten.hardtanh.default,
                torch.ops.aten.clamp.default}  # pixel by pixel: the window passes through
 _NCHW_TO_NHWC = [0, 2, 3, 1]
-BUDGET = 0.04          # a stage's price (MACs recomputed, elements copied: one each), as a
-                       # share of the network's MACs
+BUDGET = 0.04          # a stage's price (the cycles it adds to the whole layers'), as a share
+                       # of the network's, both as _Costs models them
 MAX_GRID = 6           # patches per side at most
 OPTIONS = 8            # stages the pass plans (each its own lowering) to keep the smallest arena
 
@@ -70,11 +75,14 @@ class PatchStage:
     patched_peak: int             # and with them
     copied: int = 0               # elements the patches' crops, pads and concatenations copy
     first: bool = True            # the stage starts at a user input (else at a layer's map)
+    shares: tuple[tuple[str, float], ...] = ()   # per core, the share of the network's
+                                                 # cycles the patches add (``_Costs``)
 
     @property
-    def price(self) -> int:
-        """What the stage costs over the whole layers: MACs recomputed and elements copied."""
-        return self.patched_macs - self.macs + self.copied
+    def price(self) -> float:
+        """What the stage costs over the whole layers: the largest share of the network's
+        cycles it adds on a modelled core."""
+        return max((s for _, s in self.shares), default=0.0)
 
     def describe(self) -> str:
         extra = self.patched_macs - self.macs
@@ -83,8 +91,9 @@ class PatchStage:
                 f"{self.nodes[-1]}) in a {self.grid[0]}x{self.grid[1]} grid of patches into "
                 f"{h}x{w}x{c}\n"
                 f"{extra:,} MACs recomputed (+{100 * extra / max(1, self.network_macs):.1f}% "
-                f"of {self.network_macs:,}), {self.copied:,} elements copied; estimated peak "
-                f"{self.peak:,} -> {self.patched_peak:,} B")
+                f"of {self.network_macs:,}), {self.copied:,} elements copied: modelled "
+                + ", ".join(f"+{100 * v:.1f}% {core}" for core, v in self.shares) +
+                f" cycles\nestimated peak {self.peak:,} -> {self.patched_peak:,} B")
 
 
 @dataclass(frozen=True)
@@ -206,18 +215,12 @@ def _window(span: tuple[int, int], k: int, s: int, p: int, d: int, size: int):
     return (max(lo, 0), min(hi, size)), (max(0, -lo), max(0, hi - size))
 
 
-def _kept(layer: _Layer, pads: tuple[int, int, int, int]) -> tuple[int, int]:
-    """The padding a patch's layer keeps, per axis: the layer's own where the window meets both
-    of the map's edges (a full-width strip's columns), so its kernel pads them as it pads the
-    whole map; else none, and an explicit pad supplies what the clipping left."""
-    top, bottom, left, right = pads
-    return tuple(p if (lo, hi) == (p, p) else 0
-                 for p, (lo, hi) in zip(layer.pad, ((top, bottom), (left, right))))
-
-
-def _explicit(pads: tuple[int, int, int, int], kept: tuple[int, int]) -> tuple[int, ...]:
-    top, bottom, left, right = pads
-    return (top - kept[0], bottom - kept[0], left - kept[1], right - kept[1])
+def _kept(layer: _Layer, whole: tuple[bool, bool]) -> tuple[int, int]:
+    """The padding a patch's layer keeps, per axis: the layer's own where its outputs span the
+    whole axis (a full-width strip's columns), so its kernel pads them as it pads the whole
+    map (a stride-2 layer may not read its last padded column: the clipping leaves (1, 0));
+    else none, and an explicit pad supplies what the clipping left."""
+    return tuple(p if w else 0 for p, w in zip(layer.pad, whole))
 
 
 def _hw(chain: _Chain) -> tuple[int, int]:
@@ -250,11 +253,13 @@ def schedule(chain: _Chain, grid: tuple[int, int]) -> Optional[list[_Step]]:
         for out_cols in _split(last[w], grid[1]):
             windows, rows, cols = [], out_rows, out_cols
             for layer in reversed(layers):
+                whole = tuple(span == (0, size) for span, size in
+                              ((rows, layer.out_shape[h]), (cols, layer.out_shape[w])))
                 (rows, pr), (cols, pc) = (
                     _window(span, layer.kernel[a], layer.stride[a], layer.pad[a],
                             layer.dilation[a], layer.in_hw[a]) for a, span in ((0, rows),
                                                                                (1, cols)))
-                windows.append((rows, cols, pr + pc))
+                windows.append((rows, cols, pr + pc, whole))
                 if rows[1] <= rows[0] or cols[1] <= cols[0]:
                     return None                 # a patch whose window is all padding
             windows.reverse()
@@ -270,9 +275,10 @@ def schedule(chain: _Chain, grid: tuple[int, int]) -> Optional[list[_Step]]:
                 item = node.meta["val"].element_size()
                 at = add("head", shape, [at], node=i)
             item = chain.itemsize
-            for i, (layer, (_, _, pads)) in enumerate(zip(layers, windows)):
-                kept = _kept(layer, pads)
-                top, bottom, left, right = pads = _explicit(pads, kept)
+            for i, (layer, (_, _, pads, whole)) in enumerate(zip(layers, windows)):
+                kept = _kept(layer, whole)
+                pads = tuple(0 if whole[a // 2] else v for a, v in enumerate(pads))
+                top, bottom, left, right = pads
                 if any(pads):
                     shape[h], shape[w] = shape[h] + top + bottom, shape[w] + left + right
                     at = add("pad", shape, [at], layer=i, pads=pads)
@@ -426,13 +432,85 @@ def _substage(chain: _Chain, start: int, end: int) -> _Chain:
 
 
 def _copied(steps: list[_Step]) -> int:
-    """Elements the schedule's crops, pads and concatenations copy: the rest of its price."""
+    """Elements the schedule's crops, pads and concatenations copy."""
     return sum(math.prod(s.shape) for s in steps if s.kind in ("slice", "pad", "cat"))
+
+
+@dataclass(frozen=True)
+class _Costs:
+    """A core's cycles for the ops a stage runs: a convolution's MAC, a depthwise layer's MAC
+    and its fixed cost per output row and channel (its rows' setup: on the M4 a 48-wide int8
+    3x3 layer runs at 2.9 cycles a MAC, an 8-wide patch of it at 5.5), a copy's byte and its
+    fixed cost per contiguous run (a call, its index arithmetic), and the network's cycles per
+    MAC on average. Fitted to ``aot run --cycles --profile`` of the zoo's and mobilenet_v2's
+    patched and whole layers on mps2-an386 (the M4's DSP and FPU kernels) and mps3-an547 (the
+    M55's Helium kernels; its float32 figures scale the int8 ones, as no float network that
+    patches fits its flash)."""
+    core: str
+    conv: float
+    depthwise: float
+    row: float
+    run: float
+    byte: float
+    network: float
+
+
+_COSTS = {1: (_Costs("M4", conv=2.6, depthwise=3.0, row=230.0, run=150.0, byte=1.0,
+                     network=1.8),
+              _Costs("M55", conv=0.7, depthwise=0.9, row=8.0, run=30.0, byte=0.8,
+                     network=0.4)),
+          4: (_Costs("M4", conv=4.0, depthwise=5.0, row=90.0, run=300.0, byte=1.0,
+                     network=3.4),
+              _Costs("M55", conv=1.4, depthwise=1.8, row=16.0, run=30.0, byte=0.8,
+                     network=0.8))}
+
+
+def _depthwise(layer: _Layer) -> bool:
+    node = layer.node
+    return node.target == _DEPTHWISE or (node.target == _FLOAT_CONV and node.args[8] > 1)
+
+
+def _cycles(steps: list[_Step], stage: _Chain, k: _Costs) -> float:
+    """The modelled cycles of ``steps`` on a core: the layers' MACs (and a depthwise layer's
+    rows), the head's and the copies' bytes, and each copy's contiguous runs."""
+    h, w = _hw(stage)
+    c = 1 if stage.nchw else 3
+    total = 0.0
+    for s in steps:
+        n = math.prod(s.shape)
+        if s.kind == "layer":
+            layer = stage.layers[s.args["layer"]]
+            macs = s.shape[h] * s.shape[w] * layer.macs_per_pixel
+            if layer.is_activation:
+                total += k.byte * n * s.itemsize
+            elif _depthwise(layer):
+                total += k.depthwise * macs + k.row * s.shape[h] * s.shape[c]
+            else:
+                total += k.conv * macs
+            continue
+        if s.kind == "slice":
+            runs = math.prod(s.shape[:s.args["dim"]])
+        elif s.kind == "cat":
+            runs = math.prod(s.shape[:s.args["dim"]]) * len(s.reads)
+        elif s.kind == "pad":
+            runs = math.prod(s.shape[:h + 1])     # a row at a time (NCHW: of each channel)
+        else:
+            runs = 0                              # the head: whole in both, bytes alone
+        total += k.run * runs + k.byte * n * s.itemsize
+    return total
 
 
 def _whole_macs(stage: _Chain) -> int:
     h, w = _hw(stage)
     return sum(la.out_shape[h] * la.out_shape[w] * la.macs_per_pixel for la in stage.layers)
+
+
+def _shares(stage: _Chain, steps: list[_Step], network: int) -> tuple[tuple[str, float], ...]:
+    """Per modelled core, the share of the network's cycles that ``steps`` add to the stage's
+    layers computed whole."""
+    whole = schedule(stage, (1, 1))
+    return tuple((k.core, (_cycles(steps, stage, k) - _cycles(whole, stage, k)) /
+                  (k.network * max(1, network))) for k in _COSTS[stage.itemsize])
 
 
 def _describe(est: _Estimate, network: int, base: int, stage: _Chain, grid: tuple[int, int],
@@ -443,7 +521,7 @@ def _describe(est: _Estimate, network: int, base: int, stage: _Chain, grid: tupl
     return PatchStage(tuple(n.name for n in replaced), grid,
                       _nhwc(stage.layers[-1].out_shape, stage), _whole_macs(stage),
                       _macs(steps, stage), network, base, peak, _copied(steps),
-                      stage.x.op == "placeholder")
+                      stage.x.op == "placeholder", _shares(stage, steps, network))
 
 
 @dataclass(frozen=True)
@@ -459,15 +537,17 @@ class _Option:
 
 def options(ed: ProgramEditor, live: Optional[dict[int, int]] = None) -> list[_Option]:
     """The stages worth planning, smallest estimated peak (``_Estimate``'s, with ``live``)
-    first: each one's price (recomputed MACs and copied elements) is within ``BUDGET`` and
-    below every option's of a smaller peak, and its peak is below the unpatched one. At most
+    first: each one's price (modelled cycles) is within ``BUDGET`` of the network's and below
+    every option's of a smaller peak, and its peak is below the unpatched one. At most
     ``OPTIONS`` of them. A stage is any run of a chain's layers, from its input or from a
     layer's map; a longer one in the same grid recomputes at least as many MACs, so the
-    search stops there once they are over the budget."""
+    search stops there once they alone are over the budget."""
     est = _Estimate(ed, live)
     base, network = est.peak(), _network_macs(ed.graph)
-    budget, found = BUDGET * network, []
+    found = []
     for c, chain in enumerate(_chains(ed)):
+        least = max(min(k.conv, k.depthwise) / (k.network * max(1, network))
+                    for k in _COSTS[chain.itemsize])     # a recomputed MAC's share, at least
         for start, first in enumerate(chain.layers):
             for grid in [] if first.is_activation else _grids(MAX_GRID, MAX_GRID):
                 for end in range(start + 1, len(chain.layers) + 1):
@@ -479,10 +559,9 @@ def options(ed: ProgramEditor, live: Optional[dict[int, int]] = None) -> list[_O
                         schedule(stage, grid)
                     if steps is None:
                         continue
-                    extra = _macs(steps, stage) - _whole_macs(stage)
-                    if extra > budget:
+                    if least * (_macs(steps, stage) - _whole_macs(stage)) > BUDGET:
                         break
-                    if extra + _copied(steps) > budget:
+                    if max(v for _, v in _shares(stage, steps, network)) > BUDGET:
                         continue
                     info = _describe(est, network, base, stage, grid, steps)
                     if info.patched_peak < base:

@@ -405,7 +405,9 @@ def test_renderer_picks_the_conv_variant():
 
     example = (torch.randn(1, 4, 12, 12),)
     model = Net().eval()
-    manager = aot.to_edge(torch.export.export(model, example)).to_executorch()
+    from aot.config import EdgeCompileConfig
+    manager = aot.to_edge(torch.export.export(model, example),   # the layers whole, not patched
+                          compile_config=EdgeCompileConfig(patches=False)).to_executorch()
     sources = aot.generate_c(manager, name="variants")
     assert [r.kernel for r in sources.ops if "conv" in r.kernel] == [
         "rt_conv2d_1x1_f32", "rt_conv2d_depthwise_f32", "rt_conv2d_depthwise_f32",

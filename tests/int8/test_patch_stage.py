@@ -2,8 +2,9 @@
 
 Each patched program's host C gives the bytes of the same network computed layer by layer,
 over grids that cut across strides, dilations, groups, a depthwise multiplier and maps that
-do not divide evenly; the automatic choice lowers mobilenet_v2's and VWW's arenas and leaves
-networks whose peak it cannot lower as they were.
+do not divide evenly; the automatic choice (on by default) lowers mobilenet_v2's arena, and
+VWW's with overlaps, and leaves as they were the networks whose peak it cannot lower or whose
+stages cost more than its price on the M4 or the M55.
 """
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ import pytest
 
 import aot
 from aot.errors import AotError
+from aot.passes.patch_stage import BUDGET
 from aot.report import format_report
 
 from int8_models import host_model, int8_inputs, lowered
@@ -50,32 +52,47 @@ def test_a_patched_stage_gives_the_layer_by_layer_bytes(name, at):
     _same_bytes(name, at, seeds=(5, 6))
 
 
-@pytest.mark.parametrize("name", ["mobilenet_v2", "vww"])
-def test_patches_lower_the_arena_bit_exactly(name):
-    plain = lowered(name, True).lowered()
-    method = lowered(name, True, patches=True).lowered()
+def test_patches_lower_the_arena_bit_exactly():
+    plain = lowered("mobilenet_v2", True).lowered()
+    method = lowered("mobilenet_v2", True, patches=True).lowered()
     stage = method.patches
     assert stage is not None and stage.patched_peak < stage.peak == plain.plan.lower_bound
     assert method.plan.arena_size < plain.plan.arena_size
     assert stage.patched_macs > stage.macs                  # the halos' price, reported
-    assert re.search(r"patches      (first )?\d+ ops", format_report(method))
-    if name == "mobilenet_v2":
-        assert method.plan.arena_size <= ET_CORTEX_M_MOBILENET // 2
-    _same_bytes(name, True)
+    assert 0 < stage.price <= BUDGET and {core for core, _ in stage.shares} == {"M4", "M55"}
+    assert re.search(r"patches      (first )?\d+ ops .*\n.* modelled \+[\d.]+% M4, "
+                     r"\+[\d.]+% M55 cycles", format_report(method))
+    _same_bytes("mobilenet_v2", True)
 
 
-@pytest.mark.parametrize("name,most", [("vww", 38_400), ("mobilenet_v2", 48_000)])
+def test_a_stage_over_the_price_on_either_core_is_not_taken():
+    """int8 VWW's first four layers in five strips plan a smaller arena for +4.1% M4 cycles
+    but +7.2% M55 cycles (measured, docs/memory.md): the model prices both cores, and the M55's
+    share is over the budget, so by default the pass leaves VWW whole. Asked for, the stage
+    is still made, and still bit-exact."""
+    assert lowered("vww", True, patches=True).lowered().patches is None
+    plain = lowered("vww", True).lowered()
+    method = lowered("vww", True, patches=(4, 5, 1)).lowered()
+    shares = dict(method.patches.shares)
+    assert shares["M4"] < BUDGET < shares["M55"] == method.patches.price
+    assert method.plan.arena_size < plain.plan.arena_size
+    _same_bytes("vww", (4, 5, 1))
+
+
+@pytest.mark.parametrize("name,most", [("vww", 38_400),
+                                       ("mobilenet_v2", ET_CORTEX_M_MOBILENET // 2)])
 def test_with_overlaps_the_patches_take_the_stage_inputs_dead_rows(name, most):
     """Under --overlap the pass weighs its stages against the overlapped plan, so a stage may
     start at a layer's map. The buffers born while the stage's input lives on (its later
     patches crop rows further down) may lie on its rows already cropped (aot.passes.
-    plan_memory's dead prefixes), with the same bytes. mobilenet_v2 meets half of ExecuTorch's
-    arena with its expansion and stride-2 depthwise layer in patches, VWW goes below its plan
-    without patches."""
+    plan_memory's dead prefixes), with the same bytes. A strip's crop of whole rows is a view
+    of the input, no copy. mobilenet_v2 meets half of ExecuTorch's arena with its expansion and
+    stride-2 depthwise layer in patches, VWW goes below its plan without patches."""
     patched = lowered(name, True, patches=True).lowered()
     method = lowered(name, True, True, True).lowered()
     g = method.graph
-    cropped = {g.root(c.arg("self").id) for c in g.calls if c.op.key == _SLICE}
+    cropped = {g.root(c.arg("self").id) for c in g.calls if c.op.key == _SLICE} | \
+        {g.root(t.id) for t in g.tensors if g.root(t.id) != t.id}      # viewed
     by_id = {b.id: b for b in method.buffers}
     over = [o.input for b in method.buffers for o in b.overlaps
             if by_id[o.input].last > b.first]
@@ -105,12 +122,15 @@ def test_the_cli_reports_and_compiles_the_stage(tmp_path, capsys):
     pt2 = tmp_path / "vww.pt2"
     assert cli.main(["zoo", "vww", "--int8", "-o", str(pt2)]) == 0
     capsys.readouterr()
-    assert cli.main(["report", str(pt2), "--int8-io", "--patches"]) == 0
+    assert cli.main(["report", str(pt2), "--int8-io", "--overlap"]) == 0     # on by default
     report = capsys.readouterr().out
-    assert re.search(r"patches      first 5 ops \(transpose \.\. \S+\) in a \d+x\d+ grid of "
-                     r"patches into 24x24x16\n +[\d,]+ MACs recomputed", report)
+    assert re.search(r"patches      \d+ ops \(\S+ \.\. \S+\) in a \d+x1 grid of patches into "
+                     r"24x24x16\n +[\d,]+ MACs recomputed", report)
+    assert cli.main(["report", str(pt2), "--int8-io", "--overlap", "--no-patches"]) == 0
+    assert "patches " not in capsys.readouterr().out
     out = tmp_path / "lib"
-    assert cli.main(["compile", str(pt2), "-o", str(out), "--int8-io", "--patches"]) == 0
+    assert cli.main(["compile", str(pt2), "-o", str(out), "--int8-io", "--overlap"]) == 0
+    assert cli.main(["compile", str(out / "model.pte"), "-o", str(tmp_path / "as_is")]) == 0
     assert cli.main(["compile", str(out / "model.pte"), "-o", str(tmp_path / "again"),
                      "--patches"]) == 2
     err = capsys.readouterr().err
@@ -136,7 +156,7 @@ def _float(name: str, patches):
 @pytest.mark.parametrize("name,at,pieces", [
     ("conv_blocks", (5, 2, 3), 6),  # conv, hardtanh, a dilated grouped conv, hardtanh, dw
     ("vww", (4, 3, 2), 6),          # stride 2, relu, depthwise, relu
-    ("mobilenet_v2", True, 9),      # the automatic choice: 552,960 -> 267,456 B
+    ("mobilenet_v2", True, 5),      # the automatic choice: 552,960 -> 294,912 B, strips
 ])
 def test_a_float32_stage_matches_the_layers_and_torch(name, at, pieces):
     import torch
