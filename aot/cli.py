@@ -202,8 +202,9 @@ def _lowering_flags(p) -> None:
     p.add_argument("--patches", action=argparse.BooleanOptionalAction, default=None,
                    help="compute a run of a network's convolutions patch by patch where that "
                    "lowers the arena, for at most 4%% more cycles in halos and copies (as "
-                   "modelled for the M4; bit-exact; with --overlap it may start mid-network: "
-                   "docs/memory.md). On by default for a .pt2; --no-patches turns it off")
+                   "modelled for the M4 and the M55; bit-exact; with --overlap it may start "
+                   "mid-network: docs/memory.md). On by default for a .pt2; --no-patches "
+                   "turns it off")
 
 
 def build_parser() -> argparse.ArgumentParser:
