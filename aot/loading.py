@@ -39,10 +39,11 @@ def load_model(path: str, int8_io: bool = False, overlap: bool = False,
     if path.endswith(".pte"):
         if not Path(path).is_file():
             raise AotError(f"{path}: no such file")
-        for flag, on in (("--overlap", overlap), ("--patches", patches is True)):
+        for flag, on in (("--overlap", overlap), ("--patches", patches not in (None, False))):
             if on:
                 raise AotError(f"{path}: {flag} plans a .pt2 as it is lowered; a .pte keeps "
                                "the plan it was written with")
         return load_program(path)
     return to_edge(load_pt2(path), compile_config=EdgeCompileConfig(
-        int8_io=int8_io, patches=patches is not False)).to_executorch(backend_config(overlap))
+        int8_io=int8_io, patches=True if patches is None else patches)).to_executorch(
+        backend_config(overlap))

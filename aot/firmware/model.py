@@ -136,7 +136,7 @@ def _resolve(model, method: str, int8_io: bool = False, overlap: bool = False,
         if path.suffix == ".pte":
             if not path.is_file():
                 raise AotError(f"{path}: no such file")
-            for flag, on in (("--overlap", overlap), ("--patches", patches is True)):
+            for flag, on in (("--overlap", overlap), ("--patches", patches not in (None, False))):
                 if on:
                     raise AotError(f"{path}: {flag} plans a .pt2 as it is lowered; a .pte "
                                    "keeps the plan it was written with")
@@ -150,7 +150,7 @@ def _resolve(model, method: str, int8_io: bool = False, overlap: bool = False,
         module = model.module()                     # before lowering touches the program
         quantized = has_quantized_ops(model)
         manager = to_edge(model, compile_config=EdgeCompileConfig(
-            int8_io=int8_io, patches=patches is not False)).to_executorch(
+            int8_io=int8_io, patches=True if patches is None else patches)).to_executorch(
             backend_config(overlap))
         reference = _int8_io_reference(module, manager, method) if quantized and int8_io \
             else _eager(module)

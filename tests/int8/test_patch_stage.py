@@ -139,6 +139,25 @@ def test_the_cli_reports_and_compiles_the_stage(tmp_path, capsys):
     assert not (tmp_path / "again").exists()
 
 
+def test_load_model_takes_a_grid_off_or_the_default(tmp_path):
+    """load_model (and so generate_firmware and run_on_board) passes a grid through, False
+    turns the pass off, None is the default (on); a .pte refuses a grid as it refuses True."""
+    from aot import cli
+    from aot.loading import load_model
+    pt2 = tmp_path / "vww.pt2"
+    assert cli.main(["zoo", "vww", "--int8", "-o", str(pt2)]) == 0
+    grid = load_model(str(pt2), int8_io=True, patches=(4, 5, 1))
+    assert grid.lowered().patches.grid == (5, 1)
+    assert load_model(str(pt2), int8_io=True, overlap=True).lowered().patches is not None
+    assert load_model(str(pt2), int8_io=True, overlap=True, patches=False).lowered().patches \
+        is None
+    pte = tmp_path / "vww.pte"
+    pte.write_bytes(grid.buffer)
+    assert load_model(str(pte)) is not None
+    with pytest.raises(AotError, match="--patches plans a .pt2 as it is lowered"):
+        load_model(str(pte), patches=(4, 5, 1))
+
+
 # -- float32: NCHW convolutions and their activations, the same pass ------------------------
 
 def _float(name: str, patches):
