@@ -227,19 +227,23 @@ static void gather(const rt_conv_geom *g, const float *in_g, int32_t oy0, int32_
 
 /* One group of one image, `rows` output rows at a time: their taps gathered into col, then
  * the matrix product out[Cout_g, pixels] = w[Cout_g, taps] x col[taps, pixels] in f32_dsp.h's
- * blocks of 4 channels x 5 pixels, bias and activation as each block is stored. Ragged ends
- * reuse the last full block (or chunk of rows) shifted back. Sums in (c, ky, kx) order; a
+ * blocks of 4 channels x 5 pixels, bias and activation as each block is stored. A ragged end
+ * of pixels reuses the last full block shifted back; the last chunk is the rows left (where
+ * those hold under 5 pixels, a whole chunk shifted back). Sums in (c, ky, kx) order; a
  * tap over the padding adds 0 x w where the blocks above skip it: the same for finite
  * weights. */
 static void conv_gathered(const rt_conv_geom *g, const float *in_g, const float *w_g,
                           const float *b_g, float *out_g, int32_t rows)
 {
     float col[COL_FLOATS];
-    const int32_t taps = g->cin_g * g->kh * g->kw, n = rows * g->ow, plane = g->oh * g->ow;
+    const int32_t taps = g->cin_g * g->kh * g->kw, plane = g->oh * g->ow;
     int32_t oy, oc, px, p0;
     for (oy = 0; oy < g->oh; oy += rows) {
-        const int32_t y0 = oy + rows <= g->oh ? oy : g->oh - rows;
-        gather(g, in_g, y0, rows, col);
+        /* (a patch of 6 rows in chunks of 5 makes 6 rows, not 10) */
+        const int32_t left = g->oh - oy, part = left < rows && left * g->ow >= 5;
+        const int32_t y0 = left >= rows || part ? oy : g->oh - rows;
+        const int32_t n = (part ? left : rows) * g->ow;
+        gather(g, in_g, y0, n / g->ow, col);
         for (oc = 0; oc < g->cout_g; oc += 4) {
             const int32_t c0 = oc + 4 <= g->cout_g ? oc : g->cout_g - 4;
             for (px = 0; px < n; px += 5) {
