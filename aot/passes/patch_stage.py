@@ -444,8 +444,8 @@ class _Costs:
     fixed cost per contiguous run (a call, its index arithmetic), and the network's cycles per
     MAC on average. Fitted to ``aot run --cycles --profile`` of the zoo's and mobilenet_v2's
     patched and whole layers on mps2-an386 (the M4's DSP and FPU kernels) and mps3-an547 (the
-    M55's Helium kernels; its float32 figures scale the int8 ones, as no float network that
-    patches fits its flash)."""
+    M55's Helium kernels; its float32 figures from stages forced on KWS and ResNet-8, as no
+    float network the pass patches fits its flash)."""
     core: str
     conv: float
     depthwise: float
@@ -461,8 +461,8 @@ _COSTS = {1: (_Costs("M4", conv=2.6, depthwise=3.0, row=230.0, run=150.0, byte=1
                      network=0.4)),
           4: (_Costs("M4", conv=4.0, depthwise=5.0, row=90.0, run=300.0, byte=1.0,
                      network=3.4),
-              _Costs("M55", conv=1.4, depthwise=1.8, row=16.0, run=30.0, byte=0.8,
-                     network=0.8))}
+              _Costs("M55", conv=2.0, depthwise=4.0, row=100.0, run=180.0, byte=1.0,
+                     network=1.4))}
 
 
 def _depthwise(layer: _Layer) -> bool:
