@@ -19,7 +19,7 @@ class EdgeCompileConfig:
     int8_io: bool = False
     # Compute a run of a network's convolutions patch by patch (aot.passes.patch_stage,
     # chosen in to_executorch for the plan it makes) where that lowers the arena, for a price
-    # (halos recomputed, copies: modelled M4 cycles) within 4% of the network's. Bit-exact,
+    # (halos recomputed, copies: modelled M4 and M55 cycles) within 4% of the network's. Bit-exact,
     # and ExecuTorch runs it too (crops, pads and concatenations). False: never; (layers,
     # rows, columns): the first chain's first layers in that grid, whatever it costs.
     patches: Union[bool, tuple[int, int, int]] = True

@@ -514,14 +514,14 @@ def _shares(stage: _Chain, steps: list[_Step], network: int) -> tuple[tuple[str,
 
 
 def _describe(est: _Estimate, network: int, base: int, stage: _Chain, grid: tuple[int, int],
-              steps: list[_Step]) -> PatchStage:
-    """What ``stage`` in ``grid``, scheduled as ``steps``, costs and saves."""
+              steps: list[_Step], shares: tuple[tuple[str, float], ...]) -> PatchStage:
+    """What ``stage`` in ``grid``, scheduled as ``steps``, costs (its ``_shares``) and saves."""
     replaced = list(stage.head) + [la.node for la in stage.layers]
     peak = est.peak(tuple(replaced), steps, stage.x, stage.layers[-1].node, stage)
     return PatchStage(tuple(n.name for n in replaced), grid,
                       _nhwc(stage.layers[-1].out_shape, stage), _whole_macs(stage),
                       _macs(steps, stage), network, base, peak, _copied(steps),
-                      stage.x.op == "placeholder", _shares(stage, steps, network))
+                      stage.x.op == "placeholder", shares)
 
 
 @dataclass(frozen=True)
@@ -561,9 +561,10 @@ def options(ed: ProgramEditor, live: Optional[dict[int, int]] = None) -> list[_O
                         continue
                     if least * (_macs(steps, stage) - _whole_macs(stage)) > BUDGET:
                         break
-                    if max(v for _, v in _shares(stage, steps, network)) > BUDGET:
+                    shares = _shares(stage, steps, network)
+                    if max(v for _, v in shares) > BUDGET:
                         continue
-                    info = _describe(est, network, base, stage, grid, steps)
+                    info = _describe(est, network, base, stage, grid, steps, shares)
                     if info.patched_peak < base:
                         found.append(_Option(c, start, end, grid, info))
     found.sort(key=lambda o: (o.info.patched_peak, o.info.price, o.grid, o.start, o.end))
@@ -680,6 +681,7 @@ def patch_stage(ep: ExportedProgram, at: Optional[tuple[int, int, int]] = None,
     if steps is None:
         raise PatchError(f"patches={at}: a patch of that grid would read only the "
                          "layers' padding; take fewer rows or columns")
-    est = _Estimate(ed)
-    info = _describe(est, _network_macs(ed.graph), est.peak(), stage, (rows, cols), steps)
+    est, network = _Estimate(ed), _network_macs(ed.graph)
+    info = _describe(est, network, est.peak(), stage, (rows, cols), steps,
+                     _shares(stage, steps, network))
     return _apply(ep, _Option(0, 0, n_layers, (rows, cols), info))

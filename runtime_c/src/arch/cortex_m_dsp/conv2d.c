@@ -241,9 +241,9 @@ static void conv_gathered(const rt_conv_geom *g, const float *in_g, const float 
     for (oy = 0; oy < g->oh; oy += rows) {
         /* (a patch of 6 rows in chunks of 5 makes 6 rows, not 10) */
         const int32_t left = g->oh - oy, part = left < rows && left * g->ow >= 5;
-        const int32_t y0 = left >= rows || part ? oy : g->oh - rows;
-        const int32_t n = (part ? left : rows) * g->ow;
-        gather(g, in_g, y0, n / g->ow, col);
+        const int32_t y0 = left >= rows || part ? oy : g->oh - rows, r = part ? left : rows;
+        const int32_t n = r * g->ow;
+        gather(g, in_g, y0, r, col);
         for (oc = 0; oc < g->cout_g; oc += 4) {
             const int32_t c0 = oc + 4 <= g->cout_g ? oc : g->cout_g - 4;
             for (px = 0; px < n; px += 5) {
