@@ -30,11 +30,11 @@ inside its input's buffer against its separate-buffer run (tests/qemu/test_kerne
 float32 maps are NCHW: a channel's plane is contiguous, so an output that starts where its
 input starts lands each output channel on the input channel of its index. A pointwise or
 "same" kxk convolution then runs exactly in place by bands (mcu_aot::convolution_in_place,
-runtime_c/src/conv/conv_in_place.c: a pointwise band's outputs computed from the pixels where
-they lie, a kxk band's input rows gathered, into the scratch, and copied home once no later
-band reads under them); so does a depthwise one of small planes, by groups of planes. One of
-large planes needs no scratch, since every arch's kernel reads plane by plane: it starts one
-output plane below its input, as average pooling does. tests/host/test_kernels.py holds each
+runtime_c/src/conv/conv_in_place.c: a band's outputs computed from the input where it lies,
+into the scratch, and copied home once no later band reads under them); so does a depthwise
+one of small planes, by groups of planes. One of large planes needs no scratch, since every
+arch's kernel reads plane by plane: it starts one output plane below its input, as average
+pooling does. tests/host/test_kernels.py holds each
 to the plain kernel's bytes; tests/qemu/test_firmware.py runs the networks on every kernel
 build.
 """
@@ -273,18 +273,16 @@ def _f32_conv(x: tuple, w: tuple, out: tuple, args: dict) -> Optional[str]:
         return "depthwise"
     if groups == 1 and len(x) == 4 and all(s == 1 for s in stride) and out[2:] == x[2:] and \
             (x[0] == 1 or out[1] <= x[1]) and \
-            2 * _f32_rows_floats(x, w, out, args) <= math.prod(x[1:]):
+            2 * _f32_rows_floats(x, out, args) <= math.prod(x[1:]):
         return "rows"
     return None
 
 
-def _f32_rows_floats(x: tuple, w: tuple, out: tuple, args: dict) -> int:
-    """The scratch of rt_conv2d_in_place_f32, in floats: a band of max(1, pad_h) output rows
-    and its input rows of every channel."""
-    pad_h = _pair(args.get("padding"), 0)[0]
-    dil_h = _pair(args.get("dilation"), 1)[0]
-    rows = min(max(1, pad_h), x[2])
-    return (x[1] * (rows + (w[2] - 1) * dil_h) + out[1] * rows) * x[3]
+def _f32_rows_floats(x: tuple, out: tuple, args: dict) -> int:
+    """The scratch of rt_conv2d_in_place_f32, in floats: two bands of max(1, pad_h) output
+    rows of every channel (a band goes home once the next is computed)."""
+    rows = min(max(1, _pair(args.get("padding"), 0)[0]), x[2])
+    return 2 * out[1] * rows * x[3]
 
 
 def conv_f32_scratch(args: dict, outs: list) -> int:
@@ -300,7 +298,7 @@ def conv_f32_scratch(args: dict, outs: list) -> int:
     if kind == "depthwise":
         planes = _f32_depthwise_group(x, out)
         return 4 * planes * math.prod(out[2:]) if planes else 0
-    return 4 * _f32_rows_floats(x, w, out, args) if kind == "rows" else 0
+    return 4 * _f32_rows_floats(x, out, args) if kind == "rows" else 0
 
 
 def _f32_depthwise_group(x: tuple, out: tuple) -> int:

@@ -81,10 +81,9 @@ rt_status rt_conv2d_1x1_in_place_f32(const rt_scratch *scratch, const rt_conv2d_
 rt_status rt_conv2d_depthwise_in_place_f32(const rt_scratch *scratch,
                                            const rt_conv2d_params *p, RT_F32_LAYER_TENSORS);
 /* Likewise rt_conv2d_f32 of one group, stride 1 and "same" padding (the output the input's
- * size), rank 4, exactly in place by bands of max(1, pad_h) rows: the scratch holds a band's input
- * rows of every channel (band + (KH - 1) * dilation_h rows) and its output rows
- * ((Cin * (band + (KH - 1) * dilation_h) + Cout * band) * W floats); one image, or
- * Cout <= Cin. */
+ * size), rank 4, exactly in place by bands of max(1, pad_h) rows: the scratch holds two bands'
+ * output rows of every channel (2 * Cout * band * W floats), a band going home once the next
+ * is computed; one image, or Cout <= Cin. */
 rt_status rt_conv2d_in_place_f32(const rt_scratch *scratch, const rt_conv2d_params *p,
                                  RT_F32_LAYER_TENSORS);
 

@@ -16,7 +16,11 @@
  * An arch file may include this one with its own steps (runtime_c/src/arch/cortex_m_dsp/
  * conv2d.c): RT_CONV2D_K3_BLOCKS (it defines block4x4_k3s1 and block4x4_k3s2),
  * RT_CONV2D_ROW(...) (a whole output row of a quad, nonzero when taken) and
- * RT_CONV2D_IMAGE(g, in_n, w, b, out_n) (a whole image, nonzero when taken). */
+ * RT_CONV2D_IMAGE(g, in_n, w, b, out_n) (an image's rows [g->oy0, g->oy1), nonzero when
+ * taken).
+ *
+ * rt_conv2d_image_f32 runs the same code on a band of output rows (g->oy0, g->oy1 and
+ * g->oplane), the kernel's sums unchanged: rt_conv2d_in_place_f32's bands. */
 #include "../core/rt_internal.h"
 
 /* Outputs o in [0, n) with 0 <= o * s + off < len: returns the first, sets
@@ -30,11 +34,11 @@ static int32_t tap_range(int32_t off, int32_t s, int32_t len, int32_t n,
     return first;
 }
 
-/* One output plane (one n, one output channel of group grp). */
+/* One output channel (of group grp) of one image: its rows [g->oy0, g->oy1). */
 static void conv_plane(const rt_conv_geom *g, const float *in_g,
                        const float *w_oc, float bias, float *o)
 {
-    const int32_t npix = g->oh * g->ow;
+    const int32_t npix = (g->oy1 - g->oy0) * g->ow;
     int32_t i, c, ky, kx, oy, ox;
     for (i = 0; i < npix; ++i) {
         o[i] = 0.0f;
@@ -44,7 +48,9 @@ static void conv_plane(const rt_conv_geom *g, const float *in_g,
         for (ky = 0; ky < g->kh; ++ky) {
             const int32_t yoff = ky * g->dh - g->ph;
             int32_t oy1;
-            const int32_t oy0 = tap_range(yoff, g->sh, g->h, g->oh, &oy1);
+            int32_t oy0 = tap_range(yoff, g->sh, g->h, g->oh, &oy1);
+            oy0 = oy0 > g->oy0 ? oy0 : g->oy0;
+            oy1 = oy1 < g->oy1 ? oy1 : g->oy1;
             for (kx = 0; kx < g->kw; ++kx) {
                 const float wv = w_oc[(c * g->kh + ky) * g->kw + kx];
                 const int32_t xoff = kx * g->dw - g->pw;
@@ -52,7 +58,7 @@ static void conv_plane(const rt_conv_geom *g, const float *in_g,
                 const int32_t ox0 = tap_range(xoff, g->sw, g->w, g->ow, &ox1);
                 for (oy = oy0; oy < oy1; ++oy) {
                     const float *row = ip + (oy * g->sh + yoff) * g->w;
-                    float *orow = o + oy * g->ow;
+                    float *orow = o + (oy - g->oy0) * g->ow;
                     for (ox = ox0; ox < ox1; ++ox) {
                         orow[ox] = rt_mac_f32(orow[ox], row[ox * g->sw + xoff], wv);
                     }
@@ -207,11 +213,11 @@ static void block4x4_k3s2(const rt_conv_geom *g, const float *in_g, const float 
 }
 #endif
 
-/* Output channels oc..oc+3 (one group) of one image, every pixel. */
+/* Output channels oc..oc+3 (one group) of one image, every pixel of rows [g->oy0, g->oy1). */
 static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_oc,
                       const float *b, float *o)
 {
-    const int32_t fsize = g->cin_g * g->kh * g->kw, plane = g->oh * g->ow;
+    const int32_t fsize = g->cin_g * g->kh * g->kw, plane = g->oplane;
     const float bias[4] = {b != NULL ? b[0] : 0.0f, b != NULL ? b[1] : 0.0f,
                            b != NULL ? b[2] : 0.0f, b != NULL ? b[3] : 0.0f};
     /* the columns whose taps are all inside the input: [xa, xb) */
@@ -222,7 +228,7 @@ static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_o
     xb = xb < g->ow ? xb : g->ow;
     xa = xa < xb ? xa : xb;
     const int32_t k3 = RT_HARD_FLOAT && g->sw <= 2 && g->kw == 3 && g->dw == 1;
-    for (oy = 0; oy < g->oh; ++oy) {
+    for (oy = g->oy0; oy < g->oy1; ++oy) {
         const int32_t iy0 = oy * g->sh - g->ph;
         const int32_t rows_in = iy0 >= 0 && iy0 + (g->kh - 1) * g->dh < g->h;
         /* filter rows inside the input: [ky0, ky1) */
@@ -230,14 +236,14 @@ static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_o
         const int32_t ky_end = g->h - iy0 > 0 ? (g->h - iy0 - 1) / g->dh + 1 : 0;
         const int32_t ky1 = ky_end < g->kh ? ky_end : g->kh;
 #ifdef RT_CONV2D_ROW
-        if (RT_CONV2D_ROW(g, in_g, w_oc, fsize, oy, o + oy * g->ow, plane, bias, ky0, ky1, xa,
-                          xb)) {
+        if (RT_CONV2D_ROW(g, in_g, w_oc, fsize, oy, o + (oy - g->oy0) * g->ow, plane, bias,
+                          ky0, ky1, xa, xb)) {
             continue;
         }
 #endif
         const int32_t blocks = rows_in || (k3 && ky1 > ky0);
         const int32_t first = blocks ? xa : g->ow, end = blocks ? xb : g->ow;
-        float *orow = o + oy * g->ow;
+        float *orow = o + (oy - g->oy0) * g->ow;
         for (ox = 0; ox < g->ow; ++ox) {
             if (ox == first && end - first >= 4) {
                 /* blocks of 4; a ragged end takes the last 4 again (same values) */
@@ -274,31 +280,39 @@ static void conv_quad(const rt_conv_geom *g, const float *in_g, const float *w_o
     }
 }
 
+/* Image in_n's rows [g->oy0, g->oy1) of every channel, into out_n (g->oplane floats a
+ * channel). */
+void rt_conv2d_image_f32(const rt_conv_geom *g, const float *in_n, const float *w,
+                         const float *b, float *out_n)
+{
+    int32_t oc;
+#ifdef RT_CONV2D_IMAGE
+    if (RT_CONV2D_IMAGE(g, in_n, w, b, out_n)) {
+        return;
+    }
+#endif
+    for (oc = 0; oc < g->cout;) {
+        const float *in_g = in_n + (oc / g->cout_g) * g->cin_g * g->h * g->w;
+        float *o = out_n + oc * g->oplane;
+        const float *w_oc = w + oc * g->cin_g * g->kh * g->kw;
+        /* four channels of one group at a time, the rest plane by plane */
+        if ((oc % g->cout_g) + 4 <= g->cout_g) {
+            conv_quad(g, in_g, w_oc, b != NULL ? b + oc : NULL, o);
+            oc += 4;
+        } else {
+            conv_plane(g, in_g, w_oc, b != NULL ? b[oc] : 0.0f, o);
+            oc += 1;
+        }
+    }
+}
+
 rt_status rt_conv2d_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
-    int32_t n, oc;
+    int32_t n;
     RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     for (n = 0; n < g.n; ++n) {
-        const float *in_n = in + n * g.cin * g.h * g.w;
-#ifdef RT_CONV2D_IMAGE
-        if (RT_CONV2D_IMAGE(&g, in_n, w, b, out + n * g.cout * g.oh * g.ow)) {
-            continue;
-        }
-#endif
-        for (oc = 0; oc < g.cout;) {
-            const float *in_g = in_n + (oc / g.cout_g) * g.cin_g * g.h * g.w;
-            float *o = out + (n * g.cout + oc) * g.oh * g.ow;
-            const float *w_oc = w + oc * g.cin_g * g.kh * g.kw;
-            /* four channels of one group at a time, the rest plane by plane */
-            if ((oc % g.cout_g) + 4 <= g.cout_g) {
-                conv_quad(&g, in_g, w_oc, b != NULL ? b + oc : NULL, o);
-                oc += 4;
-            } else {
-                conv_plane(&g, in_g, w_oc, b != NULL ? b[oc] : 0.0f, o);
-                oc += 1;
-            }
-        }
+        rt_conv2d_image_f32(&g, in + n * g.cin * g.h * g.w, w, b, out + n * g.cout * g.oplane);
     }
     return RT_OK;
 }

@@ -47,5 +47,8 @@ rt_status rt_conv2d_geom(rt_conv_geom *g, const rt_conv2d_params *p,
              RT_ERR_SHAPE);
     RT_CHECK((b_s == NULL) == (b == NULL), RT_ERR_NULL);
     RT_CHECK(b == NULL || rt_shape_numel(b_s) == g->cout, RT_ERR_SHAPE);
+    g->oy0 = 0;
+    g->oy1 = g->oh;
+    g->oplane = g->oh * g->ow;
     return RT_OK;
 }

@@ -13,12 +13,10 @@
  *     dead bytes of images up to k).
  *   - kxk of one group, stride 1 and "same" padding: output row y of plane c lands on input
  *     row y of plane c, which the rows from y - pad_h on still read. By bands of
- *     max(1, pad_h) rows: a band's input rows of every channel (the rows over the padding as
- *     zeros) are gathered into the scratch, then the band before goes home (the input under
- *     it no band reads any more), then the layer's kernel runs on the gathered rows, unpadded
- *     down, into the scratch. A tap over the padding adds 0 * w where the whole layer's kernel
- *     may skip it: a sum that starts at +0 gets the same bits either way (finite weights, as
- *     rt_conv2d_depthwise_f32). One image, or Cout <= Cin.
+ *     max(1, pad_h) rows, two of them in the scratch: the arch's rt_conv2d_image_f32 computes
+ *     a band's rows from the input where it lies (its rt_conv2d_f32's own sums: the whole
+ *     layer's bits), then the band before goes home, over input rows no later band reads.
+ *     One image, or Cout <= Cin.
  *   - depthwise of multiplier 1, output planes no larger than input ones: output plane c
  *     lands on input planes up to c. The arch's kernel computes the planes in order, each
  *     from its own input plane, into the scratch (rt_conv2d_depthwise_staged_f32), and a
@@ -35,18 +33,6 @@ static int rt_f32_overlaps(const float *in, int32_t in_n, const float *out, int3
 {
     return rt_spans_overlap(in, (uintptr_t)in_n * sizeof(float), out,
                             (uintptr_t)out_n * sizeof(float));
-}
-
-static rt_shape rt_shape4(int32_t a, int32_t b, int32_t c, int32_t d)
-{
-    rt_shape s;
-    memset(&s, 0, sizeof s);
-    s.rank = 4;
-    s.d[0] = a;
-    s.d[1] = b;
-    s.d[2] = c;
-    s.d[3] = d;
-    return s;
 }
 
 /* ``rows`` rows of ``n`` floats from src (rows ``src_step`` apart) to dst (``dst_step``
@@ -141,10 +127,8 @@ rt_status rt_conv2d_in_place_f32(const rt_scratch *scratch, const rt_conv2d_para
                                  RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
-    rt_conv2d_params unpadded;
-    rt_shape gs, os;
-    float *gathered, *band;
-    int32_t n, c, k, y0, rows, reach, span, hw;
+    float *bands[2];
+    int32_t n, k, rows, hw, last;
     RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     hw = g.h * g.w;
     if (!rt_f32_overlaps(in, g.n * g.cin * hw, out, g.n * g.cout * g.oh * g.ow)) {
@@ -155,40 +139,25 @@ rt_status rt_conv2d_in_place_f32(const rt_scratch *scratch, const rt_conv2d_para
              RT_ERR_PARAM);
     rows = g.ph > 1 ? g.ph : 1;
     rows = rows < g.h ? rows : g.h;
-    reach = (g.kh - 1) * g.dh + 1;
-    span = rows + reach - 1;
     RT_CHECK(scratch != NULL && scratch->buf != NULL &&
-                 scratch->size / (int32_t)sizeof(float) - g.cin * span * g.w >=
-                     g.cout * rows * g.w,
+                 scratch->size / (int32_t)sizeof(float) / 2 >= g.cout * rows * g.w,
              RT_ERR_SCRATCH);
-    gathered = (float *)scratch->buf;
-    band = gathered + g.cin * span * g.w;
-    unpadded = *p;
-    unpadded.pad_h = 0;
+    bands[0] = (float *)scratch->buf;
+    bands[1] = bands[0] + g.cout * rows * g.w;
+    last = (g.h - 1) / rows;
     for (n = 0; n < g.n; ++n) {
         const float *x = in + n * g.cin * hw;
         float *o = out + n * g.cout * hw;
-        for (y0 = 0; y0 < g.h; y0 += rows) {
-            const int32_t r = g.h - y0 < rows ? g.h - y0 : rows, s = r + reach - 1;
-            for (c = 0; c < g.cin; ++c) {
-                for (k = 0; k < s; ++k) {
-                    const int32_t row = y0 - g.ph + k;
-                    float *dst = gathered + (c * s + k) * g.w;
-                    if (row >= 0 && row < g.h) {
-                        memcpy(dst, x + c * hw + row * g.w, (size_t)g.w * sizeof(float));
-                    } else {
-                        memset(dst, 0, (size_t)g.w * sizeof(float));
-                    }
-                }
+        for (k = 0; k <= last; ++k) {
+            g.oy0 = k * rows;
+            g.oy1 = g.oy0 + rows < g.h ? g.oy0 + rows : g.h;
+            g.oplane = (g.oy1 - g.oy0) * g.w;
+            rt_conv2d_image_f32(&g, x, w, b, bands[k % 2]);
+            if (k > 0) {   /* the band before: no band from here on reads under it */
+                rt_f32_band_home(&g, bands[(k - 1) % 2], g.oy0 - rows, rows, o);
             }
-            if (y0 > 0) {   /* the band before: no band from here on reads under it */
-                rt_f32_band_home(&g, band, y0 - rows, rows, o);
-            }
-            gs = rt_shape4(1, g.cin, s, g.w);
-            os = rt_shape4(1, g.cout, r, g.w);
-            RT_TRY(rt_conv2d_f32(&unpadded, &gs, gathered, w_s, w, b_s, b, &os, band));
         }
-        rt_f32_band_home(&g, band, g.h - (g.h - 1) % rows - 1, (g.h - 1) % rows + 1, o);
+        rt_f32_band_home(&g, bands[last % 2], last * rows, g.h - last * rows, o);
     }
     return RT_OK;
 }

@@ -208,6 +208,10 @@ typedef struct rt_conv_geom {
     int32_t groups, cin_g, cout_g;  /* channels per group */
     int32_t sh, sw, ph, pw, dh, dw; /* stride, padding, dilation */
     float lo, hi;                   /* fused activation bounds (rt_act_lo/hi) */
+    /* The output rows a float32 convolution computes, [oy0, oy1), into planes oplane floats
+     * apart whose first row is oy0: the whole map (0, oh, oh * ow) but in
+     * rt_conv2d_image_f32's bands. */
+    int32_t oy0, oy1, oplane;
 } rt_conv_geom;
 
 /* Validates the conv shapes and params (bias optional) and fills g. */
@@ -237,6 +241,13 @@ rt_status rt_conv2d_geom(rt_conv_geom *g, const rt_conv2d_params *p,
  * with the sums its rt_conv2d_1x1_f32 makes, so that a band's bits are the whole layer's. */
 void rt_conv2d_1x1_band_f32(const rt_conv_geom *g, const float *x, int32_t hw, int32_t px,
                             const float *w, const float *b, float *band);
+
+/* rt_conv2d_f32 on image in_n of a layer g: its output rows [g->oy0, g->oy1) of every channel
+ * into out_n, g->oplane floats a channel, the input read where it lies. Each arch's conv2d.c
+ * defines it with the sums of its rt_conv2d_f32 (which runs it on every image), so that a band
+ * of rows has the whole layer's bits (rt_conv2d_in_place_f32). */
+void rt_conv2d_image_f32(const rt_conv_geom *g, const float *in_n, const float *w,
+                         const float *b, float *out_n);
 
 /* Where a depthwise kernel puts its output planes (image-major, ``count`` of ``plane`` floats):
  * home in ``out``, or, with a ``stage`` (rt_conv2d_depthwise_in_place_f32), plane i in the

@@ -174,16 +174,17 @@ static void block4x4_k3s2(const rt_conv_geom *g, const float *in_g, const float 
 
 /* Output rows gathered at a time by conv_gathered, 0 where it does not apply: with the
  * FPU, filters other than the k3 blocks', at least 4 channels a group, and a chunk of
- * whole output rows of at least 5 pixels whose taps fit in COL_FLOATS. */
+ * whole output rows (of the rows asked for) of at least 5 pixels whose taps fit in
+ * COL_FLOATS. */
 static int32_t gather_rows(const rt_conv_geom *g)
 {
-    const int32_t taps = g->cin_g * g->kh * g->kw;
+    const int32_t taps = g->cin_g * g->kh * g->kw, asked = g->oy1 - g->oy0;
     int32_t rows;
     if (!RT_F32_DSP_ASM || (g->kw == 3 && g->dw == 1 && g->sw <= 2) || g->cout_g < 4) {
         return 0;
     }
     rows = COL_FLOATS / (taps * g->ow);
-    rows = rows < g->oh ? rows : g->oh;
+    rows = rows < asked ? rows : asked;
     return rows * g->ow >= 5 ? rows : 0;
 }
 
@@ -225,23 +226,23 @@ static void gather(const rt_conv_geom *g, const float *in_g, int32_t oy0, int32_
     }
 }
 
-/* One group of one image, `rows` output rows at a time: their taps gathered into col, then
- * the matrix product out[Cout_g, pixels] = w[Cout_g, taps] x col[taps, pixels] in f32_dsp.h's
- * blocks of 4 channels x 5 pixels, bias and activation as each block is stored. A ragged end
- * of pixels reuses the last full block shifted back; the last chunk is the rows left (where
- * those hold under 5 pixels, a whole chunk shifted back). Sums in (c, ky, kx) order; a
- * tap over the padding adds 0 x w where the blocks above skip it: the same for finite
- * weights. */
+/* One group of one image, its rows [g->oy0, g->oy1) `rows` at a time: their taps gathered
+ * into col, then the matrix product out[Cout_g, pixels] = w[Cout_g, taps] x col[taps, pixels]
+ * in f32_dsp.h's blocks of 4 channels x 5 pixels, bias and activation as each block is
+ * stored. A ragged end of pixels reuses the last full block shifted back; the last chunk is
+ * the rows left (where those hold under 5 pixels, a whole chunk shifted back). Sums in
+ * (c, ky, kx) order; a tap over the padding adds 0 x w where the blocks above skip it: the
+ * same for finite weights. */
 static void conv_gathered(const rt_conv_geom *g, const float *in_g, const float *w_g,
                           const float *b_g, float *out_g, int32_t rows)
 {
     float col[COL_FLOATS];
-    const int32_t taps = g->cin_g * g->kh * g->kw, plane = g->oh * g->ow;
+    const int32_t taps = g->cin_g * g->kh * g->kw, plane = g->oplane;
     int32_t oy, oc, px, p0;
-    for (oy = 0; oy < g->oh; oy += rows) {
+    for (oy = g->oy0; oy < g->oy1; oy += rows) {
         /* (a patch of 6 rows in chunks of 5 makes 6 rows, not 10) */
-        const int32_t left = g->oh - oy, part = left < rows && left * g->ow >= 5;
-        const int32_t y0 = left >= rows || part ? oy : g->oh - rows, r = part ? left : rows;
+        const int32_t left = g->oy1 - oy, part = left < rows && left * g->ow >= 5;
+        const int32_t y0 = left >= rows || part ? oy : g->oy1 - rows, r = part ? left : rows;
         const int32_t n = r * g->ow;
         gather(g, in_g, y0, r, col);
         for (oc = 0; oc < g->cout_g; oc += 4) {
@@ -249,7 +250,7 @@ static void conv_gathered(const rt_conv_geom *g, const float *in_g, const float 
             for (px = 0; px < n; px += 5) {
                 float *o;
                 p0 = px + 5 <= n ? px : n - 5;
-                o = out_g + c0 * plane + y0 * g->ow + p0;
+                o = out_g + c0 * plane + (y0 - g->oy0) * g->ow + p0;
                 rt_f32_dsp_4x5_act(taps, w_g + c0 * taps, taps, col + p0, n, o, plane,
                                    b_g != NULL ? b_g + c0 : NULL, g->lo, g->hi);
             }
@@ -269,7 +270,7 @@ static int conv_image(const rt_conv_geom *g, const float *in_n, const float *w,
     for (grp = 0; grp < g->groups; ++grp) {
         const int32_t oc = grp * g->cout_g;
         conv_gathered(g, in_n + grp * g->cin_g * g->h * g->w, w + oc * g->cin_g * g->kh * g->kw,
-                      b != NULL ? b + oc : NULL, out_n + oc * g->oh * g->ow, rows);
+                      b != NULL ? b + oc : NULL, out_n + oc * g->oplane, rows);
     }
     return 1;
 }

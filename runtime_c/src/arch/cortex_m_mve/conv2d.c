@@ -139,11 +139,11 @@ static MVE_NOINLINE void tile_sn(const conv_row *r, int32_t xt, int32_t x0, int3
     conv_tile(r, xt, x0, na, nb, border, 0);
 }
 
-/* Every output row of 3 channels of one group, c0 and the next two (or c0 again, when the
- * group has fewer): input in_g, filters w_g + c * fsize, biases b_g[c] (or NULL), output
- * planes out_g + c * oplane. Tiles of 8 outputs, the last shifted back; a row of fewer is
- * one tile of as many lanes, which reads past the row's end only if padded (the copy has
- * room there). */
+/* Every output row (of [v->oy0, v->oy1)) of 3 channels of one group, c0 and the next two
+ * (or c0 again, when the group has fewer): input in_g, filters w_g + c * fsize, biases
+ * b_g[c] (or NULL), output planes out_g + c * oplane. Tiles of 8 outputs, the last shifted
+ * back; a row of fewer is one tile of as many lanes, which reads past the row's end only if
+ * padded (the copy has room there). */
 static void conv_rows(const mve_view *v, int padded, const float *in_g, int32_t cin,
                       int32_t cout, int32_t c0, const float *w_g, int32_t fsize,
                       const float *b_g, float *out_g)
@@ -165,8 +165,8 @@ static void conv_rows(const mve_view *v, int padded, const float *in_g, int32_t 
     r.o1 = d1 * v->oplane;
     r.o2 = d2 * v->oplane;
     r.cin = cin;
-    for (oy = 0; oy < v->oh; ++oy) {
-        r.o = out_g + c0 * v->oplane + oy * v->ow;
+    for (oy = v->oy0; oy < v->oy1; ++oy) {
+        r.o = out_g + c0 * v->oplane + (oy - v->oy0) * v->ow;
         r.iy0 = oy * v->sh - v->ph;
         r.ky1 = mve_krows(v, r.iy0, &r.ky0);
         if (v->ow >= 8) {
@@ -182,30 +182,41 @@ static void conv_rows(const mve_view *v, int padded, const float *in_g, int32_t 
     }
 }
 
+/* Image in_n's rows [g->oy0, g->oy1) of every channel, into out_n (g->oplane floats a
+ * channel). A band of rows (rt_conv2d_in_place_f32's) reads the input where it lies: a padded copy
+ * of every plane for each band would cost more than its tiles save. */
+void rt_conv2d_image_f32(const rt_conv_geom *g, const float *in_n, const float *w,
+                         const float *b, float *out_n)
+{
+    float pad[MVE_PAD_FLOATS];
+    const int whole = g->oy0 == 0 && g->oy1 == g->oh;
+    int32_t grp, oc, fill = 1;
+    for (grp = 0; grp < g->groups; ++grp) {
+        const int32_t fsize = g->cin_g * g->kh * g->kw;
+        const float *in_g = in_n + grp * g->cin_g * g->h * g->w;
+        const float *w_g = w + grp * g->cout_g * fsize;
+        const float *b_g = b != NULL ? b + grp * g->cout_g : NULL;
+        float *out_g = out_n + grp * g->cout_g * g->oplane;
+        mve_view v;
+        int padded;
+        mve_view_init(&v, g);
+        padded = whole && mve_pad_copy(&v, in_g, g->cin_g, pad, fill);
+        fill = fill && !padded;
+        for (oc = 0; oc < g->cout_g; oc += 3) { /* the last 3 shifted back */
+            const int32_t c0 = oc + 3 <= g->cout_g || g->cout_g < 3 ? oc : g->cout_g - 3;
+            conv_rows(&v, padded, padded ? pad : in_g, g->cin_g, g->cout_g, c0, w_g, fsize,
+                      b_g, out_g);
+        }
+    }
+}
+
 rt_status rt_conv2d_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
-    float pad[MVE_PAD_FLOATS];
-    int32_t n, grp, oc, fill = 1;
+    int32_t n;
     RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     for (n = 0; n < g.n; ++n) {
-        for (grp = 0; grp < g.groups; ++grp) {
-            const int32_t fsize = g.cin_g * g.kh * g.kw, oplane = g.oh * g.ow;
-            const float *in_g = in + (n * g.cin + grp * g.cin_g) * g.h * g.w;
-            const float *w_g = w + grp * g.cout_g * fsize;
-            const float *b_g = b != NULL ? b + grp * g.cout_g : NULL;
-            float *out_g = out + (n * g.cout + grp * g.cout_g) * oplane;
-            mve_view v;
-            int padded;
-            mve_view_init(&v, &g);
-            padded = mve_pad_copy(&v, in_g, g.cin_g, pad, fill);
-            fill = fill && !padded;
-            for (oc = 0; oc < g.cout_g; oc += 3) { /* the last 3 shifted back */
-                const int32_t c0 = oc + 3 <= g.cout_g || g.cout_g < 3 ? oc : g.cout_g - 3;
-                conv_rows(&v, padded, padded ? pad : in_g, g.cin_g, g.cout_g, c0, w_g, fsize,
-                          b_g, out_g);
-            }
-        }
+        rt_conv2d_image_f32(&g, in + n * g.cin * g.h * g.w, w, b, out + n * g.cout * g.oplane);
     }
     return RT_OK;
 }

@@ -110,6 +110,7 @@ typedef struct mve_view {
     int32_t h, w, oh, ow;          /* input and output planes */
     int32_t kh, kw, sh, sw, ph, pw, dh, dw;
     int32_t plane, oplane, fplane; /* floats per input, output, filter channel */
+    int32_t oy0, oy1;              /* the output rows computed (rt_conv_geom's) */
     float lo, hi;                  /* the fused activation */
 } mve_view;
 
@@ -119,7 +120,9 @@ MVE_INLINE void mve_view_init(mve_view *v, const rt_conv_geom *g)
     v->kh = g->kh; v->kw = g->kw; v->sh = g->sh; v->sw = g->sw;
     v->ph = g->ph; v->pw = g->pw; v->dh = g->dh; v->dw = g->dw;
     v->plane = g->h * g->w;
-    v->oplane = g->oh * g->ow;
+    v->oplane = g->oplane;
+    v->oy0 = g->oy0;
+    v->oy1 = g->oy1;
     v->fplane = g->kh * g->kw;
     v->lo = g->lo;
     v->hi = g->hi;

@@ -169,7 +169,7 @@ X86_INLINE void conv_row_run8(const conv_row *r, const float *w0, const float *b
 {
     const rt_conv_geom *g = r->g;
     const int32_t wst = g->cin_g * g->kh * g->kw;
-    const int32_t plane = g->oh * g->ow;
+    const int32_t plane = g->oplane;
     const int32_t nvec = (g->ow + 7) / 8;
     const float b[4] = {bias != NULL ? bias[0] : 0.0f, bias != NULL ? bias[1] : 0.0f,
                         bias != NULL ? bias[2] : 0.0f, bias != NULL ? bias[3] : 0.0f};
@@ -212,7 +212,7 @@ X86_INLINE void conv_row_run(const conv_row *r, const float *w0, int32_t nc,
 {
     const rt_conv_geom *g = r->g;
     const int32_t wst = g->cin_g * g->kh * g->kw;
-    const int32_t plane = g->oh * g->ow;
+    const int32_t plane = g->oplane;
     const int32_t nvec = (g->ow + 3) / 4;
     __m128 acc[8], bv[4];
     int32_t i, j;
@@ -265,13 +265,13 @@ X86_INLINE void conv_row_run(const conv_row *r, const float *w0, int32_t nc,
     }
 }
 
-/* Every output row of channels [oc, oc + nc) of one group. */
+/* Every output row (of [g->oy0, g->oy1)) of channels [oc, oc + nc) of one group. */
 X86_INLINE void conv_channels(const rt_conv_geom *g, const float *in_g,
                               const float *w0, int32_t nc, const float *bias,
                               float *o, int32_t s, int32_t wide)
 {
     int32_t oy;
-    for (oy = 0; oy < g->oh; ++oy) {
+    for (oy = g->oy0; oy < g->oy1; ++oy) {
         conv_row r;
         const int32_t iy0 = oy * g->sh - g->ph;
         int32_t ky0 = 0, ky1 = g->kh;
@@ -286,7 +286,7 @@ X86_INLINE void conv_channels(const rt_conv_geom *g, const float *in_g,
         r.ky0 = ky0;
         r.ky1 = ky1;
         r.iy0 = iy0;
-        conv_row_run(&r, w0, nc, bias, o + oy * g->ow, s, wide);
+        conv_row_run(&r, w0, nc, bias, o + (oy - g->oy0) * g->ow, s, wide);
     }
 }
 
@@ -295,7 +295,7 @@ X86_INLINE void conv_group(const rt_conv_geom *g, const float *in_g,
                            int32_t s, int32_t wide)
 {
     const int32_t wst = g->cin_g * g->kh * g->kw;
-    const int32_t plane = g->oh * g->ow;
+    const int32_t plane = g->oplane;
     int32_t oc;
     if (g->cout_g >= 4) {
         for (oc = 0; oc < g->cout_g; oc += 4) {
@@ -316,19 +316,27 @@ X86_INLINE void conv_group(const rt_conv_geom *g, const float *in_g,
 /* conv_group_s1, _s2, _sn and _narrow (sse_rows.h) */
 X86_STRIDE_VARIANTS(conv_group)
 
+/* Image in_n's rows [g->oy0, g->oy1) of every channel, into out_n (g->oplane floats a
+ * channel). */
+void rt_conv2d_image_f32(const rt_conv_geom *g, const float *in_n, const float *w,
+                         const float *b, float *out_n)
+{
+    int32_t grp;
+    for (grp = 0; grp < g->groups; ++grp) {
+        const float *in_g = in_n + grp * g->cin_g * g->h * g->w;
+        const float *w_g = w + grp * g->cout_g * g->cin_g * g->kh * g->kw;
+        const float *b_g = b != NULL ? b + grp * g->cout_g : NULL;
+        X86_BY_STRIDE(conv_group, g, in_g, w_g, b_g, out_n + grp * g->cout_g * g->oplane);
+    }
+}
+
 rt_status rt_conv2d_f32(const rt_conv2d_params *p, RT_F32_LAYER_TENSORS)
 {
     rt_conv_geom g;
-    int32_t n, grp;
+    int32_t n;
     RT_CONV2D_GEOM(g, p, in_s, in, w_s, w, b_s, b, out_s, out);
     for (n = 0; n < g.n; ++n) {
-        for (grp = 0; grp < g.groups; ++grp) {
-            const float *in_g = in + (n * g.cin + grp * g.cin_g) * g.h * g.w;
-            const float *w_g = w + grp * g.cout_g * g.cin_g * g.kh * g.kw;
-            const float *b_g = b != NULL ? b + grp * g.cout_g : NULL;
-            float *out_g = out + (n * g.cout + grp * g.cout_g) * g.oh * g.ow;
-            X86_BY_STRIDE(conv_group, &g, in_g, w_g, b_g, out_g);
-        }
+        rt_conv2d_image_f32(&g, in + n * g.cin * g.h * g.w, w, b, out + n * g.cout * g.oplane);
     }
     return RT_OK;
 }
