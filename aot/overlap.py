@@ -34,9 +34,11 @@ runtime_c/src/conv/conv_in_place.c: a band's outputs computed from the input whe
 into the scratch, and copied home once no later band reads under them); so does a depthwise
 one of small planes, by groups of planes. One of large planes needs no scratch, since every
 arch's kernel reads plane by plane: it starts one output plane below its input, as average
-pooling does. tests/host/test_kernels.py holds each
-to the plain kernel's bytes; tests/qemu/test_firmware.py runs the networks on every kernel
-build.
+pooling does. Any other convolution of one group on one image (a strided stem) also runs
+exactly over its input, a row of every channel at a time: a channel's row goes home once the
+input under it is dead, and the rows that must wait are held in the scratch, a ring a channel
+(_f32_ring_rows). tests/host/test_kernels.py holds each to the plain kernel's bytes;
+tests/qemu/test_firmware.py runs the networks on every kernel build.
 """
 from __future__ import annotations
 
@@ -255,9 +257,10 @@ F32_DEPTHWISE_GROUP = 4
 
 
 def _f32_conv(x: tuple, w: tuple, out: tuple, args: dict) -> Optional[str]:
-    """"pointwise" or "rows" where rt_conv2d_1x1_in_place_f32 or rt_conv2d_in_place_f32 takes
-    the float32 convolution exactly in place (NCHW or NCL shapes; "rows" for a 2-D "same"
-    layer whose bands' scratch is at most half its input), "depthwise" where
+    """"pointwise", "rows" or "held" where rt_conv2d_1x1_in_place_f32 or rt_conv2d_in_place_f32
+    takes the float32 convolution exactly in place (NCHW or NCL shapes; "rows" for a 2-D "same"
+    layer of stride 1, "held" for another 2-D layer of one group and one image, either where
+    its scratch is at most half its input), "depthwise" where
     rt_conv2d_depthwise_f32 may write one output plane below its input (multiplier 1, an output
     plane no larger than an input one), else None."""
     if args.get("transposed") or len(x) not in (3, 4) or len(w) != len(x) or \
@@ -271,10 +274,12 @@ def _f32_conv(x: tuple, w: tuple, out: tuple, args: dict) -> Optional[str]:
         return "pointwise"
     if groups == x[1] == out[1] == w[0] and w[1] == 1 and plane_out <= plane_in:
         return "depthwise"
-    if groups == 1 and len(x) == 4 and all(s == 1 for s in stride) and out[2:] == x[2:] and \
-            (x[0] == 1 or out[1] <= x[1]) and \
-            2 * _f32_rows_floats(x, out, args) <= math.prod(x[1:]):
-        return "rows"
+    if groups != 1 or len(x) != 4:
+        return None
+    if stride == (1, 1) and out[2:] == x[2:] and (x[0] == 1 or out[1] <= x[1]):
+        return "rows" if 2 * _f32_rows_floats(x, out, args) <= math.prod(x[1:]) else None
+    if x[0] == 1 and 2 * _f32_held_floats(x, out, args) <= math.prod(x[1:]):
+        return "held"
     return None
 
 
@@ -285,12 +290,54 @@ def _f32_rows_floats(x: tuple, out: tuple, args: dict) -> int:
     return 2 * out[1] * rows * x[3]
 
 
+def _f32_row_dead(x: tuple, out: tuple, stride: int, pad: int, o: int, y: int, t: int) -> bool:
+    """Whether output row ``y`` of channel ``o`` of a layer whose output lies exactly over its
+    NCHW input (one image) may go home once output row ``t`` is computed: the last row, or
+    the input under it is past the input's end or above every row the next output row reads
+    (every channel's; a row that crosses into the next plane lies over the last rows of its
+    first). rt_f32_row_dead in runtime_c/src/conv/conv_in_place.c, in the same steps."""
+    _, cin, h, w = x
+    _, _, oh, ow = out
+    hw, total = h * w, cin * h * w
+    a = o * oh * ow + y * ow
+    if t == oh - 1 or a >= total:
+        return True
+    end = min(a + ow, total)
+    need = h - 1 if (end - 1) // hw > a // hw else (end - 1) % hw // w
+    return need < (t + 1) * stride - pad
+
+
+def _f32_ring_rows(x: tuple, out: tuple, stride: int, pad: int, o: int) -> int:
+    """The rows output channel ``o`` of a "held" layer keeps waiting at the most: its rows go
+    home in order, each once its bytes are dead (_f32_row_dead), a row straight from the
+    layer's kernel where none waits before it. rt_f32_ring_rows, in the same steps."""
+    first = cap = 0
+    for t in range(out[2]):
+        if first == t and _f32_row_dead(x, out, stride, pad, o, t, t):
+            first = t + 1
+            continue
+        cap = max(cap, t + 1 - first)
+        while first <= t and _f32_row_dead(x, out, stride, pad, o, first, t):
+            first += 1
+    return cap
+
+
+def _f32_held_floats(x: tuple, out: tuple, args: dict) -> int:
+    """The scratch of a "held" rt_conv2d_in_place_f32, in floats (4 bytes each): each channel's
+    ring size and next row home (two int32), one output row of every channel, and the
+    rings."""
+    stride, pad = _pair(args.get("stride"), 1)[0], _pair(args.get("padding"), 0)[0]
+    rings = sum(_f32_ring_rows(x, out, stride, pad, o) for o in range(out[1]))
+    return 2 * out[1] + (out[1] + rings) * out[3]
+
+
 def conv_f32_scratch(args: dict, outs: list) -> int:
     """The in-place scratch of a float32 convolution (``scratch`` takes its arguments:
     shapes): a band of pixels' outputs for a pointwise layer (its inputs are read where they
-    lie), a group of output planes for a depthwise one of small planes, a band of rows' inputs
-    and outputs for a kxk one, else 0 (a depthwise layer of large planes starts one output
-    plane below its input instead: depthwise_f32)."""
+    lie), a group of output planes for a depthwise one of small planes, two bands of output
+    rows for a "same" kxk one, an output row and the rows held back for another, else 0 (a
+    depthwise layer of large planes starts one output plane below its input instead:
+    depthwise_f32)."""
     x, w, out = (tuple(args["input"]), tuple(args["weight"]), tuple(outs[0]))
     kind = _f32_conv(x, w, out, args)
     if kind == "pointwise":
@@ -298,6 +345,8 @@ def conv_f32_scratch(args: dict, outs: list) -> int:
     if kind == "depthwise":
         planes = _f32_depthwise_group(x, out)
         return 4 * planes * math.prod(out[2:]) if planes else 0
+    if kind == "held":
+        return 4 * _f32_held_floats(x, out, args)
     return 4 * _f32_rows_floats(x, out, args) if kind == "rows" else 0
 
 

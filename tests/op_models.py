@@ -261,3 +261,24 @@ class InPlaceF32(nn.Module):
 
 
 IN_PLACE_F32 = (InPlaceF32().eval(), (_r(1, 3, 20, 20, seed=4),))
+
+
+class HeldF32(nn.Module):
+    """A float32 stem of stride 2 at the network's peak, which --overlap runs with its output
+    over its input, its rows held back until the input under them is dead
+    (runtime_c/src/conv/conv_in_place.c's rt_conv2d_held_f32), then a window of unequal
+    strides and padding after it."""
+
+    def __init__(self):
+        super().__init__()
+        g = torch.Generator().manual_seed(12)
+        self.stem = nn.Conv2d(3, 8, 3, stride=2, padding=1)
+        self.down = nn.Conv2d(8, 5, (3, 5), stride=(2, 3), padding=(1, 2))
+        for p in self.parameters():
+            p.data = torch.randn(p.shape, generator=g) * 0.3
+
+    def forward(self, x):
+        return F.avg_pool2d(self.down(F.relu(self.stem(x))), 2)
+
+
+HELD_F32 = (HeldF32().eval(), (_r(1, 3, 24, 30, seed=5),))

@@ -144,22 +144,31 @@ def test_conv_in_place_gives_the_separate_buffers_bytes(rt, data):
     with the output exactly over the input, for every layer aot/overlap.py's conv_f32 lets run
     so (pointwise of any channels, one image or Cout <= Cin; depthwise of any filter, stride,
     padding and dilation whose output plane is no larger; kxk "same" layers, 1, 3 or 5 taps,
-    dilated or not), the scratch it plans (a depthwise layer of large planes, which plans
+    dilated or not; any other window of one group on one image, its rows held back until the
+    input under them is dead), the scratch it plans (a depthwise layer of large planes, which plans
     none, any group of planes): the bytes the plain kernel gives into a buffer of its own.
     Separate buffers pass through; an overlap other than exact, or too little scratch, is
     refused. The plain depthwise kernel also gives its bytes with its output at the lag
     depthwise_f32 declares."""
     from aot.overlap import _f32_conv, conv_f32_scratch, depthwise_f32
     rng = np.random.default_rng(data.draw(st.integers(0, 2 ** 31)))
-    kind = data.draw(st.sampled_from(["pointwise", "depthwise", "rows"]))
+    kind = data.draw(st.sampled_from(["pointwise", "depthwise", "rows", "held"]))
     n, c, h, w_ = (data.draw(st.integers(1, k)) for k in (2, 20, 12, 9))
-    one_d = kind != "rows" and data.draw(st.booleans())
+    one_d = kind not in ("rows", "held") and data.draw(st.booleans())
     h = 1 if one_d else h
     if kind == "rows":   # "same" padding, stride 1
         cout, groups, stride = data.draw(st.integers(1, 20)), 1, (1, 1)
         kh, kw = data.draw(st.sampled_from([1, 3, 5])), data.draw(st.sampled_from([1, 3, 5]))
         dil = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
         pad = ((kh - 1) * dil[0] // 2, (kw - 1) * dil[1] // 2)
+    elif kind == "held":   # one image, one group, any other window (a strided stem)
+        n, cout, groups = 1, data.draw(st.integers(1, 24)), 1
+        kh, kw = data.draw(st.integers(1, 5)), data.draw(st.integers(1, 5))
+        stride = (data.draw(st.integers(1, 3)), data.draw(st.integers(1, 3)))
+        pad = (data.draw(st.integers(0, kh // 2)), data.draw(st.integers(0, kw // 2)))
+        dil = (data.draw(st.integers(1, 2)), data.draw(st.integers(1, 2)))
+        assume(h + 2 * pad[0] >= dil[0] * (kh - 1) + 1 and
+               w_ + 2 * pad[1] >= dil[1] * (kw - 1) + 1)
     elif kind == "pointwise":
         cout = data.draw(st.integers(1, 20))
         kh = kw = 1
@@ -187,7 +196,7 @@ def test_conv_in_place_gives_the_separate_buffers_bytes(rt, data):
             "groups": groups}
     assume(_f32_conv(x.shape, wt.shape, tuple(ref.shape), args) == kind)
     entry = {"pointwise": "rt_conv2d_1x1", "depthwise": "rt_conv2d_depthwise",
-             "rows": "rt_conv2d"}[kind]
+             "rows": "rt_conv2d", "held": "rt_conv2d"}[kind]
     prm = rt.params("rt_conv2d_params", stride_h=stride[0], stride_w=stride[1], pad_h=pad[0],
                     pad_w=pad[1], dilation_h=dil[0], dilation_w=dil[1], groups=groups)
     want = rt.empty(tuple(ref.shape))

@@ -155,23 +155,24 @@ def test_float_patched_stage_on_board(board_name):
     assert report.arena_bytes < 221_184          # the whole-tensor bound without patches
 
 
-# float32 planned with --overlap (runtime_c/src/conv/conv_in_place.c): the pointwise and
-# depthwise layers over their inputs give, on each kernel build's board (the M4's and the M55's
-# fast kernels among them), the bytes of the same board's plain plan.
+# float32 planned with --overlap (runtime_c/src/conv/conv_in_place.c): the pointwise, depthwise,
+# "same" and strided layers over their inputs give, on each kernel build's board (the M4's and
+# the M55's fast kernels among them), the bytes of the same board's plain plan.
 @functools.lru_cache(maxsize=None)
 def _float_sources(net: str):
     """A float32 network's C planned plain and with overlaps, its module and example, once a
     process (every board builds the same C)."""
     from aot.config import backend_config
-    from op_models import IN_PLACE_F32
-    model, example = ZOO[net]() if net in ZOO else IN_PLACE_F32
+    from op_models import HELD_F32, IN_PLACE_F32
+    model, example = ZOO[net]() if net in ZOO else \
+        {"inplace_f32": IN_PLACE_F32, "held_f32": HELD_F32}[net]
     ep = torch.export.export(model, example)
     plain, overlapped = (aot.generate_c(aot.to_edge(ep).to_executorch(backend_config(o)),
                                         name=f"{net}_{int(o)}") for o in (False, True))
     return plain, overlapped, model, example
 
 
-@pytest.mark.parametrize("net", ["kws", "inplace_f32"])
+@pytest.mark.parametrize("net", ["kws", "inplace_f32", "held_f32"])
 @pytest.mark.parametrize("board_name", OP_BOARDS)
 def test_float_overlapped_plan_on_board_gives_the_plain_bytes(board_name, net):
     board = require_board(board_name)

@@ -123,6 +123,88 @@ static void rt_f32_band_home(const rt_conv_geom *g, const float *o, int32_t y0, 
     }
 }
 
+/* Whether output row y of channel o of g (one image, its output exactly over its input) may
+ * go home once output row t is computed: the last row, or its bytes lie past the input's end
+ * or above every row the next output row reads (of every channel; a row that crosses into
+ * the next plane lies over the last rows of its first). aot/overlap.py's _f32_row_dead. */
+static int rt_f32_row_dead(const rt_conv_geom *g, int32_t o, int32_t y, int32_t t)
+{
+    const int32_t hw = g->h * g->w, total = g->cin * hw;
+    const int32_t a = o * g->oh * g->ow + y * g->ow;
+    int32_t end, need;
+    if (t == g->oh - 1 || a >= total) {
+        return 1;
+    }
+    end = a + g->ow < total ? a + g->ow : total;
+    need = (end - 1) / hw > a / hw ? g->h - 1 : (end - 1) % hw / g->w;
+    return need < (t + 1) * g->sh - g->ph;
+}
+
+/* The most rows of output channel o that wait to go home: in order, each once its bytes are
+ * dead, a row straight from the kernel where none waits before it. aot/overlap.py's
+ * _f32_ring_rows. */
+static int32_t rt_f32_ring_rows(const rt_conv_geom *g, int32_t o)
+{
+    int32_t first = 0, cap = 0, t;
+    for (t = 0; t < g->oh; ++t) {
+        if (first == t && rt_f32_row_dead(g, o, t, t)) {
+            first = t + 1;
+            continue;
+        }
+        cap = cap > t + 1 - first ? cap : t + 1 - first;
+        while (first <= t && rt_f32_row_dead(g, o, first, t)) {
+            ++first;
+        }
+    }
+    return cap;
+}
+
+/* A layer of one group and one image (any stride, padding or dilation), its output exactly
+ * over its input: each output row of every channel is computed into the scratch, and a
+ * channel's row goes home once the input under it is dead (rt_f32_row_dead); the rows that
+ * must wait are held in the channel's ring, in order. The scratch: each channel's ring
+ * size and next row home (int32), a row of every channel, then the rings. */
+static rt_status rt_conv2d_held_f32(const rt_scratch *scratch, rt_conv_geom *g,
+                                    const float *w, const float *b, float *x)
+{
+    const int32_t words = scratch->size / (int32_t)sizeof(float), plane = g->oh * g->ow;
+    int32_t *state = (int32_t *)scratch->buf;
+    float *row, *rings;
+    int32_t o, t, base, held = 0;
+    RT_CHECK(words >= 2 * g->cout + g->cout * g->ow, RT_ERR_SCRATCH);
+    for (o = 0; o < g->cout; ++o) {
+        state[2 * o] = rt_f32_ring_rows(g, o);
+        state[2 * o + 1] = 0;
+        held += state[2 * o];
+    }
+    RT_CHECK((words - 2 * g->cout) / g->ow - g->cout >= held, RT_ERR_SCRATCH);
+    row = (float *)(state + 2 * g->cout);
+    rings = row + g->cout * g->ow;
+    g->oplane = g->ow;
+    for (t = 0; t < g->oh; ++t) {
+        g->oy0 = t;
+        g->oy1 = t + 1;
+        rt_conv2d_image_f32(g, x, w, b, row);
+        for (o = 0, base = 0; o < g->cout; base += state[2 * o], ++o) {
+            const int32_t cap = state[2 * o];
+            float *ring = rings + base * g->ow, *home = x + o * plane;
+            const size_t bytes = (size_t)g->ow * sizeof(float);
+            int32_t first = state[2 * o + 1];
+            if (first == t && rt_f32_row_dead(g, o, t, t)) {
+                memcpy(home + t * g->ow, row + o * g->ow, bytes);
+                state[2 * o + 1] = t + 1;
+                continue;
+            }
+            memcpy(ring + t % cap * g->ow, row + o * g->ow, bytes);
+            for (; first <= t && rt_f32_row_dead(g, o, first, t); ++first) {
+                memcpy(home + first * g->ow, ring + first % cap * g->ow, bytes);
+            }
+            state[2 * o + 1] = first;
+        }
+    }
+    return RT_OK;
+}
+
 rt_status rt_conv2d_in_place_f32(const rt_scratch *scratch, const rt_conv2d_params *p,
                                  RT_F32_LAYER_TENSORS)
 {
@@ -134,14 +216,16 @@ rt_status rt_conv2d_in_place_f32(const rt_scratch *scratch, const rt_conv2d_para
     if (!rt_f32_overlaps(in, g.n * g.cin * hw, out, g.n * g.cout * g.oh * g.ow)) {
         return rt_conv2d_f32(p, in_s, in, w_s, w, b_s, b, out_s, out);
     }
-    RT_CHECK(in == out && in_s->rank == 4 && g.groups == 1 && g.sh == 1 && g.sw == 1 &&
-                 g.oh == g.h && g.ow == g.w && (g.n == 1 || g.cout <= g.cin),
-             RT_ERR_PARAM);
+    RT_CHECK(in == out && in_s->rank == 4 && g.groups == 1, RT_ERR_PARAM);
+    RT_CHECK(scratch != NULL && scratch->buf != NULL, RT_ERR_SCRATCH);
+    if (g.sh != 1 || g.sw != 1 || g.oh != g.h || g.ow != g.w) {
+        RT_CHECK(g.n == 1, RT_ERR_PARAM);
+        return rt_conv2d_held_f32(scratch, &g, w, b, out);
+    }
+    RT_CHECK(g.n == 1 || g.cout <= g.cin, RT_ERR_PARAM);
     rows = g.ph > 1 ? g.ph : 1;
     rows = rows < g.h ? rows : g.h;
-    RT_CHECK(scratch != NULL && scratch->buf != NULL &&
-                 scratch->size / (int32_t)sizeof(float) / 2 >= g.cout * rows * g.w,
-             RT_ERR_SCRATCH);
+    RT_CHECK(scratch->size / (int32_t)sizeof(float) / 2 >= g.cout * rows * g.w, RT_ERR_SCRATCH);
     bands[0] = (float *)scratch->buf;
     bands[1] = bands[0] + g.cout * rows * g.w;
     last = (g.h - 1) / rows;
