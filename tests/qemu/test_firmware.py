@@ -172,8 +172,10 @@ def _float_sources(net: str):
     return plain, overlapped, model, example
 
 
-@pytest.mark.parametrize("net", ["kws", "inplace_f32", "held_f32"])
-@pytest.mark.parametrize("board_name", OP_BOARDS)
+# (VWW's float32 weights, 843 KB, exceed the M55 board's flash)
+@pytest.mark.parametrize("board_name,net", [
+    (b, n) for b in OP_BOARDS for n in ("kws", "resnet8", "vww", "inplace_f32", "held_f32")
+    if not (n == "vww" and b == "mps3-an547")])
 def test_float_overlapped_plan_on_board_gives_the_plain_bytes(board_name, net):
     board = require_board(board_name)
     plain, overlapped, model, example = _float_sources(net)
