@@ -42,6 +42,7 @@ tests/qemu/test_firmware.py runs the networks on every kernel build.
 """
 from __future__ import annotations
 
+import functools
 import math
 from typing import Optional
 
@@ -327,8 +328,13 @@ def _f32_held_floats(x: tuple, out: tuple, args: dict) -> int:
     ring size and next row home (two int32), one output row of every channel, and the
     rings."""
     stride, pad = _pair(args.get("stride"), 1)[0], _pair(args.get("padding"), 0)[0]
-    rings = sum(_f32_ring_rows(x, out, stride, pad, o) for o in range(out[1]))
-    return 2 * out[1] + (out[1] + rings) * out[3]
+    return 2 * out[1] + (out[1] + _f32_held_rows(tuple(x), tuple(out), stride, pad)) * out[3]
+
+
+@functools.lru_cache(maxsize=256)
+def _f32_held_rows(x: tuple, out: tuple, stride: int, pad: int) -> int:
+    """Every channel's _f32_ring_rows, summed (once a layer: planning asks often)."""
+    return sum(_f32_ring_rows(x, out, stride, pad, o) for o in range(out[1]))
 
 
 def conv_f32_scratch(args: dict, outs: list) -> int:

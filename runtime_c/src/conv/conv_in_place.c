@@ -1,7 +1,7 @@
-/* conv_in_place.c - float32 pointwise, depthwise and kxk convolutions whose output the planner
- * put exactly over their input (aot/overlap.py's conv_f32, planned under --overlap). A
- * depthwise layer of large planes needs no entry: every arch's kernel reads plane by plane,
- * so its output goes one output plane below its input (aot/overlap.py's depthwise_f32).
+/* conv_in_place.c - float32 convolutions whose output the planner put exactly over their
+ * input (aot/overlap.py's conv_f32, planned under --overlap). A depthwise layer of large planes
+ * needs no entry: every arch's kernel reads plane by plane, so its output goes one output
+ * plane below its input (aot/overlap.py's depthwise_f32).
  *
  * In NCHW a channel's plane is contiguous, so an output that starts where its input starts
  * lands each output channel on the input channel of its index:
@@ -17,6 +17,11 @@
  *     a band's rows from the input where it lies (its rt_conv2d_f32's own sums: the whole
  *     layer's bits), then the band before goes home, over input rows no later band reads.
  *     One image, or Cout <= Cin.
+ *   - any other layer of one group on one image (a strided stem): output plane c lands on
+ *     whatever input rows lie at its offset, which the layer may read for long (VWW's stem:
+ *     plane c on quarter c mod 4 of an input plane). A row of every channel at a time: a
+ *     channel's row goes home once no later output row reads the input under it, and the
+ *     rows that must wait are held in the scratch, in order (rt_conv2d_held_f32).
  *   - depthwise of multiplier 1, output planes no larger than input ones: output plane c
  *     lands on input planes up to c. The arch's kernel computes the planes in order, each
  *     from its own input plane, into the scratch (rt_conv2d_depthwise_staged_f32), and a
@@ -163,7 +168,8 @@ static int32_t rt_f32_ring_rows(const rt_conv_geom *g, int32_t o)
  * over its input: each output row of every channel is computed into the scratch, and a
  * channel's row goes home once the input under it is dead (rt_f32_row_dead); the rows that
  * must wait are held in the channel's ring, in order. The scratch: each channel's ring
- * size and next row home (int32), a row of every channel, then the rings. */
+ * size and next row home (int32), a row of every channel, then the rings. x: the input,
+ * which the output overwrites. */
 static rt_status rt_conv2d_held_f32(const rt_scratch *scratch, rt_conv_geom *g,
                                     const float *w, const float *b, float *x)
 {
