@@ -466,8 +466,12 @@ _COSTS = {1: (_Costs("M4", conv=2.6, depthwise=3.0, row=230.0, run=150.0, byte=1
 
 
 def _depthwise(layer: _Layer) -> bool:
+    """A depthwise layer: int8's own op, or a float convolution of one group a channel (a
+    grouped layer of several channels a group is priced as a convolution)."""
     node = layer.node
-    return node.target == _DEPTHWISE or (node.target == _FLOAT_CONV and node.args[8] > 1)
+    return node.target == _DEPTHWISE or (
+        node.target == _FLOAT_CONV and node.args[8] > 1 and
+        node.args[8] == node.args[0].meta["val"].shape[1])
 
 
 def _cycles(steps: list[_Step], stage: _Chain, k: _Costs) -> float:

@@ -196,6 +196,21 @@ def test_a_float32_stage_matches_the_layers_and_torch(name, at, pieces):
     assert method.patches.grid[0] * method.patches.grid[1] == pieces
 
 
+def test_only_a_layer_of_one_channel_a_group_is_priced_as_depthwise():
+    """The price models a depthwise layer's fixed cost for each output row of each channel; a
+    grouped float convolution of several channels a group (conv_blocks' dilated one) is priced
+    as a convolution, its depthwise layer as depthwise."""
+    from aot.passes._editor import ProgramEditor
+    from aot.passes.patch_stage import _chains, _depthwise
+    from int8_models import INT8_MODELS
+    model, example = INT8_MODELS["conv_blocks"]()[:2]
+    ep = aot.to_edge(aot.export(model, example)).exported_program()
+    layers = [la for la in _chains(ProgramEditor(ep))[0].layers if not la.is_activation]
+    groups = [(la.node.args[8], la.node.args[0].meta["val"].shape[1]) for la in layers]
+    assert [_depthwise(la) for la in layers] == [g == c > 1 for g, c in groups]
+    assert any(1 < g < c for g, c in groups) and any(1 < g == c for g, c in groups)
+
+
 def test_a_float_input_is_cropped_before_its_quantize():
     """Without int8 I/O the stage's head is the input's quantize and transpose: each patch
     crops the float image, then quantizes and transposes only its window. (The automatic
