@@ -674,6 +674,26 @@ def test_data_movement(rt, case):
     check("data_movement", out, ref)
 
 
+@settings(max_examples=80, deadline=None)
+@given(st.data())
+def test_constant_pad_of_any_rank_and_sign(rt, data):
+    """rt_constant_pad_f32 against aten.constant_pad_nd: ranks 1 to 5, each dim padded, cropped
+    or left whole (the trailing whole dims it copies as one row), sizes down to 0."""
+    rank = data.draw(st.integers(1, 5))
+    shape = tuple(data.draw(st.integers(0 if rank > 1 else 1, 4)) for _ in range(rank))
+    pads = []
+    for d in reversed(shape):   # torch's order: last dim first, (before, after) each
+        a = data.draw(st.integers(-min(d, 2), 2))
+        b = data.draw(st.integers(-min(d - max(-a, 0), 2), 2))   # crops within the input
+        pads += [a, b]
+    x = np.arange(1, math.prod(shape) + 1, dtype=np.float32).reshape(shape)
+    value = data.draw(st.sampled_from([0.0, -1.5, 7.0]))
+    ref = aten.constant_pad_nd(T(x), pads, value)
+    out = rt.empty(tuple(ref.shape))
+    rt.call("rt_constant_pad_f32", rt.int32s(torch_pad_to_before(pads, rank)), value, x, out)
+    np.testing.assert_array_equal(out, ref.numpy())
+
+
 # ---------------------------------------------------------------- misc -----
 
 UPSAMPLE_CASES = [((1, 2, 3, 4), (6, 8), None), ((1, 1, 4, 4), (4, 4), None),
