@@ -29,12 +29,15 @@ from .zoo import ZOO, calibration_set
 
 
 def cmd_report(args) -> int:
-    manager = to_edge(load_pt2(args.model), compile_config=EdgeCompileConfig(
-        int8_io=args.int8_io, patches=args.patches is not False)).to_executorch(
-            backend_config(args.overlap))
+    edge = to_edge(load_pt2(args.model), compile_config=EdgeCompileConfig(
+        int8_io=args.int8_io, patches=args.patches is not False))
+    manager = edge.to_executorch(backend_config(args.overlap))
+    # (without --overlap, what it would plan: the same program planned again)
+    overlapped = None if args.overlap else edge.to_executorch(backend_config(True))
     for name in sorted(manager.methods):
         method = manager.lowered(name)
-        print(format_report(method, f"{Path(args.model).name} :: {name}"))
+        more = overlapped.lowered(name).plan.arena_size if overlapped is not None else None
+        print(format_report(method, f"{Path(args.model).name} :: {name}", more))
         if args.svg:
             labels = {t.id: t.name for t in method.graph.tensors}
             write_file(args.svg, render_arena_svg(method.buffers, method.plan, labels), args.svg)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Optional
 
 from .executorch import LoweredMethod
 from .ir import TensorKind
@@ -55,7 +56,11 @@ def _q(r: OpRow) -> str:
     return r.dtype + ("  FALLBACK" if r.fallback else "")
 
 
-def format_report(method: LoweredMethod, title: str = "") -> str:
+def format_report(method: LoweredMethod, title: str = "",
+                  overlap_arena: Optional[int] = None) -> str:
+    """The per-op table and the memory summary of a lowered method. ``overlap_arena``: the
+    arena the same program plans under --overlap, shown beside a plan without it so that a
+    user sees what that would buy."""
     g, plan = method.graph, method.plan
     rows = op_rows(method)
     lines = [f"== {title or g.name}: {len(rows)} kernel calls =="]
@@ -86,6 +91,9 @@ def format_report(method: LoweredMethod, title: str = "") -> str:
     if overlapped:
         bounds.append(f"  overlapped {bound:>12,} B   (outputs may overwrite the "
                       f"inputs their op reads for the last time; {verdict})")
+    elif overlap_arena is not None and overlap_arena < plan.arena_size:
+        bounds.append(f"  --overlap  {overlap_arena:>12,} B   (the arena with outputs over "
+                      f"their inputs' dead bytes: aot report --overlap)")
     lines += ["",
               f"arena        {plan.arena_size:>12,} B   (planner: {plan.planner})",
               *bounds,

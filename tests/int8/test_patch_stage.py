@@ -128,6 +128,12 @@ def test_the_cli_reports_and_compiles_the_stage(tmp_path, capsys):
                      r"24x24x16\n +[\d,]+ MACs recomputed", report)
     assert cli.main(["report", str(pt2), "--int8-io", "--overlap", "--no-patches"]) == 0
     assert "patches " not in capsys.readouterr().out
+    # without --overlap the report names what it would plan: VWW's 37,120 B with its strips
+    assert cli.main(["report", str(pt2), "--int8-io"]) == 0
+    plain = capsys.readouterr().out
+    assert re.search(r"\n  --overlap +37,120 B +\(the arena with outputs over their inputs' "
+                     r"dead bytes: aot report --overlap\)\n", plain)
+    assert "  overlapped" not in plain and "arena              55,296 B" in plain
     out = tmp_path / "lib"
     assert cli.main(["compile", str(pt2), "-o", str(out), "--int8-io", "--overlap"]) == 0
     assert cli.main(["compile", str(out / "model.pte"), "-o", str(tmp_path / "as_is")]) == 0
