@@ -282,3 +282,7 @@ class HeldF32(nn.Module):
 
 
 HELD_F32 = (HeldF32().eval(), (_r(1, 3, 24, 30, seed=5),))
+
+# The float32 models of the layers --overlap runs over their inputs, by name (the host, the
+# interpreter and every board run them against their plain plans).
+OVERLAP_F32 = {"inplace_f32": IN_PLACE_F32, "held_f32": HELD_F32}

@@ -19,9 +19,9 @@ import aot.host
 from aot.config import backend_config
 from aot.passes.plan_memory import holds_bands
 from aot.zoo import ZOO
-from op_models import HELD_F32, IN_PLACE_F32
+from op_models import OVERLAP_F32
 
-NETS = {"inplace_f32": lambda: IN_PLACE_F32, "held_f32": lambda: HELD_F32, "kws": ZOO["kws"]}
+NETS = {**{name: (lambda m=m: m) for name, m in OVERLAP_F32.items()}, "kws": ZOO["kws"]}
 
 
 @lru_cache(maxsize=None)
@@ -78,7 +78,7 @@ def test_kws_float_arena_is_one_map_and_a_band():
     assert method.whole_bound == 64_000
 
 
-@pytest.mark.parametrize("name", ["inplace_f32", "held_f32"])
+@pytest.mark.parametrize("name", sorted(OVERLAP_F32))
 def test_interpreter_runs_the_overlapped_float_pte(name):
     """The .pte of the overlapped program names mcu_aot::convolution_in_place with its
     scratch; the interpreter runs it to the plain plan's static C's bytes."""

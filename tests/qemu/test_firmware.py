@@ -29,7 +29,7 @@ from aot.firmware import (FirmwareProject, RunReport, board_runtime, estimate_fo
                           run_on_board)
 from aot.qemu import build_firmware, run_elf
 from aot.zoo import ZOO
-from op_models import OP_MODELS
+from op_models import OP_MODELS, OVERLAP_F32
 
 REPO = Path(__file__).resolve().parents[2]
 BOARDS = list_boards()
@@ -163,9 +163,7 @@ def _float_sources(net: str):
     """A float32 network's C planned plain and with overlaps, its module and example, once a
     process (every board builds the same C)."""
     from aot.config import backend_config
-    from op_models import HELD_F32, IN_PLACE_F32
-    model, example = ZOO[net]() if net in ZOO else \
-        {"inplace_f32": IN_PLACE_F32, "held_f32": HELD_F32}[net]
+    model, example = ZOO[net]() if net in ZOO else OVERLAP_F32[net]
     ep = torch.export.export(model, example)
     plain, overlapped = (aot.generate_c(aot.to_edge(ep).to_executorch(backend_config(o)),
                                         name=f"{net}_{int(o)}") for o in (False, True))
@@ -174,7 +172,7 @@ def _float_sources(net: str):
 
 # (VWW's float32 weights, 843 KB, exceed the M55 board's flash)
 @pytest.mark.parametrize("board_name,net", [
-    (b, n) for b in OP_BOARDS for n in ("kws", "resnet8", "vww", "inplace_f32", "held_f32")
+    (b, n) for b in OP_BOARDS for n in ("kws", "resnet8", "vww", *OVERLAP_F32)
     if not (n == "vww" and b == "mps3-an547")])
 def test_float_overlapped_plan_on_board_gives_the_plain_bytes(board_name, net):
     board = require_board(board_name)
